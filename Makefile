@@ -1,0 +1,28 @@
+# Two entry points, both safe on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+## The main job on the bundled starter material.
+demo: $(STAMP)
+	$(BIN)/synergy-forge judge missions/rounds/*.yaml
+
+## Lint and the whole test suite.
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_judge.py
+
+clean:
+	rm -rf $(VENV) output/*.pdf output/png

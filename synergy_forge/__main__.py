@@ -1,0 +1,3 @@
+from synergy_forge.cli import main
+
+main()

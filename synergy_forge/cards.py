@@ -1,0 +1,75 @@
+"""The physical components of Synergy, as values (RULES.md, "Components" and "Ids")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+DEFAULT_COLORS: tuple[str, ...] = ("red", "yellow", "green", "blue", "purple")
+
+#: The ten number cards of one colour: two copies of each value.
+NUMBER_VALUES: tuple[int, ...] = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
+
+GOAL_IDS: tuple[str, ...] = (
+    "one-higher",
+    "one-lower",
+    "equal",
+    "unique",
+    "between",
+    "second-highest",
+    "second-lowest",
+)
+
+CHALLENGE_IDS: tuple[str, ...] = (
+    "goals-right",
+    "goals-left",
+    "uneven",
+    "even",
+    "low-to-high",
+    "high-to-low",
+    "minimum-5",
+    "maximum-7",
+    "no-doubles",
+    "double-plus-3",
+    "one-is-six",
+    "five-is-ten",
+    "difference",
+)
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 5
+#: R23: a seat plays one goal card a round and has seven.
+MAX_ROUNDS = 7
+
+
+class Action(StrEnum):
+    """The ten action cards; what each does is in RULES.md "Action cards" and R12–R15."""
+
+    A = "A"
+    B = "B"
+    C = "C"
+    D = "D"
+    E = "E"
+    F = "F"
+    G = "G"
+    H = "H"
+    I = "I"  # noqa: E741 - the card is printed "I"
+    J = "J"
+
+
+class Order(StrEnum):
+    """The play order of a round's three cards (R3)."""
+
+    NUMBER_GOAL_NUMBER = "number-goal-number"
+    GOAL_NUMBER_NUMBER = "goal-number-number"
+
+
+@dataclass(frozen=True, slots=True)
+class NumberCard:
+    """A printed number card. The two copies of a value in one colour are the same card."""
+
+    value: int
+    color: str
+
+    def __str__(self) -> str:
+        return f"{self.color} {self.value}"

@@ -1,0 +1,75 @@
+"""Reading goal and challenge definition files, the built-ins' and a campaign's own."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from synergy_forge.diagnostics import Diagnostic, InvalidInput
+from synergy_forge.native import NATIVE
+from synergy_forge.resources import definitions_dir
+from synergy_forge.rules import Definition, Rulebook, RuleKind, compile_rule, rule_problems
+from synergy_forge.schema import schema_diagnostics
+from synergy_forge.yamlfile import Document, read_document
+
+
+def text_of(value: Any) -> dict[str, str]:
+    """A text field as {language: text}; a bare string is English."""
+    if isinstance(value, str):
+        return {"en": value}
+    return dict(value or {})
+
+
+def definition_from(doc: Document, kind_file: str, builtin: bool = False,
+                    native: bool = False) -> tuple[Definition | None, list[Diagnostic]]:
+    """A Definition from a parsed goal or challenge file, or the diagnostics that prevent it."""
+    found = schema_diagnostics(doc, kind_file)
+    if found:
+        return None, found
+    data = doc.data
+    kind = RuleKind.GOAL if kind_file == "goal" else RuleKind(data["kind"])
+    rule = data.get("rule")
+    if rule is not None:
+        found = [doc.diagnostic(("rule",), p, "definition.rule") for p in rule_problems(kind, rule)]
+        if found:
+            return None, found
+    line, _ = doc.where(())
+    check = None
+    if native and data["id"] in NATIVE:
+        check = NATIVE[data["id"]]
+    elif rule is not None:
+        check = compile_rule(kind, rule)
+    direction = {"left": 1, "right": -1}.get(data.get("direction", ""), 0)
+    return Definition(
+        id=data["id"], kind=kind, name=text_of(data["name"]), text=text_of(data["text"]),
+        rule=rule, direction=direction, step=data.get("step", 50),
+        origin="" if builtin else f"{doc.file}:{line}", builtin=builtin, check=check,
+    ), []
+
+
+def read_definition(path: Path, kind_file: str, display: str | None = None) -> Definition:
+    """Read one goal ("goal") or challenge ("challenge") file; raises InvalidInput."""
+    doc = read_document(path, display)
+    definition, found = definition_from(doc, kind_file)
+    if definition is None:
+        raise InvalidInput(found)
+    return definition
+
+
+@cache
+def standard_rulebook(native: bool = True) -> Rulebook:
+    """The seven goals and thirteen challenges of RULES.md, from their definition files.
+
+    `native=True` swaps each rule's expression for its proven-equal twin in native.py.
+    """
+    goals, challenges = {}, {}
+    for folder, kind_file, target in (("goals", "goal", goals),
+                                      ("challenges", "challenge", challenges)):
+        for path in sorted((definitions_dir() / folder).glob("*.yaml")):
+            doc = read_document(path)
+            definition, found = definition_from(doc, kind_file, builtin=True, native=native)
+            if definition is None:  # a broken built-in is a bug in this package, not user error
+                raise RuntimeError("\n".join(str(d) for d in found))
+            target[definition.id] = definition
+    return Rulebook(goals, challenges)

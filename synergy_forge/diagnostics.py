@@ -1,0 +1,50 @@
+"""Diagnostics: every problem found in a user's file, as a value that says where and what."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, order=True, slots=True)
+class Diagnostic:
+    """One problem at FILE:LINE:COLUMN (1-based). `check` is a stable id users can look up."""
+
+    file: str
+    line: int
+    column: int
+    severity: Severity
+    message: str
+    check: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message} [{self.check}]"
+        )
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "severity": str(self.severity),
+            "message": self.message,
+            "check": self.check,
+        }
+
+
+class InvalidInput(Exception):
+    """Raised at the edge when a file cannot be used; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__("\n".join(str(d) for d in diagnostics))
+        self.diagnostics = sorted(diagnostics)
+
+
+def errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if d.severity is Severity.ERROR]

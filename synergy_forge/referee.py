@@ -1,0 +1,326 @@
+"""The round referee: one pure function from the cards on the table to a verdict.
+
+Everything here follows ../shared/RULES.md; comments name the ruling they implement. The game
+engine, `judge` on the command line and the playtester all settle rounds through `judge`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from synergy_forge.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
+from synergy_forge.rules import Rulebook, RuleKind
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlay:
+    """What one seat laid down: its two number cards in the order played, and its goal card."""
+
+    first: NumberCard
+    second: NumberCard
+    goal: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionUse:
+    """One action card used in the action step (R12, R13). Which fields matter depends on card."""
+
+    card: Action
+    seat: int
+    target: int | None = None  # F, G: the seat whose first number card changes
+    other: int | None = None  # D: the seat whose goal card is exchanged with the user's
+    seats: tuple[int, int] | None = None  # E, I: the two seats whose cards are exchanged
+    replacement: NumberCard | None = None  # B: the card from the user's hand
+
+
+@dataclass(frozen=True)
+class Table:
+    """A round at the moment of evaluation, before passing and actions are applied."""
+
+    plays: tuple[SeatPlay, ...]
+    challenges: tuple[str, ...] = ()
+    allowed_failures: int = 0
+    super_seat: int | None = None
+    hyper_seat: int | None = None
+    actions: tuple[ActionUse, ...] = ()
+    colors: tuple[str, ...] = DEFAULT_COLORS
+
+    @property
+    def players(self) -> int:
+        return len(self.plays)
+
+
+class LossReason(StrEnum):
+    """Why a mission ends lost at once (R21)."""
+
+    HYPER = "hyper"  # the hyper holder missed its goal (R16)
+    CHALLENGE = "challenge"  # a seat did not live up to a constraint (R9)
+    LIVES = "lives"  # the last life was lost (R21)
+    NUMBERS = "numbers"  # a seat cannot play two number cards (R21)
+    GOALS = "goals"  # a seat has no goal card (R22)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatVerdict:
+    """How one seat fared. `first`/`second` are effective values (R5); `counted_*` per R6."""
+
+    seat: int
+    first: NumberCard
+    second: NumberCard
+    first_effective: int
+    second_effective: int
+    counted_first: int
+    counted_second: int
+    sum: int
+    goal: str
+    counted: bool
+    success: bool
+    violations: tuple[str, ...]
+    left: int | None
+    right: int | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The referee's decision on a round."""
+
+    seats: tuple[SeatVerdict, ...]
+    failures: int
+    allowed_failures: int
+    success: bool
+    lost_reasons: tuple[LossReason, ...]
+    table: Table = field(repr=False)
+
+    @property
+    def mission_lost(self) -> bool:
+        return bool(self.lost_reasons)
+
+    def counted_sums(self, excluding: int | None = None) -> list[int]:
+        return [s.sum for s in self.seats if s.counted and s.seat != excluding]
+
+
+class IllegalRound(ValueError):
+    """A table no real round can produce: the problems say where, by action index or seat."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        super().__init__("; ".join(p.message for p in problems))
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a table is illegal. `where` is a path into the round file, e.g. ("actions", 1)."""
+
+    where: tuple[str | int, ...]
+    message: str
+
+
+_ACTION_FIELDS = {
+    Action.F: "target",
+    Action.G: "target",
+    Action.D: "other",
+    Action.E: "seats",
+    Action.I: "seats",
+    Action.B: "replacement",
+}
+
+
+def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
+    """Everything that makes `table` impossible under RULES.md; empty for a legal table."""
+    problems: list[Problem] = []
+    n = table.players
+    if not MIN_PLAYERS <= n <= MAX_PLAYERS:
+        problems.append(Problem(("seats",), f"a round has 3 to 5 seats, this one has {n}"))
+        return problems
+
+    def seat_ok(value: int | None, where: tuple[str | int, ...], what: str) -> None:
+        if value is not None and not 0 <= value < n:
+            problems.append(Problem(where, f"{what} {value} is not a seat (0 to {n - 1})"))
+
+    seat_ok(table.super_seat, ("super",), "super holder")
+    seat_ok(table.hyper_seat, ("hyper",), "hyper holder")
+    if table.allowed_failures < 0:
+        problems.append(Problem(("allowed_failures",), "allowed failures cannot be negative"))
+    for i, play in enumerate(table.plays):
+        if play.goal not in rulebook.goals:
+            known = ", ".join(sorted(rulebook.goals))
+            message = f"unknown goal {play.goal!r}; expected one of {known}"
+            problems.append(Problem(("seats", i, "goal"), message))
+    for i, cid in enumerate(table.challenges):
+        if cid not in rulebook.challenges:
+            known = ", ".join(sorted(rulebook.challenges))
+            problems.append(
+                Problem(("challenges", i), f"unknown challenge {cid!r}; expected one of {known}")
+            )
+        elif cid in table.challenges[:i]:
+            problems.append(Problem(("challenges", i), f"challenge {cid!r} is listed twice"))
+    directions = {
+        rulebook.challenges[c].direction
+        for c in table.challenges
+        if c in rulebook.challenges and rulebook.challenges[c].kind is RuleKind.PASSING
+    }
+    if len(directions) > 1:
+        problems.append(
+            Problem(("challenges",), "goals cannot pass both left and right in one round (R4)")
+        )
+
+    used_by: dict[int, int] = {}
+    used_cards: set[Action] = set()
+    holders = {table.super_seat: "super", table.hyper_seat: "hyper"}
+    for k, use in enumerate(table.actions):
+        where: tuple[str | int, ...] = ("actions", k)
+        seat_ok(use.seat, (*where, "seat"), "action user")
+        if use.card in used_cards:  # each card once per mission
+            problems.append(Problem(where, f"action {use.card} is used twice"))
+        used_cards.add(use.card)
+        if use.seat in used_by:  # R12
+            problems.append(
+                Problem(where, f"seat {use.seat} already used action "
+                        f"{table.actions[used_by[use.seat]].card}; one action per seat (R12)")
+            )
+        used_by.setdefault(use.seat, k)
+        if use.card in (Action.H, Action.J) and use.seat in holders:  # R15
+            problems.append(
+                Problem(where, f"seat {use.seat} holds the {holders[use.seat]} card and may "
+                        f"not use {use.card} (R15)")
+            )
+        needed = _ACTION_FIELDS.get(use.card)
+        if needed == "target":
+            if use.target is None:
+                problems.append(Problem(where, f"action {use.card} needs a 'target' seat"))
+            seat_ok(use.target, (*where, "target"), "target")
+        elif needed == "other":
+            if use.other is None:
+                problems.append(Problem(where, "action D needs an 'other' seat"))
+            elif use.other == use.seat:
+                problems.append(Problem((*where, "other"), "D exchanges with another seat"))
+            seat_ok(use.other, (*where, "other"), "other seat")
+        elif needed == "seats":
+            if use.seats is None:
+                problems.append(Problem(where, f"action {use.card} needs two 'seats'"))
+            else:
+                for j, s in enumerate(use.seats):
+                    seat_ok(s, (*where, "seats", j), "seat")
+                if use.seats[0] == use.seats[1]:
+                    problems.append(Problem((*where, "seats"), "exchange two different seats"))
+        elif needed == "replacement" and use.replacement is None:
+            problems.append(Problem(where, "action B needs the card 'with' which to exchange"))
+    return problems
+
+
+def judge(table: Table, rulebook: Rulebook) -> Verdict:
+    """Settle one round. Raises IllegalRound when `table` breaks the rules of play itself."""
+    problems = table_problems(table, rulebook)
+    if problems:
+        raise IllegalRound(problems)
+    return settle(table, rulebook)
+
+
+def settle(table: Table, rulebook: Rulebook) -> Verdict:
+    """`judge` without the legality checks, for callers that only build legal tables."""
+    plays = table.plays
+    n = len(plays)
+    challenges = [rulebook.challenges[c] for c in table.challenges]
+
+    # R4: goal cards pass the moment they are revealed, before the action step.
+    goals = [p.goal for p in plays]
+    for c in challenges:
+        if c.kind is RuleKind.PASSING:
+            d = c.direction
+            goals = [goals[(i - d) % n] for i in range(n)]
+
+    # R12, R13: actions resolve in the order taken; F/G/B/I act on first number cards.
+    firsts = [p.first for p in plays]
+    deltas = [0] * n
+    ignored: set[int] = set()
+    extra_failures = 0
+    for use in table.actions:
+        card = use.card
+        if card is Action.F or card is Action.G:
+            deltas[use.target] += 1 if card is Action.F else -1  # type: ignore[index]
+        elif card is Action.B:
+            firsts[use.seat] = use.replacement  # type: ignore[assignment]
+            deltas[use.seat] = 0  # F/G stay with the card that left the table
+        elif card is Action.I:
+            a, b = use.seats  # type: ignore[misc]
+            firsts[a], firsts[b] = firsts[b], firsts[a]
+            deltas[a], deltas[b] = deltas[b], deltas[a]
+        elif card is Action.D:
+            goals[use.seat], goals[use.other] = goals[use.other], goals[use.seat]  # type: ignore[index]
+        elif card is Action.E:
+            a, b = use.seats  # type: ignore[misc]
+            goals[a], goals[b] = goals[b], goals[a]
+        elif card is Action.H:
+            extra_failures += 1
+        elif card is Action.J:
+            ignored.add(use.seat)  # R14
+        # A and C only move cards from the discard row to the hand: nothing on the table changes.
+
+    value_rules = [c.check for c in challenges if c.kind is RuleKind.VALUE]
+    combine = next((c.check for c in challenges if c.kind is RuleKind.COMBINE), None)
+    by_step = sorted(challenges, key=lambda c: c.step)
+    sum_rules = [c.check for c in by_step if c.kind is RuleKind.SUM]
+    constraints = [c for c in challenges if c.kind is RuleKind.CONSTRAINT]
+
+    # R5–R7: effective value, counted value, then the sum.
+    sums = [0] * n
+    rows = []
+    for i in range(n):
+        first, second = firsts[i], plays[i].second
+        e1 = first.value + deltas[i]
+        e2 = second.value
+        c1, c2 = e1, e2
+        for rule in value_rules:
+            c1 = rule(c1)
+            c2 = rule(c2)
+        total = combine(c1, c2) if combine is not None else c1 + c2
+        identical = first.color == second.color and e1 == e2
+        for rule in sum_rules:
+            total = rule(total, c1, c2, identical)
+        sums[i] = total
+        broken = tuple(
+            c.id for c in constraints if not c.check(c1, c2, e1, e2, total, identical)
+        )  # R8, R9
+        rows.append((first, second, e1, e2, c1, c2, broken))
+
+    # Goals: "others" are the other counted seats (R14); neighbours skip ignored seats (R10).
+    counted = [i not in ignored for i in range(n)]
+    counted_sums = [sums[i] for i in range(n) if counted[i]]
+    seats = []
+    failures = 0
+    for i in range(n):
+        own = sums[i]
+        if counted[i]:
+            others = counted_sums.copy()
+            others.remove(own)
+            everyone = counted_sums
+        else:
+            others = counted_sums
+            everyone = [*counted_sums, own]
+        left = right = None
+        left_seat = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
+        right_seat = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
+        if left_seat is not None and left_seat != right_seat:
+            left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
+        distinct = sorted(set(everyone))
+        met = bool(rulebook.goals[goals[i]].check(own, others, everyone, distinct, left, right))
+        if counted[i] and not met:
+            failures += 1
+        first, second, e1, e2, c1, c2, broken = rows[i]
+        seats.append(
+            SeatVerdict(i, first, second, e1, e2, c1, c2, own, goals[i], counted[i], met,
+                        broken, left, right)
+        )
+
+    allowed = table.allowed_failures + extra_failures
+    success = failures <= allowed  # R16
+    if table.super_seat is not None and not seats[table.super_seat].success:
+        success = False
+    reasons = []
+    if table.hyper_seat is not None and not seats[table.hyper_seat].success:
+        reasons.append(LossReason.HYPER)
+    if any(s.violations for s in seats):
+        reasons.append(LossReason.CHALLENGE)
+    return Verdict(tuple(seats), failures, allowed, success, tuple(reasons), table)

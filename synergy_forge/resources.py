@@ -1,0 +1,32 @@
+"""Where the package's own files are: in the installed wheel, or in a source checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def _shipped(name: str) -> Path:
+    # The wheel carries schemas/ and templates/ inside the package (pyproject.toml); a source
+    # checkout or an editable install keeps them at the top of the repository.
+    inside = PACKAGE / name
+    return inside if inside.is_dir() else PACKAGE.parent / name
+
+
+def schemas_dir() -> Path:
+    return _shipped("schemas")
+
+
+def templates_dir() -> Path:
+    return _shipped("templates")
+
+
+def definitions_dir() -> Path:
+    return PACKAGE / "definitions"
+
+
+def bundled_campaign() -> Path:
+    """The starter campaign: in a checkout, missions/; in a wheel, the copy inside the package."""
+    inside = PACKAGE / "missions"
+    return inside if inside.is_dir() else PACKAGE.parent / "missions"

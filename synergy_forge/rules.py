@@ -1,0 +1,156 @@
+"""Goals and challenges as data: a rule is a Jinja expression run in the sandbox.
+
+Every goal and challenge, built-in or a campaign's own, is a `Definition`. Its `rule` is an
+expression that the sandbox compiles once; `check` is the callable the referee calls. A built-in
+may carry a native `check` instead (see `native.py`), which tests prove equal to its expression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateSyntaxError, meta
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+
+class RuleKind(StrEnum):
+    """What a definition does to a round (RULES.md "Sums", "Constraint challenges", "Goals")."""
+
+    GOAL = "goal"  # a goal card: does a seat's sum meet it?
+    CONSTRAINT = "constraint"  # a rule of play every seat must keep (R8, R9)
+    VALUE = "value"  # how a card's effective value counts (R6)
+    COMBINE = "combine"  # how the two counted values make the sum (R7a)
+    SUM = "sum"  # a change to the sum once combined (R7b, R7c)
+    PASSING = "passing"  # goal cards move to a neighbour when revealed (R4)
+
+
+#: The variables a rule of each kind may use. This table is the documentation of the format
+#: (docs/definitions.md) and the list the linter checks expressions against.
+VARIABLES: Mapping[RuleKind, Mapping[str, str]] = {
+    RuleKind.GOAL: {
+        "sum": "this seat's sum",
+        "others": "the sums of the other counted seats (R14), a list",
+        "sums": "the sums of every counted seat, this one included, a list",
+        "distinct": "the distinct values of `sums`, smallest first (R11)",
+        "left": "the sum of the nearest counted seat to the left, or none (R10)",
+        "right": "the sum of the nearest counted seat to the right, or none (R10)",
+    },
+    RuleKind.CONSTRAINT: {
+        "first": "the counted value of the first number card (R6)",
+        "second": "the counted value of the second number card (R6)",
+        "first_effective": "the first card's printed value after F and G (R5); parity uses it",
+        "second_effective": "the second card's printed value after F and G (R5)",
+        "sum": "the final sum, after every sum rule (R7)",
+        "identical": "true when both cards have the same colour and effective value",
+    },
+    RuleKind.VALUE: {
+        "value": "the card's effective value (R5)",
+    },
+    RuleKind.COMBINE: {
+        "first": "the counted value of the first number card",
+        "second": "the counted value of the second number card",
+    },
+    RuleKind.SUM: {
+        "sum": "the sum so far",
+        "first": "the counted value of the first number card",
+        "second": "the counted value of the second number card",
+        "identical": "true when both cards have the same colour and effective value",
+    },
+    RuleKind.PASSING: {},
+}
+
+# One sandbox for every rule; it holds no state a rule can change.
+_SANDBOX = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+
+
+class RuleError(ValueError):
+    """A rule expression that does not compile or names a variable its kind does not have."""
+
+
+def rule_problems(kind: RuleKind, rule: str) -> list[str]:
+    """Every reason `rule` cannot be used for a definition of `kind`; empty when it can."""
+    try:
+        ast = _SANDBOX.parse("{{ (" + rule + ") }}")
+    except TemplateSyntaxError as exc:
+        return [f"the rule does not compile: {exc.message}"]
+    allowed = VARIABLES[kind]
+    unknown = sorted(meta.find_undeclared_variables(ast) - set(allowed))
+    if unknown:
+        names = ", ".join(unknown)
+        known = ", ".join(allowed) or "none"
+        return [f"the rule uses unknown variable(s) {names}; a {kind} rule may use: {known}"]
+    return []
+
+
+def compile_rule(kind: RuleKind, rule: str) -> Callable[..., Any]:
+    """The positional callable the referee calls for a rule of `kind` (see VARIABLES order)."""
+    problems = rule_problems(kind, rule)
+    if problems:
+        raise RuleError(problems[0])
+    expression = _SANDBOX.compile_expression(rule)
+    names = tuple(VARIABLES[kind])
+    if kind in (RuleKind.GOAL, RuleKind.CONSTRAINT):
+
+        def test(*args: Any) -> bool:
+            return bool(expression(dict(zip(names, args, strict=True))))
+
+        return test
+
+    def number(*args: Any) -> int:
+        result = expression(dict(zip(names, args, strict=True)))
+        if isinstance(result, bool) or not isinstance(result, int):
+            raise RuleError(f"a {kind} rule must give a whole number, it gave {result!r}")
+        return result
+
+    return number
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One goal card or challenge: its id, kind, names and card text, and its rule."""
+
+    id: str
+    kind: RuleKind
+    name: Mapping[str, str]
+    text: Mapping[str, str]
+    rule: str | None = None
+    #: PASSING only: +1 passes to the left neighbour (seat i+1), -1 to the right (R1, R4).
+    direction: int = 0
+    #: SUM only: sum rules apply in increasing step (R7: double-plus-3 before five-is-ten).
+    step: int = 50
+    #: Where the definition was written, for messages: "path:line", or "" for built-ins.
+    origin: str = ""
+    builtin: bool = False
+    check: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+
+    def label(self, language: str = "en") -> str:
+        return self.name.get(language) or self.name.get("en") or self.id
+
+    def card_text(self, language: str = "en") -> str:
+        return self.text.get(language) or self.text.get("en") or ""
+
+
+@dataclass(frozen=True)
+class Rulebook:
+    """The goals and challenges a table knows: the built-ins plus a campaign's own."""
+
+    goals: Mapping[str, Definition]
+    challenges: Mapping[str, Definition]
+
+    def goal(self, goal_id: str) -> Definition:
+        return self.goals[goal_id]
+
+    def challenge(self, challenge_id: str) -> Definition:
+        return self.challenges[challenge_id]
+
+    def extended(self, definitions: Iterable[Definition]) -> Rulebook:
+        """This rulebook with more definitions; a later one with the same id replaces."""
+        goals = dict(self.goals)
+        challenges = dict(self.challenges)
+        for definition in definitions:
+            target = goals if definition.kind is RuleKind.GOAL else challenges
+            target[definition.id] = definition
+        return Rulebook(goals, challenges)

@@ -1,0 +1,147 @@
+"""JSON Schema validation with messages that point at the line and column of the mistake."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
+
+from synergy_forge.diagnostics import Diagnostic
+from synergy_forge.resources import schemas_dir
+from synergy_forge.yamlfile import Document
+
+BASE = "https://synergy-forge.dev/schemas/"
+KINDS = ("mission", "campaign", "challenge", "goal", "round")
+
+
+@cache
+def registry() -> Registry:
+    """Every schema of schemas/, by its $id: cross-file $refs never reach the network."""
+    resources = []
+    for path in sorted(schemas_dir().glob("*.schema.json")):
+        contents = json.loads(path.read_text(encoding="utf-8"))
+        resources.append((contents["$id"], Resource.from_contents(contents)))
+    return Registry().with_resources(resources)
+
+
+@cache
+def validator(kind: str) -> Draft202012Validator:
+    schema = registry().contents(f"{BASE}{kind}.schema.json")
+    return Draft202012Validator(schema, registry=registry())
+
+
+def schema_diagnostics(doc: Document, kind: str) -> list[Diagnostic]:
+    """One diagnostic per schema violation in `doc`, each at the offending node."""
+    found = []
+    for error in validator(kind).iter_errors(doc.data):
+        error = _deepest(error)
+        path = tuple(error.absolute_path)
+        message, on_key, path = _describe(error, path)
+        found.append(doc.diagnostic(path, message, f"schema.{error.validator}", key=on_key))
+    return sorted(set(found))
+
+
+def _deepest(error: ValidationError) -> ValidationError:
+    # anyOf/oneOf: report the alternative that came closest rather than "is not valid under...".
+    while error.context:
+        error = best_match(error.context)
+    return error
+
+
+def _kind_of(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (true/false)"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if isinstance(value, list):
+        return "a list"
+    return "a mapping"
+
+
+_TYPES = {
+    "object": "a mapping (key: value)",
+    "array": "a list",
+    "string": "a text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "nothing (null)",
+}
+
+
+def _field(path: tuple[Any, ...]) -> str:
+    names = [str(p) for p in path if isinstance(p, str)]
+    return f"'{names[-1]}'" if names else "the file"
+
+
+def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool, tuple[Any, ...]]:
+    """(message, point at the key rather than the value, path) for one schema error."""
+    v, value, arg = error.validator, error.instance, error.validator_value
+    where = _field(path) if path else "the file"
+    title = error.schema.get("title") if isinstance(error.schema, dict) else None
+    hint = f" ({error.schema['description']})" if isinstance(error.schema, dict) and \
+        "description" in error.schema and v in ("pattern", "type", "enum") else ""
+    if v == "required":
+        missing = [name for name in arg if isinstance(value, dict) and name not in value]
+        names = ", ".join(f"'{m}'" for m in missing) or str(arg)
+        return f"{where} is missing the required field {names}", False, path
+    if v == "additionalProperties" and isinstance(value, dict):
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = [k for k in value if k not in error.schema.get("properties", {})]
+        if extra:
+            expected = f"; expected one of: {', '.join(allowed)}" if allowed else ""
+            suggestion = _closest(extra[0], allowed)
+            did = f" (did you mean '{suggestion}'?)" if suggestion else ""
+            return f"unknown field '{extra[0]}'{did}{expected}", True, (*path, extra[0])
+    if v == "propertyNames":
+        return f"{error.message}", True, path
+    if v == "type":
+        wanted = arg if isinstance(arg, list) else [arg]
+        expected = " or ".join(_TYPES.get(t, t) for t in wanted)
+        return f"{where} must be {expected}, got {_kind_of(value)}{hint}", False, path
+    if v == "enum":
+        options = ", ".join(str(o) for o in arg)
+        return f"{where} must be one of {options}; got {_kind_of(value)}", False, path
+    if v == "const":
+        return f"{where} must be {arg!r}, got {_kind_of(value)}", False, path
+    if v in ("minimum", "exclusiveMinimum"):
+        return f"{where} must be at least {arg}, got {value}", False, path
+    if v in ("maximum", "exclusiveMaximum"):
+        return f"{where} must be at most {arg}, got {value}", False, path
+    if v == "pattern":
+        label = (title or "value").lower()
+        return f"{where}: {value!r} is not a valid {label}{hint}", False, path
+    if v == "minLength":
+        return f"{where} must not be empty", False, path
+    if v == "minItems":
+        return f"{where} needs at least {arg} item(s), got {len(value)}", False, path
+    if v == "maxItems":
+        return f"{where} allows at most {arg} item(s), got {len(value)}", False, path
+    if v == "minProperties":
+        return f"{where} must not be empty", False, path
+    if v == "uniqueItems":
+        seen, dup = [], None
+        for item in value:
+            if item in seen:
+                dup = item
+                break
+            seen.append(item)
+        return f"{where} lists {dup!r} more than once", False, path
+    if v == "not" and isinstance(arg, dict) and "required" in arg:
+        return f"{where} may not have the field {', '.join(arg['required'])} here", False, path
+    return f"{where}: {error.message}", False, path
+
+
+def _closest(word: str, options: list[str]) -> str | None:
+    import difflib
+
+    matches = difflib.get_close_matches(word, options, n=1, cutoff=0.7)
+    return matches[0] if matches else None

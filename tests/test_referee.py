@@ -1,0 +1,216 @@
+"""The round referee against RULES.md: every ruling that concerns one round, by id."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_table
+
+from synergy_forge.cards import Action, NumberCard
+from synergy_forge.referee import ActionUse, IllegalRound, LossReason, judge
+
+
+def met(verdict):
+    return [s.success for s in verdict.seats]
+
+
+def test_rulebook_worked_example(rulebook):
+    # Players 1 and 3 succeed: 3 is one below 1, 1 is second-lowest; 2 misses "one higher".
+    v = judge(make_table((3, 2, "second-lowest"), (5, 5, "one-higher"), (1, 3, "one-lower"),
+                         allowed_failures=1), rulebook)
+    assert met(v) == [True, False, True]
+    assert v.failures == 1 and v.success and not v.mission_lost
+
+
+def test_r11_second_highest_with_tied_top(rulebook):
+    # Rulebook: Daniel has 7, Vicky and Irene 8 each: Daniel is second highest.
+    v = judge(make_table((3, 4, "second-highest"), (4, 4, "unique"), (5, 3, "unique")), rulebook)
+    assert v.seats[0].success
+
+
+def test_r11_both_second_highest_and_second_lowest(rulebook):
+    # Sums 8, 8, 5, 3, 3: the 5 is both.
+    seats = [(4, 4, "equal"), (5, 3, "equal"), (2, 3, "second-highest"), (1, 2, "equal"),
+             (2, 1, "equal")]
+    v = judge(make_table(*seats), rulebook)
+    assert v.seats[2].success
+    seats[2] = (2, 3, "second-lowest")
+    assert judge(make_table(*seats), rulebook).seats[2].success
+
+
+def test_r11_fewer_than_two_distinct_sums_fails(rulebook):
+    v = judge(make_table((2, 2, "second-highest"), (1, 3, "second-lowest"), (3, 1, "equal")),
+              rulebook)
+    assert met(v) == [False, False, True]
+
+
+@pytest.mark.parametrize(("challenge", "expected"), [
+    ("goals-right", ["equal", "unique", "between"]),  # seat i gets seat i+1's goal
+    ("goals-left", ["unique", "between", "equal"]),  # seat i gets seat i-1's goal
+])
+def test_r4_goal_passing(rulebook, challenge, expected):
+    v = judge(make_table((1, 1, "between"), (2, 2, "equal"), (3, 3, "unique"),
+                         challenges=(challenge,)), rulebook)
+    assert [s.goal for s in v.seats] == expected
+
+
+def test_r4_both_directions_are_illegal(rulebook):
+    with pytest.raises(IllegalRound, match="R4"):
+        judge(make_table((1, 1, "equal"), (2, 2, "equal"), (3, 3, "equal"),
+                         challenges=("goals-left", "goals-right")), rulebook)
+
+
+def test_r5_actions_may_make_zero_and_six(rulebook):
+    v = judge(make_table((1, 2, "unique"), (5, 1, "unique"), (3, 3, "unique"),
+                         actions=(("G", 0, 0), ("F", 1, 1))), rulebook)
+    assert v.seats[0].first_effective == 0 and v.seats[0].sum == 2
+    assert v.seats[1].first_effective == 6 and v.seats[1].sum == 7
+
+
+def test_r6_one_is_six_counts_but_stays_odd(rulebook):
+    v = judge(make_table((4, 1, "unique"), (2, 2, "unique"), (3, 3, "unique"),
+                         challenges=("one-is-six", "uneven")), rulebook)
+    assert v.seats[0].sum == 10
+    assert v.seats[0].violations == ()  # the 1 is still uneven
+    assert v.seats[1].violations == ("uneven",)
+
+
+def test_r6_comparisons_use_counted_value(rulebook):
+    # Under one-is-six a 1 then a 5 is high-to-low, not low-to-high.
+    v = judge(make_table((1, 5, "unique"), (2, 3, "unique"), (3, 4, "unique"),
+                         challenges=("one-is-six", "high-to-low")), rulebook)
+    assert v.seats[0].violations == ()
+    assert v.seats[1].violations == ("high-to-low",)
+
+
+def test_r7_difference_then_double_then_five(rulebook):
+    # Difference: identical 4s give 0, +3 for double-plus-3 = 3.
+    v = judge(make_table((4, 4, "unique"), (5, 1, "unique"), (1, 1, "unique"),
+                         challenges=("difference", "double-plus-3", "five-is-ten")), rulebook)
+    assert [s.sum for s in v.seats] == [3, 4, 3]
+    # Without difference: 1 + 1 = 2, +3 = 5, which becomes 10 (b before c).
+    v = judge(make_table((1, 1, "unique"), (2, 3, "unique"), (4, 4, "unique"),
+                         challenges=("five-is-ten", "double-plus-3")), rulebook)
+    assert [s.sum for s in v.seats] == [10, 10, 11]
+
+
+def test_r7_identical_needs_same_colour(rulebook):
+    other = NumberCard(3, "blue")
+    v = judge(make_table((3, other, "unique"), (3, 3, "unique"), (1, 1, "unique"),
+                         challenges=("double-plus-3",)), rulebook)
+    assert [s.sum for s in v.seats] == [6, 9, 5]
+
+
+@pytest.mark.parametrize(("challenge", "cards", "broken"), [
+    ("uneven", (2, 3), False), ("uneven", (3, 2), True),
+    ("even", (3, 4), False), ("even", (4, 5), True),
+    ("low-to-high", (2, 3), False), ("low-to-high", (3, 3), True),
+    ("high-to-low", (3, 2), False), ("high-to-low", (3, 3), True),
+    ("minimum-5", (2, 3), False), ("minimum-5", (2, 2), True),
+    ("maximum-7", (3, 4), False), ("maximum-7", (4, 4), True),
+    ("no-doubles", (3, 4), False), ("no-doubles", (4, 4), True),
+])
+def test_r8_r9_constraints_and_the_mission_lost(rulebook, challenge, cards, broken):
+    v = judge(make_table((*cards, "unique"), (1, 4, "unique"), (3, 4, "unique"),
+                         challenges=(challenge,)), rulebook)
+    assert (challenge in v.seats[0].violations) is broken
+    assert (LossReason.CHALLENGE in v.lost_reasons) is any(s.violations for s in v.seats)
+
+
+def test_r8_minimum_uses_final_sum(rulebook):
+    # 1 + 1 = 2 identical, +3 = 5: meets minimum-5 through the sum rule.
+    v = judge(make_table((1, 1, "unique"), (3, 4, "unique"), (5, 4, "unique"),
+                         challenges=("double-plus-3", "minimum-5")), rulebook)
+    assert v.seats[0].violations == ()
+
+
+def test_r10_between_neighbours_and_j(rulebook):
+    v = judge(make_table((1, 1, "unique"), (2, 2, "between"), (3, 3, "unique")), rulebook)
+    assert v.seats[1].success
+    # Four seats, seat 3 ignored: seat 0's neighbours are seat 1 (left) and seat 2 (right).
+    v = judge(make_table((2, 2, "between"), (1, 2, "unique"), (3, 3, "unique"), (1, 1, "unique"),
+                         actions=(("J", 3),)), rulebook)
+    assert (v.seats[0].left, v.seats[0].right) == (3, 6) and v.seats[0].success
+    # Three seats, one ignored: both nearest counted seats are the same seat: fails.
+    v = judge(make_table((2, 2, "between"), (1, 2, "unique"), (3, 3, "unique"),
+                         actions=(("J", 2),)), rulebook)
+    assert v.seats[0].left is None and not v.seats[0].success
+
+
+def test_r12_one_action_per_seat_and_card_once(rulebook):
+    with pytest.raises(IllegalRound, match="R12"):
+        judge(make_table((1, 1, "equal"), (2, 2, "equal"), (3, 3, "equal"),
+                         actions=(("H", 0), ("F", 0, 1))), rulebook)
+    with pytest.raises(IllegalRound, match="used twice"):
+        judge(make_table((1, 1, "equal"), (2, 2, "equal"), (3, 3, "equal"),
+                         actions=(("F", 0, 1), ("F", 1, 1))), rulebook)
+
+
+def test_r12_actions_resolve_in_order(rulebook):
+    # F on seat 0's card, then I swaps it to seat 1: the +1 travels with the card (R13).
+    v = judge(make_table((1, 1, "unique"), (4, 1, "unique"), (3, 3, "unique"),
+                         actions=(("F", 2, 0), ActionUse(Action.I, 1, seats=(0, 1)))), rulebook)
+    assert [s.first_effective for s in v.seats] == [4, 2, 3]
+    # The other order: the swap first, then +1 to what is now seat 0's card.
+    v = judge(make_table((1, 1, "unique"), (4, 1, "unique"), (3, 3, "unique"),
+                         actions=(ActionUse(Action.I, 1, seats=(0, 1)), ("F", 2, 0))), rulebook)
+    assert [s.first_effective for s in v.seats] == [5, 1, 3]
+
+
+def test_r13_b_replaces_the_first_card(rulebook):
+    v = judge(make_table((1, 4, "unique"), (2, 2, "unique"), (3, 3, "unique"),
+                         actions=(ActionUse(Action.B, 0, replacement=NumberCard(5, "red")),)),
+              rulebook)
+    assert v.seats[0].sum == 9
+
+
+def test_r13_d_and_e_act_after_passing(rulebook):
+    v = judge(make_table((1, 1, "between"), (2, 2, "equal"), (3, 3, "unique"),
+                         challenges=("goals-right",),
+                         actions=(ActionUse(Action.D, 0, other=2),
+                                  ActionUse(Action.E, 1, seats=(0, 1)))), rulebook)
+    # After passing: equal, unique, between; D 0<->2: between, unique, equal; E 0<->1.
+    assert [s.goal for s in v.seats] == ["unique", "between", "equal"]
+
+
+def test_r14_j_is_invisible_and_not_counted(rulebook):
+    v = judge(make_table((2, 2, "equal"), (1, 3, "unique"), (3, 3, "unique"),
+                         actions=(("J", 1),)), rulebook)
+    assert not v.seats[1].counted
+    assert not v.seats[0].success  # seat 1's 4 is invisible to seat 0
+    assert v.failures == 1  # seat 1 (which missed unique) does not count
+
+
+def test_r15_super_and_hyper_holders_may_not_use_h_or_j(rulebook):
+    for card, holder in (("H", "super_seat"), ("J", "hyper_seat")):
+        with pytest.raises(IllegalRound, match="R15"):
+            judge(make_table((1, 1, "equal"), (2, 2, "equal"), (3, 3, "equal"),
+                             actions=((card, 0),), **{holder: 0}), rulebook)
+
+
+def test_r16_super_holder_must_succeed(rulebook):
+    v = judge(make_table((1, 1, "equal"), (2, 2, "unique"), (3, 3, "unique"),
+                         allowed_failures=1, super_seat=0), rulebook)
+    assert v.failures == 1 and not v.success
+
+
+def test_r16_h_allows_one_more_failure(rulebook):
+    seats = ((1, 1, "equal"), (2, 2, "unique"), (3, 3, "unique"))
+    assert not judge(make_table(*seats), rulebook).success
+    v = judge(make_table(*seats, actions=(("H", 2),)), rulebook)
+    assert v.success and v.allowed_failures == 1
+
+
+def test_r16_hyper_miss_loses_even_a_successful_round(rulebook):
+    v = judge(make_table((1, 1, "equal"), (2, 2, "unique"), (3, 3, "unique"),
+                         allowed_failures=1, hyper_seat=0), rulebook)
+    assert v.success and v.lost_reasons == (LossReason.HYPER,)
+
+
+def test_unknown_ids_and_bad_seats_are_reported(rulebook):
+    with pytest.raises(IllegalRound) as caught:
+        judge(make_table((1, 1, "equall"), (2, 2, "unique"), (3, 3, "unique"),
+                         challenges=("minimum-6",), super_seat=7,
+                         actions=(("F", 0, 9),)), rulebook)
+    wheres = {p.where for p in caught.value.problems}
+    assert wheres == {("seats", 0, "goal"), ("challenges", 0), ("super",),
+                      ("actions", 0, "target")}
