@@ -46,10 +46,38 @@ def schema_diagnostics(doc: Document, kind: str) -> list[Diagnostic]:
 
 
 def _deepest(error: ValidationError) -> ValidationError:
-    # anyOf/oneOf: report the alternative that came closest rather than "is not valid under...".
+    """For anyOf/oneOf, the alternative that came closest rather than "is not valid under…".
+
+    Closest means: an alternative whose type fits the value (so its complaint is about the
+    value itself); when no alternative's type fits, the anyOf error itself, described by type.
+    """
     while error.context:
-        error = best_match(error.context)
+        branches: dict[Any, list[ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        fitting = [
+            errs for errs in branches.values()
+            if not any(e.validator == "type" and not e.relative_path for e in errs)
+        ]
+        if not fitting:
+            return error
+        error = best_match(fitting[0])
     return error
+
+
+def _alternatives(error: ValidationError) -> str:
+    kinds = []
+    for branch in error.validator_value:
+        t = branch.get("type") if isinstance(branch, dict) else None
+        if t is None and isinstance(branch, dict) and "$ref" in branch:
+            try:
+                t = registry().resolver(BASE).lookup(branch["$ref"]).contents.get("type")
+            except Exception:  # an unresolvable ref only costs us a word in a message
+                t = None
+        label = _TYPES.get(t, t) if isinstance(t, str) else "another form"
+        if label not in kinds:
+            kinds.append(label)
+    return " or ".join(kinds)
 
 
 def _kind_of(value: Any) -> str:
@@ -78,8 +106,11 @@ _TYPES = {
 
 
 def _field(path: tuple[Any, ...]) -> str:
-    names = [str(p) for p in path if isinstance(p, str)]
-    return f"'{names[-1]}'" if names else "the file"
+    """A path as a designer reads it: seats[1].numbers[0]."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return f"'{text}'" if text else "the file"
 
 
 def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool, tuple[Any, ...]]:
@@ -88,7 +119,9 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
     where = _field(path) if path else "the file"
     title = error.schema.get("title") if isinstance(error.schema, dict) else None
     hint = f" ({error.schema['description']})" if isinstance(error.schema, dict) and \
-        "description" in error.schema and v in ("pattern", "type", "enum") else ""
+        "description" in error.schema and v == "pattern" else ""
+    if v in ("anyOf", "oneOf"):
+        return f"{where} must be {_alternatives(error)}, got {_kind_of(value)}", False, path
     if v == "required":
         missing = [name for name in arg if isinstance(value, dict) and name not in value]
         names = ", ".join(f"'{m}'" for m in missing) or str(arg)

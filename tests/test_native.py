@@ -1,0 +1,63 @@
+"""The native fast path agrees with the data definitions on every input a round can produce."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from strategies import tables
+
+from synergy_forge.referee import judge
+from synergy_forge.rules import RuleKind
+
+# Sums a round can produce: 0 (difference of equals) up to 15 (1 counting 6, twice, plus 3).
+SUMS = range(16)
+# Effective values: printed 1..5, moved by F or G to 0..6 (R5).
+EFFECTIVE = range(7)
+COUNTED = range(7)
+
+
+def test_goals_agree_on_every_table_of_sums(rulebook, data_rulebook):
+    for goal_id, native in rulebook.goals.items():
+        data = data_rulebook.goals[goal_id]
+        for others_size in range(1, 5):
+            for others in itertools.combinations_with_replacement(SUMS, others_size):
+                for own in SUMS:
+                    everyone = [*others, own]
+                    distinct = sorted(set(everyone))
+                    if goal_id == "between":
+                        sides = [(others[0], others[-1]), (None, None)]
+                    else:
+                        sides = [(None, None)]
+                    for left, right in sides:
+                        args = (own, list(others), everyone, distinct, left, right)
+                        assert native.check(*args) == data.check(*args), (goal_id, args)
+
+
+def test_challenges_agree_on_every_card_pair(rulebook, data_rulebook):
+    for cid, native in rulebook.challenges.items():
+        data = data_rulebook.challenges[cid]
+        if native.kind is RuleKind.VALUE:
+            for v in EFFECTIVE:
+                assert native.check(v) == data.check(v), (cid, v)
+        elif native.kind is RuleKind.COMBINE:
+            for a, b in itertools.product(COUNTED, COUNTED):
+                assert native.check(a, b) == data.check(a, b), (cid, a, b)
+        elif native.kind is RuleKind.SUM:
+            for args in itertools.product(SUMS, COUNTED, COUNTED, (False, True)):
+                assert native.check(*args) == data.check(*args), (cid, args)
+        elif native.kind is RuleKind.CONSTRAINT:
+            for c1, c2, e1, e2 in itertools.product(COUNTED, COUNTED, EFFECTIVE, range(1, 6)):
+                for total in SUMS:
+                    for identical in (False, True):
+                        args = (c1, c2, e1, e2, total, identical)
+                        assert native.check(*args) == data.check(*args), (cid, args)
+
+
+@settings(max_examples=400, deadline=None)
+@given(tables())
+def test_whole_verdicts_agree(rulebook, data_rulebook, table):
+    fast, slow = judge(table, rulebook), judge(table, data_rulebook)
+    assert fast.seats == slow.seats
+    assert (fast.success, fast.failures, fast.lost_reasons) == \
+        (slow.success, slow.failures, slow.lost_reasons)

@@ -1,0 +1,59 @@
+"""Properties every verdict has, whatever the cards (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import rotate, tables
+
+from synergy_forge.cards import Action
+from synergy_forge.referee import LossReason, SeatPlay, Table, judge
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables(), st.integers(1, 4))
+def test_rotating_the_seats_rotates_the_verdict(rulebook, table, k):
+    n = table.players
+    before = judge(table, rulebook)
+    after = judge(rotate(table, k), rulebook)
+    for seat in before.seats:
+        moved = after.seats[(seat.seat + k) % n]
+        assert (moved.sum, moved.goal, moved.success, moved.counted, moved.violations) == \
+            (seat.sum, seat.goal, seat.success, seat.counted, seat.violations)
+    assert (after.success, after.failures, after.lost_reasons) == \
+        (before.success, before.failures, before.lost_reasons)
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables(actions=False))
+def test_equal_and_unique_are_complements(rulebook, table):
+    # With nobody ignored, every seat meets exactly one of equal and unique.
+    def with_goal(goal):
+        plays = tuple(SeatPlay(p.first, p.second, goal) for p in table.plays)
+        return Table(plays, tuple(c for c in table.challenges if "goals" not in c),
+                     table.allowed_failures, colors=table.colors)
+
+    equal = judge(with_goal("equal"), rulebook)
+    unique = judge(with_goal("unique"), rulebook)
+    for a, b in zip(equal.seats, unique.seats, strict=True):
+        assert a.success != b.success
+
+
+@settings(max_examples=300, deadline=None)
+@given(tables())
+def test_a_constraint_violation_always_loses_the_mission(rulebook, table):
+    verdict = judge(table, rulebook)
+    broken = any(s.violations for s in verdict.seats)
+    assert (LossReason.CHALLENGE in verdict.lost_reasons) == broken
+    assert verdict.mission_lost == (broken or LossReason.HYPER in verdict.lost_reasons)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tables())
+def test_failures_count_only_counted_seats(rulebook, table):
+    verdict = judge(table, rulebook)
+    ignored = {u.seat for u in table.actions if u.card is Action.J}
+    assert verdict.failures == sum(
+        1 for s in verdict.seats if not s.success and s.seat not in ignored
+    )
+    assert all(s.counted == (s.seat not in ignored) for s in verdict.seats)

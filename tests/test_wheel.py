@@ -1,0 +1,41 @@
+"""The wheel carries schemas/ and templates/ and works outside the repository."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_works_installed_outside_the_repository(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path / "dist"), str(ROOT)],
+        check=True, capture_output=True,
+    )
+    wheel = next((tmp_path / "dist").glob("synergy_forge-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "synergy_forge/schemas/round.schema.json" in names
+    assert "synergy_forge/definitions/goals/between.yaml" in names
+    # A fresh environment that sees the installed dependencies but not this checkout.
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
+                    str(target), str(wheel)], check=True, capture_output=True)
+    env = {"PYTHONPATH": f"{target}:{sysconfig.get_paths()['purelib']}", "PATH": "/usr/bin:/bin",
+           "PYTHONNOUSERSITE": "1"}
+    round_file = tmp_path / "r.yaml"
+    round_file.write_text((ROOT / "missions/rounds/rulebook-example.yaml").read_text())
+    result = subprocess.run(
+        [sys.executable, "-I", "-c",
+         "import sys; sys.path[:0] = sys.argv[1].split(':'); import synergy_forge, "
+         "synergy_forge.cli as c; print(synergy_forge.__file__); sys.argv = ['sf', 'judge', "
+         "sys.argv[2]]; c.main()", env["PYTHONPATH"], str(round_file)],
+        cwd=tmp_path, capture_output=True, text=True, env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert str(target) in result.stdout.splitlines()[0]
+    assert "Round: success" in result.stdout
