@@ -7,8 +7,9 @@ engine, `judge` on the command line and the playtester all settle rounds through
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from synergy_forge.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
 from synergy_forge.rules import Rulebook, RuleKind
@@ -82,23 +83,44 @@ class SeatVerdict:
     right: int | None
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """The referee's decision on a round."""
+class Verdict(NamedTuple):
+    """The referee's decision on a round.
 
-    seats: tuple[SeatVerdict, ...]
+    An immutable tuple rather than a frozen dataclass: the playtester builds millions of them,
+    and a tuple is four times cheaper to build. Per-seat facts are parallel tuples; `seats`
+    assembles them into SeatVerdict values for readers.
+    """
+
+    success: bool
     failures: int
     allowed_failures: int
-    success: bool
     lost_reasons: tuple[LossReason, ...]
-    table: Table = field(repr=False)
+    sums: tuple[int, ...]
+    met: tuple[bool, ...]
+    goals: tuple[str, ...]
+    counted: tuple[bool, ...]
+    violations: tuple[tuple[str, ...], ...]
+    table: Table
+    #: per seat: (first card, second card, e1, e2, c1, c2)
+    cards: tuple[tuple, ...] = ()
+    #: per seat: the (left, right) neighbour sums its goal saw (R10)
+    neighbours: tuple[tuple[int | None, int | None], ...] = ()
 
     @property
     def mission_lost(self) -> bool:
         return bool(self.lost_reasons)
 
+    @property
+    def seats(self) -> tuple[SeatVerdict, ...]:
+        return tuple(
+            SeatVerdict(i, f, s, e1, e2, c1, c2, self.sums[i], self.goals[i], self.counted[i],
+                        self.met[i], self.violations[i], left, right)
+            for i, ((f, s, e1, e2, c1, c2), (left, right)) in enumerate(
+                zip(self.cards, self.neighbours, strict=True))
+        )
+
     def counted_sums(self, excluding: int | None = None) -> list[int]:
-        return [s.sum for s in self.seats if s.counted and s.seat != excluding]
+        return [t for i, t in enumerate(self.sums) if self.counted[i] and i != excluding]
 
 
 class IllegalRound(ValueError):
@@ -139,32 +161,39 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
         if value is not None and not 0 <= value < n:
             problems.append(Problem(where, f"{what} {value} is not a seat (0 to {n - 1})"))
 
-    seat_ok(table.super_seat, ("super",), "super holder")
-    seat_ok(table.hyper_seat, ("hyper",), "hyper holder")
+    if table.super_seat is not None or table.hyper_seat is not None:
+        seat_ok(table.super_seat, ("super",), "super holder")
+        seat_ok(table.hyper_seat, ("hyper",), "hyper holder")
     if table.allowed_failures < 0:
         problems.append(Problem(("allowed_failures",), "allowed failures cannot be negative"))
+    goals = rulebook.goals
     for i, play in enumerate(table.plays):
-        if play.goal not in rulebook.goals:
-            known = ", ".join(sorted(rulebook.goals))
+        if play.goal not in goals:
+            known = ", ".join(sorted(goals))
             message = f"unknown goal {play.goal!r}; expected one of {known}"
             problems.append(Problem(("seats", i, "goal"), message))
+        for j, card in enumerate((play.first, play.second)):
+            if not 1 <= card.value <= 5:
+                problems.append(Problem(("seats", i, "numbers", j),
+                                        f"a number card is 1 to 5, not {card.value}"))
+    challenges = rulebook.challenges
+    passing = 0
     for i, cid in enumerate(table.challenges):
-        if cid not in rulebook.challenges:
-            known = ", ".join(sorted(rulebook.challenges))
+        if cid not in challenges:
+            known = ", ".join(sorted(challenges))
             problems.append(
                 Problem(("challenges", i), f"unknown challenge {cid!r}; expected one of {known}")
             )
         elif cid in table.challenges[:i]:
             problems.append(Problem(("challenges", i), f"challenge {cid!r} is listed twice"))
-    directions = {
-        rulebook.challenges[c].direction
-        for c in table.challenges
-        if c in rulebook.challenges and rulebook.challenges[c].kind is RuleKind.PASSING
-    }
-    if len(directions) > 1:
+        elif challenges[cid].kind is RuleKind.PASSING:
+            passing += 1
+    if passing > 1:
         problems.append(
             Problem(("challenges",), "goals cannot pass both left and right in one round (R4)")
         )
+    if not table.actions:
+        return problems
 
     used_by: dict[int, int] = {}
     used_cards: set[Action] = set()
@@ -219,54 +248,59 @@ def judge(table: Table, rulebook: Rulebook) -> Verdict:
 
 
 def settle(table: Table, rulebook: Rulebook) -> Verdict:
-    """`judge` without the legality checks, for callers that only build legal tables."""
+    """`judge` without the legality checks, for callers that only build legal tables.
+
+    Written for speed (the playtester's inner loop); tests/test_properties.py and the
+    rulings tests hold it to RULES.md.
+    """
     plays = table.plays
     n = len(plays)
-    challenges = [rulebook.challenges[c] for c in table.challenges]
+    plan = rulebook.plan(table.challenges)
 
     # R4: goal cards pass the moment they are revealed, before the action step.
     goals = [p.goal for p in plays]
-    for c in challenges:
-        if c.kind is RuleKind.PASSING:
-            d = c.direction
-            goals = [goals[(i - d) % n] for i in range(n)]
+    if plan.direction:
+        k = -plan.direction % n
+        goals = goals[k:] + goals[:k]
 
-    # R12, R13: actions resolve in the order taken; F/G/B/I act on first number cards.
     firsts = [p.first for p in plays]
     deltas = [0] * n
     ignored: set[int] = set()
     extra_failures = 0
-    for use in table.actions:
-        card = use.card
-        if card is Action.F or card is Action.G:
-            deltas[use.target] += 1 if card is Action.F else -1  # type: ignore[index]
-        elif card is Action.B:
-            firsts[use.seat] = use.replacement  # type: ignore[assignment]
-            deltas[use.seat] = 0  # F/G stay with the card that left the table
-        elif card is Action.I:
-            a, b = use.seats  # type: ignore[misc]
-            firsts[a], firsts[b] = firsts[b], firsts[a]
-            deltas[a], deltas[b] = deltas[b], deltas[a]
-        elif card is Action.D:
-            goals[use.seat], goals[use.other] = goals[use.other], goals[use.seat]  # type: ignore[index]
-        elif card is Action.E:
-            a, b = use.seats  # type: ignore[misc]
-            goals[a], goals[b] = goals[b], goals[a]
-        elif card is Action.H:
-            extra_failures += 1
-        elif card is Action.J:
-            ignored.add(use.seat)  # R14
-        # A and C only move cards from the discard row to the hand: nothing on the table changes.
+    if table.actions:
+        # R12, R13: actions resolve in the order taken; F/G/B/I act on first number cards.
+        for use in table.actions:
+            card = use.card
+            if card is Action.F or card is Action.G:
+                deltas[use.target] += 1 if card is Action.F else -1  # type: ignore[index]
+            elif card is Action.B:
+                firsts[use.seat] = use.replacement  # type: ignore[assignment]
+                deltas[use.seat] = 0  # S2: F/G leave with the card
+            elif card is Action.I:
+                a, b = use.seats  # type: ignore[misc]
+                firsts[a], firsts[b] = firsts[b], firsts[a]
+                deltas[a], deltas[b] = deltas[b], deltas[a]  # S2: F/G travel with the card
+            elif card is Action.D:
+                o = use.other
+                goals[use.seat], goals[o] = goals[o], goals[use.seat]  # type: ignore[index]
+            elif card is Action.E:
+                a, b = use.seats  # type: ignore[misc]
+                goals[a], goals[b] = goals[b], goals[a]
+            elif card is Action.H:
+                extra_failures += 1
+            elif card is Action.J:
+                ignored.add(use.seat)  # R14
+            # A and C move cards from the discard row to the hand: the table does not change.
 
-    value_rules = [c.check for c in challenges if c.kind is RuleKind.VALUE]
-    combine = next((c.check for c in challenges if c.kind is RuleKind.COMBINE), None)
-    by_step = sorted(challenges, key=lambda c: c.step)
-    sum_rules = [c.check for c in by_step if c.kind is RuleKind.SUM]
-    constraints = [c for c in challenges if c.kind is RuleKind.CONSTRAINT]
+    value_rules, combine, sum_rules, constraints = (
+        plan.value_rules, plan.combine, plan.sum_rules, plan.constraints)
 
     # R5–R7: effective value, counted value, then the sum.
     sums = [0] * n
-    rows = []
+    cards: list = [None] * n
+    neighbours: list = [None] * n
+    violations: list[tuple[str, ...]] = [()] * n
+    broken_any = False
     for i in range(n):
         first, second = firsts[i], plays[i].second
         e1 = first.value + deltas[i]
@@ -275,52 +309,62 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
         for rule in value_rules:
             c1 = rule(c1)
             c2 = rule(c2)
-        total = combine(c1, c2) if combine is not None else c1 + c2
-        identical = first.color == second.color and e1 == e2
+        total = c1 + c2 if combine is None else combine(c1, c2)
+        identical = e1 == e2 and first.color == second.color
         for rule in sum_rules:
             total = rule(total, c1, c2, identical)
         sums[i] = total
-        broken = tuple(
-            c.id for c in constraints if not c.check(c1, c2, e1, e2, total, identical)
-        )  # R8, R9
-        rows.append((first, second, e1, e2, c1, c2, broken))
+        for cid, check in constraints:  # R8, R9
+            if not check(c1, c2, e1, e2, total, identical):
+                violations[i] += (cid,)
+                broken_any = True
+        cards[i] = (first, second, e1, e2, c1, c2)
 
     # Goals: "others" are the other counted seats (R14); neighbours skip ignored seats (R10).
-    counted = [i not in ignored for i in range(n)]
-    counted_sums = [sums[i] for i in range(n) if counted[i]]
-    seats = []
+    goal_checks = rulebook.goal_checks
+    met = [False] * n
     failures = 0
-    for i in range(n):
-        own = sums[i]
-        if counted[i]:
-            others = counted_sums.copy()
-            others.remove(own)
-            everyone = counted_sums
-        else:
-            others = counted_sums
-            everyone = [*counted_sums, own]
-        left = right = None
-        left_seat = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
-        right_seat = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
-        if left_seat is not None and left_seat != right_seat:
-            left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
-        distinct = sorted(set(everyone))
-        met = bool(rulebook.goals[goals[i]].check(own, others, everyone, distinct, left, right))
-        if counted[i] and not met:
-            failures += 1
-        first, second, e1, e2, c1, c2, broken = rows[i]
-        seats.append(
-            SeatVerdict(i, first, second, e1, e2, c1, c2, own, goals[i], counted[i], met,
-                        broken, left, right)
-        )
+    if not ignored:
+        distinct = sorted(set(sums))
+        for i in range(n):
+            own = sums[i]
+            left, right = sums[(i + 1) % n], sums[i - 1]
+            ok = goal_checks[goals[i]](own, sums[:i] + sums[i + 1:], sums, distinct, left, right)
+            met[i] = ok
+            if not ok:
+                failures += 1
+            neighbours[i] = (left, right)
+        counted = (True,) * n
+    else:
+        counted = tuple(i not in ignored for i in range(n))
+        counted_sums = [sums[i] for i in range(n) if counted[i]]
+        for i in range(n):
+            own = sums[i]
+            if counted[i]:
+                others = counted_sums.copy()
+                others.remove(own)
+                everyone = counted_sums
+            else:
+                others, everyone = counted_sums, [*counted_sums, own]
+            left = right = None
+            left_seat = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
+            right_seat = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
+            if left_seat is not None and left_seat != right_seat:
+                left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
+            ok = goal_checks[goals[i]](own, others, everyone, sorted(set(everyone)), left, right)
+            met[i] = ok
+            if counted[i] and not ok:
+                failures += 1
+            neighbours[i] = (left, right)
 
     allowed = table.allowed_failures + extra_failures
     success = failures <= allowed  # R16
-    if table.super_seat is not None and not seats[table.super_seat].success:
+    if table.super_seat is not None and not met[table.super_seat]:
         success = False
-    reasons = []
-    if table.hyper_seat is not None and not seats[table.hyper_seat].success:
-        reasons.append(LossReason.HYPER)
-    if any(s.violations for s in seats):
-        reasons.append(LossReason.CHALLENGE)
-    return Verdict(tuple(seats), failures, allowed, success, tuple(reasons), table)
+    reasons: tuple[LossReason, ...] = ()
+    if table.hyper_seat is not None and not met[table.hyper_seat]:
+        reasons = (LossReason.HYPER,)
+    if broken_any:
+        reasons += (LossReason.CHALLENGE,)
+    return Verdict(success, failures, allowed, reasons, tuple(sums), tuple(met), tuple(goals),
+                   counted, tuple(violations), table, tuple(cards), tuple(neighbours))

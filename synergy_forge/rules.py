@@ -133,12 +133,50 @@ class Definition:
         return self.text.get(language) or self.text.get("en") or ""
 
 
+@dataclass(frozen=True, slots=True)
+class ChallengePlan:
+    """A mission's challenges sorted by what they do, ready for the referee's inner loop."""
+
+    direction: int
+    value_rules: tuple[Callable[..., Any], ...]
+    combine: Callable[..., Any] | None
+    sum_rules: tuple[Callable[..., Any], ...]
+    constraints: tuple[tuple[str, Callable[..., Any]], ...]
+
+
 @dataclass(frozen=True)
 class Rulebook:
     """The goals and challenges a table knows: the built-ins plus a campaign's own."""
 
     goals: Mapping[str, Definition]
     challenges: Mapping[str, Definition]
+    # Memo of plan(): derived from the fields above, never changes what the rulebook says.
+    _plans: dict[tuple[str, ...], ChallengePlan] = field(
+        default_factory=dict, compare=False, repr=False)
+
+    #: goal id -> check, for the referee's inner loop.
+    goal_checks: Mapping[str, Callable[..., Any]] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        checks = {gid: g.check for gid, g in self.goals.items()}
+        object.__setattr__(self, "goal_checks", checks)
+
+    def plan(self, challenge_ids: tuple[str, ...]) -> ChallengePlan:
+        """The challenges `challenge_ids` name, grouped by kind, in the order R7 applies them."""
+        plan = self._plans.get(challenge_ids)
+        if plan is None:
+            found = [self.challenges[c] for c in challenge_ids]
+            plan = ChallengePlan(
+                direction=sum(c.direction for c in found if c.kind is RuleKind.PASSING),
+                value_rules=tuple(c.check for c in found if c.kind is RuleKind.VALUE),
+                combine=next((c.check for c in found if c.kind is RuleKind.COMBINE), None),
+                sum_rules=tuple(c.check for c in sorted(found, key=lambda c: c.step)
+                                if c.kind is RuleKind.SUM),  # S4
+                constraints=tuple((c.id, c.check) for c in found
+                                  if c.kind is RuleKind.CONSTRAINT),
+            )
+            self._plans[challenge_ids] = plan
+        return plan
 
     def goal(self, goal_id: str) -> Definition:
         return self.goals[goal_id]
@@ -154,3 +192,4 @@ class Rulebook:
             target = goals if definition.kind is RuleKind.GOAL else challenges
             target[definition.id] = definition
         return Rulebook(goals, challenges)
+
