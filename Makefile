@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml
 
 ## The main job on the bundled starter material.
 demo: $(STAMP)
+	$(BIN)/synergy-forge validate missions/starter
 	$(BIN)/synergy-forge judge missions/rounds/*.yaml
 
 ## Lint and the whole test suite.

@@ -61,3 +61,86 @@ def judge(files: tuple[Path, ...], as_json: bool, data_rules: bool) -> None:
     click.echo(("\n" if as_json else "\n\n").join(outputs)) if outputs else None
     if problems:
         fail_with(InvalidInput(problems))
+
+
+FORMATS = ("text", "json", "github")
+
+
+def _github(diagnostic) -> str:
+    # GitHub Actions workflow commands: data must have %, CR and LF escaped.
+    def esc(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    return (f"::{diagnostic.severity} file={esc(diagnostic.file)},line={diagnostic.line},"
+            f"col={diagnostic.column},title={diagnostic.check}::{esc(diagnostic.message)}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text: FILE:LINE:COLUMN: severity: message [check]; json: one object "
+              "(docs/ci.md); github: GitHub Actions annotations.")
+def validate(paths: tuple[Path, ...], fmt: str) -> None:
+    """Check missions, campaigns, goals, challenges and rounds.
+
+    PATHS are files or folders (a folder with campaign.yaml is a campaign; any other folder is
+    searched for *.yaml and *.json). Default: the bundled starter campaign. Exits 0 when there
+    is no error (warnings allowed), 1 when there are errors, 2 on a usage error.
+    """
+    from synergy_forge.resources import starter_campaign
+    from synergy_forge.validate import validate_paths
+
+    report = validate_paths(list(paths) or [starter_campaign()])
+    if fmt == "json":
+        click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
+    elif fmt == "github":
+        for diagnostic in report.diagnostics:
+            click.echo(_github(diagnostic))
+    else:
+        for diagnostic in report.diagnostics:
+            click.echo(str(diagnostic))
+        files = f"{report.files} file{'s' if report.files != 1 else ''}"
+        summary = f"{files} checked: {report.errors} error(s), {report.warnings} warning(s)"
+        click.echo(summary, err=bool(report.diagnostics))
+    sys.exit(EXIT_FAILED if report.errors else EXIT_OK)
+
+
+@main.group()
+def new() -> None:
+    """Start a new mission or campaign from a commented template that validates as written."""
+
+
+@new.command("mission")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def new_mission(path: Path, force: bool) -> None:
+    """Write a starting mission file at PATH."""
+    from synergy_forge.scaffold import write_mission
+
+    _scaffold(lambda: write_mission(path, force=force))
+
+
+@new.command("campaign")
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--languages", default="en,fr", show_default=True,
+              help="Comma-separated language codes.")
+def new_campaign(folder: Path, languages: str) -> None:
+    """Create a campaign folder: campaign.yaml, a first mission, a custom challenge and goal."""
+    from synergy_forge.scaffold import write_campaign
+
+    langs = tuple(x.strip() for x in languages.split(",") if x.strip())
+    _scaffold(lambda: write_campaign(folder, langs))
+
+
+def _scaffold(action) -> None:
+    try:
+        written = action()
+    except FileExistsError as exc:
+        click.echo(f"{exc.filename}: already exists; nothing was written (use another path"
+                   " or --force for a single file)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except OSError as exc:
+        click.echo(f"{exc.filename}: cannot write: {exc.strerror}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    for path in written:
+        click.echo(f"wrote {path}")

@@ -26,7 +26,10 @@ def definitions_dir() -> Path:
     return PACKAGE / "definitions"
 
 
-def bundled_campaign() -> Path:
-    """The starter campaign: in a checkout, missions/; in a wheel, the copy inside the package."""
-    inside = PACKAGE / "missions"
-    return inside if inside.is_dir() else PACKAGE.parent / "missions"
+def bundled_missions() -> Path:
+    """missions/: in a checkout at the top; in a wheel, the copy inside the package."""
+    return _shipped("missions")
+
+
+def starter_campaign() -> Path:
+    return bundled_missions() / "starter"

@@ -1,0 +1,221 @@
+"""From files to domain objects: YAML -> schema -> semantic checks -> Mission / Campaign.
+
+Every problem becomes a Diagnostic; nothing here raises on bad input.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from synergy_forge.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
+from synergy_forge.definitions import definition_from, standard_rulebook, text_of
+from synergy_forge.diagnostics import Diagnostic, InvalidInput, Severity, errors
+from synergy_forge.lint import definition_diagnostics, mission_diagnostics
+from synergy_forge.mission import Campaign, Mission
+from synergy_forge.rules import Definition, Rulebook
+from synergy_forge.schema import schema_diagnostics
+from synergy_forge.yamlfile import Document, read_document
+
+CAMPAIGN_FILE = "campaign.yaml"
+
+
+def display(path: Path) -> str:
+    """A path as the user would type it: relative to the working folder when inside it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def detect_kind(doc: Document, path: Path) -> str:
+    """Which format a file is in: by name for campaign.yaml, otherwise by its keys."""
+    if path.name == CAMPAIGN_FILE:
+        return "campaign"
+    data = doc.data if isinstance(doc.data, dict) else {}
+    if "seats" in data:
+        return "round"
+    if "kind" in data:
+        return "challenge"
+    if "rule" in data:
+        return "goal"
+    if "missions" in data:
+        return "campaign"
+    return "mission"
+
+
+def mission_from_data(data: dict[str, Any], source: str = "") -> Mission:
+    players = tuple(sorted(data.get("players", [3, 4, 5])))
+    allowed = data.get("allowed_failures", 0)
+    per_count = {p: allowed for p in players} if isinstance(allowed, int) else \
+        {int(k): v for k, v in allowed.items()}
+    hand = data.get("hand", {})
+    return Mission(
+        id=data["id"], number=data["number"], title=text_of(data["title"]), stars=data["stars"],
+        rounds=data["rounds"], lives=data["lives"], players=players,
+        hand_numbers=hand.get("numbers", 10), hand_goals=hand.get("goals", 7),
+        order=Order(data.get("order", Order.NUMBER_GOAL_NUMBER)), allowed_failures=per_count,
+        challenges=tuple(data.get("challenges", [])),
+        actions=tuple(Action(a) for a in data.get("actions", [])),
+        goals=tuple(data.get("goals", GOAL_IDS)),
+        super=data.get("super", False), hyper=data.get("hyper", False),
+        flavor=text_of(data.get("flavor")), source=source,
+    )
+
+
+def check_mission(doc: Document, rulebook: Rulebook,
+                  languages: tuple[str, ...] = ("en",)) -> tuple[Mission | None, list[Diagnostic]]:
+    found = schema_diagnostics(doc, "mission")
+    if found:
+        return None, found
+    found = mission_diagnostics(doc, rulebook, languages)
+    if errors(found):
+        return None, found
+    return mission_from_data(doc.data, doc.file), found
+
+
+@dataclass
+class CampaignResult:
+    """What reading a campaign gave: the campaign (None when it has errors) and every problem."""
+
+    campaign: Campaign | None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    files: int = 0
+    #: every file read, so a folder walk does not check them twice
+    paths: set[Path] = field(default_factory=set)
+
+
+def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagnostic]]:
+    """The files the patterns under `key` name, in a stable order, each once."""
+    found: list[Diagnostic] = []
+    paths: list[Path] = []
+    for i, pattern in enumerate(doc.data.get(key, [])):
+        matches = sorted(root.glob(pattern)) if any(ch in pattern for ch in "*?[") else \
+            [root / pattern]
+        matches = [m for m in matches if m.is_file()] if matches else []
+        if not matches:
+            found.append(doc.diagnostic((key, i), f"'{pattern}' matches no file",
+                                        "campaign.missing-file"))
+        for m in matches:
+            if m.resolve() in {p.resolve() for p in paths}:
+                found.append(doc.diagnostic((key, i), f"{display(m)} is listed twice",
+                                            "campaign.duplicate-file"))
+            else:
+                paths.append(m)
+    return paths, found
+
+
+def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
+    """Read and check a campaign folder: campaign.yaml, its own goals and challenges, missions."""
+    result = CampaignResult(None)
+    try:
+        doc = read_document(folder / CAMPAIGN_FILE, display(folder / CAMPAIGN_FILE))
+    except InvalidInput as exc:
+        result.diagnostics += exc.diagnostics
+        return result
+    result.files = 1
+    result.paths.add((folder / CAMPAIGN_FILE).resolve())
+    found = schema_diagnostics(doc, "campaign")
+    if found:
+        result.diagnostics += found
+        return result
+    languages = tuple(doc.data.get("languages", ["en"]))
+    result.diagnostics += [d for d in _name_languages(doc, languages)]
+
+    own: list[Definition] = []
+    seen_ids: dict[str, str] = {}
+    builtin = standard_rulebook()
+    for key, kind in (("goals", "goal"), ("challenges", "challenge")):
+        paths, found = _expand(doc, folder, key)
+        result.diagnostics += found
+        for path in paths:
+            result.files += 1
+            result.paths.add(path.resolve())
+            try:
+                sub = read_document(path, display(path))
+            except InvalidInput as exc:
+                result.diagnostics += exc.diagnostics
+                continue
+            definition, found = definition_from(sub, kind)
+            result.diagnostics += found
+            if definition is None:
+                continue
+            result.diagnostics += definition_diagnostics(sub, languages)
+            if definition.id in builtin.goals or definition.id in builtin.challenges:
+                result.diagnostics.append(sub.diagnostic(
+                    ("id",), f"'{definition.id}' is a built-in id; give yours another name",
+                    "definition.duplicate-id"))
+            elif definition.id in seen_ids:
+                result.diagnostics.append(sub.diagnostic(
+                    ("id",), f"'{definition.id}' is already defined in {seen_ids[definition.id]}",
+                    "definition.duplicate-id"))
+            else:
+                seen_ids[definition.id] = sub.file
+                own.append(definition)
+    rulebook = builtin.extended(own)
+    colors = tuple(doc.data.get("colors", DEFAULT_COLORS))
+    if not with_missions:
+        result.campaign = Campaign(text_of(doc.data["name"]), (), rulebook, languages, colors,
+                                   doc.file)
+        return result
+
+    paths, found = _expand(doc, folder, "missions")
+    result.diagnostics += found
+    missions: list[Mission] = []
+    by_id: dict[str, Mission] = {}
+    by_number: dict[int, Mission] = {}
+    docs: dict[str, Document] = {}
+    for path in paths:
+        result.files += 1
+        result.paths.add(path.resolve())
+        try:
+            sub = read_document(path, display(path))
+        except InvalidInput as exc:
+            result.diagnostics += exc.diagnostics
+            continue
+        docs[sub.file] = sub
+        mission, found = check_mission(sub, rulebook, languages)
+        result.diagnostics += found
+        if mission is None:
+            continue
+        if mission.id in by_id:
+            result.diagnostics.append(sub.diagnostic(
+                ("id",), f"mission id '{mission.id}' is also used by {by_id[mission.id].source}",
+                "campaign.duplicate-id"))
+        if mission.number in by_number:
+            result.diagnostics.append(sub.diagnostic(
+                ("number",), f"mission number {mission.number} is also used by "
+                f"{by_number[mission.number].source}", "campaign.duplicate-number"))
+        by_id.setdefault(mission.id, mission)
+        by_number.setdefault(mission.number, mission)
+        missions.append(mission)
+    missions.sort(key=lambda m: (m.number, m.id))
+    expected = 1
+    for mission in missions:
+        if mission.number > expected:
+            gap = f"{expected}" if mission.number == expected + 1 else \
+                f"{expected} to {mission.number - 1}"
+            result.diagnostics.append(docs[mission.source].diagnostic(
+                ("number",), f"mission {gap} is missing: numbers should run 1..N without gaps",
+                "campaign.numbering", severity=Severity.WARNING))
+        expected = max(expected, mission.number + 1)
+    if not errors(result.diagnostics):
+        result.campaign = Campaign(text_of(doc.data["name"]), tuple(missions), rulebook,
+                                   languages, colors, doc.file)
+    return result
+
+
+def _name_languages(doc: Document, languages: tuple[str, ...]) -> list[Diagnostic]:
+    from synergy_forge.lint import text_languages
+
+    return text_languages(doc, ("name",), languages)
+
+
+def find_campaign(path: Path) -> Path | None:
+    """The campaign folder a file belongs to: the nearest folder up with a campaign.yaml."""
+    for folder in [path.parent, *path.parent.parents][:3]:
+        if (folder / CAMPAIGN_FILE).is_file():
+            return folder
+    return None
