@@ -79,7 +79,7 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
                 found.append(doc.diagnostic(
                     ("goals", i), f"unknown goal '{gid}'{suggest(gid, sorted(rulebook.goals))}",
                     "mission.unknown-goal"))
-        hand_goals = data.get("hand", {}).get("goals", 7)
+        hand_goals = data.get("hand", {}).get("goals", len(goals))
         if hand_goals > len(goals):
             found.append(doc.diagnostic(
                 ("hand", "goals"), f"a starting hand of {hand_goals} goal cards, but the goal "

@@ -25,9 +25,10 @@ CAMPAIGN_FILE = "campaign.yaml"
 def display(path: Path) -> str:
     """A path as the user would type it: relative to the working folder when inside it."""
     try:
-        return os.path.relpath(path)
+        relative = os.path.relpath(path)
     except ValueError:
         return str(path)
+    return str(path) if relative.startswith("..") else relative
 
 
 def detect_kind(doc: Document, path: Path) -> str:
@@ -55,7 +56,8 @@ def mission_from_data(data: dict[str, Any], source: str = "") -> Mission:
     return Mission(
         id=data["id"], number=data["number"], title=text_of(data["title"]), stars=data["stars"],
         rounds=data["rounds"], lives=data["lives"], players=players,
-        hand_numbers=hand.get("numbers", 10), hand_goals=hand.get("goals", 7),
+        hand_numbers=hand.get("numbers", 10),
+        hand_goals=hand.get("goals", len(data.get("goals", GOAL_IDS))),
         order=Order(data.get("order", Order.NUMBER_GOAL_NUMBER)), allowed_failures=per_count,
         challenges=tuple(data.get("challenges", [])),
         actions=tuple(Action(a) for a in data.get("actions", [])),

@@ -120,6 +120,10 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
     title = error.schema.get("title") if isinstance(error.schema, dict) else None
     hint = f" ({error.schema['description']})" if isinstance(error.schema, dict) and \
         "description" in error.schema and v == "pattern" else ""
+    if "propertyNames" in error.relative_schema_path:
+        rule = f"one of {', '.join(map(str, arg))}" if v == "enum" else "of the right form"
+        return f"{where} cannot have the key {value!r}; keys must be {rule}", True, \
+            (*path, value)
     if v in ("anyOf", "oneOf"):
         return f"{where} must be {_alternatives(error)}, got {_kind_of(value)}", False, path
     if v == "required":

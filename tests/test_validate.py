@@ -1,0 +1,211 @@
+"""`validate`: every schema rule and semantic check points at the exact file, line and column."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.cards import CHALLENGE_IDS, Action
+from synergy_forge.cli import main
+from synergy_forge.loading import read_campaign
+from synergy_forge.resources import starter_campaign
+from synergy_forge.validate import validate_paths
+
+GOOD = """\
+id: good
+number: 1
+title: Good
+stars: 1
+rounds: 3
+lives: 3
+"""
+
+
+def found(tmp_path: Path, files: dict[str, str], target: str = ".") -> list[tuple]:
+    tmp_path.mkdir(exist_ok=True)
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        report = validate_paths([Path(target)])
+    finally:
+        os.chdir(cwd)
+    return [(d.file, d.line, d.column, str(d.severity), d.check) for d in report.diagnostics]
+
+
+def test_a_good_mission_is_clean(tmp_path):
+    assert found(tmp_path, {"m.yaml": GOOD}) == []
+
+
+MISSION_CASES = {
+    # name: (text to append or replace, expected (line, column, severity, check))
+    "missing-field": (GOOD.replace("stars: 1\n", ""), (1, 1, "error", "schema.required")),
+    "unknown-field": (GOOD + "live: 2\n", (7, 1, "error", "schema.additionalProperties")),
+    "wrong-type": (GOOD.replace("rounds: 3", "rounds: three"), (5, 9, "error", "schema.type")),
+    "out-of-range": (GOOD.replace("stars: 1", "stars: 6"), (4, 8, "error", "schema.maximum")),
+    "bad-id": (GOOD.replace("id: good", "id: Good Mission"), (1, 5, "error", "schema.pattern")),
+    "bad-enum": (GOOD + "order: number-number-goal\n", (7, 8, "error", "schema.enum")),
+    "twice": (GOOD + "actions: [F, F]\n", (7, 10, "error", "schema.uniqueItems")),
+    "bad-action": (GOOD + "actions: [K]\n", (7, 11, "error", "schema.enum")),
+    "bad-failures": (GOOD + "allowed_failures: {6: 1}\n",
+                     (7, 20, "error", "schema.enum")),
+    "rounds": (GOOD.replace("rounds: 3", "rounds: 8"), (5, 9, "error", "mission.rounds")),
+    "lives": (GOOD.replace("rounds: 3", "rounds: 6"), (6, 8, "warning", "mission.lives")),
+    "failures-int": (GOOD + "allowed_failures: 3\n",
+                     (7, 19, "error", "mission.allowed-failures")),
+    "failures-map": (GOOD + "allowed_failures: {3: 0, 4: 4, 5: 1}\n",
+                     (7, 29, "error", "mission.allowed-failures")),
+    "failures-missing": (GOOD + "allowed_failures: {3: 0, 4: 1}\n",
+                         (7, 19, "error", "mission.allowed-failures")),
+    "failures-extra": (GOOD + "players: [3]\nallowed_failures: {3: 0, 5: 1}\n",
+                       (8, 26, "warning", "mission.allowed-failures")),
+    "unknown-challenge": (GOOD + "challenges: [minimum-5, maximum-8]\n",
+                          (7, 25, "error", "mission.unknown-challenge")),
+    "passing": (GOOD + "challenges: [goals-left, goals-right]\n",
+                (7, 13, "error", "mission.passing")),
+    "unsatisfiable": (GOOD + "challenges:\n  - low-to-high\n  - high-to-low\n",
+                      (8, 3, "error", "mission.unsatisfiable")),
+    "unsatisfiable-sums": (GOOD + "challenges: [minimum-5, maximum-7, no-doubles, even, "
+                           "low-to-high, difference]\n", (7, 13, "error", "mission.unsatisfiable")),
+    "unknown-goal": (GOOD + "goals: [equal, unique, secnd-highest]\n",
+                     (7, 24, "error", "mission.unknown-goal")),
+    "hand": (GOOD + "goals: [equal, unique, between]\nhand: {goals: 4}\n",
+             (8, 15, "error", "mission.hand")),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISSION_CASES))
+def test_each_mission_check_is_located(tmp_path, case):
+    text, (line, column, severity, check) = MISSION_CASES[case]
+    assert found(tmp_path, {"m.yaml": text}) == [("m.yaml", line, column, severity, check)]
+
+
+def test_yaml_problems_are_located(tmp_path):
+    assert found(tmp_path, {"m.yaml": GOOD + "rounds: 4\n"}) == \
+        [("m.yaml", 7, 1, "error", "yaml")]
+    assert found(tmp_path / "n", {"n.yaml": "id: [\n"}) == [("n.yaml", 2, 1, "error", "yaml")]
+
+
+CAMPAIGN = """\
+name: {en: Test, fr: Essai}
+languages: [en, fr]
+missions: [missions/*.yaml]
+challenges: [challenges/*.yaml]
+goals: [goals/*.yaml]
+"""
+
+
+def mission(mid: str, number: int, extra: str = "") -> str:
+    return (f"id: {mid}\nnumber: {number}\ntitle: {{en: T, fr: T}}\nstars: 1\nrounds: 3\n"
+            f"lives: 3\n{extra}")
+
+
+def test_campaign_checks(tmp_path):
+    files = {
+        "c/campaign.yaml": CAMPAIGN,
+        "c/missions/a.yaml": mission("a", 1),
+        "c/missions/b.yaml": mission("a", 1),
+        "c/missions/d.yaml": mission("d", 4, "flavor: Only English\n"),
+        "c/challenges/odd.yaml": "id: odd\nkind: constraint\nname: {en: Odd, fr: Impair}\n"
+                                 "text: {en: Odd., fr: Impair.}\nrule: sum is odd\n",
+        "c/challenges/bad.yaml": "id: bad\nkind: constraint\nname: Bad\ntext: Bad\n"
+                                 "rule: sum > lefty\n",
+        "c/goals/broken.yaml": "id: broken\nname: B\ntext: B\nrule: \"sum ==\"\n",
+        "c/goals/equal.yaml": "id: equal\nname: {en: E, fr: E}\ntext: {en: E, fr: E}\n"
+                              "rule: sum in others\n",
+    }
+    assert found(tmp_path, files, "c") == [
+        ("c/challenges/bad.yaml", 5, 7, "error", "definition.rule"),
+        ("c/goals/broken.yaml", 4, 7, "error", "definition.rule"),
+        ("c/goals/equal.yaml", 1, 5, "error", "definition.duplicate-id"),
+        ("c/missions/b.yaml", 1, 5, "error", "campaign.duplicate-id"),
+        ("c/missions/b.yaml", 2, 9, "error", "campaign.duplicate-number"),
+        ("c/missions/d.yaml", 2, 9, "warning", "campaign.numbering"),
+        ("c/missions/d.yaml", 7, 9, "warning", "text.missing-language"),
+    ]
+
+
+def test_campaign_file_patterns(tmp_path):
+    text = CAMPAIGN.replace("missions: [missions/*.yaml]",
+                            "missions: [missions/*.yaml, missions/a.yaml, nowhere/*.yaml]")
+    files = {"c/campaign.yaml": text, "c/missions/a.yaml": mission("a", 1)}
+    assert found(tmp_path, files, "c") == [
+        ("c/campaign.yaml", 3, 29, "error", "campaign.duplicate-file"),
+        ("c/campaign.yaml", 3, 46, "error", "campaign.missing-file"),
+        ("c/campaign.yaml", 4, 14, "error", "campaign.missing-file"),
+        ("c/campaign.yaml", 5, 9, "error", "campaign.missing-file"),
+    ]
+
+
+def test_a_mission_file_alone_uses_its_campaigns_own_challenges(tmp_path):
+    files = {
+        "c/campaign.yaml": CAMPAIGN.replace("goals: [goals/*.yaml]\n", ""),
+        "c/missions/a.yaml": mission("a", 1, "challenges: [odd]\n"),
+        "c/challenges/odd.yaml": "id: odd\nkind: constraint\nname: {en: Odd, fr: Impair}\n"
+                                 "text: {en: Odd., fr: Impair.}\nrule: sum is odd\n",
+    }
+    assert found(tmp_path, files, "c/missions/a.yaml") == []
+
+
+def test_the_bundled_campaign_is_clean_and_complete():
+    report = validate_paths([starter_campaign()])
+    assert report.diagnostics == [] and report.files == 34
+    campaign = read_campaign(starter_campaign()).campaign
+    assert [m.number for m in campaign.missions] == list(range(1, 31))
+    used_challenges = {c for m in campaign.missions for c in m.challenges}
+    assert set(CHALLENGE_IDS) <= used_challenges
+    assert {a for m in campaign.missions for a in m.actions} == set(Action)
+    own = [c for c in campaign.rulebook.challenges.values() if not c.builtin]
+    assert len(own) >= 2 and any(not g.builtin for g in campaign.rulebook.goals.values())
+    assert any(not campaign.rulebook.goals[g].builtin for m in campaign.missions for g in m.goals)
+    for m in campaign.missions:
+        assert set(m.title) == {"en", "fr"} and set(m.flavor) == {"en", "fr"}
+    stars = [m.stars for m in campaign.missions]
+    assert stars == sorted(stars) and stars[0] == 1 and stars[-1] == 5
+    first_super = min(m.number for m in campaign.missions if m.super)
+    first_hyper = min(m.number for m in campaign.missions if m.hyper)
+    first_action = min(m.number for m in campaign.missions if m.actions)
+    assert 10 <= first_action < first_super < first_hyper
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_formats_and_exit_codes(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(GOOD.replace("stars: 1", "stars: 9"))
+    text = run("validate", str(bad))
+    assert text.exit_code == 1
+    assert f"{bad}:4:8: error: 'stars' must be at most 5, got 9 [schema.maximum]" in text.output
+    as_json = json.loads(run("validate", "--format", "json", str(bad)).output)
+    assert as_json["valid"] is False and as_json["errors"] == 1 and as_json["files"] == 1
+    assert as_json["diagnostics"][0] == {
+        "file": str(bad), "line": 4, "column": 8, "severity": "error",
+        "message": "'stars' must be at most 5, got 9", "check": "schema.maximum"}
+    github = run("validate", "--format", "github", str(bad)).output
+    assert github.startswith(f"::error file={bad},line=4,col=8,title=schema.maximum::")
+    assert run("validate").exit_code == 0
+    assert run("validate", "--format", "xml").exit_code == 2
+
+
+def test_new_files_validate_and_are_never_overwritten(tmp_path):
+    target = tmp_path / "my-mission.yaml"
+    assert run("new", "mission", str(target)).exit_code == 0
+    assert run("validate", str(target)).exit_code == 0
+    target.write_text("# my work\n")
+    again = run("new", "mission", str(target))
+    assert again.exit_code == 2 and "already exists" in again.output
+    assert target.read_text() == "# my work\n"
+    assert run("new", "campaign", str(tmp_path / "camp")).exit_code == 0
+    result = run("validate", str(tmp_path / "camp"))
+    assert result.exit_code == 0, result.output
+    assert "0 error(s), 0 warning(s)" in result.output
+    assert run("new", "campaign", str(tmp_path / "camp")).exit_code == 2
