@@ -12,14 +12,13 @@ from synergy_forge.validate import validate_file
 
 scalars = st.none() | st.booleans() | st.integers(-10, 100) | st.floats(allow_nan=False) | \
     st.text(max_size=12)
+KEYS = ["id", "number", "title", "stars", "rounds", "lives", "players", "hand", "order",
+        "allowed_failures", "challenges", "actions", "goals", "super", "hyper", "flavor", "en",
+        "fr", "numbers", "seats", "goal", "kind", "rule", "name", "text", "missions", "3", "4"]
 values = st.recursive(
     scalars,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["id", "number", "title", "stars", "rounds", "lives", "players",
-                         "hand", "order", "allowed_failures", "challenges", "actions", "goals",
-                         "super", "hyper", "flavor", "en", "fr", "numbers", "seats", "goal",
-                         "kind", "rule", "name", "text", "missions", "3", "4"]) | st.text(max_size=5),
-        inner, max_size=6),
+        st.sampled_from(KEYS) | st.text(max_size=5), inner, max_size=6),
     max_leaves=20,
 )
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow,
