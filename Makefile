@@ -24,6 +24,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_judge.py
+	$(BIN)/python bench/bench_validate.py
 
 clean:
 	rm -rf $(VENV) output/*.pdf output/png

@@ -45,6 +45,9 @@ def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tupl
 
     Asked of the referee: three seats play the pair, and the verdict says what it broke.
     """
+    key = ("keepable", challenges)
+    if key in rulebook.memo:
+        return rulebook.memo[key]
     kept = []
     color = DEFAULT_COLORS[0]
     for a, b in itertools.product(range(1, 6), repeat=2):
@@ -52,6 +55,7 @@ def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tupl
         verdict = settle(Table((play, play, play), challenges), rulebook)
         if not verdict.violations[0]:
             kept.append((a, b))
+    rulebook.memo[key] = kept
     return kept
 
 

@@ -93,6 +93,7 @@ def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagn
     """The files the patterns under `key` name, in a stable order, each once."""
     found: list[Diagnostic] = []
     paths: list[Path] = []
+    seen: set[Path] = set()
     for i, pattern in enumerate(doc.data.get(key, [])):
         matches = sorted(root.glob(pattern)) if any(ch in pattern for ch in "*?[") else \
             [root / pattern]
@@ -101,10 +102,12 @@ def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagn
             found.append(doc.diagnostic((key, i), f"'{pattern}' matches no file",
                                         "campaign.missing-file"))
         for m in matches:
-            if m.resolve() in {p.resolve() for p in paths}:
+            real = m.resolve()
+            if real in seen:
                 found.append(doc.diagnostic((key, i), f"{display(m)} is listed twice",
                                             "campaign.duplicate-file"))
             else:
+                seen.add(real)
                 paths.append(m)
     return paths, found
 

@@ -150,9 +150,9 @@ class Rulebook:
 
     goals: Mapping[str, Definition]
     challenges: Mapping[str, Definition]
-    # Memo of plan(): derived from the fields above, never changes what the rulebook says.
-    _plans: dict[tuple[str, ...], ChallengePlan] = field(
-        default_factory=dict, compare=False, repr=False)
+    # Memo of facts derived from the fields above (plan(), the lint's keepable pairs): it
+    # never changes what the rulebook says.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     #: goal id -> check, for the referee's inner loop.
     goal_checks: Mapping[str, Callable[..., Any]] = field(init=False, compare=False, repr=False)
@@ -163,7 +163,7 @@ class Rulebook:
 
     def plan(self, challenge_ids: tuple[str, ...]) -> ChallengePlan:
         """The challenges `challenge_ids` name, grouped by kind, in the order R7 applies them."""
-        plan = self._plans.get(challenge_ids)
+        plan = self.memo.get(challenge_ids)
         if plan is None:
             found = [self.challenges[c] for c in challenge_ids]
             plan = ChallengePlan(
@@ -175,7 +175,7 @@ class Rulebook:
                 constraints=tuple((c.id, c.check) for c in found
                                   if c.kind is RuleKind.CONSTRAINT),
             )
-            self._plans[challenge_ids] = plan
+            self.memo[challenge_ids] = plan
         return plan
 
     def goal(self, goal_id: str) -> Definition:
