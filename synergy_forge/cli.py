@@ -76,7 +76,7 @@ def _github(diagnostic) -> str:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text: FILE:LINE:COLUMN: severity: message [check]; json: one object "
               "(docs/ci.md); github: GitHub Actions annotations.")
