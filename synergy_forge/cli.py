@@ -144,3 +144,107 @@ def _scaffold(action) -> None:
         sys.exit(EXIT_BAD_INPUT)
     for path in written:
         click.echo(f"wrote {path}")
+
+
+def _resolve_mission(spec: str):
+    """A mission file, or the number or id of a mission of the bundled starter campaign."""
+    from synergy_forge.loading import load_mission_file
+    from synergy_forge.resources import starter_campaign
+
+    path = Path(spec)
+    if not path.exists():
+        folder = starter_campaign() / "missions"
+        matches = [p for p in sorted(folder.glob("*.yaml"))
+                   if (spec.isdigit() and p.name.split("-")[0].lstrip("0") == spec.lstrip("0"))
+                   or p.stem.split("-", 1)[-1] == spec]
+        if not matches:
+            click.echo(f"{spec}: no such file, nor a mission number or id of the starter "
+                       "campaign", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        path = matches[0]
+    try:
+        return load_mission_file(path)
+    except InvalidInput as exc:
+        fail_with(exc)
+
+
+@main.command()
+@click.argument("mission")
+@click.option("--players", type=click.IntRange(3, 5), help="Player count (default: 4 if the "
+              "mission allows it, else its first).")
+@click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random, "
+              "printed).")
+@click.option("--bots", default="greedy", show_default=True,
+              help="One bot for every seat (random, greedy), or one per seat: greedy,random,…")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write every decision to this JSON Lines file, for `replay`.")
+@click.option("--quiet", is_flag=True, help="Print only the outcome.")
+def play(mission: str, players: int | None, seed: int | None, bots: str,
+         log_path: Path | None, quiet: bool) -> None:
+    """Watch bots play MISSION (a mission file, or a starter mission's number or id)."""
+    import random as _random
+
+    from synergy_forge.bots import BOTS
+    from synergy_forge.engine import Game
+    from synergy_forge.fileio import write_atomic
+    from synergy_forge.narrate import heading, round_story
+    from synergy_forge.session import play as play_game
+    from synergy_forge.session import write_log
+
+    loaded, rulebook, colors = _resolve_mission(mission)
+    count = players or (4 if 4 in loaded.players else loaded.players[0])
+    if count not in loaded.players:
+        raise click.BadParameter(f"mission {loaded.id} is for {', '.join(map(str, loaded.players))}"
+                                 " players", param_hint="--players")
+    names = [b.strip() for b in bots.split(",")]
+    names = names * count if len(names) == 1 else names
+    unknown = [b for b in names if b not in BOTS]
+    if unknown or len(names) != count:
+        raise click.BadParameter(f"give one bot or {count}, each of {', '.join(BOTS)}",
+                                 param_hint="--bots")
+    seed = seed if seed is not None else _random.SystemRandom().randrange(10**6)
+    game = Game(loaded, count, seed, rulebook, colors)
+    started = False
+
+    def show(g: Game) -> None:
+        nonlocal started
+        if quiet:
+            return
+        if not started:
+            click.echo(heading(g, names) + "\n")
+            started = True
+        click.echo(round_story(g, g.history[-1]) + "\n")
+
+    played = play_game(game, names, record=log_path is not None, after_round=show)
+    if not started and not quiet:
+        click.echo(heading(game, names) + "\n")
+    click.echo(str(game.outcome))
+    if log_path is not None:
+        write_atomic(log_path, write_log(played.records))
+        click.echo(f"log written to {log_path} ({len(played.records)} records)", err=True)
+
+
+@main.command()
+@click.argument("log_file", type=click.Path(path_type=Path))
+def replay(log_file: Path) -> None:
+    """Re-run a game log through the engine and confirm its outcome.
+
+    Exits 0 when every decision is legal and the outcome is the same, 1 naming the first
+    record that is illegal or disagrees, 2 when the file cannot be read.
+    """
+    from synergy_forge.session import ReplayError
+    from synergy_forge.session import replay as replay_log
+
+    try:
+        text = log_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        click.echo(f"{log_file}:1:1: error: cannot read the log: {reason}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    try:
+        game = replay_log(text.splitlines())
+    except ReplayError as exc:
+        click.echo(f"{log_file}:{exc.line}:1: error: {str(exc).split(': ', 1)[1]}", err=True)
+        sys.exit(EXIT_BAD_INPUT if exc.line == 1 else EXIT_FAILED)
+    click.echo(f"{log_file}: replayed {game.outcome.rounds_played} round(s): "  # type: ignore
+               f"{game.outcome} (same outcome as recorded)")

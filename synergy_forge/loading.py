@@ -224,3 +224,53 @@ def find_campaign(path: Path) -> Path | None:
         if (folder / CAMPAIGN_FILE).is_file():
             return folder
     return None
+
+
+def mission_to_data(mission: Mission) -> dict[str, Any]:
+    """The mission as file data again (for game logs); mission_from_data reads it back."""
+    data: dict[str, Any] = {
+        "id": mission.id, "number": mission.number, "title": dict(mission.title),
+        "stars": mission.stars, "players": list(mission.players), "rounds": mission.rounds,
+        "lives": mission.lives,
+        "hand": {"numbers": mission.hand_numbers, "goals": mission.hand_goals},
+        "order": str(mission.order),
+        "allowed_failures": {str(k): v for k, v in mission.allowed_failures.items()},
+        "challenges": list(mission.challenges), "actions": [str(a) for a in mission.actions],
+        "goals": list(mission.goals), "super": mission.super, "hyper": mission.hyper,
+    }
+    if mission.flavor:
+        data["flavor"] = dict(mission.flavor)
+    return data
+
+
+def definition_to_data(definition: Definition) -> dict[str, Any]:
+    """A goal or challenge as file data again (for game logs)."""
+    data: dict[str, Any] = {"id": definition.id, "name": dict(definition.name),
+                            "text": dict(definition.text)}
+    if definition.kind.value != "goal":
+        data["kind"] = str(definition.kind)
+    if definition.rule is not None:
+        data["rule"] = definition.rule
+    if definition.direction:
+        data["direction"] = "left" if definition.direction > 0 else "right"
+    if definition.kind.value == "sum":
+        data["step"] = definition.step
+    return data
+
+
+def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
+    """A mission file ready to play: its campaign's goals, challenges and colours when it has
+    one. Raises InvalidInput with every error found."""
+    doc = read_document(path, display(path))
+    rulebook, languages, colors = standard_rulebook(), ("en",), DEFAULT_COLORS
+    folder = find_campaign(path)
+    if folder is not None:
+        context = read_campaign(folder, with_missions=False)
+        if context.campaign is None:
+            raise InvalidInput(errors(context.diagnostics))
+        rulebook, languages = context.campaign.rulebook, context.campaign.languages
+        colors = context.campaign.colors
+    mission, found = check_mission(doc, rulebook, languages)
+    if mission is None:
+        raise InvalidInput(errors(found))
+    return mission, rulebook, colors

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from synergy_forge.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
-from synergy_forge.rules import Rulebook, RuleKind
+from synergy_forge.rules import ChallengePlan, Rulebook, RuleKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,7 @@ class ActionUse:
     other: int | None = None  # D: the seat whose goal card is exchanged with the user's
     seats: tuple[int, int] | None = None  # E, I: the two seats whose cards are exchanged
     replacement: NumberCard | None = None  # B: the card from the user's hand
+    cards: tuple[NumberCard, ...] | None = None  # A, C: the cards taken from the discard row
 
 
 @dataclass(frozen=True)
@@ -247,6 +248,84 @@ def judge(table: Table, rulebook: Rulebook) -> Verdict:
     return settle(table, rulebook)
 
 
+@dataclass(frozen=True, slots=True)
+class Arrangement:
+    """The table after goal passing and the action step: what lies in front of each seat."""
+
+    firsts: tuple[Any, ...]  # each seat's first number card (after B and I)
+    deltas: tuple[int, ...]  # F and G on that card (R5, S2)
+    goals: tuple[Any, ...]  # the goal card each seat must meet (after R4, D, E)
+    ignored: frozenset[int]  # J users (R14)
+    extra_failures: int  # one per H (R16)
+
+
+def arrange(firsts: Sequence[Any], goals: Sequence[Any], actions: Sequence[ActionUse],
+            direction: int = 0) -> Arrangement:
+    """Pass the goal cards (R4), then resolve the actions in order (R12, R13).
+
+    The referee and the game engine both call this: the one place where actions move cards.
+    `firsts` and `goals` may be any objects (the engine passes its physical cards); they are
+    only moved between seats.
+    """
+    firsts, goals = list(firsts), list(goals)
+    deltas, ignored, extra = _arrange(firsts, goals, actions, direction)
+    return Arrangement(tuple(firsts), tuple(deltas), tuple(goals), frozenset(ignored), extra)
+
+
+def _arrange(firsts: list[Any], goals: list[Any], actions: Sequence[ActionUse],
+             direction: int) -> tuple[list[int], set[int], int]:
+    n = len(firsts)
+    if direction:
+        k = -direction % n
+        goals[:] = goals[k:] + goals[:k]
+    deltas = [0] * n
+    ignored: set[int] = set()
+    extra_failures = 0
+    for use in actions:
+        card = use.card
+        if card is Action.F or card is Action.G:
+            deltas[use.target] += 1 if card is Action.F else -1  # type: ignore[index]
+        elif card is Action.B:
+            firsts[use.seat] = use.replacement  # type: ignore[assignment]
+            deltas[use.seat] = 0  # S2: F/G leave with the card
+        elif card is Action.I:
+            a, b = use.seats  # type: ignore[misc]
+            firsts[a], firsts[b] = firsts[b], firsts[a]
+            deltas[a], deltas[b] = deltas[b], deltas[a]  # S2: F/G travel with the card
+        elif card is Action.D:
+            o = use.other
+            goals[use.seat], goals[o] = goals[o], goals[use.seat]  # type: ignore[index]
+        elif card is Action.E:
+            a, b = use.seats  # type: ignore[misc]
+            goals[a], goals[b] = goals[b], goals[a]
+        elif card is Action.H:
+            extra_failures += 1
+        elif card is Action.J:
+            ignored.add(use.seat)  # R14
+        # A and C move cards from the discard row to the hand: the table does not change.
+    return deltas, ignored, extra_failures
+
+
+def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
+             delta: int = 0) -> tuple[int, int, int, int, int, bool, tuple[str, ...]]:
+    """R5–R9 for one seat: (e1, e2, c1, c2, sum, identical, constraints broken)."""
+    e1 = first.value + delta
+    e2 = second.value
+    c1, c2 = e1, e2
+    for rule in plan.value_rules:
+        c1 = rule(c1)
+        c2 = rule(c2)
+    total = c1 + c2 if plan.combine is None else plan.combine(c1, c2)
+    identical = e1 == e2 and first.color == second.color
+    for rule in plan.sum_rules:
+        total = rule(total, c1, c2, identical)
+    broken: tuple[str, ...] = ()
+    for cid, check in plan.constraints:  # R8, R9
+        if not check(c1, c2, e1, e2, total, identical):
+            broken += (cid,)
+    return e1, e2, c1, c2, total, identical, broken
+
+
 def settle(table: Table, rulebook: Rulebook) -> Verdict:
     """`judge` without the legality checks, for callers that only build legal tables.
 
@@ -256,46 +335,14 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
     plays = table.plays
     n = len(plays)
     plan = rulebook.plan(table.challenges)
-
-    # R4: goal cards pass the moment they are revealed, before the action step.
     goals = [p.goal for p in plays]
-    if plan.direction:
-        k = -plan.direction % n
-        goals = goals[k:] + goals[:k]
-
     firsts = [p.first for p in plays]
-    deltas = [0] * n
-    ignored: set[int] = set()
-    extra_failures = 0
-    if table.actions:
-        # R12, R13: actions resolve in the order taken; F/G/B/I act on first number cards.
-        for use in table.actions:
-            card = use.card
-            if card is Action.F or card is Action.G:
-                deltas[use.target] += 1 if card is Action.F else -1  # type: ignore[index]
-            elif card is Action.B:
-                firsts[use.seat] = use.replacement  # type: ignore[assignment]
-                deltas[use.seat] = 0  # S2: F/G leave with the card
-            elif card is Action.I:
-                a, b = use.seats  # type: ignore[misc]
-                firsts[a], firsts[b] = firsts[b], firsts[a]
-                deltas[a], deltas[b] = deltas[b], deltas[a]  # S2: F/G travel with the card
-            elif card is Action.D:
-                o = use.other
-                goals[use.seat], goals[o] = goals[o], goals[use.seat]  # type: ignore[index]
-            elif card is Action.E:
-                a, b = use.seats  # type: ignore[misc]
-                goals[a], goals[b] = goals[b], goals[a]
-            elif card is Action.H:
-                extra_failures += 1
-            elif card is Action.J:
-                ignored.add(use.seat)  # R14
-            # A and C move cards from the discard row to the hand: the table does not change.
+    if table.actions or plan.direction:
+        deltas, ignored, extra_failures = _arrange(firsts, goals, table.actions, plan.direction)
+    else:
+        deltas, ignored, extra_failures = [0] * n, set(), 0
 
-    value_rules, combine, sum_rules, constraints = (
-        plan.value_rules, plan.combine, plan.sum_rules, plan.constraints)
-
-    # R5–R7: effective value, counted value, then the sum.
+    # R5–R9, seat by seat.
     sums = [0] * n
     cards: list = [None] * n
     neighbours: list = [None] * n
@@ -303,21 +350,10 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
     broken_any = False
     for i in range(n):
         first, second = firsts[i], plays[i].second
-        e1 = first.value + deltas[i]
-        e2 = second.value
-        c1, c2 = e1, e2
-        for rule in value_rules:
-            c1 = rule(c1)
-            c2 = rule(c2)
-        total = c1 + c2 if combine is None else combine(c1, c2)
-        identical = e1 == e2 and first.color == second.color
-        for rule in sum_rules:
-            total = rule(total, c1, c2, identical)
-        sums[i] = total
-        for cid, check in constraints:  # R8, R9
-            if not check(c1, c2, e1, e2, total, identical):
-                violations[i] += (cid,)
-                broken_any = True
+        e1, e2, c1, c2, sums[i], _, broken = seat_sum(plan, first, second, deltas[i])
+        if broken:
+            violations[i] = broken
+            broken_any = True
         cards[i] = (first, second, e1, e2, c1, c2)
 
     # Goals: "others" are the other counted seats (R14); neighbours skip ignored seats (R10).

@@ -1,0 +1,231 @@
+"""Playing whole games: bots at the seats, a JSON Lines log of every decision, and replay.
+
+The log's first record says everything needed to play the game again (the mission and any of
+its campaign's own goals and challenges, the player count, the seed, the colours, the bots);
+then one record per decision, in the order the engine asked; last, the outcome.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from synergy_forge import __version__
+from synergy_forge.bots import Bot, make_bot
+from synergy_forge.cards import Action, NumberCard
+from synergy_forge.definitions import definition_from, standard_rulebook
+from synergy_forge.diagnostics import InvalidInput
+from synergy_forge.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
+from synergy_forge.loading import definition_to_data, mission_from_data, mission_to_data
+from synergy_forge.mission import Mission
+from synergy_forge.referee import ActionUse
+from synergy_forge.rules import Rulebook
+from synergy_forge.schema import schema_diagnostics
+from synergy_forge.yamlfile import Document
+
+LOG_FORMAT = 1
+
+
+def encode(choice: Any) -> Any:
+    """A choice as JSON data."""
+    if choice is None or isinstance(choice, int):
+        return choice
+    if isinstance(choice, NumberCard):
+        return {"value": choice.value, "color": choice.color}
+    if isinstance(choice, GoalCard):
+        return {"goal": choice.goal, "color": choice.color}
+    if isinstance(choice, ActionUse):
+        data: dict[str, Any] = {"card": str(choice.card), "seat": choice.seat}
+        for name in ("target", "other"):
+            if getattr(choice, name) is not None:
+                data[name] = getattr(choice, name)
+        if choice.seats is not None:
+            data["seats"] = list(choice.seats)
+        if choice.replacement is not None:
+            data["with"] = encode(choice.replacement)
+        if choice.cards is not None:
+            data["cards"] = [encode(c) for c in choice.cards]
+        return data
+    raise TypeError(f"cannot record {choice!r}")
+
+
+def decode(data: Any, kind: DecisionKind) -> Any:
+    """A recorded choice back as a value; raises ValueError when it is not one."""
+    if kind in (DecisionKind.SUPER, DecisionKind.HYPER):
+        if not isinstance(data, int) or isinstance(data, bool):
+            raise ValueError("expected a seat number")
+        return data
+    if kind is DecisionKind.GOAL:
+        return GoalCard(str(data["goal"]), str(data["color"]))
+    if kind in (DecisionKind.FIRST_NUMBER, DecisionKind.SECOND_NUMBER, DecisionKind.TAKE_BACK):
+        return NumberCard(int(data["value"]), str(data["color"]))
+    if data is None:
+        return None
+    return ActionUse(
+        Action(data["card"]), int(data["seat"]), target=data.get("target"),
+        other=data.get("other"),
+        seats=tuple(data["seats"]) if "seats" in data else None,
+        replacement=decode(data["with"], DecisionKind.FIRST_NUMBER) if "with" in data else None,
+        cards=tuple(decode(c, DecisionKind.FIRST_NUMBER) for c in data["cards"])
+        if "cards" in data else None,
+    )
+
+
+def header(game: Game, bots: Sequence[str]) -> dict[str, Any]:
+    own = [d for d in [*game.rulebook.goals.values(), *game.rulebook.challenges.values()]
+           if not d.builtin and (d.id in game.mission.challenges or d.id in game.mission.goals)]
+    return {
+        "type": "game", "format": LOG_FORMAT, "version": __version__,
+        "mission": mission_to_data(game.mission),
+        "definitions": [definition_to_data(d) for d in own],
+        "players": game.players, "seed": game.seed, "colors": list(game.colors),
+        "bots": list(bots),
+    }
+
+
+def outcome_record(game: Game) -> dict[str, Any]:
+    outcome = game.outcome
+    assert outcome is not None
+    return {"type": "end", "result": "won" if outcome.won else "lost",
+            "reason": str(outcome.reason) if outcome.reason else None,
+            "rounds_won": outcome.rounds_won, "lives": outcome.lives,
+            "rounds_played": outcome.rounds_played}
+
+
+@dataclass
+class PlayedGame:
+    game: Game
+    records: list[dict[str, Any]]
+
+
+def play(game: Game, bot_names: Sequence[str], *, record: bool = True,
+         after_round: Callable[[Game], None] | None = None) -> PlayedGame:
+    """Play `game` to its end with one bot per seat; keep the log when `record`."""
+    bots: list[Bot] = [make_bot(name, game.seed, seat) for seat, name in enumerate(bot_names)]
+    records: list[dict[str, Any]] = [header(game, bot_names)] if record else []
+    rounds_seen = 0
+    while not game.over:
+        decisions = game.pending()
+        choices = [bots[d.seat].choose(game.observe(d.seat), d) for d in decisions]
+        if record:
+            records += [_decision_record(game, d, c) for d, c in zip(decisions, choices,
+                                                                       strict=True)]
+        game.apply(choices)
+        if after_round is not None and len(game.history) > rounds_seen:
+            rounds_seen = len(game.history)
+            after_round(game)
+    if record:
+        records.append(outcome_record(game))
+    return PlayedGame(game, records)
+
+
+def _decision_record(game: Game, decision: Decision, choice: Any) -> dict[str, Any]:
+    return {"type": "decision", "round": game.round_number, "seat": decision.seat,
+            "kind": str(decision.kind), "choice": encode(choice)}
+
+
+def write_log(records: Iterable[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n"
+                   for r in records)
+
+
+class ReplayError(Exception):
+    """The log disagrees with the engine: `line` is the first record that does."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+def game_from_header(data: dict[str, Any], line: int = 1) -> tuple[Game, list[str]]:
+    """Set the game of a log's first record up again; raises ReplayError when it cannot be."""
+    if not isinstance(data, dict) or data.get("type") != "game":
+        raise ReplayError(line, "the first record must be the game record (type: game)")
+    rulebook: Rulebook = standard_rulebook()
+    own = []
+    for raw in data.get("definitions", []):
+        kind = "goal" if "kind" not in raw else "challenge"
+        definition, found = definition_from(Document("log", raw, {(): (line, 1)}, {}), kind)
+        if definition is None:
+            raise ReplayError(line, f"definition {raw.get('id')!r}: {found[0].message}")
+        own.append(definition)
+    rulebook = rulebook.extended(own)
+    mission_data = data.get("mission")
+    doc = Document("log", mission_data, {(): (line, 1)}, {})
+    problems = schema_diagnostics(doc, "mission")
+    if problems:
+        raise ReplayError(line, f"the mission is not valid: {problems[0].message}")
+    mission: Mission = mission_from_data(mission_data)
+    try:
+        game = Game(mission, int(data["players"]), int(data["seed"]), rulebook,
+                    tuple(data["colors"]))
+        bots = [str(b) for b in data["bots"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ReplayError(line, f"the game record is incomplete: {exc}") from None
+    return game, bots
+
+
+def replay(lines: Sequence[str]) -> Game:
+    """Re-run a log through the engine; returns the finished game or raises ReplayError."""
+    records = []
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            records.append((number, json.loads(text)))
+        except json.JSONDecodeError as exc:
+            raise ReplayError(number, f"not JSON: {exc.msg}") from None
+    if not records:
+        raise ReplayError(1, "the log is empty")
+    game, _ = game_from_header(records[0][1], records[0][0])
+    position = 1
+    while not game.over:
+        decisions = game.pending()
+        choices = []
+        for decision in decisions:
+            if position >= len(records):
+                raise ReplayError(records[-1][0] + 1, f"the log ends, but seat {decision.seat} "
+                                  f"still has a {decision.kind} decision to make")
+            number, record = records[position]
+            position += 1
+            if not isinstance(record, dict) or record.get("type") != "decision":
+                raise ReplayError(number, f"expected seat {decision.seat}'s {decision.kind} "
+                                  "decision")
+            if record.get("seat") != decision.seat or record.get("kind") != decision.kind:
+                raise ReplayError(number, f"the engine asks seat {decision.seat} for "
+                                  f"{decision.kind}, the log has seat {record.get('seat')} "
+                                  f"{record.get('kind')}")
+            try:
+                choice = decode(record.get("choice"), decision.kind)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ReplayError(number, f"the choice cannot be read: {exc}") from None
+            if choice not in decision.choices:
+                raise ReplayError(number, f"illegal: seat {decision.seat} cannot choose "
+                                  f"{record.get('choice')} for {decision.kind}")
+            choices.append(choice)
+        try:
+            game.apply(choices)
+        except IllegalChoice as exc:
+            raise ReplayError(records[position - 1][0], str(exc)) from None
+    if position >= len(records):
+        raise ReplayError(records[-1][0] + 1, "the log has no end record")
+    number, end = records[position]
+    expected = outcome_record(game)
+    if end != expected:
+        raise ReplayError(number, f"the log says {_summary(end)}, the engine {_summary(expected)}")
+    if position + 1 < len(records):
+        raise ReplayError(records[position + 1][0], "records after the end of the game")
+    return game
+
+
+def _summary(record: Any) -> str:
+    if not isinstance(record, dict):
+        return repr(record)
+    result = record.get("result")
+    reason = f" ({record.get('reason')})" if record.get("reason") else ""
+    return f"{result}{reason} after {record.get('rounds_played')} round(s)"
+
+
+__all__ = ["InvalidInput", "PlayedGame", "ReplayError", "play", "replay", "write_log"]
