@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 DEFAULT_COLORS: tuple[str, ...] = ("red", "yellow", "green", "blue", "purple")
 
@@ -64,9 +64,12 @@ class Order(StrEnum):
     GOAL_NUMBER_NUMBER = "goal-number-number"
 
 
-@dataclass(frozen=True, slots=True)
-class NumberCard:
-    """A printed number card. The two copies of a value in one colour are the same card."""
+class NumberCard(NamedTuple):
+    """A printed number card. The two copies of a value in one colour are the same card.
+
+    A NamedTuple rather than a frozen dataclass: cards are hashed, compared and sorted in the
+    engine's inner loop, and a tuple does that in C (ordered by value, then colour).
+    """
 
     value: int
     color: str

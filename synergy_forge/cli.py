@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -21,7 +22,28 @@ def fail_with(problem: InvalidInput) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Guarded(click.Group):
+    """Bad input is reported where it is found; this catches only our own mistakes, so that a
+    user sees one line and a way to report it rather than a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:
+            if os.environ.get("SYNERGY_FORGE_DEBUG"):
+                raise
+            click.echo(f"synergy-forge: internal error: {type(exc).__name__}: {exc}\n"
+                       "This is a bug in synergy-forge; run again with SYNERGY_FORGE_DEBUG=1 "
+                       "for the details and report them.", err=True)
+            sys.exit(3)
+
+
+@click.group(cls=_Guarded, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="synergy-forge")
 def main() -> None:
     """Design, referee, playtest and print missions for the card game Synergy."""

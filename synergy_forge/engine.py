@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 from synergy_forge.cards import DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard, Order
 from synergy_forge.mission import Mission
@@ -36,9 +36,8 @@ from synergy_forge.referee import (
 from synergy_forge.rules import Rulebook
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class GoalCard:
-    """A printed goal card: a goal in a colour."""
+class GoalCard(NamedTuple):
+    """A printed goal card: a goal in a colour (a NamedTuple for the reason NumberCard is)."""
 
     goal: str
     color: str
@@ -116,13 +115,8 @@ class _Phase(StrEnum):
 
 
 def _distinct(cards: Sequence[Any]) -> tuple[Any, ...]:
-    return tuple(sorted(set(cards), key=_card_key))
-
-
-def _card_key(card: Any) -> tuple:
-    if isinstance(card, NumberCard):
-        return (card.value, card.color)
-    return (card.goal, card.color)
+    """The different cards among `cards`, in a fixed order (cards are tuples)."""
+    return tuple(sorted(set(cards)))
 
 
 class Game:
@@ -133,6 +127,8 @@ class Game:
         if players not in mission.players:
             raise ValueError(f"mission {mission.id} is for {mission.players} players, "
                              f"not {players}")
+        if len(colors) < players:
+            raise ValueError(f"{players} players need {players} colours, got {len(colors)}")
         self.mission = mission
         self.players = players
         self.seed = seed
@@ -212,8 +208,8 @@ class Game:
             seat = self._action_seat
             return [Decision(DecisionKind.ACTION, seat, (None, *self.action_choices(seat)))]
         if phase is _Phase.CARD3:
-            return [Decision(DecisionKind.SECOND_NUMBER, i, self.second_choices(i))
-                    for i in range(n)]
+            return [Decision(DecisionKind.SECOND_NUMBER, i, choices)
+                    for i, choices in enumerate(self._seconds_legal)]
         if phase is _Phase.TAKE_BACK:
             placed = self.arrangement()
             return [Decision(DecisionKind.TAKE_BACK, i,
@@ -242,10 +238,8 @@ class Game:
             if card is Action.A:
                 out += [ActionUse(card, seat, cards=(c,)) for c in numbers_in_row]
             elif card is Action.C:
-                row = sorted((c for c in self.discards[seat] if isinstance(c, NumberCard)),
-                             key=_card_key)
-                pairs = sorted(set(combinations(row, 2)),
-                               key=lambda p: (_card_key(p[0]), _card_key(p[1])))
+                row = sorted(c for c in self.discards[seat] if isinstance(c, NumberCard))
+                pairs = sorted(set(combinations(row, 2)))
                 out += [ActionUse(card, seat, cards=pair) for pair in pairs]
             elif card is Action.B:
                 out += [ActionUse(card, seat, replacement=c) for c in _distinct(self.hands[seat])]
@@ -318,9 +312,10 @@ class Game:
                 if self._action_seat >= self.players:
                     self._phase = _Phase.CARD3
                     continue
-            if self._phase is _Phase.CARD3 and any(
-                    not self.second_choices(i) for i in range(self.players)):
-                self._end(False, LossReason.CHALLENGE)  # R9: a seat has no legal card
+            if self._phase is _Phase.CARD3:
+                self._seconds_legal = [self.second_choices(i) for i in range(self.players)]
+                if not all(self._seconds_legal):
+                    self._end(False, LossReason.CHALLENGE)  # R9: a seat has no legal card
             return
 
     def _start_round(self) -> None:
@@ -468,11 +463,11 @@ class Observation:
 
     @property
     def hand(self) -> tuple[NumberCard, ...]:
-        return tuple(sorted(self._game.hands[self.seat], key=_card_key))
+        return tuple(sorted(self._game.hands[self.seat]))
 
     @property
     def goal_hand(self) -> tuple[GoalCard, ...]:
-        return tuple(sorted(self._game.goal_hands[self.seat], key=_card_key))
+        return tuple(sorted(self._game.goal_hands[self.seat]))
 
     @property
     def deck_sizes(self) -> tuple[tuple[int, int], ...]:
