@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/synergy-forge validate missions/starter
 	$(BIN)/synergy-forge judge missions/rounds/*.yaml
+	$(BIN)/synergy-forge play 1 --seed 1 --bots greedy
 
 ## Lint and the whole test suite.
 test: $(STAMP)
@@ -25,6 +26,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_validate.py
+	$(BIN)/python bench/bench_engine.py
 
 clean:
 	rm -rf $(VENV) output/*.pdf output/png

@@ -34,6 +34,9 @@ class _Guarded(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
+        except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(141)
         except Exception as exc:
             if os.environ.get("SYNERGY_FORGE_DEBUG"):
                 raise

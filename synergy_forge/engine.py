@@ -160,6 +160,11 @@ class Game:
         self.round_number = 0
         self.history: list[RoundRecord] = []
         self.outcome: Outcome | None = None
+        self._pending: list[Decision] | None = None
+        # Memo of R9 checks, kept on the rulebook so that every game of this mission shares it.
+        self._legal_seconds: dict[tuple, bool] = rulebook.memo.setdefault(
+            ("legal-seconds", mission.challenges), {})
+        self._action_list: list[ActionUse] = []
         self._new_round_table()
         self._phase = _Phase.SUPER
         self._skip_automatic()
@@ -192,6 +197,11 @@ class Game:
 
     def pending(self) -> list[Decision]:
         """The decisions due now: one per seat for simultaneous steps, else one."""
+        if self._pending is None:
+            self._pending = self._decisions()
+        return self._pending
+
+    def _decisions(self) -> list[Decision]:
         phase, n = self._phase, self.players
         if phase is _Phase.SUPER or phase is _Phase.HYPER:
             kind = DecisionKind.SUPER if phase is _Phase.SUPER else DecisionKind.HYPER
@@ -206,7 +216,7 @@ class Game:
                     for i in range(n)]
         if phase is _Phase.ACTIONS:
             seat = self._action_seat
-            return [Decision(DecisionKind.ACTION, seat, (None, *self.action_choices(seat)))]
+            return [Decision(DecisionKind.ACTION, seat, (None, *self._action_list))]
         if phase is _Phase.CARD3:
             return [Decision(DecisionKind.SECOND_NUMBER, i, choices)
                     for i, choices in enumerate(self._seconds_legal)]
@@ -224,7 +234,16 @@ class Game:
         hand = _distinct(self.hands[seat])
         if not self.plan.constraints:
             return hand
-        return tuple(c for c in hand if not seat_sum(self.plan, first, c, delta)[6])
+        legal = self._legal_seconds
+        out = []
+        for card in hand:
+            key = (first, delta, card)
+            ok = legal.get(key)
+            if ok is None:
+                ok = legal[key] = not seat_sum(self.plan, first, card, delta)[6]
+            if ok:
+                out.append(card)
+        return tuple(out)
 
     def action_choices(self, seat: int) -> list[ActionUse]:
         """Every legal use of an available action card by `seat` now (R12–R15)."""
@@ -256,6 +275,7 @@ class Game:
     def apply(self, choices: Sequence[Any]) -> None:
         """Make the pending decisions, one choice each in the order `pending()` gave them."""
         decisions = self.pending()
+        self._pending = None
         if len(choices) != len(decisions):
             raise IllegalChoice(f"{len(decisions)} decision(s) are due, got {len(choices)}",
                                 "engine")
@@ -306,10 +326,12 @@ class Game:
                 self._phase = _Phase.HYPER
                 continue
             if self._phase is _Phase.ACTIONS:
-                while self._action_seat < self.players and not self.action_choices(
-                        self._action_seat):
+                while self._action_seat < self.players:
+                    self._action_list = self.action_choices(self._action_seat)
+                    if self._action_list:
+                        break
                     self._action_seat += 1
-                if self._action_seat >= self.players:
+                else:
                     self._phase = _Phase.CARD3
                     continue
             if self._phase is _Phase.CARD3:
