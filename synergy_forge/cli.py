@@ -273,3 +273,93 @@ def replay(log_file: Path) -> None:
         sys.exit(EXIT_BAD_INPUT if exc.line == 1 else EXIT_FAILED)
     click.echo(f"{log_file}: replayed {game.outcome.rounds_played} round(s): "  # type: ignore
                f"{game.outcome} (same outcome as recorded)")
+
+
+def _card_size(text: str):
+    from synergy_forge.layout import CardSize
+
+    try:
+        width, height = (float(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise click.BadParameter("expected WIDTHxHEIGHT in mm, e.g. 63x88") from None
+    if not (30 <= width <= 100 and 30 <= height <= 120):
+        raise click.BadParameter("cards must be 30 to 100 mm wide and 30 to 120 mm high")
+    return CardSize(width, height)
+
+
+@main.command()
+@click.argument("campaign_dir", required=False, type=click.Path(exists=True, file_okay=False,
+                                                                path_type=Path))
+@click.option("--lang", "lang", default="all", show_default=True,
+              help="A language of the campaign (en, fr), or all of them.")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("output"), show_default=True, help="Folder for the PDFs and PNGs.")
+@click.option("--card-size", default="63x88", show_default=True,
+              help="Card size in mm (poker size by default).")
+@click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
+              "cores).")
+@click.option("--no-png", is_flag=True, help="Skip the 300 DPI per-card PNGs.")
+def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_size: str,
+          jobs: int | None, no_png: bool) -> None:
+    """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
+
+    Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
+    calibration page, one combined print-and-play PDF, and 300 DPI PNGs of every card with
+    its bleed. Exits 1 when the campaign has errors or a text does not fit on its card.
+    """
+    from synergy_forge.layout import LayoutError, sheet
+    from synergy_forge.loading import read_campaign
+    from synergy_forge.render import Options
+    from synergy_forge.render import build as render_kit
+    from synergy_forge.resources import starter_campaign
+
+    folder = campaign_dir or starter_campaign()
+    size = _card_size(card_size)
+    try:
+        sheet(paper, size)
+    except LayoutError as exc:
+        raise click.BadParameter(str(exc), param_hint="--card-size") from None
+    result = read_campaign(folder)
+    for diagnostic in result.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    if result.campaign is None:
+        click.echo("the campaign has errors: nothing was built", err=True)
+        sys.exit(EXIT_FAILED)
+    languages = list(result.campaign.languages) if lang == "all" else [lang]
+    if not all(x.isalpha() and 2 <= len(x) <= 3 for x in languages):
+        raise click.BadParameter(f"{lang!r} is not a language code", param_hint="--lang")
+    for language in languages:
+        if language not in result.campaign.languages:
+            click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
+                       "will be in English", err=True)
+    options = Options(paper, size, png=not no_png)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    from synergy_forge.render import jobs_for
+
+    with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
+                           file=sys.stderr) as bar:
+        results = render_kit(folder, out_dir, languages, options, jobs,
+                             progress=lambda r: bar.update(1))
+    problems = 0
+    for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
+        extra = f", {len(r.pngs)} PNGs" if r.pngs else ""
+        click.echo(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
+    for r in results:
+        for what in r.overflows:
+            source, _, field = what.partition("|")
+            click.echo(f"{source or 'card text'}: {field} ({r.job.language}) does not fit on "
+                       f"its card in {r.job.name}", err=True)
+            problems += 1
+        for url in r.refused:
+            click.echo(f"refused to load {url} while rendering {r.job.name}", err=True)
+    missing = sorted({(r.job.language, m) for r in results for m in r.missing})
+    for language, message in missing[:20]:
+        click.echo(f"warning: no {language} translation for {message!r}; English was used",
+                   err=True)
+    if len(missing) > 20:
+        click.echo(f"warning: … and {len(missing) - 20} more missing translations", err=True)
+    pngs = sum(len(r.pngs) for r in results)
+    click.echo(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
+               + (f"; {problems} text(s) do not fit" if problems else ""))
+    sys.exit(EXIT_FAILED if problems else EXIT_OK)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from synergy_forge.cards import Action
 from synergy_forge.diagnostics import Diagnostic, InvalidInput
 from synergy_forge.native import NATIVE
 from synergy_forge.resources import definitions_dir
@@ -73,3 +76,32 @@ def standard_rulebook(native: bool = True) -> Rulebook:
                 raise RuntimeError("\n".join(str(d) for d in found))
             target[definition.id] = definition
     return Rulebook(goals, challenges)
+
+
+@dataclass(frozen=True)
+class ActionText:
+    """What an action card says (its effect is in referee.arrange and the engine)."""
+
+    card: Action
+    name: Mapping[str, str]
+    text: Mapping[str, str]
+
+    def label(self, language: str = "en") -> str:
+        return self.name.get(language) or self.name.get("en") or str(self.card)
+
+    def card_text(self, language: str = "en") -> str:
+        return self.text.get(language) or self.text.get("en") or ""
+
+
+@cache
+def standard_actions() -> dict[Action, ActionText]:
+    """The ten action cards' names and texts, from definitions/actions/."""
+    found = {}
+    for path in sorted((definitions_dir() / "actions").glob("*.yaml")):
+        doc = read_document(path)
+        problems = schema_diagnostics(doc, "action")
+        if problems:
+            raise RuntimeError("\n".join(str(d) for d in problems))
+        card = Action(doc.data["id"])
+        found[card] = ActionText(card, text_of(doc.data["name"]), text_of(doc.data["text"]))
+    return found

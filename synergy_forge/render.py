@@ -1,0 +1,341 @@
+"""Rendering the print-and-play kit: Jinja templates to HTML, WeasyPrint to PDF, PDFium to PNG.
+
+Every document is rendered in its own worker process (they are independent), with:
+- autoescaping on, and user text only ever passed as data, never compiled as a template;
+- a URL fetcher that serves the project's own assets and refuses everything else;
+- fixed PDF metadata and identifier, so the same input gives the same bytes;
+- atomic writes (temporary file, then rename) to paths inside the output folder;
+- a check of every fixed-size text box: text that does not fit is reported with its source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from functools import cache
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+from synergy_forge.cards import GOAL_IDS, Action
+from synergy_forge.definitions import standard_actions
+from synergy_forge.fileio import write_atomic
+from synergy_forge.i18n import Translator
+from synergy_forge.kit import GROUPS, INKS, SYMBOLS, Face, build_kit
+from synergy_forge.layout import PAPERS, PER_SHEET, CardSize, Sheet, sheet
+from synergy_forge.mission import Campaign
+from synergy_forge.resources import templates_dir
+
+PNG_DPI = 300
+NEUTRAL_INK = "#2b2d42"
+
+
+class RefusedURL(ValueError):
+    pass
+
+
+def url_fetcher(refused: list[str]) -> Any:
+    """WeasyPrint may read files under templates/ and nothing else: no other file, no network.
+
+    Each refused URL is recorded in `refused` (WeasyPrint itself only logs a warning).
+    """
+    from weasyprint.urls import URLFetcher
+
+    root = templates_dir().resolve()
+
+    class AssetFetcher(URLFetcher):
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            parsed = urllib.parse.urlparse(url)
+            if parsed.scheme == "file":
+                path = Path(urllib.request.url2pathname(parsed.path)).resolve()
+                if path.is_relative_to(root) and path.is_file():
+                    return super().fetch(url, headers)
+            refused.append(url)
+            raise RefusedURL(f"synergy-forge fetches only its own assets, not {url}")
+
+    return AssetFetcher(allowed_protocols=("file",))
+
+
+def environment(translator: Translator, campaign: Campaign) -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(templates_dir()),
+        autoescape=select_autoescape(["html", "j2"], default_for_string=True),
+        undefined=StrictUndefined,
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.install_gettext_callables(translator.gettext, translator.ngettext, newstyle=True)
+    actions = standard_actions()
+    env.globals.update(
+        t=translator.text,
+        ink=lambda i: INKS[i] if i is not None else NEUTRAL_INK,
+        symbol=lambda i: SYMBOLS[i] if i is not None else "",
+        challenge=campaign.rulebook.challenge,
+        goal=campaign.rulebook.goal,
+        action=lambda letter: actions[Action(letter)],
+        default_goals=list(GOAL_IDS),
+        language=translator.language,
+    )
+    return env
+
+
+@dataclass(frozen=True)
+class Job:
+    """One document to render: `kind` is sheets, cards (one per page, for PNGs), rulebook,
+    challenges or calibration."""
+
+    kind: str
+    language: str
+    group: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.kind == "sheets":
+            return f"{self.group}.pdf"
+        if self.kind == "cards":
+            return f"cards-{self.group}.pdf"
+        return f"{self.kind}.pdf"
+
+
+@dataclass
+class Rendered:
+    job: Job
+    path: Path
+    pages: int
+    seconds: float
+    overflows: list[str] = field(default_factory=list)
+    missing: set[str] = field(default_factory=set)
+    refused: list[str] = field(default_factory=list)
+    pngs: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Options:
+    paper: str = "a4"
+    card: CardSize = field(default_factory=CardSize)
+    png: bool = True
+
+
+def _pages_for(kit_cards: list, layout: Sheet) -> list[dict[str, Any]]:
+    pages = []
+    for start in range(0, len(kit_cards), PER_SHEET):
+        chunk = kit_cards[start:start + PER_SHEET]
+        pages.append({"side": "front", "cards": list(zip(layout.fronts, [c.front for c in chunk],
+                                                         strict=False))})
+        pages.append({"side": "back", "cards": list(zip(layout.backs, [c.back for c in chunk],
+                                                        strict=False))})
+    return pages
+
+
+def _single_faces(kit_cards: list) -> list[Face]:
+    """Every different face of a group once: fronts, and each distinct back."""
+    faces, seen = [], set()
+    for card in kit_cards:
+        for face in (card.front, card.back):
+            if face.key not in seen:
+                seen.add(face.key)
+                faces.append(face)
+    return faces
+
+
+def html_for(job: Job, campaign: Campaign, options: Options,
+             translator: Translator) -> tuple[str, list[Face]]:
+    """The final HTML of a job, and (for cards jobs) the face of each page."""
+    env = environment(translator, campaign)
+    title = f"{translator.text(dict(campaign.name))} - {job.name}"
+    paper = {"width": PAPERS[options.paper][0], "height": PAPERS[options.paper][1]}
+    kit = build_kit(campaign)
+    if job.kind == "sheets":
+        layout = sheet(options.paper, options.card)
+        html = env.get_template("sheets.html.j2").render(
+            title=title, sheet=layout, pages=_pages_for(kit[job.group], layout), mark=2.6)
+        return html, []
+    if job.kind == "cards":
+        faces = _single_faces(kit[job.group])
+        html = env.get_template("single.html.j2").render(title=title, size=options.card,
+                                                        cards=faces)
+        return html, faces
+    if job.kind in ("rulebook", "challenges"):
+        parts = ("rules",) if job.kind == "rulebook" else ("challenges",)
+        goals = [campaign.rulebook.goal(g) for g in GOAL_IDS]
+        goals += [g for g in campaign.rulebook.goals.values() if not g.builtin]
+        html = env.get_template("rulebook.html.j2").render(
+            title=title, paper=paper, parts=parts, goals=goals,
+            actions=sorted(standard_actions().items()),
+            challenges=list(campaign.rulebook.challenges.values()))
+        return html, []
+    registration = [(15, 250), (paper["width"] - 25, 250), (15, 20), (paper["width"] - 25, 20)]
+    html = env.get_template("calibration.html.j2").render(
+        title=title, paper=paper, registration=registration)
+    return html, []
+
+
+def _overflows(document: Any) -> list[str]:
+    """Every `.fit` box whose content runs past its own bottom edge."""
+    found = []
+
+    def bottom(box: Any) -> float:
+        end = box.position_y + box.margin_height()
+        for child in getattr(box, "children", []):
+            end = max(end, bottom(child))
+        return end
+
+    def walk(box: Any) -> None:
+        element = getattr(box, "element", None)
+        if element is not None and "fit" in (element.get("class") or "").split() and \
+                getattr(box, "element_tag", "") and box.children:
+            limit = box.content_box_y() + box.height
+            content = max(bottom(child) for child in box.children)
+            if content > limit + 0.5:
+                found.append(element.get("data-what") or "a text")
+                return
+        for child in getattr(box, "children", []):
+            walk(child)
+
+    for page in document.pages:
+        walk(page._page_box)
+    return sorted(set(found))
+
+
+def render_job(job: Job, campaign_dir: str, out_dir: str, options: Options) -> Rendered:
+    """Render one document to out_dir/<language>/<name>; runs in a worker process."""
+    from weasyprint import HTML
+
+    started = time.perf_counter()
+    campaign = _campaign(campaign_dir)
+    translator = Translator(job.language)
+    html, faces = html_for(job, campaign, options, translator)
+    refused: list[str] = []
+    document = HTML(string=html, base_url=str(templates_dir()) + "/",
+                    url_fetcher=url_fetcher(refused)).render()
+    overflows = _overflows(document)
+    identifier = hashlib.sha256(html.encode("utf-8")).hexdigest()[:32].encode()
+    pdf = document.write_pdf(pdf_identifier=identifier)
+    target = _inside(Path(out_dir), Path(job.language) / job.name)
+    write_atomic(target, pdf)
+    result = Rendered(job, target, len(document.pages), 0.0, overflows, translator.missing,
+                      refused)
+    if job.kind == "cards" and options.png:
+        result.pngs = _rasterise(pdf, faces, _inside(Path(out_dir),
+                                                     Path(job.language) / "png" / job.group))
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _inside(root: Path, relative: Path) -> Path:
+    target = (root / relative).resolve()
+    if not target.is_relative_to(root.resolve()):
+        raise ValueError(f"{relative} would be written outside {root}")
+    return target
+
+
+def _rasterise(pdf: bytes, faces: list[Face], folder: Path) -> list[Path]:
+    """Each page (one card with its bleed) as a 300 DPI PNG, for print-on-demand services."""
+    import pypdfium2 as pdfium
+
+    written = []
+    document = pdfium.PdfDocument(pdf)
+    try:
+        for index, face in enumerate(faces):
+            page = document[index]
+            # The bleed box is the media box here: the whole page, bleed included.
+            bitmap = page.render(scale=PNG_DPI / 72, may_draw_forms=False)
+            image = bitmap.to_pil()
+            buffer = BytesIO()
+            image.save(buffer, format="PNG", dpi=(PNG_DPI, PNG_DPI), optimize=False)
+            written.append(write_atomic(folder / f"{face.key}.png", buffer.getvalue()))
+    finally:
+        document.close()
+    return written
+
+
+@cache
+def _campaign(folder: str) -> Campaign:
+    from synergy_forge.loading import read_campaign
+
+    result = read_campaign(Path(folder))
+    if result.campaign is None:
+        raise ValueError(f"the campaign in {folder} has errors; run synergy-forge validate")
+    return result.campaign
+
+
+def jobs_for(languages: Iterable[str]) -> list[Job]:
+    jobs = []
+    for language in languages:
+        jobs.append(Job("calibration", language))
+        jobs += [Job("sheets", language, g) for g in GROUPS]
+        jobs += [Job("challenges", language), Job("rulebook", language)]
+        jobs += [Job("cards", language, g) for g in GROUPS]
+    return jobs
+
+
+#: The order of the combined print-and-play PDF.
+COMBINED = ["calibration.pdf", *(f"{g}.pdf" for g in GROUPS), "challenges.pdf", "rulebook.pdf"]
+
+
+def combine(folder: Path, language: str) -> Path:
+    """One print-and-play PDF of every sheet and page, in printing order."""
+    import pypdfium2 as pdfium
+
+    merged = pdfium.PdfDocument.new()
+    sources = []
+    try:
+        for name in COMBINED:
+            source = pdfium.PdfDocument(folder / name)
+            sources.append(source)
+            merged.import_pages(source)
+        buffer = BytesIO()
+        merged.save(buffer)
+    finally:
+        for source in sources:
+            source.close()
+        merged.close()
+    return write_atomic(folder / f"print-and-play-{language}.pdf", buffer.getvalue())
+
+
+def build(campaign_dir: Path, out_dir: Path, languages: list[str], options: Options,
+          jobs: int | None = None,
+          progress: Callable[[Rendered], None] | None = None) -> list[Rendered]:
+    """Render every document for every language, on `jobs` processes (default: all cores)."""
+    todo = jobs_for(languages)
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    results: list[Rendered] = []
+    if workers == 1:
+        for job in todo:
+            results.append(render_job(job, str(campaign_dir), str(out_dir), options))
+            if progress:
+                progress(results[-1])
+    else:
+        # Longest first: the card PDFs with their PNGs take the most time.
+        todo.sort(key=lambda j: (j.kind != "cards", j.group != "numbers", j.kind != "sheets"))
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(render_job, job, str(campaign_dir), str(out_dir), options)
+                       for job in todo]
+            for future in as_completed(futures):
+                results.append(future.result())
+                if progress:
+                    progress(results[-1])
+    for language in languages:
+        combined = combine(out_dir.resolve() / language, language)
+        results.append(Rendered(Job("print-and-play", language), combined, _count(combined),
+                                0.0))
+    return results
+
+
+def _count(path: Path) -> int:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(path)
+    try:
+        return len(document)
+    finally:
+        document.close()
