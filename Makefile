@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/synergy-forge validate missions/starter
 	$(BIN)/synergy-forge judge missions/rounds/*.yaml
-	$(BIN)/synergy-forge play 1 --seed 1 --bots greedy
+	$(BIN)/synergy-forge play 1 --seed 1 --bots greedy --quiet
+	$(BIN)/synergy-forge build missions/starter --out output
 
 ## Lint and the whole test suite.
 test: $(STAMP)
@@ -27,6 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_validate.py
 	$(BIN)/python bench/bench_engine.py
+	$(BIN)/python bench/bench_build.py
 
 clean:
 	rm -rf $(VENV) output/*.pdf output/png

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import urllib.parse
 import urllib.request
@@ -36,6 +37,9 @@ from synergy_forge.resources import templates_dir
 
 PNG_DPI = 300
 NEUTRAL_INK = "#2b2d42"
+#: Fonts are subset with a fixed timestamp (fontTools reads SOURCE_DATE_EPOCH), so that the
+#: same input gives byte-identical PDFs. 2026-01-01T00:00:00Z.
+FIXED_EPOCH = "1767225600"
 
 
 class RefusedURL(ValueError):
@@ -211,6 +215,7 @@ def render_job(job: Job, campaign_dir: str, out_dir: str, options: Options) -> R
     from weasyprint import HTML
 
     started = time.perf_counter()
+    os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this worker's own environment
     campaign = _campaign(campaign_dir)
     translator = Translator(job.language)
     html, faces = html_for(job, campaign, options, translator)
@@ -299,7 +304,34 @@ def combine(folder: Path, language: str) -> Path:
         for source in sources:
             source.close()
         merged.close()
-    return write_atomic(folder / f"print-and-play-{language}.pdf", buffer.getvalue())
+    return write_atomic(folder / f"print-and-play-{language}.pdf", _reproducible(buffer.getvalue()))
+
+
+def _reproducible(pdf: bytes) -> bytes:
+    """PDFium stamps the save time and a random /ID; make both depend on the content only.
+
+    Each replacement keeps its length, so the cross-reference offsets stay right.
+    """
+    pdf = re.sub(rb"/CreationDate\(D:\d{14}", b"/CreationDate(D:20260101000000", pdf)
+    digest = hashlib.sha256(re.sub(rb"/ID\s*\[[^\]]*\]", b"", pdf)).hexdigest().encode()
+
+    def fixed_id(match: re.Match[bytes]) -> bytes:
+        text = match.group(0)
+        out, k = bytearray(), 0
+        inside = False
+        for byte in text:
+            char = bytes([byte])
+            if char in b"<(":
+                inside = True
+            elif char in b">)":
+                inside = False
+            elif inside and char in b"0123456789abcdefABCDEF":
+                char = digest[k % len(digest): k % len(digest) + 1]
+                k += 1
+            out += char
+        return bytes(out)
+
+    return re.sub(rb"/ID\s*\[[^\]]*\]", fixed_id, pdf)
 
 
 def build(campaign_dir: Path, out_dir: Path, languages: list[str], options: Options,

@@ -1,0 +1,195 @@
+"""`synergy-forge build`: what a person printing the game at home gets."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.cli import main
+from synergy_forge.layout import sheet
+from synergy_forge.resources import starter_campaign
+
+MM = 72 / 25.4
+
+
+def boxes(path: Path, index: int = 0) -> dict[str, tuple[float, ...]]:
+    document = pdfium.PdfDocument(path)
+    try:
+        page = document[index]
+        return {name: tuple(round(v / MM, 1) for v in getattr(page, f"get_{name}box")())
+                for name in ("media", "trim", "bleed")}
+    finally:
+        document.close()
+
+
+def text_of(path: Path) -> str:
+    document = pdfium.PdfDocument(path)
+    try:
+        return "\n".join(document[i].get_textpage().get_text_range()
+                         for i in range(len(document)))
+    finally:
+        document.close()
+
+
+def pages(path: Path) -> int:
+    document = pdfium.PdfDocument(path)
+    try:
+        return len(document)
+    finally:
+        document.close()
+
+
+@pytest.fixture(scope="module")
+def starter_kit(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("kit")
+    result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_every_document_is_there_with_its_pages(starter_kit):
+    for language in ("en", "fr"):
+        folder = starter_kit / language
+        # 30 missions on 15 cards: 2 sheets; 35 + 5 campaign goal cards: 5 sheets; 50 numbers:
+        # 6 sheets; 5 action cards and 4 specials: 1 sheet each. Each sheet has a back page.
+        expected = {"missions.pdf": 4, "goals.pdf": 10, "numbers.pdf": 12, "actions.pdf": 2,
+                    "specials.pdf": 2, "calibration.pdf": 2, "challenges.pdf": 1,
+                    "rulebook.pdf": 2}
+        for name, count in expected.items():
+            assert pages(folder / name) == count, name
+        assert pages(folder / f"print-and-play-{language}.pdf") == sum(expected.values())
+        assert len(list((folder / "png" / "numbers").glob("*.png"))) == 55  # 50 + 5 backs
+
+
+def test_page_boxes(starter_kit):
+    a4 = (0.0, 0.0, 210.0, 297.0)
+    for name in ("missions.pdf", "calibration.pdf", "rulebook.pdf"):
+        assert boxes(starter_kit / "en" / name) == {"media": a4, "trim": a4, "bleed": a4}
+    # One card a page, for print-on-demand: 3 mm bleed around a 63 x 88 mm trim box.
+    # (WeasyPrint puts the trim box at the origin and the bleed at negative coordinates.)
+    card = boxes(starter_kit / "en" / "cards-goals.pdf")
+    assert card["media"] == card["bleed"] == (-3.0, -3.0, 66.0, 91.0)
+    assert card["trim"] == (0.0, 0.0, 63.0, 88.0)
+
+
+def test_titles_in_both_languages(starter_kit):
+    english = text_of(starter_kit / "en" / "missions.pdf")
+    french = text_of(starter_kit / "fr" / "missions.pdf")
+    for title in ("First notes", "Crossed wires", "Full synergy"):
+        assert title in english
+    for title in ("Premières notes", "Fils croisés", "Synergie totale"):
+        assert title in french
+    assert "Comment jouer" in text_of(starter_kit / "fr" / "rulebook.pdf").title() or \
+        "comment jouer" in text_of(starter_kit / "fr" / "rulebook.pdf")
+    # Rule texts come from the definitions the referee uses.
+    assert "Votre somme ne peut pas être inférieure à 5." in \
+        text_of(starter_kit / "fr" / "challenges.pdf").replace("\r\n", " ").replace("\n", " ")
+
+
+def test_png_cards_are_not_blank_and_backs_mirror_fronts(starter_kit):
+    from PIL import Image, ImageStat
+
+    image = Image.open(starter_kit / "en" / "png" / "numbers" / "number-0-0.png")
+    width, height = image.size  # 69 x 94 mm at 300 DPI, give or take rounding
+    assert abs(width - 815) <= 1 and abs(height - 1110) <= 1
+    assert max(ImageStat.Stat(image.convert("L")).extrema[0]) - \
+        min(ImageStat.Stat(image.convert("L")).extrema[0]) > 100
+    # The front of the card at column 0 and its back at column 2 of the same row.
+    layout = sheet("a4")
+    for front, back in zip(layout.fronts, layout.backs, strict=True):
+        assert back.y == front.y
+        assert abs((back.x + layout.card.width / 2) - (210 - front.x - layout.card.width / 2)) \
+            < 0.01
+    document = pdfium.PdfDocument(starter_kit / "en" / "goals.pdf")
+    try:
+        front = document[4].render(scale=1).to_pil().convert("RGB")  # third sheet: red, yellow
+        back = document[5].render(scale=1).to_pil().convert("RGB")
+    finally:
+        document.close()
+
+    def colour_at(img, slot):
+        return img.getpixel((int((slot.x + 30) * MM), int((slot.y + 5) * MM)))
+
+    for i in range(9):
+        assert colour_at(front, layout.fronts[i]) == colour_at(back, layout.backs[i])
+
+
+def build_small(tmp_path: Path, title: str, out: str) -> Path:
+    campaign = tmp_path / "camp"
+    if not campaign.exists():
+        (campaign / "missions").mkdir(parents=True)
+        (campaign / "campaign.yaml").write_text(
+            "name: {en: Small, fr: Petite}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n")
+        for n in (1, 2):
+            (campaign / "missions" / f"{n}.yaml").write_text(
+                f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
+                f"rounds: 2\nlives: 2\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / out),
+                                       "--no-png", "--jobs", "1", "--lang", "en"])
+    assert result.exit_code in (0, 1), result.output
+    return tmp_path / out
+
+
+def test_hostile_text_is_printed_literally_and_nothing_is_fetched(tmp_path):
+    hostile = '<img src="file:///etc/passwd"> {{ 7*7 }} <b>x</b>'
+    out = build_small(tmp_path, hostile, "out")
+    text = text_of(out / "en" / "missions.pdf").replace("\r", "").replace("\n", "")
+    assert '<img src="file:///etc/passwd">' in text and "{{ 7*7 }}" in text
+    assert "49" not in text
+
+
+def test_the_url_fetcher_refuses_what_is_not_ours():
+    from synergy_forge.render import RefusedURL, url_fetcher
+    from synergy_forge.resources import templates_dir
+
+    refused: list[str] = []
+    fetch = url_fetcher(refused)
+    with pytest.raises(RefusedURL):
+        fetch.fetch("file:///etc/passwd")
+    with pytest.raises((RefusedURL, ValueError)):
+        fetch.fetch("https://example.com/x.css")
+    assert refused[0] == "file:///etc/passwd"
+    response = fetch.fetch((templates_dir() / "kit.css").resolve().as_uri())
+    response.close()
+
+
+def test_text_that_does_not_fit_is_reported(tmp_path):
+    long_title = "A title far too long " * 6
+    result = CliRunner().invoke(main, ["build", str(build_small_campaign(tmp_path, long_title)),
+                                       "--out", str(tmp_path / "o"), "--no-png", "--jobs", "1",
+                                       "--lang", "en"])
+    assert result.exit_code == 1
+    assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output
+
+
+def build_small_campaign(tmp_path: Path, title: str) -> Path:
+    build_small(tmp_path, title, "first")
+    return tmp_path / "camp"
+
+
+def test_builds_are_byte_identical(tmp_path):
+    first = build_small(tmp_path, "Same", "a")
+    second = build_small(tmp_path, "Same", "b")
+    names = sorted(p.relative_to(first) for p in first.rglob("*.pdf"))
+    assert names and names == sorted(p.relative_to(second) for p in second.rglob("*.pdf"))
+    for name in names:
+        assert hashlib.sha256((first / name).read_bytes()).digest() == \
+            hashlib.sha256((second / name).read_bytes()).digest(), name
+
+
+def test_bad_input(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["build", str(tmp_path / "nope")]).exit_code == 2
+    assert runner.invoke(main, ["build", "--paper", "a3"]).exit_code == 2
+    assert runner.invoke(main, ["build", "--card-size", "200x300"]).exit_code == 2
+    broken = tmp_path / "broken"
+    shutil.copytree(starter_campaign(), broken)
+    (broken / "missions" / "01-first-notes.yaml").write_text("id: [\n")
+    result = runner.invoke(main, ["build", str(broken), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1 and "01-first-notes.yaml:2:1: error:" in result.output
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").rglob("*.pdf"))
