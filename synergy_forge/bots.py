@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from synergy_forge.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.engine import Decision, DecisionKind, GoalCard, Observation
-from synergy_forge.referee import arrange, seat_sum
+from synergy_forge.referee import arrange, evaluate_goals, seat_sum
 
 
 class Bot(Protocol):
@@ -38,6 +38,7 @@ class RandomBot:
 #: Beyond this many combinations of the other seats' sums, estimate by sampling.
 EXACT_LIMIT = 2000
 SAMPLES = 200
+AFFINITY_SAMPLES = 300
 
 
 class GreedyBot:
@@ -170,36 +171,81 @@ class GreedyBot:
                 sums.append(e[4])
         return sums
 
+    def _affinity(self, obs: Observation) -> dict[tuple[str, int], float]:
+        """P(goal met | own sum) against other seats playing any two cards of their colour.
+
+        Estimated once per mission and player count from a fixed sample (so every bot and
+        every process gets the same table) and kept on the rulebook: the first card and the
+        goal card are chosen before the others' goals are known, where only this prior helps.
+        """
+        key = ("affinity", obs.mission.challenges, obs.mission.goals, obs.players)
+        table = obs.rulebook.memo.get(key)
+        if table is not None:
+            return table
+        plan = obs.rulebook.plan(obs.mission.challenges)
+        pair_sums = []
+        cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
+        for i, a in enumerate(cards):
+            for j, b in enumerate(cards):
+                if i != j:
+                    e = seat_sum(plan, a, b, 0)
+                    if not e[6]:
+                        pair_sums.append(e[4])
+        pair_sums = pair_sums or [0]
+        rng = random.Random(0)
+        samples = [[rng.choice(pair_sums) for _ in range(obs.players - 1)]
+                   for _ in range(AFFINITY_SAMPLES)]
+        checks = obs.rulebook.goal_checks
+        own_range = sorted(set(pair_sums) | set(range(0, 16)))
+        table = {}
+        for goal in set(obs.mission.goals):
+            check = checks[goal]
+            for own in own_range:
+                met = 0
+                for others in samples:
+                    everyone = [*others, own]
+                    if check(own, others, everyone, sorted(set(everyone)), others[0],
+                             others[-1]):
+                        met += 1
+                table[(goal, own)] = met / len(samples)
+        obs.rulebook.memo[key] = table
+        return table
+
     def _first(self, obs: Observation, decision: Decision) -> NumberCard:
+        affinity = self._affinity(obs)
         hand = list(obs.hand)
-        goals = {g.goal for g in obs.goal_hand} or set(obs.rulebook.goals)
+        goals = {g.goal for g in obs.goal_hand}
         table_goal = obs.table[obs.seat][1]
         if table_goal is not None:  # goal-number-number: the goal is already known
             goals = {table_goal.goal}
-        options = {}
-        for first in decision.choices:
+        if self._passing(obs):
+            goals = set(obs.mission.goals)  # the goal to meet will come from a neighbour
+
+        def score(first: NumberCard) -> float:
             rest = list(hand)
             rest.remove(first)
-            options[first] = self._plan_sums(obs, first, 0, rest)
-        chances = self._chances(obs, {s for v in options.values() for s in v}, goals)
-        return self._pick(decision.choices, lambda f: max(
-            (chances[(g, s)] for g in goals for s in options[f]), default=0.0))
+            sums = self._plan_sums(obs, first, 0, rest)
+            return max((affinity.get((g, x), 0.0) for g in goals for x in sums), default=0.0)
+
+        return self._pick(decision.choices, score)
+
+    def _passing(self, obs: Observation) -> bool:
+        return bool(obs.mission.challenges) and \
+            bool(obs.rulebook.plan(obs.mission.challenges).direction)
 
     def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
-        if obs.mission.challenges and obs.rulebook.plan(obs.mission.challenges).direction:
+        if self._passing(obs):
             return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
+        affinity = self._affinity(obs)
         first = obs.table[obs.seat][0]
-        if first is None:  # goal-number-number: choose for the best pair still possible
-            sums = {s for f in set(obs.hand) for s in self._plan_sums(
+        if first is None:  # goal-number-number: for the best pair still possible
+            sums = {x for f in set(obs.hand) for x in self._plan_sums(
                 obs, f, 0, [c for c in obs.hand if c != f])}
-            goals = {g.goal for g in decision.choices}
-            chances = self._chances(obs, sums, goals)
-            return self._pick(decision.choices,
-                              lambda g: max((chances[(g.goal, s)] for s in sums), default=0.0))
-        sums = set(self._plan_sums(obs, first, obs.deltas[obs.seat], list(obs.hand)))
-        chances = self._chances(obs, sums, {g.goal for g in decision.choices})
+        else:
+            sums = set(self._plan_sums(obs, first, obs.deltas[obs.seat], list(obs.hand)))
         return self._pick(decision.choices,
-                          lambda g: max((chances[(g.goal, s)] for s in sums), default=0.0))
+                          lambda g: max((affinity.get((g.goal, x), 0.0) for x in sums),
+                                        default=0.0))
 
     def _second(self, obs: Observation, decision: Decision) -> NumberCard:
         first, goal, _ = obs.table[obs.seat]
@@ -245,7 +291,183 @@ class GreedyBot:
         return scored if best(scored) >= baseline + 0.15 else None
 
 
-BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot}
+class CoopBot(GreedyBot):
+    """Plays for the group: its last card and its action maximise the chance that the ROUND
+    succeeds (allowed failures, the super card and the hyper card included).
+
+    That chance is exact over what it cannot see: every legal second card each other seat could
+    still hold (by elimination, each equally likely) is weighed, and each complete table is
+    judged by the referee's own goal stage (`referee.evaluate_goals`). Its first card and goal
+    card are chosen as the greedy bot does, since the others' goals are still unknown then.
+    """
+
+    name = "coop"
+
+    def choose(self, observation: Observation, decision: Decision) -> Any:
+        if len(decision.choices) == 1:
+            return decision.choices[0]
+        if decision.kind is DecisionKind.SECOND_NUMBER:
+            chances = self.round_chances(observation, list(decision.choices))
+            return self._pick(decision.choices, lambda c: chances[c])
+        if decision.kind is DecisionKind.ACTION:
+            return self._coop_action(observation, decision)
+        return super().choose(observation, decision)
+
+    def round_chances(self, obs: Observation, mine: list[NumberCard],
+                      extra_failures: int = 0) -> dict[NumberCard, float]:
+        """P(round succeeds and the mission goes on | this seat plays each card of `mine`)."""
+        plan = obs.rulebook.plan(obs.mission.challenges)
+        table, deltas, n = obs.table, obs.deltas, obs.players
+        goals = [t[1].goal for t in table]
+        ignored = {u.seat for u in obs.actions_used if u.card is Action.J}
+        allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
+            1 for u in obs.actions_used if u.card is Action.H)
+        options: list[list[tuple[int, float]]] = []  # per seat: (sum, weight)
+        for seat in range(n):
+            first = table[seat][0]
+            if seat == obs.seat:
+                options.append([])
+                continue
+            weights: Counter = Counter()
+            for card in self._unseen(obs, obs.colors[seat]):
+                e = seat_sum(plan, first, card, deltas[seat])
+                if not e[6]:
+                    weights[e[4]] += 1
+            options.append(list(weights.items()) or [(0, 1)])
+        checks = obs.rulebook.goal_checks
+        super_seat, hyper_seat = obs.super_seat, obs.hyper_seat
+        own_sums = {c: seat_sum(plan, table[obs.seat][0], c, deltas[obs.seat])[4] for c in mine}
+        # Whether a complete table wins depends only on public facts and the sums: every coop
+        # seat of this round shares one memo (kept on the rulebook, keyed by those facts).
+        public = ("coop-round", tuple(goals), frozenset(ignored), allowed, super_seat, hyper_seat)
+        memo: dict[tuple[int, ...], bool] = obs.rulebook.memo.get(public) or {}
+        if len(obs.rulebook.memo) > 50_000:
+            obs.rulebook.memo.clear()
+        obs.rulebook.memo[public] = memo
+        result = {}
+        for card, own in own_sums.items():
+            options[obs.seat] = [(own, 1)]
+            won = total = 0.0
+            for picks in product(*(options[s] for s in range(n))):
+                weight = 1.0
+                for _, w in picks:
+                    weight *= w
+                sums = tuple(v for v, _ in picks)
+                ok = memo.get(sums)
+                if ok is None:
+                    met, _, failures = evaluate_goals(checks, goals, list(sums), ignored)
+                    ok = failures <= allowed and (super_seat is None or met[super_seat]) and \
+                        (hyper_seat is None or met[hyper_seat])
+                    memo[sums] = ok
+                total += weight
+                if ok:
+                    won += weight
+            result[card] = won / total if total else 0.0
+        return result
+
+    def _coop_action(self, obs: Observation, decision: Decision) -> Any:
+        """H when the round is more likely lost than won; else an action on its own cards that
+        raises the round's chance clearly."""
+        hand = list(obs.hand)
+        if not hand:
+            return None
+        base = max(self.round_chances(obs, hand).values())
+        h = next((u for u in decision.choices[1:] if u.card is Action.H), None)
+        if h is not None and base < 0.5 and \
+                max(self.round_chances(obs, hand, extra_failures=1).values()) > base + 0.15:
+            return h
+        return None
+
+
+class OracleBot:
+    """CHEATS: sees every hand and plays the joint play that best serves the group.
+
+    An upper bound on what any group could reach, for the playtester's coordination gap. At
+    the start of each round it searches (seat by seat, improving until nothing changes) for
+    cards and goals that win the round, judging each candidate table with the referee; every
+    seat reads the same plan.
+    """
+
+    name = "oracle"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, observation: Observation, decision: Decision) -> Any:
+        if len(decision.choices) == 1:
+            return decision.choices[0]
+        game = observation._game  # the cheat: the whole game, hidden cards included
+        kind = decision.kind
+        if kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL, DecisionKind.SECOND_NUMBER):
+            plan = _oracle_plan(game)
+            first, goal, second = plan[decision.seat]
+            wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
+                      DecisionKind.SECOND_NUMBER: second}[kind]
+            if wanted in decision.choices:
+                return wanted
+        if kind is DecisionKind.ACTION:
+            return None
+        if kind is DecisionKind.TAKE_BACK:
+            return max(decision.choices)
+        return self.rng.choice(decision.choices)
+
+
+def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
+    """The round's joint play, computed once per round and shared by every oracle seat."""
+    from synergy_forge.referee import SeatPlay, Table, settle
+
+    key = ("oracle-plan", game.round_number)
+    cached = getattr(game, "_oracle", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    n = game.players
+    plays_known = [(game.firsts[i], game.goals_played[i]) for i in range(n)]
+    candidates = []
+    for i in range(n):
+        hand = sorted(set(game.hands[i]))
+        goals = sorted(set(game.goal_hands[i]))
+        firsts = [plays_known[i][0]] if plays_known[i][0] is not None else hand
+        goal_options = [plays_known[i][1]] if plays_known[i][1] is not None else goals
+        options = []
+        for f in firsts:
+            rest = list(game.hands[i])
+            if plays_known[i][0] is None:
+                rest.remove(f)
+            for s in sorted(set(rest)):
+                if game.plan.constraints and seat_sum(game.plan, f, s, 0)[6]:
+                    continue
+                for g in goal_options:
+                    options.append((f, g, s))
+        candidates.append(options or [(firsts[0], goal_options[0], sorted(set(game.hands[i]))[0]
+                                       if game.hands[i] else firsts[0])])
+
+    def score(choice: list[tuple[Any, Any, Any]]) -> tuple[int, int]:
+        table = Table(tuple(SeatPlay(f, s, g.goal) for f, g, s in choice),
+                      game.mission.challenges, game.allowed_failures, game.super_seat,
+                      game.hyper_seat, (), game.colors)
+        verdict = settle(table, game.rulebook)
+        return (int(verdict.success and not verdict.lost_reasons), sum(verdict.met))
+
+    current = [opts[0] for opts in candidates]
+    best = score(current)
+    for _ in range(4):
+        improved = False
+        for i in range(n):
+            for option in candidates[i]:
+                trial = [*current[:i], option, *current[i + 1:]]
+                value = score(trial)
+                if value > best:
+                    best, current, improved = value, trial, True
+            if best[0]:
+                break
+        if not improved or best[0]:
+            break
+    game._oracle = (key, current)
+    return current
+
+
+BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,
+                         "oracle": OracleBot}
 
 
 def make_bot(name: str, seed: int, seat: int) -> Bot:

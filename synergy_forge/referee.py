@@ -326,6 +326,51 @@ def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
     return e1, e2, c1, c2, total, identical, broken
 
 
+def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
+                   ignored: set[int] | frozenset[int]) -> tuple[list[bool], list, int]:
+    """Which seats meet their goal: (met, (left, right) seen per seat, counted failures).
+
+    "Others" are the other counted seats (R14); neighbours skip ignored seats (R10). Shared by
+    `settle` and the bots that weigh possible tables.
+    """
+    n = len(sums)
+    met = [False] * n
+    neighbours: list = [None] * n
+    failures = 0
+    if not ignored:
+        distinct = sorted(set(sums))
+        for i in range(n):
+            own = sums[i]
+            left, right = sums[(i + 1) % n], sums[i - 1]
+            ok = goal_checks[goals[i]](own, sums[:i] + sums[i + 1:], sums, distinct, left, right)
+            met[i] = ok
+            if not ok:
+                failures += 1
+            neighbours[i] = (left, right)
+        return met, neighbours, failures
+    counted = [i not in ignored for i in range(n)]
+    counted_sums = [sums[i] for i in range(n) if counted[i]]
+    for i in range(n):
+        own = sums[i]
+        if counted[i]:
+            others = counted_sums.copy()
+            others.remove(own)
+            everyone = counted_sums
+        else:
+            others, everyone = counted_sums, [*counted_sums, own]
+        left = right = None
+        left_seat = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
+        right_seat = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
+        if left_seat is not None and left_seat != right_seat:
+            left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
+        ok = goal_checks[goals[i]](own, others, everyone, sorted(set(everyone)), left, right)
+        met[i] = ok
+        if counted[i] and not ok:
+            failures += 1
+        neighbours[i] = (left, right)
+    return met, neighbours, failures
+
+
 def settle(table: Table, rulebook: Rulebook) -> Verdict:
     """`judge` without the legality checks, for callers that only build legal tables.
 
@@ -345,7 +390,6 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
     # R5–R9, seat by seat.
     sums = [0] * n
     cards: list = [None] * n
-    neighbours: list = [None] * n
     violations: list[tuple[str, ...]] = [()] * n
     broken_any = False
     for i in range(n):
@@ -356,42 +400,8 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
             broken_any = True
         cards[i] = (first, second, e1, e2, c1, c2)
 
-    # Goals: "others" are the other counted seats (R14); neighbours skip ignored seats (R10).
-    goal_checks = rulebook.goal_checks
-    met = [False] * n
-    failures = 0
-    if not ignored:
-        distinct = sorted(set(sums))
-        for i in range(n):
-            own = sums[i]
-            left, right = sums[(i + 1) % n], sums[i - 1]
-            ok = goal_checks[goals[i]](own, sums[:i] + sums[i + 1:], sums, distinct, left, right)
-            met[i] = ok
-            if not ok:
-                failures += 1
-            neighbours[i] = (left, right)
-        counted = (True,) * n
-    else:
-        counted = tuple(i not in ignored for i in range(n))
-        counted_sums = [sums[i] for i in range(n) if counted[i]]
-        for i in range(n):
-            own = sums[i]
-            if counted[i]:
-                others = counted_sums.copy()
-                others.remove(own)
-                everyone = counted_sums
-            else:
-                others, everyone = counted_sums, [*counted_sums, own]
-            left = right = None
-            left_seat = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
-            right_seat = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
-            if left_seat is not None and left_seat != right_seat:
-                left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
-            ok = goal_checks[goals[i]](own, others, everyone, sorted(set(everyone)), left, right)
-            met[i] = ok
-            if counted[i] and not ok:
-                failures += 1
-            neighbours[i] = (left, right)
+    met, neighbours, failures = evaluate_goals(rulebook.goal_checks, goals, sums, ignored)
+    counted = tuple(i not in ignored for i in range(n))
 
     allowed = table.allowed_failures + extra_failures
     success = failures <= allowed  # R16
