@@ -363,3 +363,90 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     click.echo(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
                + (f"; {problems} text(s) do not fit" if problems else ""))
     sys.exit(EXIT_FAILED if problems else EXIT_OK)
+
+
+def _playtest_sources(paths: tuple[Path, ...]):
+    from synergy_forge.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
+    from synergy_forge.playtest import Source
+    from synergy_forge.resources import starter_campaign
+
+    sources = []
+    for path in paths or (starter_campaign(),):
+        if path.is_dir():
+            if not (path / CAMPAIGN_FILE).is_file():
+                raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}", param_hint="PATHS")
+            result = read_campaign(path)
+            if result.campaign is None:
+                fail_with(InvalidInput([d for d in result.diagnostics
+                                        if d.severity == "error"]))
+            sources += [(Source(str(path.resolve()), m.id), m) for m in result.campaign.missions]
+        else:
+            try:
+                mission, _, _ = load_mission_file(path)
+            except InvalidInput as exc:
+                fail_with(exc)
+            sources.append((Source("", mission.id, str(path.resolve())), mission))
+    return sources
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
+              help="Games per mission, player count and bot.")
+@click.option("--players", default="all", show_default=True, help="3, 4, 5 or all.")
+@click.option("--bots", default="coop,oracle", show_default=True,
+              help="Comma-separated: random, greedy, coop, oracle (oracle cheats: it sees "
+              "every hand).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
+              "cores). Results are the same whatever the number.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object "
+              "(docs/playtest.md).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write an HTML report with charts.")
+@click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
+              "declared stars are outside the estimate.")
+def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed: int,
+             jobs: int | None, as_json: bool, html_path: Path | None, check: bool) -> None:
+    """Estimate each mission's difficulty by playing it many times with bots.
+
+    PATHS are campaign folders or mission files (default: the starter campaign).
+    """
+    from synergy_forge import playtest as pt
+    from synergy_forge.bots import BOTS
+    from synergy_forge.report import playtest_html, playtest_text
+
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    unknown = [b for b in names if b not in BOTS]
+    if unknown or not names:
+        raise click.BadParameter(f"unknown bot(s) {', '.join(unknown)}; expected "
+                                 f"{', '.join(BOTS)}", param_hint="--bots")
+    if players == "all":
+        counts = None
+    elif players in ("3", "4", "5"):
+        counts = [int(players)]
+    else:
+        raise click.BadParameter("expected 3, 4, 5 or all", param_hint="--players")
+    sources = _playtest_sources(paths)
+    total = sum(games * len(names) * len([p for p in (counts or m.players) if p in m.players])
+                for _, m in sources)
+    show = total >= 2000 and not as_json
+    if show:
+        with click.progressbar(length=total, label="Playing", file=sys.stderr) as bar:
+            cells = pt.run(sources, names, counts, games, seed, jobs, progress=bar.update)
+    else:
+        cells = pt.run(sources, names, counts, games, seed, jobs)
+    found = pt.estimates(cells)
+    report = pt.as_json(cells, found, games, seed, names)
+    if as_json:
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        click.echo(playtest_text(report))
+    if html_path is not None:
+        from synergy_forge.fileio import write_atomic
+
+        write_atomic(html_path, playtest_html(report))
+        click.echo(f"report written to {html_path}", err=True)
+    failing = [e for e in found if any(w.startswith(("unwinnable", "declared"))
+                                       for w in e.warnings)]
+    sys.exit(EXIT_FAILED if check and failing else EXIT_OK)

@@ -1,0 +1,267 @@
+"""Playtesting: many seeded games per mission, player count and bot, and what they say.
+
+The same seeds deal the same hands to every bot (a paired comparison), and every game's seed
+is derived from the base seed, the mission and the game's index, so results do not depend on
+how the work is split between processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from synergy_forge.engine import Game
+from synergy_forge.mission import Mission
+from synergy_forge.rules import Rulebook
+from synergy_forge.session import play
+
+#: Coop win rate -> stars: a rate at or above the bound earns that many stars
+#: (calibrated on the starter campaign, docs/difficulty.md).
+STAR_BANDS: tuple[tuple[float, int], ...] = ((0.75, 1), (0.55, 2), (0.35, 3), (0.15, 4),
+                                             (0.0, 5))
+STAR_BOT = "coop"
+TOO_EASY = 0.97  # the lower bound of the coop win rate above which a mission is too easy
+Z95 = 1.959963984540054
+
+
+def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a win rate (95% by default)."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    denominator = 1 + z * z / games
+    centre = (p + z * z / (2 * games)) / denominator
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def stars_for(rate: float) -> int:
+    for bound, stars in STAR_BANDS:
+        if rate >= bound:
+            return stars
+    return STAR_BANDS[-1][1]
+
+
+def star_range(low: float, high: float) -> tuple[int, int]:
+    """The stars an interval of win rates spans (a higher rate means fewer stars)."""
+    return stars_for(high), stars_for(low)
+
+
+def describe_stars(fewest: int, most: int) -> str:
+    if fewest == most:
+        return f"{fewest} star{'s' if fewest > 1 else ''}"
+    return f"between {fewest} and {most} stars"
+
+
+def game_seed(base: int, mission_id: str, players: int, index: int) -> int:
+    digest = hashlib.sha256(f"{base}:{mission_id}:{players}:{index}".encode()).hexdigest()
+    return int(digest[:12], 16)
+
+
+@dataclass
+class Tally:
+    """What a batch of games gave; tallies add up, whatever the order."""
+
+    games: int = 0
+    wins: int = 0
+    rounds_won: int = 0
+    rounds_played: int = 0
+    lives_lost: int = 0
+    losses: Counter = field(default_factory=Counter)  # reason -> games
+    goals_met: Counter = field(default_factory=Counter)  # goal -> times met
+    goals_played: Counter = field(default_factory=Counter)  # goal -> times it had to be met
+
+    def add(self, other: Tally) -> None:
+        self.games += other.games
+        self.wins += other.wins
+        self.rounds_won += other.rounds_won
+        self.rounds_played += other.rounds_played
+        self.lives_lost += other.lives_lost
+        self.losses.update(other.losses)
+        self.goals_met.update(other.goals_met)
+        self.goals_played.update(other.goals_played)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+
+def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], players: int,
+               bot: str, seeds: Sequence[int]) -> Tally:
+    tally = Tally()
+    for seed in seeds:
+        game = Game(mission, players, seed, rulebook, colors)
+        play(game, [bot] * players, record=False)
+        outcome = game.outcome
+        assert outcome is not None
+        tally.games += 1
+        tally.wins += outcome.won
+        tally.rounds_won += outcome.rounds_won
+        tally.rounds_played += outcome.rounds_played
+        tally.lives_lost += mission.lives - outcome.lives
+        if not outcome.won:
+            tally.losses[str(outcome.reason)] += 1
+        for record in game.history:
+            verdict = record.verdict
+            for i, goal in enumerate(verdict.goals):
+                if verdict.counted[i]:
+                    tally.goals_played[goal] += 1
+                    tally.goals_met[goal] += verdict.met[i]
+    return tally
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a worker finds a mission: a campaign folder and a mission id, or a file."""
+
+    campaign: str
+    mission_id: str
+    file: str = ""
+
+
+@cache
+def _load(source: Source) -> tuple[Mission, Rulebook, tuple[str, ...]]:
+    from synergy_forge.loading import load_mission_file, read_campaign
+
+    if source.file:
+        return load_mission_file(Path(source.file))
+    campaign = read_campaign(Path(source.campaign)).campaign
+    assert campaign is not None
+    return campaign.mission(source.mission_id), campaign.rulebook, campaign.colors
+
+
+def _work(source: Source, players: int, bot: str, seeds: tuple[int, ...]) -> Tally:
+    mission, rulebook, colors = _load(source)
+    return play_batch(mission, rulebook, colors, players, bot, seeds)
+
+
+@dataclass
+class Cell:
+    mission: Mission
+    players: int
+    bot: str
+    tally: Tally
+
+
+@dataclass
+class Estimate:
+    """A mission's difficulty from the coop bot, all player counts pooled."""
+
+    mission: Mission
+    rate: float
+    low: float
+    high: float
+    fewest: int
+    most: int
+    gap: float | None  # oracle win rate minus coop win rate
+    warnings: list[str]
+
+
+def run(missions: Sequence[tuple[Source, Mission]], bots: Sequence[str],
+        players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
+        progress: Callable[[int], None] | None = None, chunk: int = 50) -> list[Cell]:
+    """Play every mission x player count x bot; returns one cell each, in a fixed order."""
+    tasks = []
+    cells: dict[tuple[int, int, str], Cell] = {}
+    for index, (source, mission) in enumerate(missions):
+        counts = [p for p in (players or mission.players) if p in mission.players]
+        for count in counts:
+            seeds = [game_seed(seed, mission.id, count, i) for i in range(games)]
+            for bot in bots:
+                cells[(index, count, bot)] = Cell(mission, count, bot, Tally())
+                for start in range(0, games, chunk):
+                    tasks.append(((index, count, bot), source, count, bot,
+                                  tuple(seeds[start:start + chunk])))
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
+    if workers == 1:
+        for key, source, count, bot, part in tasks:
+            cells[key].tally.add(_work(source, count, bot, part))
+            if progress:
+                progress(len(part))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_work, source, count, bot, part): (key, len(part))
+                       for key, source, count, bot, part in tasks}
+            for future in as_completed(futures):
+                key, size = futures[future]
+                cells[key].tally.add(future.result())
+                if progress:
+                    progress(size)
+    return list(cells.values())
+
+
+def estimates(cells: Sequence[Cell]) -> list[Estimate]:
+    """Per mission: the stars the coop bot's win rate suggests, and what looks wrong."""
+    by_mission: dict[str, dict[str, Tally]] = {}
+    missions: dict[str, Mission] = {}
+    for cell in cells:
+        missions[cell.mission.id] = cell.mission
+        by_mission.setdefault(cell.mission.id, {}).setdefault(cell.bot, Tally()).add(cell.tally)
+    out = []
+    for mission_id, tallies in by_mission.items():
+        mission = missions[mission_id]
+        warnings = []
+        oracle = tallies.get("oracle")
+        if oracle is not None and oracle.games and oracle.wins == 0:
+            warnings.append("unwinnable: even the oracle, which sees every hand, never won")
+        coop = tallies.get(STAR_BOT)
+        if coop is None or not coop.games:
+            continue
+        low, high = coop.interval
+        fewest, most = star_range(low, high)
+        if low >= TOO_EASY:
+            warnings.append(f"too easy to be worth a card: the {STAR_BOT} bot wins "
+                            f"{coop.win_rate:.0%} of games")
+        if not fewest <= mission.stars <= most:
+            warnings.append(f"declared {mission.stars} star{'s' if mission.stars > 1 else ''}, "
+                            f"estimated {describe_stars(fewest, most)}")
+        gap = oracle.win_rate - coop.win_rate if oracle is not None and oracle.games else None
+        out.append(Estimate(mission, coop.win_rate, low, high, fewest, most, gap, warnings))
+    return out
+
+
+def as_json(cells: Sequence[Cell], found: Sequence[Estimate], games: int, seed: int,
+            bots: Sequence[str]) -> dict[str, Any]:
+    """The documented JSON report (docs/playtest.md)."""
+    missions: dict[str, dict[str, Any]] = {}
+    for cell in cells:
+        entry = missions.setdefault(cell.mission.id, {
+            "id": cell.mission.id, "number": cell.mission.number,
+            "title": cell.mission.label(), "declared_stars": cell.mission.stars, "results": []})
+        t = cell.tally
+        low, high = t.interval
+        fewest, most = star_range(low, high)
+        entry["results"].append({
+            "players": cell.players, "bot": cell.bot, "games": t.games, "wins": t.wins,
+            "win_rate": round(t.win_rate, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
+            "stars": stars_for(t.win_rate), "stars_low": fewest, "stars_high": most,
+            "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,
+            "mean_lives_lost": round(t.lives_lost / t.games, 3) if t.games else 0,
+            "losses": dict(sorted(t.losses.items())),
+            "goals": {g: {"played": t.goals_played[g], "met": t.goals_met[g]}
+                      for g in sorted(t.goals_played)},
+        })
+    for estimate in found:
+        missions[estimate.mission.id]["estimate"] = {
+            "bot": STAR_BOT, "win_rate": round(estimate.rate, 4),
+            "ci_low": round(estimate.low, 4), "ci_high": round(estimate.high, 4),
+            "stars_low": estimate.fewest, "stars_high": estimate.most,
+            "stars": describe_stars(estimate.fewest, estimate.most),
+            "coordination_gap": None if estimate.gap is None else round(estimate.gap, 4),
+            "warnings": estimate.warnings,
+        }
+    return {"games": games, "seed": seed, "bots": list(bots),
+            "star_bands": [{"min_win_rate": b, "stars": s} for b, s in STAR_BANDS],
+            "missions": sorted(missions.values(), key=lambda m: (m["number"], m["id"]))}
