@@ -16,7 +16,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/synergy-forge validate missions/starter
 	$(BIN)/synergy-forge judge missions/rounds/*.yaml
-	$(BIN)/synergy-forge play 1 --seed 1 --bots greedy --quiet
+	$(BIN)/synergy-forge play 1 --seed 1 --bots coop --quiet
+	$(BIN)/synergy-forge playtest missions/starter --games 20 --bots coop --html output/playtest.html
 	$(BIN)/synergy-forge build missions/starter --out output
 
 ## Lint and the whole test suite.
@@ -29,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_validate.py
 	$(BIN)/python bench/bench_engine.py
 	$(BIN)/python bench/bench_build.py
+	$(BIN)/python bench/bench_playtest.py
 
 clean:
 	rm -rf $(VENV) output/*.pdf output/png

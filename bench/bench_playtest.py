@@ -1,0 +1,70 @@
+"""Playtest speed: games per second per bot, how time grows with games and --jobs, and the
+full starter-campaign playtest.
+
+    .venv/bin/python bench/bench_playtest.py [--full-games 1000]
+
+Workload for the per-bot figures: the engine benchmark's mission (5 players, 5 rounds,
+minimum-5 and double-plus-3, actions F, H, D), one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_engine import MISSION
+
+from synergy_forge.definitions import standard_rulebook
+from synergy_forge.loading import read_campaign
+from synergy_forge.playtest import Source, play_batch, run
+from synergy_forge.resources import starter_campaign
+
+COLORS = ("red", "yellow", "green", "blue", "purple")
+
+
+def per_bot(games: dict[str, int]) -> None:
+    rulebook = standard_rulebook()
+    for bot, count in games.items():
+        start = time.perf_counter()
+        play_batch(MISSION, rulebook, COLORS, 5, bot, range(count))
+        elapsed = time.perf_counter() - start
+        print(f"{bot:>7}: {count / elapsed:8.1f} games/s on one core ({count} games)")
+
+
+def scaling() -> None:
+    campaign = read_campaign(starter_campaign()).campaign
+    sources = [(Source(str(starter_campaign()), m.id), m) for m in campaign.missions[:6]]
+    for games in (20, 40, 80):
+        for jobs in (1, 2):
+            start = time.perf_counter()
+            run(sources, ["coop"], [4], games, seed=1, jobs=jobs, chunk=10)
+            elapsed = time.perf_counter() - start
+            print(f"coop, 6 missions x {games:>3} games, --jobs {jobs}: {elapsed:6.1f} s")
+
+
+def full(games: int) -> None:
+    campaign = read_campaign(starter_campaign()).campaign
+    sources = [(Source(str(starter_campaign()), m.id), m) for m in campaign.missions]
+    start = time.perf_counter()
+    cells = run(sources, ["coop"], None, games, seed=1, jobs=None)
+    elapsed = time.perf_counter() - start
+    played = sum(c.tally.games for c in cells)
+    print(f"full starter campaign, coop, all player counts, {games} games each: {played} "
+          f"games in {elapsed:.0f} s ({played / elapsed:.1f} games/s on all cores)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--full-games", type=int, default=1000)
+    args = parser.parse_args()
+    per_bot({"random": 2000, "greedy": 200, "coop": 100, "oracle": 300})
+    scaling()
+    full(args.full_games)
+
+
+if __name__ == "__main__":
+    main()
