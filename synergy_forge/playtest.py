@@ -25,7 +25,7 @@ from synergy_forge.session import play
 
 #: Coop win rate -> stars: a rate at or above the bound earns that many stars
 #: (calibrated on the starter campaign, docs/difficulty.md).
-STAR_BANDS: tuple[tuple[float, int], ...] = ((0.75, 1), (0.55, 2), (0.35, 3), (0.15, 4),
+STAR_BANDS: tuple[tuple[float, int], ...] = ((0.50, 1), (0.36, 2), (0.24, 3), (0.10, 4),
                                              (0.0, 5))
 STAR_BOT = "coop"
 TOO_EASY = 0.97  # the lower bound of the coop win rate above which a mission is too easy

@@ -167,8 +167,11 @@ def test_the_bundled_campaign_is_clean_and_complete():
     assert any(not campaign.rulebook.goals[g].builtin for m in campaign.missions for g in m.goals)
     for m in campaign.missions:
         assert set(m.title) == {"en", "fr"} and set(m.flavor) == {"en", "fr"}
+    # Stars follow the playtester's estimates (docs/difficulty.md), so single missions may dip,
+    # but the campaign climbs: each third is harder on average than the one before.
     stars = [m.stars for m in campaign.missions]
-    assert stars == sorted(stars) and stars[0] == 1 and stars[-1] == 5
+    thirds = [sum(stars[i:i + 10]) / 10 for i in (0, 10, 20)]
+    assert stars[0] == 1 and stars[-1] == 5 and thirds == sorted(thirds)
     first_super = min(m.number for m in campaign.missions if m.super)
     first_hyper = min(m.number for m in campaign.missions if m.hyper)
     first_action = min(m.number for m in campaign.missions if m.actions)
