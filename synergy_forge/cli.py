@@ -199,8 +199,9 @@ def _resolve_mission(spec: str):
               "mission allows it, else its first).")
 @click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random, "
               "printed).")
-@click.option("--bots", default="greedy", show_default=True,
-              help="One bot for every seat (random, greedy), or one per seat: greedy,random,…")
+@click.option("--bots", default="coop", show_default=True,
+              help="One bot for every seat (random, greedy, coop, oracle), or one per seat: "
+              "coop,random,…")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every decision to this JSON Lines file, for `replay`.")
 @click.option("--quiet", is_flag=True, help="Print only the outcome.")
