@@ -88,6 +88,16 @@ class CampaignResult:
     #: every file read, so a folder walk does not check them twice
     paths: set[Path] = field(default_factory=set)
 
+    def read(self, path: Path) -> Document | None:
+        """Read one of the campaign's files, counting it; None (and a diagnostic) if it fails."""
+        self.files += 1
+        self.paths.add(path.resolve())
+        try:
+            return read_document(path, display(path))
+        except InvalidInput as exc:
+            self.diagnostics += exc.diagnostics
+            return None
+
 
 def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagnostic]]:
     """The files the patterns under `key` name, in a stable order, each once."""
@@ -127,7 +137,7 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
         result.diagnostics += found
         return result
     languages = tuple(doc.data.get("languages", ["en"]))
-    result.diagnostics += [d for d in _name_languages(doc, languages)]
+    result.diagnostics += _name_languages(doc, languages)
 
     own: list[Definition] = []
     seen_ids: dict[str, str] = {}
@@ -136,12 +146,8 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
         paths, found = _expand(doc, folder, key)
         result.diagnostics += found
         for path in paths:
-            result.files += 1
-            result.paths.add(path.resolve())
-            try:
-                sub = read_document(path, display(path))
-            except InvalidInput as exc:
-                result.diagnostics += exc.diagnostics
+            sub = result.read(path)
+            if sub is None:
                 continue
             definition, found = definition_from(sub, kind)
             result.diagnostics += found
@@ -173,12 +179,8 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
     by_number: dict[int, Mission] = {}
     docs: dict[str, Document] = {}
     for path in paths:
-        result.files += 1
-        result.paths.add(path.resolve())
-        try:
-            sub = read_document(path, display(path))
-        except InvalidInput as exc:
-            result.diagnostics += exc.diagnostics
+        sub = result.read(path)
+        if sub is None:
             continue
         docs[sub.file] = sub
         mission, found = check_mission(sub, rulebook, languages)
