@@ -327,21 +327,30 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     if result.campaign is None:
         click.echo("the campaign has errors: nothing was built", err=True)
         sys.exit(EXIT_FAILED)
+    from synergy_forge.i18n import available_languages
+
     languages = list(result.campaign.languages) if lang == "all" else [lang]
-    if not all(x.isalpha() and 2 <= len(x) <= 3 for x in languages):
-        raise click.BadParameter(f"{lang!r} is not a language code", param_hint="--lang")
+    known = available_languages()
+    for language in languages:
+        if language not in known:
+            raise click.BadParameter(f"no translation for {language!r}; available: "
+                                     f"{', '.join(known)}", param_hint="--lang")
     for language in languages:
         if language not in result.campaign.languages:
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
     options = Options(paper, size, png=not no_png)
-    out_dir.mkdir(parents=True, exist_ok=True)
     from synergy_forge.render import jobs_for
 
-    with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
-                           file=sys.stderr) as bar:
-        results = render_kit(folder, out_dir, languages, options, jobs,
-                             progress=lambda r: bar.update(1))
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
+                               file=sys.stderr) as bar:
+            results = render_kit(folder, out_dir, languages, options, jobs,
+                                 progress=lambda r: bar.update(1))
+    except OSError as exc:
+        click.echo(f"{exc.filename or out_dir}: cannot write: {exc.strerror}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     problems = 0
     for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
         extra = f", {len(r.pngs)} PNGs" if r.pngs else ""

@@ -70,3 +70,10 @@ class Translator:
         if what and self.language != SOURCE_LANGUAGE:
             self.missing.add(what)
         return value.get(SOURCE_LANGUAGE) or next(iter(value.values()))
+
+
+def available_languages() -> list[str]:
+    """English and every language with a catalog."""
+    found = sorted(p.name for p in LOCALE_DIR.iterdir()
+                   if (p / "LC_MESSAGES" / "messages.po").is_file())
+    return [SOURCE_LANGUAGE, *found]
