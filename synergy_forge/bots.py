@@ -344,36 +344,39 @@ class CoopBot(GreedyBot):
         if len(obs.rulebook.memo) > 50_000:
             obs.rulebook.memo.clear()
         obs.rulebook.memo[public] = memo
-        result = {}
-        for card, own in own_sums.items():
-            options[obs.seat] = [(own, 1)]
-            won = total = 0.0
-            for picks in product(*(options[s] for s in range(n))):
-                weight = 1.0
-                for _, w in picks:
-                    weight *= w
-                sums = tuple(v for v, _ in picks)
+        # The others' joint distribution once, then each own sum slotted in at this seat.
+        joint: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+        for seat in range(n):
+            if seat != obs.seat:
+                joint = [((*sums, v), weight * w) for sums, weight in joint
+                         for v, w in options[seat]]
+        total = sum(weight for _, weight in joint)
+        at = obs.seat
+        by_sum: dict[int, float] = {}
+        for own in set(own_sums.values()):
+            won = 0.0
+            for others, weight in joint:
+                sums = (*others[:at], own, *others[at:])
                 ok = memo.get(sums)
                 if ok is None:
                     met, _, failures = evaluate_goals(checks, goals, list(sums), ignored)
                     ok = failures <= allowed and (super_seat is None or met[super_seat]) and \
                         (hyper_seat is None or met[hyper_seat])
                     memo[sums] = ok
-                total += weight
                 if ok:
                     won += weight
-            result[card] = won / total if total else 0.0
-        return result
+            by_sum[own] = won / total if total else 0.0
+        return {card: by_sum[own] for card, own in own_sums.items()}
 
     def _coop_action(self, obs: Observation, decision: Decision) -> Any:
         """H when the round is more likely lost than won; else an action on its own cards that
         raises the round's chance clearly."""
         hand = list(obs.hand)
-        if not hand:
+        h = next((u for u in decision.choices[1:] if u.card is Action.H), None)
+        if h is None or not hand:
             return None
         base = max(self.round_chances(obs, hand).values())
-        h = next((u for u in decision.choices[1:] if u.card is Action.H), None)
-        if h is not None and base < 0.5 and \
+        if base < 0.5 and \
                 max(self.round_chances(obs, hand, extra_failures=1).values()) > base + 0.15:
             return h
         return None
