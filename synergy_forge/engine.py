@@ -281,7 +281,7 @@ class Game:
                                 "engine")
         for decision, choice in zip(decisions, choices, strict=True):
             if choice not in decision.choices:
-                raise IllegalChoice(_refusal(decision, choice, self), _rule_of(decision))
+                raise IllegalChoice(_refusal(decision, choice), _rule_of(decision))
         phase = self._phase
         if phase is _Phase.SUPER:
             self.super_seat = choices[0]
@@ -450,7 +450,7 @@ def _rule_of(decision: Decision) -> str:
     }.get(decision.kind, "the card must be in your hand")
 
 
-def _refusal(decision: Decision, choice: Any, game: Game) -> str:
+def _refusal(decision: Decision, choice: Any) -> str:
     return f"seat {decision.seat} cannot choose {choice!r} for {decision.kind}"
 
 

@@ -16,7 +16,6 @@ from synergy_forge import __version__
 from synergy_forge.bots import Bot, make_bot
 from synergy_forge.cards import Action, NumberCard
 from synergy_forge.definitions import definition_from, standard_rulebook
-from synergy_forge.diagnostics import InvalidInput
 from synergy_forge.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
 from synergy_forge.loading import definition_to_data, mission_from_data, mission_to_data
 from synergy_forge.mission import Mission
@@ -226,6 +225,3 @@ def _summary(record: Any) -> str:
     result = record.get("result")
     reason = f" ({record.get('reason')})" if record.get("reason") else ""
     return f"{result}{reason} after {record.get('rounds_played')} round(s)"
-
-
-__all__ = ["InvalidInput", "PlayedGame", "ReplayError", "play", "replay", "write_log"]
