@@ -9,12 +9,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable
-from itertools import product
+from itertools import chain, product
 from typing import Any, Protocol
 
 from synergy_forge.cards import NUMBER_VALUES, Action, NumberCard
+from synergy_forge.chances import success_chances
 from synergy_forge.engine import Decision, DecisionKind, GoalCard, Observation
-from synergy_forge.referee import arrange, evaluate_goals, seat_sum
+from synergy_forge.referee import arrange, seat_sum
 
 
 class Bot(Protocol):
@@ -34,6 +35,8 @@ class RandomBot:
     def choose(self, observation: Observation, decision: Decision) -> Any:
         return self.rng.choice(decision.choices)
 
+
+_EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
 
 #: Beyond this many combinations of the other seats' sums, estimate by sampling.
 EXACT_LIMIT = 2000
@@ -79,26 +82,28 @@ class GreedyBot:
 
     # -- the model of the others -----------------------------------------------------------
 
-    def _unseen(self, obs: Observation, color: str) -> list[NumberCard]:
-        pool = Counter(NumberCard(v, color) for v in NUMBER_VALUES)
-        seen: list[Any] = [c for row in obs.discards for c in row]
-        seen += [c for first, _, second in obs.table for c in (first, second) if c is not None]
-        seen += list(obs.hand)
-        for card in seen:
-            if isinstance(card, NumberCard) and card.color == color and pool[card] > 0:
-                pool[card] -= 1
-        return list(pool.elements())
+    def _unseen(self, obs: Observation) -> dict[str, dict[int, int]]:
+        """Per colour, how many cards of each value this seat cannot see anywhere (all ten of a
+        colour, less those in discard rows, on the table and in this seat's hand)."""
+        seen = Counter(c for c in chain(chain.from_iterable(obs.discards),
+                                        chain.from_iterable(obs.table), obs.hand)
+                       if type(c) is NumberCard)
+        # A NumberCard equals the plain (value, color) tuple, which is cheaper to build.
+        return {color: {v: k - min(k, seen[(v, color)]) for v, k in _EACH_VALUE}
+                for color in obs.colors}
 
     def _other_sums(self, obs: Observation) -> list[Counter]:
         """Per other seat, a distribution (Counter of weights) of its sum."""
         plan = obs.rulebook.plan(obs.mission.challenges)
         table, deltas = obs.table, obs.deltas
+        unseen = self._unseen(obs)
         out: list[Counter] = []
         for seat in range(obs.players):
             if seat == obs.seat:
                 continue
             first, _, second = table[seat]
-            pool = self._unseen(obs, obs.colors[seat])
+            pool = [NumberCard(v, obs.colors[seat])
+                    for v, k in unseen[obs.colors[seat]].items() for _ in range(k)]
             dist: Counter = Counter()
             if first is not None and second is not None:
                 dist[seat_sum(plan, first, second, deltas[seat])[4]] = 1
@@ -163,12 +168,18 @@ class GreedyBot:
 
     def _plan_sums(self, obs: Observation, first: NumberCard, delta: int,
                    hand: list[NumberCard]) -> list[int]:
-        plan = obs.rulebook.plan(obs.mission.challenges)
+        """The sums this seat could reach with `first` and a card of `hand`, keeping R9."""
+        pairs = obs.rulebook.memo.get(("pair-sums", obs.mission.challenges))
+        if pairs is None:
+            pairs = obs.rulebook.memo[("pair-sums", obs.mission.challenges)] = {}
         sums = []
         for card in set(hand):
-            e = seat_sum(plan, first, card, delta)
-            if not e[6]:
-                sums.append(e[4])
+            total = pairs.get((first, card, delta), False)
+            if total is False:
+                e = seat_sum(obs.rulebook.plan(obs.mission.challenges), first, card, delta)
+                total = pairs[(first, card, delta)] = None if e[6] else e[4]
+            if total is not None:
+                sums.append(total)
         return sums
 
     def _affinity(self, obs: Observation) -> dict[tuple[str, int], float]:
@@ -221,11 +232,18 @@ class GreedyBot:
         if self._passing(obs):
             goals = set(obs.mission.goals)  # the goal to meet will come from a neighbour
 
+        best: dict[int, float] = {}  # own sum -> its chance for the most hopeful goal
+
         def score(first: NumberCard) -> float:
             rest = list(hand)
             rest.remove(first)
-            sums = self._plan_sums(obs, first, 0, rest)
-            return max((affinity.get((g, x), 0.0) for g in goals for x in sums), default=0.0)
+            top = 0.0
+            for x in self._plan_sums(obs, first, 0, rest):
+                chance = best.get(x)
+                if chance is None:
+                    chance = best[x] = max(affinity.get((g, x), 0.0) for g in goals)
+                top = max(top, chance)
+            return top
 
         return self._pick(decision.choices, score)
 
@@ -317,56 +335,24 @@ class CoopBot(GreedyBot):
                       extra_failures: int = 0) -> dict[NumberCard, float]:
         """P(round succeeds and the mission goes on | this seat plays each card of `mine`)."""
         plan = obs.rulebook.plan(obs.mission.challenges)
-        table, deltas, n = obs.table, obs.deltas, obs.players
-        goals = [t[1].goal for t in table]
-        ignored = {u.seat for u in obs.actions_used if u.card is Action.J}
+        table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
+        hand = obs.hand
+        unseen = self._unseen(obs)
+        # What the others can tell of this seat's sums: its own hand is unseen to them.
+        mine_unseen = unseen[obs.colors[me]]
+        for card in hand:
+            if card.color == obs.colors[me]:
+                mine_unseen[card.value] = mine_unseen.get(card.value, 0) + 1
+        supports = [_support(obs.rulebook, obs.mission.challenges, table[seat][0], deltas[seat],
+                             obs.colors[seat], unseen[obs.colors[seat]]) for seat in range(n)]
+        own = {c: seat_sum(plan, table[me][0], c, deltas[me])[4] for c in mine}
+        ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
         allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
             1 for u in obs.actions_used if u.card is Action.H)
-        options: list[list[tuple[int, float]]] = []  # per seat: (sum, weight)
-        for seat in range(n):
-            first = table[seat][0]
-            if seat == obs.seat:
-                options.append([])
-                continue
-            weights: Counter = Counter()
-            for card in self._unseen(obs, obs.colors[seat]):
-                e = seat_sum(plan, first, card, deltas[seat])
-                if not e[6]:
-                    weights[e[4]] += 1
-            options.append(list(weights.items()) or [(0, 1)])
-        checks = obs.rulebook.goal_checks
-        super_seat, hyper_seat = obs.super_seat, obs.hyper_seat
-        own_sums = {c: seat_sum(plan, table[obs.seat][0], c, deltas[obs.seat])[4] for c in mine}
-        # Whether a complete table wins depends only on public facts and the sums: every coop
-        # seat of this round shares one memo (kept on the rulebook, keyed by those facts).
-        public = ("coop-round", tuple(goals), frozenset(ignored), allowed, super_seat, hyper_seat)
-        memo: dict[tuple[int, ...], bool] = obs.rulebook.memo.get(public) or {}
-        if len(obs.rulebook.memo) > 50_000:
-            obs.rulebook.memo.clear()
-        obs.rulebook.memo[public] = memo
-        # The others' joint distribution once, then each own sum slotted in at this seat.
-        joint: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
-        for seat in range(n):
-            if seat != obs.seat:
-                joint = [((*sums, v), weight * w) for sums, weight in joint
-                         for v, w in options[seat]]
-        total = sum(weight for _, weight in joint)
-        at = obs.seat
-        by_sum: dict[int, float] = {}
-        for own in set(own_sums.values()):
-            won = 0.0
-            for others, weight in joint:
-                sums = (*others[:at], own, *others[at:])
-                ok = memo.get(sums)
-                if ok is None:
-                    met, _, failures = evaluate_goals(checks, goals, list(sums), ignored)
-                    ok = failures <= allowed and (super_seat is None or met[super_seat]) and \
-                        (hyper_seat is None or met[hyper_seat])
-                    memo[sums] = ok
-                if ok:
-                    won += weight
-            by_sum[own] = won / total if total else 0.0
-        return {card: by_sum[own] for card, own in own_sums.items()}
+        by_sum = success_chances(obs.rulebook, [t[1].goal for t in table], ignored, allowed,
+                                 obs.super_seat, obs.hyper_seat, me, supports,
+                                 sorted(set(own.values())))
+        return {card: by_sum[s] for card, s in own.items()}
 
     def _coop_action(self, obs: Observation, decision: Decision) -> Any:
         """H when the round is more likely lost than won; else an action on its own cards that
@@ -380,6 +366,23 @@ class CoopBot(GreedyBot):
                 max(self.round_chances(obs, hand, extra_failures=1).values()) > base + 0.15:
             return h
         return None
+
+
+def _support(rulebook: Any, challenges: tuple[str, ...], first: NumberCard, delta: int,
+             color: str, unseen: dict[int, int]) -> dict[int, float]:
+    """How many of a seat's possible second cards give each sum, keeping the challenges."""
+    key = ("support", challenges, first, delta, color, tuple(unseen.items()))
+    weights = rulebook.memo.get(key)
+    if weights is None:
+        plan = rulebook.plan(challenges)
+        weights = {}
+        for value, count in unseen.items():
+            e = seat_sum(plan, first, NumberCard(value, color), delta)
+            if count > 0 and not e[6]:
+                weights[e[4]] = weights.get(e[4], 0.0) + count
+        weights = weights or {0: 1.0}  # nothing legal left: R9 ends the mission
+        rulebook.memo[key] = weights
+    return weights
 
 
 class OracleBot:

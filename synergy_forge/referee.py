@@ -326,6 +326,14 @@ def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
     return e1, e2, c1, c2, total, identical, broken
 
 
+def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | None]:
+    """The nearest counted seats to the left and right of seat i (R10, R14)."""
+    n = len(counted)
+    left = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
+    right = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
+    return left, right
+
+
 def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
                    ignored: set[int] | frozenset[int]) -> tuple[list[bool], list, int]:
     """Which seats meet their goal: (met, (left, right) seen per seat, counted failures).
@@ -359,8 +367,7 @@ def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
         else:
             others, everyone = counted_sums, [*counted_sums, own]
         left = right = None
-        left_seat = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
-        right_seat = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
+        left_seat, right_seat = neighbour_seats(i, counted)
         if left_seat is not None and left_seat != right_seat:
             left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
         ok = goal_checks[goals[i]](own, others, everyone, sorted(set(everyone)), left, right)

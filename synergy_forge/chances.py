@@ -1,0 +1,163 @@
+"""The chance that a round succeeds, weighed over every table a seat cannot rule out.
+
+A seat that has to choose its last card knows every first card and goal on the table, but not
+the second card each other seat will play. Each other seat's sum therefore has a distribution
+(how many of that colour's unseen cards give each sum); the seat's own sum is its choice.
+`success_chances` answers, for each own sum, the probability that the whole round succeeds:
+allowed failures counted, the super and hyper cards met (R16, R17, R18), goals judged as
+`referee.evaluate_goals` judges them (R10, R14).
+
+Two ways, one answer:
+- the grid: every combination of possible sums at once, one axis per seat, the goals' own
+  rules run over arrays (synergy_forge.grid). The grid depends only on public facts, so every
+  seat of a round shares it (kept in the rulebook's memo); each seat then weighs it by its own
+  view of the others.
+- table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
+tests/test_chances.py holds the two to each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from synergy_forge.grid import GridRule, Many, NotOnGrid, Unsettled, grid_rule
+from synergy_forge.referee import evaluate_goals, neighbour_seats
+from synergy_forge.rules import Rulebook
+
+#: Grids kept per rulebook before the memo of grids is emptied (a round needs one or two).
+_KEEP = 2_000
+
+
+def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int],
+                    allowed: int, super_seat: int | None, hyper_seat: int | None, seat: int,
+                    supports: Sequence[Mapping[int, float]],
+                    own: Sequence[int]) -> dict[int, float]:
+    """P(round succeeds | `seat` has each sum in `own`).
+
+    `supports[j]` maps each sum seat j may have to its weight (any scale); the entry of `seat`
+    itself only says which sums its axis holds, so that seats of one round share grids.
+    """
+    rules = _grid_rules(rulebook)
+    if all(rules.get(g) is not None for g in goals):
+        try:
+            return _by_grid(rulebook, tuple(goals), ignored, allowed, super_seat, hyper_seat,
+                            seat, supports, own)
+        except (Unsettled, NotOnGrid):
+            pass  # the referee's own way says what goes wrong on which table
+    return _by_table(rulebook, tuple(goals), ignored, allowed, super_seat, hyper_seat, seat,
+                     supports, own)
+
+
+def _grid_rules(rulebook: Rulebook) -> dict[str, GridRule | None]:
+    rules = rulebook.memo.get("grid-rules")
+    if rules is None:
+        rules = {gid: grid_rule(g.rule) if g.rule else None for gid, g in rulebook.goals.items()}
+        rulebook.memo["grid-rules"] = rules
+    return rules
+
+
+def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], allowed: int,
+             super_seat: int | None, hyper_seat: int | None, seat: int,
+             supports: Sequence[Mapping[int, float]], own: Sequence[int]) -> dict[int, float]:
+    n = len(goals)
+    axes = [tuple(sorted(s)) for s in supports]
+    if not set(own) <= set(axes[seat]):
+        axes[seat] = tuple(sorted(set(axes[seat]) | set(own)))
+    key = ("round-grid", goals, ignored, super_seat, hyper_seat, tuple(axes))
+    memo = rulebook.memo
+    grid = memo.get(key)
+    if grid is None:
+        grid = _grid(rulebook, goals, ignored, super_seat, hyper_seat, axes)
+        kept = memo.setdefault("round-grids", [])
+        if len(kept) >= _KEEP:
+            for old in kept:
+                memo.pop(old, None)
+            kept.clear()
+        kept.append(key)
+        memo[key] = grid
+    failures, must = grid
+    won = ((failures <= allowed) & must).astype(np.float64)
+    operands: list[Any] = [won, list(range(n))]
+    total = 1.0
+    for j in range(n):
+        if j != seat:
+            weights = [supports[j].get(v, 0.0) for v in axes[j]]
+            operands += [np.asarray(weights, dtype=np.float64), [j]]
+            total *= sum(weights)
+    by_sum = np.einsum(*operands, [seat])
+    if not total:
+        return {s: 0.0 for s in own}
+    index = {v: i for i, v in enumerate(axes[seat])}
+    return {s: float(by_sum[index[s]]) / total for s in own}
+
+
+def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
+          super_seat: int | None, hyper_seat: int | None,
+          axes: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """(failures counted, super and hyper met) for every table of the product of `axes`."""
+    n = len(axes)
+    shape = tuple(len(a) for a in axes)
+    sums = []
+    for j, axis in enumerate(axes):
+        view = [1] * n
+        view[j] = len(axis)
+        sums.append(np.asarray(axis, dtype=np.int64).reshape(view))
+    counted = [j not in ignored for j in range(n)]
+    rules = _grid_rules(rulebook)
+    everyone = Many([sums[j] for j in range(n) if counted[j]])
+    failures = np.zeros(shape, dtype=np.int8)
+    must = np.ones(shape, dtype=bool)
+    for i in range(n):
+        if not (counted[i] or i in (super_seat, hyper_seat)):
+            continue  # an ignored seat's goal changes nothing the chance depends on
+        others = Many([sums[j] for j in range(n) if j != i and counted[j]])
+        seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
+        left_seat, right_seat = neighbour_seats(i, counted)
+        left = right = None
+        if left_seat is not None and left_seat != right_seat:
+            left, right = sums[left_seat], sums[right_seat]
+        rule = rules[goals[i]]
+        assert rule is not None
+        met = rule(sums[i], others, seen, left, right)
+        if counted[i]:
+            failures += np.logical_not(met)
+        if i in (super_seat, hyper_seat):
+            must &= met
+    return failures, must
+
+
+def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], allowed: int,
+              super_seat: int | None, hyper_seat: int | None, seat: int,
+              supports: Sequence[Mapping[int, float]], own: Sequence[int]) -> dict[int, float]:
+    checks = rulebook.goal_checks
+    # Whether a table wins depends only on public facts and the sums: every seat of a round
+    # shares one memo of verdicts.
+    public = ("round-tables", goals, ignored, allowed, super_seat, hyper_seat)
+    memo: dict[tuple[int, ...], bool] = rulebook.memo.get(public) or {}
+    if len(rulebook.memo) > 50_000:
+        rulebook.memo.clear()
+    rulebook.memo[public] = memo
+    joint: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+    for j, support in enumerate(supports):
+        if j != seat:
+            joint = [((*sums, v), weight * w) for sums, weight in joint
+                     for v, w in support.items()]
+    total = sum(weight for _, weight in joint)
+    out: dict[int, float] = {}
+    for mine in set(own):
+        won = 0.0
+        for others, weight in joint:
+            sums = (*others[:seat], mine, *others[seat:])
+            ok = memo.get(sums)
+            if ok is None:
+                met, _, failures = evaluate_goals(checks, goals, list(sums), ignored)
+                ok = failures <= allowed and (super_seat is None or met[super_seat]) and \
+                    (hyper_seat is None or met[hyper_seat])
+                memo[sums] = ok
+            if ok:
+                won += weight
+        out[mine] = won / total if total else 0.0
+    return out

@@ -1,0 +1,100 @@
+"""The grid (goal rules run over arrays) and the referee's own goal stage give the same chances.
+
+`chances._by_table` asks `referee.evaluate_goals` about one table at a time; `chances._by_grid`
+runs the goals' rules over every table at once (synergy_forge.grid). Whatever the goals, the
+ignored seat (R14), the super and hyper seats and the allowed failures, they must agree.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from synergy_forge import chances
+from synergy_forge.definitions import standard_rulebook
+from synergy_forge.grid import Many, Unsettled, grid_rule
+from synergy_forge.rules import Definition, Rulebook, RuleKind, compile_rule
+
+# Rules a campaign might write, beyond the seven built-ins: each construct the grid accepts.
+EXTRA_RULES = {
+    "close-call": "(sum - 1) in others or (sum + 1) in others",
+    "top": "sum == sums | max",
+    "bottom-two": "sum <= distinct[1] if distinct | length > 1 else sum == distinct[0]",
+    "crowd": "distinct | length <= 2",
+    "parity": "sum is odd and (others | sum) is even",
+    "middle": "(sums | sum) // (sums | length) == sum",
+    "far": "(sum - (others | min)) | abs >= 4 or not (sum in [3, 7, 11])",
+    "neighbourly": "left is none or right is none or left + right == 2 * sum",
+    "ranked": "sum != distinct[-1] and sum >= distinct[0] + 2",
+    "chain": "1 < sum - (others | min) <= 3",
+}
+
+
+@cache
+def rich() -> Rulebook:
+    """The built-in goals and EXTRA_RULES (not a fixture: its memo would flood failure reports)."""
+    extra = [Definition(gid, RuleKind.GOAL, {"en": gid}, {"en": ""}, rule=rule,
+                        check=compile_rule(RuleKind.GOAL, rule))
+             for gid, rule in EXTRA_RULES.items()]
+    return standard_rulebook().extended(extra)
+
+
+def test_every_builtin_goal_and_the_extra_rules_run_on_the_grid():
+    rules = chances._grid_rules(rich())
+    assert [g for g in rich().goals if rules[g] is None] == []
+
+
+@pytest.mark.parametrize("rule", [
+    "sum == others[0]",  # the order of others is not promised
+    "sums | first > 3",
+    "sum is divisibleby(3)",
+    "sum ** 2 > 20",
+    "(sum > 3 or 7) + 1 > 2",
+])
+def test_rules_the_grid_cannot_run_are_refused(rule):
+    assert grid_rule(rule) is None
+
+
+def test_past_the_end_is_unsettled_not_wrong():
+    import numpy as np
+
+    rule = grid_rule("sum == distinct[2]")
+    assert rule is not None
+    own = np.array([1, 2]).reshape(2, 1)
+    other = np.array([1, 2]).reshape(1, 2)
+    with pytest.raises(Unsettled):
+        rule(own, Many([other]), Many([own, other]), None, None)
+
+
+@st.composite
+def situations(draw, goal_ids):
+    n = draw(st.integers(3, 5))
+    goals = tuple(draw(st.sampled_from(goal_ids)) for _ in range(n))
+    supports = []
+    for _ in range(n):
+        values = draw(st.sets(st.integers(0, 14), min_size=1, max_size=4))
+        supports.append({v: float(draw(st.integers(1, 3))) for v in values})
+    seat = draw(st.integers(0, n - 1))
+    ignored = frozenset(draw(st.sets(st.integers(0, n - 1), max_size=1)))
+    super_seat = draw(st.none() | st.integers(0, n - 1))
+    hyper_seat = draw(st.none() | st.integers(0, n - 1))
+    allowed = draw(st.integers(0, 2))
+    own = sorted(supports[seat])
+    return goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_the_grid_agrees_with_the_referee_table_by_table(data):
+    situation = data.draw(situations(sorted(rich().goals)))
+    try:
+        fast = chances._by_grid(rich(), *situation)
+    except Unsettled:
+        return  # the rule fails on some table; success_chances then takes the table way
+    slow = chances._by_table(rich(), *situation)
+    assert fast.keys() == slow.keys()
+    for s in fast:
+        assert fast[s] == pytest.approx(slow[s], abs=1e-12), (s, situation)
