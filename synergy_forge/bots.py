@@ -13,7 +13,7 @@ from itertools import chain, product
 from typing import Any, Protocol
 
 from synergy_forge.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.chances import success_chances
+from synergy_forge.chances import Support, success_chances
 from synergy_forge.engine import Decision, DecisionKind, GoalCard, Observation
 from synergy_forge.referee import arrange, seat_sum
 
@@ -82,15 +82,18 @@ class GreedyBot:
 
     # -- the model of the others -----------------------------------------------------------
 
-    def _unseen(self, obs: Observation) -> dict[str, dict[int, int]]:
+    def _unseen(self, obs: Observation, table: Any = None) -> dict[str, dict[int, int]]:
         """Per colour, how many cards of each value this seat cannot see anywhere (all ten of a
         colour, less those in discard rows, on the table and in this seat's hand)."""
-        seen = Counter(c for c in chain(chain.from_iterable(obs.discards),
-                                        chain.from_iterable(obs.table), obs.hand)
-                       if type(c) is NumberCard)
-        # A NumberCard equals the plain (value, color) tuple, which is cheaper to build.
-        return {color: {v: k - min(k, seen[(v, color)]) for v, k in _EACH_VALUE}
-                for color in obs.colors}
+        unseen = {color: dict(_EACH_VALUE) for color in obs.colors}
+        table = obs.table if table is None else table
+        for card in chain(chain.from_iterable(obs.discards), chain.from_iterable(table),
+                          obs.hand):
+            if type(card) is NumberCard:
+                counts = unseen.get(card.color)
+                if counts is not None and counts.get(card.value, 0) > 0:
+                    counts[card.value] -= 1
+        return unseen
 
     def _other_sums(self, obs: Observation) -> list[Counter]:
         """Per other seat, a distribution (Counter of weights) of its sum."""
@@ -232,7 +235,12 @@ class GreedyBot:
         if self._passing(obs):
             goals = set(obs.mission.goals)  # the goal to meet will come from a neighbour
 
-        best: dict[int, float] = {}  # own sum -> its chance for the most hopeful goal
+        # own sum -> its chance for the most hopeful goal, the same in every game
+        key = ("best-goal", obs.mission.challenges, obs.mission.goals, obs.players,
+               frozenset(goals))
+        best: dict[int, float] | None = obs.rulebook.memo.get(key)
+        if best is None:
+            best = obs.rulebook.memo[key] = {}
 
         def score(first: NumberCard) -> float:
             rest = list(hand)
@@ -242,7 +250,8 @@ class GreedyBot:
                 chance = best.get(x)
                 if chance is None:
                     chance = best[x] = max(affinity.get((g, x), 0.0) for g in goals)
-                top = max(top, chance)
+                if chance > top:
+                    top = chance
             return top
 
         return self._pick(decision.choices, score)
@@ -337,7 +346,7 @@ class CoopBot(GreedyBot):
         plan = obs.rulebook.plan(obs.mission.challenges)
         table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
         hand = obs.hand
-        unseen = self._unseen(obs)
+        unseen = self._unseen(obs, table)
         # What the others can tell of this seat's sums: its own hand is unseen to them.
         mine_unseen = unseen[obs.colors[me]]
         for card in hand:
@@ -369,20 +378,20 @@ class CoopBot(GreedyBot):
 
 
 def _support(rulebook: Any, challenges: tuple[str, ...], first: NumberCard, delta: int,
-             color: str, unseen: dict[int, int]) -> dict[int, float]:
+             color: str, unseen: dict[int, int]) -> Support:
     """How many of a seat's possible second cards give each sum, keeping the challenges."""
     key = ("support", challenges, first, delta, color, tuple(unseen.items()))
-    weights = rulebook.memo.get(key)
-    if weights is None:
+    support = rulebook.memo.get(key)
+    if support is None:
         plan = rulebook.plan(challenges)
-        weights = {}
+        weights: dict[int, float] = {}
         for value, count in unseen.items():
             e = seat_sum(plan, first, NumberCard(value, color), delta)
             if count > 0 and not e[6]:
                 weights[e[4]] = weights.get(e[4], 0.0) + count
-        weights = weights or {0: 1.0}  # nothing legal left: R9 ends the mission
-        rulebook.memo[key] = weights
-    return weights
+        support = Support.of(weights or {0: 1.0})  # nothing legal left: R9 ends the mission
+        rulebook.memo[key] = support
+    return support
 
 
 class OracleBot:

@@ -19,7 +19,7 @@ tests/test_chances.py holds the two to each other.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -31,14 +31,28 @@ from synergy_forge.rules import Rulebook
 _KEEP = 2_000
 
 
+class Support(NamedTuple):
+    """What a seat's sum may be: the sums, smallest first, and each one's weight (any scale:
+    how many of the seat's possible cards give it, say)."""
+
+    sums: tuple[int, ...]
+    weights: np.ndarray
+    total: float
+
+    @classmethod
+    def of(cls, weights: Mapping[int, float]) -> Support:
+        sums = tuple(sorted(weights))
+        values = [float(weights[s]) for s in sums]
+        return cls(sums, np.array(values), sum(values))
+
+
 def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int],
                     allowed: int, super_seat: int | None, hyper_seat: int | None, seat: int,
-                    supports: Sequence[Mapping[int, float]],
-                    own: Sequence[int]) -> dict[int, float]:
+                    supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
     """P(round succeeds | `seat` has each sum in `own`).
 
-    `supports[j]` maps each sum seat j may have to its weight (any scale); the entry of `seat`
-    itself only says which sums its axis holds, so that seats of one round share grids.
+    `supports[j]` says what seat j's sum may be; for `seat` itself only its sums are read (the
+    grid's axis for that seat), so that every seat of a round can share one grid.
     """
     rules = _grid_rules(rulebook)
     if all(rules.get(g) is not None for g in goals):
@@ -61,11 +75,12 @@ def _grid_rules(rulebook: Rulebook) -> dict[str, GridRule | None]:
 
 def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], allowed: int,
              super_seat: int | None, hyper_seat: int | None, seat: int,
-             supports: Sequence[Mapping[int, float]], own: Sequence[int]) -> dict[int, float]:
+             supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
     n = len(goals)
-    axes = [tuple(sorted(s)) for s in supports]
-    if not set(own) <= set(axes[seat]):
-        axes[seat] = tuple(sorted(set(axes[seat]) | set(own)))
+    axes = [s.sums for s in supports]
+    mine = axes[seat]
+    if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
+        axes[seat] = tuple(sorted(set(mine) | set(own)))
     key = ("round-grid", goals, ignored, super_seat, hyper_seat, tuple(axes))
     memo = rulebook.memo
     grid = memo.get(key)
@@ -78,26 +93,49 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
             kept.clear()
         kept.append(key)
         memo[key] = grid
-    failures, must = grid
-    won = ((failures <= allowed) & must).astype(np.float64)
-    operands: list[Any] = [won, list(range(n))]
+    operands: list[Any] = [grid.won(allowed), grid.seats]
     total = 1.0
     for j in range(n):
         if j != seat:
-            weights = [supports[j].get(v, 0.0) for v in axes[j]]
-            operands += [np.asarray(weights, dtype=np.float64), [j]]
-            total *= sum(weights)
-    by_sum = np.einsum(*operands, [seat])
+            operands += [supports[j].weights, [j]]
+            total *= supports[j].total
     if not total:
         return {s: 0.0 for s in own}
-    index = {v: i for i, v in enumerate(axes[seat])}
-    return {s: float(by_sum[index[s]]) / total for s in own}
+    by_sum = np.einsum(*operands, [seat]).tolist()
+    index = grid.index(seat)
+    return {s: by_sum[index[s]] / total for s in own}
+
+
+class _Grid:
+    """Every table of one round's possible sums: failures counted, and whether the super and
+    hyper cards are met; which tables the round wins, by the number of failures allowed."""
+
+    def __init__(self, axes: Sequence[tuple[int, ...]], failures: np.ndarray,
+                 must: np.ndarray) -> None:
+        self.failures, self.must = failures, must
+        self.axes = axes
+        self.seats = list(range(failures.ndim))
+        self._won: dict[int, np.ndarray] = {}
+        self._index: dict[int, dict[int, int]] = {}
+
+    def index(self, seat: int) -> dict[int, int]:
+        """Where each of the seat's sums lies on its axis."""
+        index = self._index.get(seat)
+        if index is None:
+            index = self._index[seat] = {v: i for i, v in enumerate(self.axes[seat])}
+        return index
+
+    def won(self, allowed: int) -> np.ndarray:
+        won = self._won.get(allowed)
+        if won is None:
+            won = self._won[allowed] = ((self.failures <= allowed) & self.must).astype(float)
+        return won
 
 
 def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
           super_seat: int | None, hyper_seat: int | None,
-          axes: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
-    """(failures counted, super and hyper met) for every table of the product of `axes`."""
+          axes: Sequence[tuple[int, ...]]) -> _Grid:
+    """The grid of every table of the product of `axes`."""
     n = len(axes)
     shape = tuple(len(a) for a in axes)
     sums = []
@@ -126,12 +164,12 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
             failures += np.logical_not(met)
         if i in (super_seat, hyper_seat):
             must &= met
-    return failures, must
+    return _Grid(axes, failures, must)
 
 
 def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], allowed: int,
               super_seat: int | None, hyper_seat: int | None, seat: int,
-              supports: Sequence[Mapping[int, float]], own: Sequence[int]) -> dict[int, float]:
+              supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
     checks = rulebook.goal_checks
     # Whether a table wins depends only on public facts and the sums: every seat of a round
     # shares one memo of verdicts.
@@ -144,7 +182,7 @@ def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int
     for j, support in enumerate(supports):
         if j != seat:
             joint = [((*sums, v), weight * w) for sums, weight in joint
-                     for v, w in support.items()]
+                     for v, w in zip(support.sums, support.weights.tolist(), strict=True)]
     total = sum(weight for _, weight in joint)
     out: dict[int, float] = {}
     for mine in set(own):

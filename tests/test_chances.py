@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from synergy_forge import chances
+from synergy_forge.chances import Support
 from synergy_forge.definitions import standard_rulebook
 from synergy_forge.grid import Many, Unsettled, grid_rule
 from synergy_forge.rules import Definition, Rulebook, RuleKind, compile_rule
@@ -76,13 +77,13 @@ def situations(draw, goal_ids):
     supports = []
     for _ in range(n):
         values = draw(st.sets(st.integers(0, 14), min_size=1, max_size=4))
-        supports.append({v: float(draw(st.integers(1, 3))) for v in values})
+        supports.append(Support.of({v: draw(st.integers(1, 3)) for v in values}))
     seat = draw(st.integers(0, n - 1))
     ignored = frozenset(draw(st.sets(st.integers(0, n - 1), max_size=1)))
     super_seat = draw(st.none() | st.integers(0, n - 1))
     hyper_seat = draw(st.none() | st.integers(0, n - 1))
     allowed = draw(st.integers(0, 2))
-    own = sorted(supports[seat])
+    own = list(supports[seat].sums)
     return goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own
 
 
