@@ -226,35 +226,33 @@ class GreedyBot:
         return table
 
     def _first(self, obs: Observation, decision: Decision) -> NumberCard:
-        affinity = self._affinity(obs)
-        hand = list(obs.hand)
-        goals = {g.goal for g in obs.goal_hand}
+        hand = obs.hand
+        goals = frozenset(g.goal for g in obs.goal_hand)
         table_goal = obs.table[obs.seat][1]
         if table_goal is not None:  # goal-number-number: the goal is already known
-            goals = {table_goal.goal}
+            goals = frozenset({table_goal.goal})
         if self._passing(obs):
-            goals = set(obs.mission.goals)  # the goal to meet will come from a neighbour
-
-        # own sum -> its chance for the most hopeful goal, the same in every game
-        key = ("best-goal", obs.mission.challenges, obs.mission.goals, obs.players,
-               frozenset(goals))
-        best: dict[int, float] | None = obs.rulebook.memo.get(key)
-        if best is None:
-            best = obs.rulebook.memo[key] = {}
-
-        def score(first: NumberCard) -> float:
-            rest = list(hand)
-            rest.remove(first)
-            top = 0.0
-            for x in self._plan_sums(obs, first, 0, rest):
-                chance = best.get(x)
-                if chance is None:
-                    chance = best[x] = max(affinity.get((g, x), 0.0) for g in goals)
-                if chance > top:
-                    top = chance
-            return top
-
-        return self._pick(decision.choices, score)
+            goals = frozenset(obs.mission.goals)  # the goal to meet will come from a neighbour
+        # A pure function of the hand and the goals: remembered across games.
+        key = ("first-scores", obs.mission.challenges, obs.mission.goals, obs.players, goals,
+               hand)
+        scores = obs.rulebook.memo.get(key)
+        if scores is None:
+            affinity = self._affinity(obs)
+            best = {}  # own sum -> its chance for the most hopeful goal
+            scores = {}
+            for first in set(hand):
+                rest = list(hand)
+                rest.remove(first)
+                top = 0.0
+                for x in self._plan_sums(obs, first, 0, rest):
+                    chance = best.get(x)
+                    if chance is None:
+                        chance = best[x] = max(affinity.get((g, x), 0.0) for g in goals)
+                    top = max(top, chance)
+                scores[first] = top
+            obs.rulebook.memo[key] = scores
+        return self._pick(decision.choices, scores.__getitem__)
 
     def _passing(self, obs: Observation) -> bool:
         return bool(obs.mission.challenges) and \
@@ -263,16 +261,22 @@ class GreedyBot:
     def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
         if self._passing(obs):
             return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
-        affinity = self._affinity(obs)
         first = obs.table[obs.seat][0]
-        if first is None:  # goal-number-number: for the best pair still possible
-            sums = {x for f in set(obs.hand) for x in self._plan_sums(
-                obs, f, 0, [c for c in obs.hand if c != f])}
-        else:
-            sums = set(self._plan_sums(obs, first, obs.deltas[obs.seat], list(obs.hand)))
-        return self._pick(decision.choices,
-                          lambda g: max((affinity.get((g.goal, x), 0.0) for x in sums),
-                                        default=0.0))
+        delta = obs.deltas[obs.seat]
+        key = ("goal-scores", obs.mission.challenges, obs.mission.goals, obs.players, first,
+               delta, obs.hand)
+        scores = obs.rulebook.memo.get(key)
+        if scores is None:
+            affinity = self._affinity(obs)
+            if first is None:  # goal-number-number: for the best pair still possible
+                sums = {x for f in set(obs.hand) for x in self._plan_sums(
+                    obs, f, 0, [c for c in obs.hand if c != f])}
+            else:
+                sums = set(self._plan_sums(obs, first, delta, list(obs.hand)))
+            scores = {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
+                      for g in set(obs.mission.goals)}
+            obs.rulebook.memo[key] = scores
+        return self._pick(decision.choices, lambda g: scores.get(g.goal, 0.0))
 
     def _second(self, obs: Observation, decision: Decision) -> NumberCard:
         first, goal, _ = obs.table[obs.seat]

@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from synergy_forge.grid import GridRule, Many, NotOnGrid, Unsettled, grid_rule
+from synergy_forge.grid import GridRule, Many, NotOnGrid, Unsettled, both, count_true, grid_rule
 from synergy_forge.referee import evaluate_goals, neighbour_seats
 from synergy_forge.rules import Rulebook
 
@@ -107,14 +107,14 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 
 class _Grid:
-    """Every table of one round's possible sums: failures counted, and whether the super and
-    hyper cards are met; which tables the round wins, by the number of failures allowed."""
+    """Every table of one round's possible sums: how many counted seats meet their goal, and
+    whether the super and hyper cards are met; which tables the round wins, by the number of
+    failures allowed."""
 
-    def __init__(self, axes: Sequence[tuple[int, ...]], failures: np.ndarray,
-                 must: np.ndarray) -> None:
-        self.failures, self.must = failures, must
-        self.axes = axes
-        self.seats = list(range(failures.ndim))
+    def __init__(self, axes: Sequence[tuple[int, ...]], counted: int, met: Any,
+                 must: Any) -> None:
+        self.axes, self.counted, self.met, self.must = axes, counted, met, must
+        self.seats = list(range(len(axes)))
         self._won: dict[int, np.ndarray] = {}
         self._index: dict[int, dict[int, int]] = {}
 
@@ -128,7 +128,9 @@ class _Grid:
     def won(self, allowed: int) -> np.ndarray:
         won = self._won.get(allowed)
         if won is None:
-            won = self._won[allowed] = ((self.failures <= allowed) & self.must).astype(float)
+            won = both(self.met >= self.counted - allowed, self.must)  # R16, R17, R18
+            shape = tuple(len(a) for a in self.axes)
+            won = self._won[allowed] = np.broadcast_to(won, shape).astype(float)
         return won
 
 
@@ -137,7 +139,6 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
           axes: Sequence[tuple[int, ...]]) -> _Grid:
     """The grid of every table of the product of `axes`."""
     n = len(axes)
-    shape = tuple(len(a) for a in axes)
     sums = []
     for j, axis in enumerate(axes):
         view = [1] * n
@@ -146,8 +147,8 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
     counted = [j not in ignored for j in range(n)]
     rules = _grid_rules(rulebook)
     everyone = Many([sums[j] for j in range(n) if counted[j]])
-    failures = np.zeros(shape, dtype=np.int8)
-    must = np.ones(shape, dtype=bool)
+    met: list[Any] = []
+    must: Any = True
     for i in range(n):
         if not (counted[i] or i in (super_seat, hyper_seat)):
             continue  # an ignored seat's goal changes nothing the chance depends on
@@ -159,12 +160,12 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
             left, right = sums[left_seat], sums[right_seat]
         rule = rules[goals[i]]
         assert rule is not None
-        met = rule(sums[i], others, seen, left, right)
+        meets = rule(sums[i], others, seen, left, right)
         if counted[i]:
-            failures += np.logical_not(met)
+            met.append(meets)
         if i in (super_seat, hyper_seat):
-            must &= met
-    return _Grid(axes, failures, must)
+            must = both(must, meets)
+    return _Grid(axes, len(met), count_true(met), must)
 
 
 def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], allowed: int,

@@ -58,13 +58,13 @@ class Many:
             for j, m in enumerate(self.members):
                 first: Any = True
                 for earlier in self.members[:j]:
-                    first = _both(first, earlier != m)
+                    first = both(first, earlier != m)
                 self._firsts.append(first)
         return self._firsts
 
     def distinct_count(self) -> Any:
         if self._count is None:
-            self._count = _count(self.firsts())
+            self._count = count_true(self.firsts())
         return self._count
 
     def ranks(self) -> list[Any]:
@@ -72,7 +72,7 @@ class Many:
         if self._ranks is None:
             firsts = self.firsts()
             pairs = list(zip(self.members, firsts, strict=True))
-            self._ranks = [_count(_both(f, other < m) for other, f in pairs)
+            self._ranks = [count_true(both(f, other < m) for other, f in pairs)
                            for m in self.members]
         return self._ranks
 
@@ -90,7 +90,7 @@ def _live(mask: Any) -> bool:
     return bool(np.any(mask))
 
 
-def _both(a: Any, b: Any) -> Any:
+def both(a: Any, b: Any) -> Any:
     """a & b, without an array operation when either side is plainly true."""
     if a is True:
         return b
@@ -99,7 +99,7 @@ def _both(a: Any, b: Any) -> Any:
     return a & b
 
 
-def _count(conditions: Any) -> Any:
+def count_true(conditions: Any) -> Any:
     """How many of the conditions hold, table by table."""
     total: Any = None
     for condition in conditions:
@@ -156,7 +156,7 @@ def _truth(node: nodes.Node, seat: _Seat, active: Any) -> Any:
     if isinstance(node, nodes.And | nodes.Or):
         left = _truth(node.left, seat, active)
         go_on = left if isinstance(node, nodes.And) else np.logical_not(left)
-        right = _truth(node.right, seat, _both(active, go_on))
+        right = _truth(node.right, seat, both(active, go_on))
         return (left & right) if isinstance(node, nodes.And) else (left | right)
     if isinstance(node, nodes.Not):
         return np.logical_not(_truth(node.node, seat, active))
@@ -187,7 +187,7 @@ def _value(node: nodes.Node, seat: _Seat, active: Any) -> Any:
         left = _number(_value(node.left, seat, active), active)
         right = _number(_value(node.right, seat, active), active)
         if isinstance(node, nodes.Div | nodes.FloorDiv | nodes.Mod) and \
-                _live(_both(active, right == 0)):
+                _live(both(active, right == 0)):
             raise Unsettled("division by zero")
         return _ARITHMETIC[type(node)](left, right)
     if isinstance(node, nodes.Neg):
@@ -204,7 +204,7 @@ def _value(node: nodes.Node, seat: _Seat, active: Any) -> Any:
         if node.expr2 is None:
             raise NotOnGrid("an if without else")
         test = _truth(node.test, seat, active)
-        yes_where, no_where = _both(active, test), _both(active, np.logical_not(test))
+        yes_where, no_where = both(active, test), both(active, np.logical_not(test))
         yes = _number(_value(node.expr1, seat, yes_where), yes_where)
         no = _number(_value(node.expr2, seat, no_where), no_where)
         return np.where(test, yes, no)
@@ -221,7 +221,7 @@ def _compare(node: nodes.Compare, seat: _Seat, active: Any) -> Any:
     result: Any = True
     current = _value(node.expr, seat, active)
     for operand in node.ops:
-        where = _both(active, result)
+        where = both(active, result)
         following = _value(operand.expr, seat, where)
         op = operand.op
         if op in ("in", "notin"):
@@ -253,7 +253,7 @@ def _compare(node: nodes.Compare, seat: _Seat, active: Any) -> Any:
                 outcome = np.logical_not(outcome)
         else:
             outcome = _ORDER[op](_number(current, where), _number(following, where))
-        result = _both(result, outcome)
+        result = both(result, outcome)
         current = following
     return result
 
@@ -312,7 +312,7 @@ class _Nth:
         """x == distinct[k]: x is one of the values and exactly |k| (or -k-1) lie beyond it."""
         members, firsts = self.many.members, self.many.firsts()
         compare = operator.lt if self.k >= 0 else operator.gt
-        beyond = _count(_both(f, compare(m, x))
+        beyond = count_true(both(f, compare(m, x))
                         for m, f in zip(members, firsts, strict=True) if m is not x)
         found = beyond == (self.k if self.k >= 0 else -self.k - 1)
         if x is own:  # a seat's own sum is always one of the values
@@ -335,7 +335,7 @@ def _distinct_at(node: nodes.Getitem, seat: _Seat, active: Any) -> _Nth:
     k = _constant_int(node.arg)
     many: Many = seat.names["distinct"]
     count = many.distinct_count()
-    if _live(_both(active, (count <= k) if k >= 0 else (count < -k))):
+    if _live(both(active, (count <= k) if k >= 0 else (count < -k))):
         raise Unsettled(f"distinct[{k}] is past the end")
     return _Nth(many, k)
 
