@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable
-from itertools import chain, product
+from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any, Protocol
 
 from synergy_forge.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.chances import Support, success_chances
+from synergy_forge.chances import Support, goal_chances, success_chances
 from synergy_forge.engine import Decision, DecisionKind, GoalCard, Observation
 from synergy_forge.referee import arrange, seat_sum
 
@@ -38,9 +38,6 @@ class RandomBot:
 
 _EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
 
-#: Beyond this many combinations of the other seats' sums, estimate by sampling.
-EXACT_LIMIT = 2000
-SAMPLES = 200
 AFFINITY_SAMPLES = 300
 
 
@@ -48,9 +45,8 @@ class GreedyBot:
     """Plays for its own goal only: each choice maximises the chance that this seat meets it.
 
     The other seats' sums are modelled from what is face up: a card not yet played is any of
-    that colour's unseen cards (all ten, less those in discard rows, on the table and in this
-    seat's hand), each equally likely, keeping the challenges. The chance is exact when the
-    combinations are few, else estimated from samples drawn from the bot's own generator.
+    that colour's unseen cards (all ten, less those in discard rows and on the table), each
+    equally likely, keeping the challenges. The chance is exact (synergy_forge.chances).
     """
 
     name = "greedy"
@@ -82,90 +78,40 @@ class GreedyBot:
 
     # -- the model of the others -----------------------------------------------------------
 
-    def _unseen(self, obs: Observation, table: Any = None) -> dict[str, dict[int, int]]:
-        """Per colour, how many cards of each value this seat cannot see anywhere (all ten of a
-        colour, less those in discard rows, on the table and in this seat's hand)."""
-        unseen = {color: dict(_EACH_VALUE) for color in obs.colors}
-        table = obs.table if table is None else table
-        for card in chain(chain.from_iterable(obs.discards), chain.from_iterable(table),
-                          obs.hand):
-            if type(card) is NumberCard:
-                counts = unseen.get(card.color)
-                if counts is not None and counts.get(card.value, 0) > 0:
-                    counts[card.value] -= 1
-        return unseen
+    def _supports(self, obs: Observation, table: Any, deltas: tuple[int, ...]) -> list[Support]:
+        """What each seat's sum may be, seen from here: a second card not yet played is any
+        of that colour's unseen cards, each equally likely, that keeps the challenges (R9).
 
-    def _other_sums(self, obs: Observation) -> list[Counter]:
-        """Per other seat, a distribution (Counter of weights) of its sum."""
-        plan = obs.rulebook.plan(obs.mission.challenges)
-        table, deltas = obs.table, obs.deltas
-        unseen = self._unseen(obs)
-        out: list[Counter] = []
-        for seat in range(obs.players):
-            if seat == obs.seat:
-                continue
-            first, _, second = table[seat]
-            pool = [NumberCard(v, obs.colors[seat])
-                    for v, k in unseen[obs.colors[seat]].items() for _ in range(k)]
-            dist: Counter = Counter()
-            if first is not None and second is not None:
-                dist[seat_sum(plan, first, second, deltas[seat])[4]] = 1
-            elif first is not None:
-                for card in pool or [first]:
-                    e = seat_sum(plan, first, card, deltas[seat])
-                    if not e[6]:
-                        dist[e[4]] += 1
-            else:
-                for i, a in enumerate(pool):
-                    for j, b in enumerate(pool):
-                        if i != j:
-                            e = seat_sum(plan, a, b, 0)
-                            if not e[6]:
-                                dist[e[4]] += 1
-            if not dist:  # nothing legal is left to them: any sum of the pool
-                dist[0] = 1
-            out.append(dist)
-        return out
+        Another seat's hand is unseen, and so is this seat's to the others: every seat's
+        possible sums follow from the face-up cards alone (and so are shared by all the seats
+        of a round), except when this seat holds a card of another seat's colour (taken from a
+        discard row), which it alone can rule out.
+        """
+        rulebook, challenges, colors = obs.rulebook, obs.mission.challenges, obs.colors
+        foreign = [c for c in obs.hand if c.color != colors[obs.seat]]
+        discards = obs.discards
+        key = (challenges, discards, table, deltas)
+        shared = rulebook.memo.setdefault("public-supports", {})
+        supports = None if foreign else shared.get(key)
+        if supports is None:
+            unseen = _unseen(colors, chain(chain.from_iterable(discards),
+                                           chain.from_iterable(table), foreign))
+            supports = [_support(rulebook, challenges, table[seat][0], deltas[seat],
+                                 colors[seat], unseen[colors[seat]])
+                        for seat in range(obs.players)]
+            if not foreign:
+                if len(shared) > 1000:
+                    shared.clear()
+                shared[key] = supports
+        return supports
 
-    def _chances(self, obs: Observation, own_sums: set[int], goals: set[str],
-                 dists: list[Counter] | None = None) -> dict[tuple[str, int], float]:
-        """P(goal met | own sum) for every goal and own sum asked, by the goal's own rule."""
-        dists = dists if dists is not None else self._other_sums(obs)
-        checks = obs.rulebook.goal_checks
-        seat, n = obs.seat, obs.players
-        others_seats = [s for s in range(n) if s != seat]
-        left_index = others_seats.index((seat + 1) % n)
-        right_index = others_seats.index((seat - 1) % n)
-        supports = [list(d.items()) for d in dists]
-        combos = 1
-        for s in supports:
-            combos *= len(s)
-        if combos <= EXACT_LIMIT:
-            weighted = []
-            for picks in product(*supports):
-                weight = 1.0
-                for _, w in picks:
-                    weight *= w
-                weighted.append(([v for v, _ in picks], weight))
-        else:
-            weighted = []
-            for _ in range(SAMPLES):
-                values = [self.rng.choices([v for v, _ in s], [w for _, w in s])[0]
-                          for s in supports]
-                weighted.append((values, 1.0))
-        total = sum(w for _, w in weighted)
-        result = {}
-        for goal in goals:
-            check = checks[goal]
-            for own in own_sums:
-                met = 0.0
-                for others, weight in weighted:
-                    everyone = [*others, own]
-                    if check(own, others, everyone, sorted(set(everyone)),
-                             others[left_index], others[right_index]):
-                        met += weight
-                result[(goal, own)] = met / total
-        return result
+    def _goal_chances(self, obs: Observation, goals: Sequence[str],
+                      own_sums: set[int]) -> dict[int, float]:
+        """P(this seat meets its goal | each own sum), the goals on the table being `goals`."""
+        table = obs.table
+        ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
+        return goal_chances(obs.rulebook, goals, ignored, obs.seat,
+                            self._supports(obs, table, obs.deltas), sorted(own_sums))
 
     # -- decisions ---------------------------------------------------------------------------
 
@@ -279,25 +225,25 @@ class GreedyBot:
         return self._pick(decision.choices, lambda g: scores.get(g.goal, 0.0))
 
     def _second(self, obs: Observation, decision: Decision) -> NumberCard:
-        first, goal, _ = obs.table[obs.seat]
+        table = obs.table
+        first = table[obs.seat][0]
         plan = obs.rulebook.plan(obs.mission.challenges)
         delta = obs.deltas[obs.seat]
         sums = {c: seat_sum(plan, first, c, delta)[4] for c in decision.choices}
-        chances = self._chances(obs, set(sums.values()), {goal.goal})
-        return self._pick(decision.choices, lambda c: chances[(goal.goal, sums[c])])
+        chances = self._goal_chances(obs, [t[1].goal for t in table], set(sums.values()))
+        return self._pick(decision.choices, lambda c: chances[sums[c]])
 
     def _action(self, obs: Observation, decision: Decision) -> Any:
         """Use an action on its own cards when it raises its own chance by a clear margin."""
         table = obs.table
         hand = list(obs.hand)
-        dists = self._other_sums(obs)
 
         def best(use: Any) -> float:
             used = [*obs.actions_used, use] if use is not None else list(obs.actions_used)
             firsts = [t[0] for t in table]
             goals = [t[1] for t in table]
             placed = arrange(firsts, goals, used[len(obs.actions_used):])
-            first, goal = placed.firsts[obs.seat], placed.goals[obs.seat]
+            first = placed.firsts[obs.seat]
             delta = obs.deltas[obs.seat] + placed.deltas[obs.seat]
             own_hand = list(hand)
             if use is not None and use.card is Action.B:
@@ -307,8 +253,7 @@ class GreedyBot:
             sums = set(self._plan_sums(obs, first, delta, own_hand))
             if not sums:
                 return 0.0
-            chances = self._chances(obs, sums, {goal.goal}, dists)
-            return max(chances[(goal.goal, s)] for s in sums)
+            return max(self._goal_chances(obs, [g.goal for g in placed.goals], sums).values())
 
         relevant: list[Callable[[Any], bool]] = [
             lambda u: u.card in (Action.F, Action.G) and u.target == obs.seat,
@@ -327,9 +272,9 @@ class CoopBot(GreedyBot):
     succeeds (allowed failures, the super card and the hyper card included).
 
     That chance is exact over what it cannot see: every legal second card each other seat could
-    still hold (by elimination, each equally likely) is weighed, and each complete table is
-    judged by the referee's own goal stage (`referee.evaluate_goals`). Its first card and goal
-    card are chosen as the greedy bot does, since the others' goals are still unknown then.
+    still hold (by elimination, each equally likely) is weighed, and every possible table is
+    judged by the goals' own rules (synergy_forge.chances). Its first card and goal card are
+    chosen as the greedy bot does, since the others' goals are still unknown then.
     """
 
     name = "coop"
@@ -349,15 +294,7 @@ class CoopBot(GreedyBot):
         """P(round succeeds and the mission goes on | this seat plays each card of `mine`)."""
         plan = obs.rulebook.plan(obs.mission.challenges)
         table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
-        hand = obs.hand
-        unseen = self._unseen(obs, table)
-        # What the others can tell of this seat's sums: its own hand is unseen to them.
-        mine_unseen = unseen[obs.colors[me]]
-        for card in hand:
-            if card.color == obs.colors[me]:
-                mine_unseen[card.value] = mine_unseen.get(card.value, 0) + 1
-        supports = [_support(obs.rulebook, obs.mission.challenges, table[seat][0], deltas[seat],
-                             obs.colors[seat], unseen[obs.colors[seat]]) for seat in range(n)]
+        supports = self._supports(obs, table, deltas)
         own = {c: seat_sum(plan, table[me][0], c, deltas[me])[4] for c in mine}
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
         allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
@@ -379,6 +316,17 @@ class CoopBot(GreedyBot):
                 max(self.round_chances(obs, hand, extra_failures=1).values()) > base + 0.15:
             return h
         return None
+
+
+def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
+    """Per colour, how many cards of each value are not among `seen`."""
+    unseen = {color: dict(_EACH_VALUE) for color in colors}
+    for card in seen:
+        if type(card) is NumberCard:
+            counts = unseen.get(card.color)
+            if counts is not None and counts.get(card.value, 0) > 0:
+                counts[card.value] -= 1
+    return unseen
 
 
 def _support(rulebook: Any, challenges: tuple[str, ...], first: NumberCard, delta: int,

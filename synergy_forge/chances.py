@@ -18,7 +18,7 @@ tests/test_chances.py holds the two to each other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -49,20 +49,40 @@ class Support(NamedTuple):
 def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int],
                     allowed: int, super_seat: int | None, hyper_seat: int | None, seat: int,
                     supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
-    """P(round succeeds | `seat` has each sum in `own`).
+    """P(round succeeds | `seat` has each sum in `own`): at most `allowed` counted seats fail
+    their goal and the super and hyper seats meet theirs (R16, R17, R18).
 
     `supports[j]` says what seat j's sum may be; for `seat` itself only its sums are read (the
     grid's axis for that seat), so that every seat of a round can share one grid.
     """
+    def wins(met: list[bool], failures: int) -> bool:
+        return failures <= allowed and (super_seat is None or met[super_seat]) and \
+            (hyper_seat is None or met[hyper_seat])
+
+    return _chances(rulebook, tuple(goals), ignored, seat, supports, own,
+                    lambda grid: grid.won(allowed, super_seat, hyper_seat),
+                    ("round", allowed, super_seat, hyper_seat), wins)
+
+
+def goal_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int], seat: int,
+                 supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
+    """P(`seat` meets its own goal | it has each sum in `own`), the others as `supports` say."""
+    return _chances(rulebook, tuple(goals), ignored, seat, supports, own,
+                    lambda grid: grid.meets(seat), ("goal", seat),
+                    lambda met, failures: met[seat])
+
+
+def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
+             supports: Sequence[Support], own: Sequence[int],
+             on_grid: Callable[[_Grid], np.ndarray], question: tuple,
+             wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     rules = _grid_rules(rulebook)
     if all(rules.get(g) is not None for g in goals):
         try:
-            return _by_grid(rulebook, tuple(goals), ignored, allowed, super_seat, hyper_seat,
-                            seat, supports, own)
+            return _by_grid(rulebook, goals, ignored, seat, supports, own, on_grid)
         except (Unsettled, NotOnGrid):
             pass  # the referee's own way says what goes wrong on which table
-    return _by_table(rulebook, tuple(goals), ignored, allowed, super_seat, hyper_seat, seat,
-                     supports, own)
+    return _by_table(rulebook, goals, ignored, seat, supports, own, question, wins)
 
 
 def _grid_rules(rulebook: Rulebook) -> dict[str, GridRule | None]:
@@ -73,19 +93,18 @@ def _grid_rules(rulebook: Rulebook) -> dict[str, GridRule | None]:
     return rules
 
 
-def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], allowed: int,
-             super_seat: int | None, hyper_seat: int | None, seat: int,
-             supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
-    n = len(goals)
+def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
+             supports: Sequence[Support], own: Sequence[int],
+             on_grid: Callable[[_Grid], np.ndarray]) -> dict[int, float]:
     axes = [s.sums for s in supports]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
         axes[seat] = tuple(sorted(set(mine) | set(own)))
-    key = ("round-grid", goals, ignored, super_seat, hyper_seat, tuple(axes))
+    key = ("round-grid", goals, ignored, tuple(axes))
     memo = rulebook.memo
     grid = memo.get(key)
     if grid is None:
-        grid = _grid(rulebook, goals, ignored, super_seat, hyper_seat, axes)
+        grid = _grid(rulebook, goals, ignored, axes)
         kept = memo.setdefault("round-grids", [])
         if len(kept) >= _KEEP:
             for old in kept:
@@ -93,9 +112,9 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
             kept.clear()
         kept.append(key)
         memo[key] = grid
-    operands: list[Any] = [grid.won(allowed), grid.seats]
+    operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
-    for j in range(n):
+    for j in range(len(goals)):
         if j != seat:
             operands += [supports[j].weights, [j]]
             total *= supports[j].total
@@ -107,15 +126,16 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 
 class _Grid:
-    """Every table of one round's possible sums: how many counted seats meet their goal, and
-    whether the super and hyper cards are met; which tables the round wins, by the number of
-    failures allowed."""
+    """Every table of one round's possible sums, one axis per seat: which seats meet their
+    goal, and from that which tables win the round."""
 
-    def __init__(self, axes: Sequence[tuple[int, ...]], counted: int, met: Any,
-                 must: Any) -> None:
-        self.axes, self.counted, self.met, self.must = axes, counted, met, must
+    def __init__(self, axes: Sequence[tuple[int, ...]], met: list[Any],
+                 counted: list[bool]) -> None:
+        self.axes, self.met, self.counted = axes, met, counted
+        self.shape = tuple(len(a) for a in axes)
         self.seats = list(range(len(axes)))
-        self._won: dict[int, np.ndarray] = {}
+        self._met_count = count_true(m for m, c in zip(met, counted, strict=True) if c)
+        self._arrays: dict[tuple, np.ndarray] = {}
         self._index: dict[int, dict[int, int]] = {}
 
     def index(self, seat: int) -> dict[int, int]:
@@ -125,19 +145,30 @@ class _Grid:
             index = self._index[seat] = {v: i for i, v in enumerate(self.axes[seat])}
         return index
 
-    def won(self, allowed: int) -> np.ndarray:
-        won = self._won.get(allowed)
+    def won(self, allowed: int, super_seat: int | None, hyper_seat: int | None) -> np.ndarray:
+        """1.0 where the round succeeds (R16, R17, R18), else 0.0."""
+        key = ("won", allowed, super_seat, hyper_seat)
+        won = self._arrays.get(key)
         if won is None:
-            won = both(self.met >= self.counted - allowed, self.must)  # R16, R17, R18
-            shape = tuple(len(a) for a in self.axes)
-            won = self._won[allowed] = np.broadcast_to(won, shape).astype(float)
+            won = self._met_count >= sum(self.counted) - allowed
+            for seat in (super_seat, hyper_seat):
+                if seat is not None:
+                    won = both(won, self.met[seat])
+            won = self._arrays[key] = np.broadcast_to(won, self.shape).astype(float)
         return won
+
+    def meets(self, seat: int) -> np.ndarray:
+        """1.0 where `seat` meets its goal, else 0.0."""
+        key = ("meets", seat)
+        met = self._arrays.get(key)
+        if met is None:
+            met = self._arrays[key] = np.broadcast_to(self.met[seat], self.shape).astype(float)
+        return met
 
 
 def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
-          super_seat: int | None, hyper_seat: int | None,
           axes: Sequence[tuple[int, ...]]) -> _Grid:
-    """The grid of every table of the product of `axes`."""
+    """The goals of every seat, met or not, on every table of the product of `axes`."""
     n = len(axes)
     sums = []
     for j, axis in enumerate(axes):
@@ -148,10 +179,7 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
     rules = _grid_rules(rulebook)
     everyone = Many([sums[j] for j in range(n) if counted[j]])
     met: list[Any] = []
-    must: Any = True
     for i in range(n):
-        if not (counted[i] or i in (super_seat, hyper_seat)):
-            continue  # an ignored seat's goal changes nothing the chance depends on
         others = Many([sums[j] for j in range(n) if j != i and counted[j]])
         seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
         left_seat, right_seat = neighbour_seats(i, counted)
@@ -160,21 +188,17 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
             left, right = sums[left_seat], sums[right_seat]
         rule = rules[goals[i]]
         assert rule is not None
-        meets = rule(sums[i], others, seen, left, right)
-        if counted[i]:
-            met.append(meets)
-        if i in (super_seat, hyper_seat):
-            must = both(must, meets)
-    return _Grid(axes, len(met), count_true(met), must)
+        met.append(rule(sums[i], others, seen, left, right))
+    return _Grid(axes, met, counted)
 
 
-def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], allowed: int,
-              super_seat: int | None, hyper_seat: int | None, seat: int,
-              supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
+def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
+              supports: Sequence[Support], own: Sequence[int], question: tuple,
+              wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     checks = rulebook.goal_checks
-    # Whether a table wins depends only on public facts and the sums: every seat of a round
-    # shares one memo of verdicts.
-    public = ("round-tables", goals, ignored, allowed, super_seat, hyper_seat)
+    # The answer for a table depends only on public facts and the sums: every seat of a round
+    # shares one memo of them.
+    public = ("round-tables", goals, ignored, question)
     memo: dict[tuple[int, ...], bool] = rulebook.memo.get(public) or {}
     if len(rulebook.memo) > 50_000:
         rulebook.memo.clear()
@@ -193,9 +217,7 @@ def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int
             ok = memo.get(sums)
             if ok is None:
                 met, _, failures = evaluate_goals(checks, goals, list(sums), ignored)
-                ok = failures <= allowed and (super_seat is None or met[super_seat]) and \
-                    (hyper_seat is None or met[hyper_seat])
-                memo[sums] = ok
+                ok = memo[sums] = bool(wins(met, failures))
             if ok:
                 won += weight
         out[mine] = won / total if total else 0.0

@@ -8,6 +8,7 @@ ignored seat (R14), the super and hyper seats and the allowed failures, they mus
 from __future__ import annotations
 
 from functools import cache
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -90,12 +91,33 @@ def situations(draw, goal_ids):
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_the_grid_agrees_with_the_referee_table_by_table(data):
-    situation = data.draw(situations(sorted(rich().goals)))
+    goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own = \
+        data.draw(situations(sorted(rich().goals)))
     try:
-        fast = chances._by_grid(rich(), *situation)
+        chances._grid(rich(), goals, ignored, [s.sums for s in supports])
     except Unsettled:
-        return  # the rule fails on some table; success_chances then takes the table way
-    slow = chances._by_table(rich(), *situation)
-    assert fast.keys() == slow.keys()
-    for s in fast:
-        assert fast[s] == pytest.approx(slow[s], abs=1e-12), (s, situation)
+        return  # the rule fails on some table: the chances are then worked out table by table
+    round_args = (rich(), goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own)
+    goal_args = (rich(), goals, ignored, seat, supports, own)
+    fast = [chances.success_chances(*round_args), chances.goal_chances(*goal_args)]
+    with mock.patch.object(chances, "_grid_rules", lambda rulebook: {}):
+        slow = [chances.success_chances(*round_args), chances.goal_chances(*goal_args)]
+    for grid_way, table_way in zip(fast, slow, strict=True):
+        assert grid_way.keys() == table_way.keys() == set(own)
+        for s in own:
+            assert grid_way[s] == pytest.approx(table_way[s], abs=1e-12), (s, goals, supports)
+
+
+def test_a_rule_the_grid_cannot_run_is_weighed_table_by_table():
+    rulebook = standard_rulebook().extended([Definition(
+        "first-is-big", RuleKind.GOAL, {"en": "x"}, {"en": ""}, rule="sums | first > 3",
+        check=compile_rule(RuleKind.GOAL, "sums | first > 3"))])
+    supports = [Support.of({4: 1}), Support.of({2: 1, 5: 3}), Support.of({1: 1})]
+    goals = ("first-is-big", "equal", "unique")
+    # Seat 0's 4 meets its goal, seat 2's 1 is unique, and seat 1 can never equal 4 or 1: the
+    # round is won exactly when one failure is allowed.
+    chance = chances.success_chances(rulebook, goals, frozenset(), 1, None, None, 1, supports,
+                                      [2, 5])
+    assert chance == {2: 1.0, 5: 1.0}
+    assert chances.success_chances(rulebook, goals, frozenset(), 0, None, None, 1, supports,
+                                   [2, 5]) == {2: 0.0, 5: 0.0}
