@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_engine import MISSION
 
+from synergy_forge import playtest
 from synergy_forge.definitions import standard_rulebook
 from synergy_forge.loading import read_campaign
 from synergy_forge.playtest import Source, play_batch, run
@@ -38,10 +39,12 @@ def per_bot(games: dict[str, int]) -> None:
 def scaling() -> None:
     campaign = read_campaign(starter_campaign()).campaign
     sources = [(Source(str(starter_campaign()), m.id), m) for m in campaign.missions[:6]]
-    for games in (20, 40, 80):
+    for games in (100, 200, 400):
         for jobs in (1, 2):
+            # Cold caches each time: forked workers would otherwise inherit a warm parent's.
+            playtest._load.cache_clear()
             start = time.perf_counter()
-            run(sources, ["coop"], [4], games, seed=1, jobs=jobs, chunk=10)
+            run(sources, ["coop"], [4], games, seed=1, jobs=jobs)
             elapsed = time.perf_counter() - start
             print(f"coop, 6 missions x {games:>3} games, --jobs {jobs}: {elapsed:6.1f} s")
 
@@ -61,7 +64,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--full-games", type=int, default=1000)
     args = parser.parse_args()
-    per_bot({"random": 2000, "greedy": 200, "coop": 100, "oracle": 300})
+    per_bot({"random": 3000, "greedy": 300, "coop": 1000, "oracle": 300})
     scaling()
     full(args.full_games)
 

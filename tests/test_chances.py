@@ -18,6 +18,8 @@ from synergy_forge import chances
 from synergy_forge.chances import Support
 from synergy_forge.definitions import standard_rulebook
 from synergy_forge.grid import Many, Unsettled, grid_rule
+from synergy_forge.loading import read_campaign
+from synergy_forge.resources import starter_campaign
 from synergy_forge.rules import Definition, Rulebook, RuleKind, compile_rule
 
 # Rules a campaign might write, beyond the seven built-ins: each construct the grid accepts.
@@ -47,6 +49,13 @@ def rich() -> Rulebook:
 def test_every_builtin_goal_and_the_extra_rules_run_on_the_grid():
     rules = chances._grid_rules(rich())
     assert [g for g in rich().goals if rules[g] is None] == []
+
+
+def test_the_starter_campaigns_own_goal_runs_on_the_grid():
+    campaign = read_campaign(starter_campaign()).campaign
+    rules = chances._grid_rules(campaign.rulebook)
+    assert "close-call" in rules
+    assert [g for g in campaign.rulebook.goals if rules[g] is None] == []
 
 
 @pytest.mark.parametrize("rule", [
