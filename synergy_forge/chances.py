@@ -5,7 +5,8 @@ the second card each other seat will play. Each other seat's sum therefore has a
 (how many of that colour's unseen cards give each sum); the seat's own sum is its choice.
 `success_chances` answers, for each own sum, the probability that the whole round succeeds:
 allowed failures counted, the super and hyper cards met (R16, R17, R18), goals judged as
-`referee.evaluate_goals` judges them (R10, R14).
+`referee.evaluate_goals` judges them (R10, R14). `goal_chances` answers the greedy bot's
+question: the probability that the seat meets its own goal.
 
 Two ways, one answer:
 - the grid: every combination of possible sums at once, one axis per seat, the goals' own
