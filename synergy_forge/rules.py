@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, meta
@@ -97,7 +98,9 @@ def compile_rule(kind: RuleKind, rule: str) -> Callable[..., Any]:
         def test(*args: Any) -> bool:
             return bool(expression(dict(zip(names, args, strict=True))))
 
-        return test
+        # A constraint's arguments are a few small numbers: remember its answers (the sandbox
+        # costs some 15 µs a call). A goal's include lists, which cannot be keys.
+        return test if kind is RuleKind.GOAL else lru_cache(maxsize=8192)(test)
 
     def number(*args: Any) -> int:
         result = expression(dict(zip(names, args, strict=True)))
@@ -105,7 +108,7 @@ def compile_rule(kind: RuleKind, rule: str) -> Callable[..., Any]:
             raise RuleError(f"a {kind} rule must give a whole number, it gave {result!r}")
         return result
 
-    return number
+    return lru_cache(maxsize=8192)(number)
 
 
 @dataclass(frozen=True)
