@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from synergy_forge.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.chances import Support, goal_chances, success_chances
 from synergy_forge.engine import Decision, DecisionKind, GoalCard, Observation
-from synergy_forge.referee import arrange, seat_sum
+from synergy_forge.referee import arrange, evaluate_goals, seat_sum
 
 
 class Bot(Protocol):
@@ -381,46 +381,59 @@ class OracleBot:
 
 def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
     """The round's joint play, computed once per round and shared by every oracle seat."""
-    from synergy_forge.referee import SeatPlay, Table, settle
-
     key = ("oracle-plan", game.round_number)
     cached = getattr(game, "_oracle", None)
     if cached is not None and cached[0] == key:
         return cached[1]
-    n = game.players
+    n, plan = game.players, game.plan
     plays_known = [(game.firsts[i], game.goals_played[i]) for i in range(n)]
-    candidates = []
+    # Per seat, its possible plays (first, goal, second) with what the referee makes of them:
+    # (sum, goal id, challenge broken). Plays alike in those are alike for the search, so only
+    # the first of each kind is tried (which is the one a search over all of them would keep).
+    candidates: list[list[tuple[Any, Any, Any]]] = []
+    facts: list[list[tuple[int, str, bool]]] = []
     for i in range(n):
         hand = sorted(set(game.hands[i]))
         goals = sorted(set(game.goal_hands[i]))
         firsts = [plays_known[i][0]] if plays_known[i][0] is not None else hand
         goal_options = [plays_known[i][1]] if plays_known[i][1] is not None else goals
-        options = []
+        seen: dict[tuple[int, str, bool], tuple[Any, Any, Any]] = {}
         for f in firsts:
             rest = list(game.hands[i])
             if plays_known[i][0] is None:
                 rest.remove(f)
             for s in sorted(set(rest)):
-                if game.plan.constraints and seat_sum(game.plan, f, s, 0)[6]:
+                e = seat_sum(plan, f, s, 0)
+                if e[6]:
                     continue
                 for g in goal_options:
-                    options.append((f, g, s))
-        candidates.append(options or [(firsts[0], goal_options[0], sorted(set(game.hands[i]))[0]
-                                       if game.hands[i] else firsts[0])])
+                    seen.setdefault((e[4], g.goal, False), (f, g, s))
+        if not seen:  # nothing keeps the challenges: play anything, the mission is lost (R9)
+            f = firsts[0]
+            s = sorted(set(game.hands[i]))[0] if game.hands[i] else f
+            e = seat_sum(plan, f, s, 0)
+            seen[(e[4], goal_options[0].goal, bool(e[6]))] = (f, goal_options[0], s)
+        candidates.append(list(seen.values()))
+        facts.append(list(seen))
+    # Where each played goal card lands (R4), from the referee's own arrangement.
+    lands = arrange(list(range(n)), list(range(n)), (), plan.direction).goals
+    checks = game.rulebook.goal_checks
+    allowed, super_seat, hyper_seat = game.allowed_failures, game.super_seat, game.hyper_seat
 
-    def score(choice: list[tuple[Any, Any, Any]]) -> tuple[int, int]:
-        table = Table(tuple(SeatPlay(f, s, g.goal) for f, g, s in choice),
-                      game.mission.challenges, game.allowed_failures, game.super_seat,
-                      game.hyper_seat, (), game.colors)
-        verdict = settle(table, game.rulebook)
-        return (int(verdict.success and not verdict.lost_reasons), sum(verdict.met))
+    def score(choice: list[int]) -> tuple[int, int]:
+        picked = [facts[i][c] for i, c in enumerate(choice)]
+        met, _, failures = evaluate_goals(checks, [picked[lands[j]][1] for j in range(n)],
+                                          [p[0] for p in picked], frozenset())
+        won = failures <= allowed and (super_seat is None or met[super_seat]) and \
+            (hyper_seat is None or met[hyper_seat]) and not any(p[2] for p in picked)
+        return (int(won), sum(met))
 
-    current = [opts[0] for opts in candidates]
+    current = [0] * n
     best = score(current)
     for _ in range(4):
         improved = False
         for i in range(n):
-            for option in candidates[i]:
+            for option in range(len(candidates[i])):
                 trial = [*current[:i], option, *current[i + 1:]]
                 value = score(trial)
                 if value > best:
@@ -429,8 +442,9 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
                 break
         if not improved or best[0]:
             break
-    game._oracle = (key, current)
-    return current
+    chosen = [candidates[i][c] for i, c in enumerate(current)]
+    game._oracle = (key, chosen)
+    return chosen
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,
