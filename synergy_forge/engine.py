@@ -247,14 +247,15 @@ class Game:
 
     def action_choices(self, seat: int) -> list[ActionUse]:
         """Every legal use of an available action card by `seat` now (R12–R15)."""
-        if any(use.seat == seat for use in self.actions):
+        if not self.available or any(use.seat == seat for use in self.actions):
             return []  # R12: one action per seat per round
         n = self.players
         holder = seat in (self.super_seat, self.hyper_seat)
-        numbers_in_row = _distinct([c for c in self.discards[seat] if isinstance(c, NumberCard)])
         out: list[ActionUse] = []
         for card in sorted(self.available):
             if card is Action.A:
+                numbers_in_row = _distinct([c for c in self.discards[seat]
+                                            if isinstance(c, NumberCard)])
                 out += [ActionUse(card, seat, cards=(c,)) for c in numbers_in_row]
             elif card is Action.C:
                 row = sorted(c for c in self.discards[seat] if isinstance(c, NumberCard))
