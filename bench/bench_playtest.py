@@ -50,6 +50,7 @@ def scaling() -> None:
         for jobs in (1, 2):
             # Cold caches each time: forked workers would otherwise inherit a warm parent's.
             playtest._load.cache_clear()
+            playtest._campaign.cache_clear()
             start = time.perf_counter()
             run(sources, ["coop"], [4], games, seed=1, jobs=jobs)
             elapsed = time.perf_counter() - start

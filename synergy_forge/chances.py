@@ -29,7 +29,7 @@ from synergy_forge.referee import evaluate_goals, neighbour_seats
 from synergy_forge.rules import Rulebook
 
 #: Grids kept per rulebook before the memo of grids is emptied (a round needs one or two).
-_KEEP = 2_000
+_KEEP = 64
 
 
 class Support(NamedTuple):

@@ -135,13 +135,23 @@ class Source:
 
 @cache
 def _load(source: Source) -> tuple[Mission, Rulebook, tuple[str, ...]]:
-    from synergy_forge.loading import load_mission_file, read_campaign
+    from synergy_forge.loading import load_mission_file
 
     if source.file:
         return load_mission_file(Path(source.file))
-    campaign = read_campaign(Path(source.campaign)).campaign
-    assert campaign is not None
+    campaign = _campaign(source.campaign)
     return campaign.mission(source.mission_id), campaign.rulebook, campaign.colors
+
+
+@cache
+def _campaign(folder: str) -> Any:
+    """A campaign read once per process: its missions share one rulebook, and so the bots'
+    memo of what they worked out (keyed by challenges, goals and cards, never by mission)."""
+    from synergy_forge.loading import read_campaign
+
+    campaign = read_campaign(Path(folder)).campaign
+    assert campaign is not None
+    return campaign
 
 
 def _work(source: Source, players: int, bot: str, seeds: tuple[int, ...]) -> Tally:
