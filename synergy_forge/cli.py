@@ -11,6 +11,7 @@ import click
 
 from synergy_forge import __version__
 from synergy_forge.diagnostics import InvalidInput
+from synergy_forge.rules import RuleError
 
 #: Exit codes shared by every command.
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -34,6 +35,9 @@ class _Guarded(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
+        except RuleError as exc:  # a campaign's rule failed on a table no check foresaw
+            click.echo(f"synergy-forge: error: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
         except BrokenPipeError:  # output piped into `head` and the like: stop quietly
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(141)

@@ -7,7 +7,8 @@ may carry a native `check` instead (see `native.py`), which tests prove equal to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
@@ -86,13 +87,27 @@ def rule_problems(kind: RuleKind, rule: str) -> list[str]:
     return []
 
 
-def compile_rule(kind: RuleKind, rule: str) -> Callable[..., Any]:
-    """The positional callable the referee calls for a rule of `kind` (see VARIABLES order)."""
+def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., Any]:
+    """The positional callable the referee calls for a rule of `kind` (see VARIABLES order).
+
+    A rule that fails on some input (an index past the end of a list, a division by zero, a
+    comparison with a missing neighbour) raises RuleError naming `origin` ("file:line") and
+    the input; `rule_failure` looks for such inputs ahead of play.
+    """
     problems = rule_problems(kind, rule)
     if problems:
         raise RuleError(problems[0])
-    expression = _SANDBOX.compile_expression(rule)
+    compiled = _SANDBOX.compile_expression(rule)
     names = tuple(VARIABLES[kind])
+
+    def expression(context: dict[str, Any]) -> Any:
+        try:
+            return compiled(context)
+        except Exception as exc:  # the sandbox's own errors and Python's, from user text
+            where = f"{origin}: " if origin else ""
+            given = ", ".join(f"{k}={v!r}" for k, v in context.items())
+            raise RuleError(f"{where}the rule '{rule}' fails for {given}: {exc}") from exc
+
     if kind in (RuleKind.GOAL, RuleKind.CONSTRAINT):
 
         def test(*args: Any) -> bool:
@@ -105,10 +120,61 @@ def compile_rule(kind: RuleKind, rule: str) -> Callable[..., Any]:
     def number(*args: Any) -> int:
         result = expression(dict(zip(names, args, strict=True)))
         if isinstance(result, bool) or not isinstance(result, int):
-            raise RuleError(f"a {kind} rule must give a whole number, it gave {result!r}")
+            where = f"{origin}: " if origin else ""
+            raise RuleError(f"{where}a {kind} rule must give a whole number; '{rule}' gave "
+                            f"{result!r} for " + ", ".join(
+                                f"{k}={v!r}" for k, v in zip(names, args, strict=True)))
         return result
 
     return lru_cache(maxsize=8192)(number)
+
+
+def _goal_inputs() -> Iterator[tuple[Any, ...]]:
+    """Goal inputs of every shape a round can give: 2 to 5 counted sums (R14 can leave two),
+    each seat's view of them, neighbours present or missing (R10); every sum a seat can have
+    with three players, a spread of them with more (about 6,000 inputs, 0.1 s)."""
+    every, some, few = range(0, 17), (0, 1, 2, 3, 5, 8, 13, 15), (0, 1, 5, 8, 15)
+    for n, values in ((3, every), (4, some), (5, few), (2, some)):
+        for table in itertools.combinations_with_replacement(values, n):
+            everyone = list(table)
+            distinct = sorted(set(everyone))
+            for i in range(n):
+                others = everyone[:i] + everyone[i + 1:]
+                left, right = (None, None) if n == 2 else (table[(i + 1) % n], table[i - 1])
+                yield table[i], others, everyone, distinct, left, right
+            if n <= 3 and set(table) <= set(some):
+                # a seat ignored by J still meets its goal against the counted seats (R14)
+                for own in (0, 7, 15):
+                    seen = [*everyone, own]
+                    yield own, everyone, seen, sorted(set(seen)), None, None
+                    yield own, everyone, seen, sorted(set(seen)), table[0], table[-1]
+
+
+def _inputs(kind: RuleKind) -> Iterator[tuple[Any, ...]]:
+    effective, counted = range(0, 7), range(0, 7)
+    if kind is RuleKind.GOAL:
+        yield from _goal_inputs()
+    elif kind is RuleKind.VALUE:
+        yield from ((v,) for v in effective)
+    elif kind is RuleKind.COMBINE:
+        yield from itertools.product(counted, counted)
+    elif kind is RuleKind.SUM:
+        yield from itertools.product(range(0, 16), counted, counted, (False, True))
+    elif kind is RuleKind.CONSTRAINT:
+        for first, second in itertools.product(effective, range(1, 6)):
+            for total in {first + second, first + second + 3, abs(first - second), 10}:
+                for identical in (False, True):
+                    yield first, second, first, second, total, identical
+
+
+def rule_failure(kind: RuleKind, check: Callable[..., Any]) -> str | None:
+    """Why `check` fails on some input a round can give it, or None when it never does."""
+    for args in _inputs(kind):
+        try:
+            check(*args)
+        except RuleError as exc:
+            return str(exc)
+    return None
 
 
 @dataclass(frozen=True)

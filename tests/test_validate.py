@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from click.testing import CliRunner
 
-from synergy_forge.cards import CHALLENGE_IDS, Action
+from synergy_forge.cards import CHALLENGE_IDS, Action, NumberCard
 from synergy_forge.cli import main
 from synergy_forge.loading import read_campaign
+from synergy_forge.referee import SeatPlay, Table, judge
 from synergy_forge.resources import starter_campaign
+from synergy_forge.rules import RuleError
 from synergy_forge.validate import validate_paths
 
 GOOD = """\
@@ -212,3 +215,52 @@ def test_new_files_validate_and_are_never_overwritten(tmp_path):
     assert result.exit_code == 0, result.output
     assert "0 error(s), 0 warning(s)" in result.output
     assert run("new", "campaign", str(tmp_path / "camp")).exit_code == 2
+
+
+def test_a_rule_that_fails_on_some_table_is_an_error_at_its_line(tmp_path):
+    files = {
+        "c/campaign.yaml": CAMPAIGN,
+        "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, past-the-end]\n"),
+        "c/goals/past-the-end.yaml": "id: past-the-end\nname: {en: P, fr: P}\n"
+                                     "text: {en: P, fr: P}\nrule: \"sum == distinct[3]\"\n",
+        "c/challenges/halves.yaml": "id: halves\nkind: value\nname: {en: H, fr: H}\n"
+                                    "text: {en: H, fr: H}\nrule: \"value / 2\"\n",
+    }
+    # The missions naming the goal are not also told it does not exist.
+    assert found(tmp_path, files, "c") == [
+        ("c/challenges/halves.yaml", 5, 7, "error", "definition.rule-fails"),
+        ("c/goals/past-the-end.yaml", 4, 7, "error", "definition.rule-fails"),
+    ]
+    output = run("validate", str(tmp_path / "c")).output
+    assert "the rule 'sum == distinct[3]' fails for sum=0" in output
+    assert "list object has no element 3" in output
+    assert "a value rule must give a whole number; 'value / 2' gave 0.0 for value=0" in output
+
+
+def test_a_rule_failing_in_play_is_a_located_error_not_a_crash(tmp_path):
+    # The lint samples five-seat tables from a few sums only; this rule fails only when five
+    # distinct sums include a 4, so it passes validation and fails in play.
+    files = {
+        "c/campaign.yaml": CAMPAIGN.replace("challenges: [challenges/*.yaml]\n", ""),
+        "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, fragile]\n"),
+        "c/goals/fragile.yaml": "id: fragile\nname: {en: F, fr: F}\ntext: {en: F, fr: F}\n"
+                                "rule: \"sum in others or (distinct | length == 5 and "
+                                "12 // (sum - 4) > 1)\"\n",
+    }
+    assert found(tmp_path, files, "c") == []
+    campaign = read_campaign(tmp_path / "c").campaign
+    colors = ("red", "yellow", "green", "blue", "purple")
+    plays = [(1, 3), (2, 3), (2, 4), (3, 4), (4, 4)]  # sums 4, 5, 6, 7, 8
+    goals = ["fragile", "unique", "unique", "unique", "unique"]
+    table = Table(tuple(SeatPlay(NumberCard(a, color), NumberCard(b, color), goal)
+                        for (a, b), color, goal in zip(plays, colors, goals, strict=True)),
+                  colors=colors)
+    with pytest.raises(RuleError, match=r"fragile.yaml:4: the rule .* fails for sum=4, .*"
+                                        r"integer division or modulo by zero"):
+        judge(table, campaign.rulebook)
+    # Through the command line: one located line and exit 2, never a traceback.
+    with mock.patch("synergy_forge.session.play", side_effect=RuleError(
+            "c/goals/fragile.yaml:4: the rule 'x' fails for sum=4: division by zero")):
+        result = run("play", "1", "--players", "3")
+    assert result.exit_code == 2, result.output
+    assert "synergy-forge: error: c/goals/fragile.yaml:4: the rule 'x' fails" in result.output

@@ -9,10 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from synergy_forge.cards import Action
-from synergy_forge.diagnostics import Diagnostic, InvalidInput
+from synergy_forge.diagnostics import Diagnostic, InvalidInput, errors
 from synergy_forge.native import NATIVE
 from synergy_forge.resources import definitions_dir
-from synergy_forge.rules import Definition, Rulebook, RuleKind, compile_rule, rule_problems
+from synergy_forge.rules import (
+    Definition,
+    Rulebook,
+    RuleKind,
+    compile_rule,
+    rule_failure,
+    rule_problems,
+)
 from synergy_forge.schema import schema_diagnostics
 from synergy_forge.yamlfile import Document, read_document
 
@@ -38,24 +45,30 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
         if found:
             return None, found
     line, _ = doc.where(())
+    problems: list[Diagnostic] = []
     check = None
     if native and data["id"] in NATIVE:
         check = NATIVE[data["id"]]
     elif rule is not None:
-        check = compile_rule(kind, rule)
+        rule_line, _ = doc.where(("rule",))
+        check = compile_rule(kind, rule, f"{doc.file}:{rule_line}")
+        failure = None if builtin else rule_failure(kind, check)
+        if failure is not None:  # an error, but the definition is kept: missions naming it
+            message = failure.split(": ", 1)[1]  # are not also told it does not exist
+            problems.append(doc.diagnostic(("rule",), message, "definition.rule-fails"))
     direction = {"left": 1, "right": -1}.get(data.get("direction", ""), 0)
     return Definition(
         id=data["id"], kind=kind, name=text_of(data["name"]), text=text_of(data["text"]),
         rule=rule, direction=direction, step=data.get("step", 50),
         origin="" if builtin else f"{doc.file}:{line}", builtin=builtin, check=check,
-    ), []
+    ), problems
 
 
 def read_definition(path: Path, kind_file: str, display: str | None = None) -> Definition:
     """Read one goal ("goal") or challenge ("challenge") file; raises InvalidInput."""
     doc = read_document(path, display)
     definition, found = definition_from(doc, kind_file)
-    if definition is None:
+    if definition is None or errors(found):
         raise InvalidInput(found)
     return definition
 
