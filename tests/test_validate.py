@@ -10,11 +10,12 @@ from unittest import mock
 import pytest
 from click.testing import CliRunner
 
-from synergy_forge.cards import CHALLENGE_IDS, Action, NumberCard
+from synergy_forge.cards import CHALLENGE_IDS, GOAL_IDS, Action, NumberCard
 from synergy_forge.cli import main
+from synergy_forge.definitions import standard_rulebook
 from synergy_forge.loading import read_campaign
 from synergy_forge.referee import SeatPlay, Table, judge
-from synergy_forge.resources import starter_campaign
+from synergy_forge.resources import schemas_dir, starter_campaign
 from synergy_forge.rules import RuleError
 from synergy_forge.validate import validate_paths
 
@@ -264,3 +265,13 @@ def test_a_rule_failing_in_play_is_a_located_error_not_a_crash(tmp_path):
         result = run("play", "1", "--players", "3")
     assert result.exit_code == 2, result.output
     assert "synergy-forge: error: c/goals/fragile.yaml:4: the rule 'x' fails" in result.output
+
+
+def test_editors_are_offered_every_built_in_id_and_nothing_else():
+    # yaml-language-server completes ids from the schemas' `examples` (docs/ci.md).
+    common = json.loads((schemas_dir() / "common.schema.json").read_text(encoding="utf-8"))
+    rulebook = standard_rulebook()
+    assert common["$defs"]["challenge_id"]["examples"] == list(CHALLENGE_IDS)
+    assert sorted(CHALLENGE_IDS) == sorted(rulebook.challenges)
+    assert common["$defs"]["goal_id"]["examples"] == list(GOAL_IDS)
+    assert sorted(GOAL_IDS) == sorted(rulebook.goals)
