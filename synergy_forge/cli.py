@@ -461,6 +461,5 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
 
         write_atomic(html_path, playtest_html(report))
         click.echo(f"report written to {html_path}", err=True)
-    failing = [e for e in found if any(w.startswith(("unwinnable", "declared"))
-                                       for w in e.warnings)]
+    failing = [e for e in found if e.fails_check]
     sys.exit(EXIT_FAILED if check and failing else EXIT_OK)

@@ -179,6 +179,9 @@ class Estimate:
     most: int
     gap: float | None  # oracle win rate minus coop win rate
     warnings: list[str]
+    #: An unwinnable mission (or player count) or declared stars outside the estimate:
+    #: what `playtest --check` fails on.
+    fails_check: bool = False
 
 
 def run(missions: Sequence[tuple[Source, Mission]], bots: Sequence[str],
@@ -217,17 +220,32 @@ def run(missions: Sequence[tuple[Source, Mission]], bots: Sequence[str],
 def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     """Per mission: the stars the coop bot's win rate suggests, and what looks wrong."""
     by_mission: dict[str, dict[str, Tally]] = {}
+    by_count: dict[str, dict[int, Tally]] = {}  # every bot's games at each player count
     missions: dict[str, Mission] = {}
     for cell in cells:
         missions[cell.mission.id] = cell.mission
         by_mission.setdefault(cell.mission.id, {}).setdefault(cell.bot, Tally()).add(cell.tally)
+        by_count.setdefault(cell.mission.id, {}).setdefault(cell.players, Tally()).add(
+            cell.tally)
     out = []
     for mission_id, tallies in by_mission.items():
         mission = missions[mission_id]
         warnings = []
+        fails = False
         oracle = tallies.get("oracle")
-        if oracle is not None and oracle.games and oracle.wins == 0:
-            warnings.append("unwinnable: even the oracle, which sees every hand, never won")
+        if oracle is not None and oracle.games:
+            # Only claimed with the oracle in the run; any bot's win disproves it (the oracle
+            # searches, it is not exhaustive).
+            if not any(t.wins for t in tallies.values()):
+                warnings.append("unwinnable: no bot won, not even the oracle, which sees "
+                                "every hand")
+                fails = True
+            else:
+                for players, tally in sorted(by_count[mission_id].items()):
+                    if tally.games and not tally.wins:
+                        warnings.append(f"unwinnable at {players} players: no bot won any of "
+                                        f"its {tally.games} games there, not even the oracle")
+                        fails = True
         coop = tallies.get(STAR_BOT)
         if coop is None or not coop.games:
             continue
@@ -239,8 +257,10 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
         if not fewest <= mission.stars <= most:
             warnings.append(f"declared {mission.stars} star{'s' if mission.stars > 1 else ''}, "
                             f"estimated {describe_stars(fewest, most)}")
+            fails = True
         gap = oracle.win_rate - coop.win_rate if oracle is not None and oracle.games else None
-        out.append(Estimate(mission, coop.win_rate, low, high, fewest, most, gap, warnings))
+        out.append(Estimate(mission, coop.win_rate, low, high, fewest, most, gap, warnings,
+                            fails))
     return out
 
 
@@ -273,6 +293,7 @@ def as_json(cells: Sequence[Cell], found: Sequence[Estimate], games: int, seed: 
             "stars": describe_stars(estimate.fewest, estimate.most),
             "coordination_gap": None if estimate.gap is None else round(estimate.gap, 4),
             "warnings": estimate.warnings,
+            "fails_check": estimate.fails_check,
         }
     return {"games": games, "seed": seed, "bots": list(bots),
             "star_bands": [{"min_win_rate": b, "stars": s} for b, s in STAR_BANDS],

@@ -12,7 +12,9 @@ from synergy_forge.cli import main
 from synergy_forge.loading import read_campaign
 from synergy_forge.mission import Mission
 from synergy_forge.playtest import (
+    Cell,
     Source,
+    Tally,
     describe_stars,
     estimates,
     play_batch,
@@ -98,6 +100,25 @@ def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
                 [4], games=30, seed=1, jobs=1)
     found = estimates(cells)
     assert any(w.startswith("declared 5 stars") for w in found[0].warnings)
+
+
+def test_check_fails_a_player_count_no_bot_could_win():
+    mission = read_campaign(starter_campaign()).campaign.mission(1)
+    def cells(wins_at_3: dict[str, int]) -> list[Cell]:
+        return [Cell(mission, players, bot, Tally(games=100, wins=wins_at_3[bot]
+                                                  if players == 3 else 60))
+                for players in (3, 4) for bot in ("coop", "oracle")]
+
+    found = estimates(cells({"coop": 0, "oracle": 0}))[0]
+    assert "unwinnable at 3 players: no bot won any of its 200 games there, not even the " \
+           "oracle" in found.warnings
+    assert found.fails_check
+    # The oracle searches rather than trying every play: a coop win disproves "unwinnable".
+    found = estimates(cells({"coop": 1, "oracle": 0}))[0]
+    assert not any(w.startswith("unwinnable") for w in found.warnings)
+    # Without the oracle in the run, nothing is claimed.
+    coop_only = estimates([c for c in cells({"coop": 0, "oracle": 0}) if c.bot == "coop"])[0]
+    assert not any(w.startswith("unwinnable") for w in coop_only.warnings)
 
 
 def test_star_bands():
