@@ -189,7 +189,8 @@ def _value(node: nodes.Node, seat: _Seat, active: Any) -> Any:
         if isinstance(node, nodes.Div | nodes.FloorDiv | nodes.Mod) and \
                 _live(both(active, right == 0)):
             raise Unsettled("division by zero")
-        return _ARITHMETIC[type(node)](left, right)
+        with np.errstate(divide="ignore", invalid="ignore"):  # only where nothing is at stake
+            return _ARITHMETIC[type(node)](left, right)
     if isinstance(node, nodes.Neg):
         return -_number(_value(node.node, seat, active), active)
     if isinstance(node, nodes.Pos):
