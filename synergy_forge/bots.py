@@ -349,10 +349,11 @@ def _support(rulebook: Any, challenges: tuple[str, ...], first: NumberCard, delt
 class OracleBot:
     """CHEATS: sees every hand and plays the joint play that best serves the group.
 
-    An upper bound on what any group could reach, for the playtester's coordination gap. At
-    the start of each round it searches (seat by seat, improving until nothing changes) for
-    cards and goals that win the round, judging each candidate table with the referee; every
-    seat reads the same plan.
+    Nearly an upper bound on what any group could reach, for the playtester's coordination gap
+    (it plays no action cards and does not plan for later rounds). At the start of each round
+    it searches (seat by seat, improving until nothing changes) for cards and goals that win
+    the round, judging each candidate table with the referee's goal stage; every seat reads
+    the same plan.
     """
 
     name = "oracle"
