@@ -240,7 +240,12 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
                 warnings.append("unwinnable: no bot won, not even the oracle, which sees "
                                 "every hand")
                 fails = True
-            else:
+            elif not oracle.wins:
+                winners = ", ".join(f"{bot} {t.wins}" for bot, t in tallies.items() if t.wins)
+                warnings.append(f"the oracle never won, though other bots did ({winners} "
+                                "games): winning here takes what its search leaves out "
+                                "(action cards, planning for later rounds)")
+            if any(t.wins for t in tallies.values()):
                 for players, tally in sorted(by_count[mission_id].items()):
                     if tally.games and not tally.wins:
                         warnings.append(f"unwinnable at {players} players: no bot won any of "
