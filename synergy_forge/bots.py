@@ -118,16 +118,10 @@ class GreedyBot:
     def _plan_sums(self, obs: Observation, first: NumberCard, delta: int,
                    hand: list[NumberCard]) -> list[int]:
         """The sums this seat could reach with `first` and a card of `hand`, keeping R9."""
-        pairs = obs.rulebook.memo.get(("pair-sums", obs.mission.challenges))
-        if pairs is None:
-            pairs = obs.rulebook.memo[("pair-sums", obs.mission.challenges)] = {}
         sums = []
         for card in set(hand):
-            total = pairs.get((first, card, delta), False)
-            if total is False:
-                e = seat_sum(obs.rulebook.plan(obs.mission.challenges), first, card, delta)
-                total = pairs[(first, card, delta)] = None if e[6] else e[4]
-            if total is not None:
+            total, broken = _pair(obs, first, card, delta)
+            if not broken:
                 sums.append(total)
         return sums
 
@@ -227,9 +221,8 @@ class GreedyBot:
     def _second(self, obs: Observation, decision: Decision) -> NumberCard:
         table = obs.table
         first = table[obs.seat][0]
-        plan = obs.rulebook.plan(obs.mission.challenges)
         delta = obs.deltas[obs.seat]
-        sums = {c: seat_sum(plan, first, c, delta)[4] for c in decision.choices}
+        sums = {c: _pair(obs, first, c, delta)[0] for c in decision.choices}
         chances = self._goal_chances(obs, [t[1].goal for t in table], set(sums.values()))
         return self._pick(decision.choices, lambda c: chances[sums[c]])
 
@@ -292,10 +285,9 @@ class CoopBot(GreedyBot):
     def round_chances(self, obs: Observation, mine: list[NumberCard],
                       extra_failures: int = 0) -> dict[NumberCard, float]:
         """P(round succeeds and the mission goes on | this seat plays each card of `mine`)."""
-        plan = obs.rulebook.plan(obs.mission.challenges)
         table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
         supports = self._supports(obs, table, deltas)
-        own = {c: seat_sum(plan, table[me][0], c, deltas[me])[4] for c in mine}
+        own = {c: _pair(obs, table[me][0], c, deltas[me])[0] for c in mine}
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
         allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
             1 for u in obs.actions_used if u.card is Action.H)
@@ -316,6 +308,20 @@ class CoopBot(GreedyBot):
                 max(self.round_chances(obs, hand, extra_failures=1).values()) > base + 0.15:
             return h
         return None
+
+
+def _pair(obs: Observation, first: NumberCard, second: NumberCard,
+          delta: int) -> tuple[int, bool]:
+    """(sum, a challenge broken) for two cards, remembered per mission's challenges (R5–R9)."""
+    challenges = obs.mission.challenges
+    pairs = obs.rulebook.memo.get(("pair-sums", challenges))
+    if pairs is None:
+        pairs = obs.rulebook.memo[("pair-sums", challenges)] = {}
+    found = pairs.get((first, second, delta))
+    if found is None:
+        e = seat_sum(obs.rulebook.plan(challenges), first, second, delta)
+        found = pairs[(first, second, delta)] = (e[4], bool(e[6]))
+    return found
 
 
 def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:

@@ -186,11 +186,12 @@ def _value(node: nodes.Node, seat: _Seat, active: Any) -> Any:
     if type(node) in _ARITHMETIC:
         left = _number(_value(node.left, seat, active), active)
         right = _number(_value(node.right, seat, active), active)
-        if isinstance(node, nodes.Div | nodes.FloorDiv | nodes.Mod) and \
-                _live(both(active, right == 0)):
-            raise Unsettled("division by zero")
-        with np.errstate(divide="ignore", invalid="ignore"):  # only where nothing is at stake
-            return _ARITHMETIC[type(node)](left, right)
+        if isinstance(node, nodes.Div | nodes.FloorDiv | nodes.Mod):
+            if _live(both(active, right == 0)):
+                raise Unsettled("division by zero")
+            with np.errstate(divide="ignore", invalid="ignore"):  # where nothing is at stake
+                return _ARITHMETIC[type(node)](left, right)
+        return _ARITHMETIC[type(node)](left, right)
     if isinstance(node, nodes.Neg):
         return -_number(_value(node.node, seat, active), active)
     if isinstance(node, nodes.Pos):
