@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from synergy_forge.engine import Game
-from synergy_forge.mission import Mission
+from synergy_forge.mission import Campaign, Mission
 from synergy_forge.rules import Rulebook
 from synergy_forge.session import play
 
@@ -144,7 +144,7 @@ def _load(source: Source) -> tuple[Mission, Rulebook, tuple[str, ...]]:
 
 
 @cache
-def _campaign(folder: str) -> Any:
+def _campaign(folder: str) -> Campaign:
     """A campaign read once per process: its missions share one rulebook, and so the bots'
     memo of what they worked out (keyed by challenges, goals and cards, never by mission)."""
     from synergy_forge.loading import read_campaign

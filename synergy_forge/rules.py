@@ -69,7 +69,12 @@ _SANDBOX = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
 
 
 class RuleError(ValueError):
-    """A rule expression that does not compile or names a variable its kind does not have."""
+    """A rule that does not compile, names a variable its kind does not have, or fails on an
+    input; `origin` is where it was written ("file:line", or "" when unknown)."""
+
+    def __init__(self, detail: str, origin: str = "") -> None:
+        super().__init__(f"{origin}: {detail}" if origin else detail)
+        self.detail, self.origin = detail, origin
 
 
 def rule_problems(kind: RuleKind, rule: str) -> list[str]:
@@ -104,9 +109,8 @@ def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., A
         try:
             return compiled(context)
         except Exception as exc:  # the sandbox's own errors and Python's, from user text
-            where = f"{origin}: " if origin else ""
             given = ", ".join(f"{k}={v!r}" for k, v in context.items())
-            raise RuleError(f"{where}the rule '{rule}' fails for {given}: {exc}") from exc
+            raise RuleError(f"the rule '{rule}' fails for {given}: {exc}", origin) from exc
 
     if kind in (RuleKind.GOAL, RuleKind.CONSTRAINT):
 
@@ -120,10 +124,9 @@ def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., A
     def number(*args: Any) -> int:
         result = expression(dict(zip(names, args, strict=True)))
         if isinstance(result, bool) or not isinstance(result, int):
-            where = f"{origin}: " if origin else ""
-            raise RuleError(f"{where}a {kind} rule must give a whole number; '{rule}' gave "
-                            f"{result!r} for " + ", ".join(
-                                f"{k}={v!r}" for k, v in zip(names, args, strict=True)))
+            given = ", ".join(f"{k}={v!r}" for k, v in zip(names, args, strict=True))
+            raise RuleError(f"a {kind} rule must give a whole number; '{rule}' gave "
+                            f"{result!r} for {given}", origin)
         return result
 
     return lru_cache(maxsize=8192)(number)
@@ -168,12 +171,13 @@ def _inputs(kind: RuleKind) -> Iterator[tuple[Any, ...]]:
 
 
 def rule_failure(kind: RuleKind, check: Callable[..., Any]) -> str | None:
-    """Why `check` fails on some input a round can give it, or None when it never does."""
+    """Why `check` fails on some input a round can give it (the input named), or None when it
+    never does."""
     for args in _inputs(kind):
         try:
             check(*args)
         except RuleError as exc:
-            return str(exc)
+            return exc.detail
     return None
 
 

@@ -54,8 +54,8 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
         check = compile_rule(kind, rule, f"{doc.file}:{rule_line}")
         failure = None if builtin else rule_failure(kind, check)
         if failure is not None:  # an error, but the definition is kept: missions naming it
-            message = failure.split(": ", 1)[1]  # are not also told it does not exist
-            problems.append(doc.diagnostic(("rule",), message, "definition.rule-fails"))
+            problems.append(  # are not also told it does not exist
+                doc.diagnostic(("rule",), failure, "definition.rule-fails"))
     direction = {"left": 1, "right": -1}.get(data.get("direction", ""), 0)
     return Definition(
         id=data["id"], kind=kind, name=text_of(data["name"]), text=text_of(data["text"]),
