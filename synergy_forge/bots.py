@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from synergy_forge.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.chances import Support, goal_chances, success_chances
 from synergy_forge.engine import Decision, DecisionKind, GoalCard, Observation
-from synergy_forge.referee import arrange, evaluate_goals, seat_sum
+from synergy_forge.referee import arrange, evaluate_goals, pair_sum, seat_sum
 
 
 class Bot(Protocol):
@@ -312,16 +312,7 @@ class CoopBot(GreedyBot):
 
 def _pair(obs: Observation, first: NumberCard, second: NumberCard,
           delta: int) -> tuple[int, bool]:
-    """(sum, a challenge broken) for two cards, remembered per mission's challenges (R5–R9)."""
-    challenges = obs.mission.challenges
-    pairs = obs.rulebook.memo.get(("pair-sums", challenges))
-    if pairs is None:
-        pairs = obs.rulebook.memo[("pair-sums", challenges)] = {}
-    found = pairs.get((first, second, delta))
-    if found is None:
-        e = seat_sum(obs.rulebook.plan(challenges), first, second, delta)
-        found = pairs[(first, second, delta)] = (e[4], bool(e[6]))
-    return found
+    return pair_sum(obs.rulebook, obs.mission.challenges, first, second, delta)
 
 
 def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
@@ -341,12 +332,11 @@ def _support(rulebook: Any, challenges: tuple[str, ...], first: NumberCard, delt
     key = ("support", challenges, first, delta, color, tuple(unseen.items()))
     support = rulebook.memo.get(key)
     if support is None:
-        plan = rulebook.plan(challenges)
         weights: dict[int, float] = {}
         for value, count in unseen.items():
-            e = seat_sum(plan, first, NumberCard(value, color), delta)
-            if count > 0 and not e[6]:
-                weights[e[4]] = weights.get(e[4], 0.0) + count
+            total, broken = pair_sum(rulebook, challenges, first, NumberCard(value, color), delta)
+            if count > 0 and not broken:
+                weights[total] = weights.get(total, 0.0) + count
         support = Support.of(weights or {0: 1.0})  # nothing legal left: R9 ends the mission
         rulebook.memo[key] = support
     return support
@@ -410,16 +400,16 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
             if plays_known[i][0] is None:
                 rest.remove(f)
             for s in sorted(set(rest)):
-                e = seat_sum(plan, f, s, 0)
-                if e[6]:
+                total, broken = pair_sum(game.rulebook, game.mission.challenges, f, s)
+                if broken:
                     continue
                 for g in goal_options:
-                    seen.setdefault((e[4], g.goal, False), (f, g, s))
+                    seen.setdefault((total, g.goal, False), (f, g, s))
         if not seen:  # nothing keeps the challenges: play anything, the mission is lost (R9)
             f = firsts[0]
             s = sorted(set(game.hands[i]))[0] if game.hands[i] else f
-            e = seat_sum(plan, f, s, 0)
-            seen[(e[4], goal_options[0].goal, bool(e[6]))] = (f, goal_options[0], s)
+            total, broken = pair_sum(game.rulebook, game.mission.challenges, f, s)
+            seen[(total, goal_options[0].goal, broken)] = (f, goal_options[0], s)
         candidates.append(list(seen.values()))
         facts.append(list(seen))
     # Where each played goal card lands (R4), from the referee's own arrangement.

@@ -30,7 +30,7 @@ from synergy_forge.referee import (
     Table,
     Verdict,
     arrange,
-    seat_sum,
+    pair_sum,
     settle,
 )
 from synergy_forge.rules import Rulebook
@@ -161,9 +161,6 @@ class Game:
         self.history: list[RoundRecord] = []
         self.outcome: Outcome | None = None
         self._pending: list[Decision] | None = None
-        # Memo of R9 checks, kept on the rulebook so that every game of this mission shares it.
-        self._legal_seconds: dict[tuple, bool] = rulebook.memo.setdefault(
-            ("legal-seconds", mission.challenges), {})
         self._action_list: list[ActionUse] = []
         self._new_round_table()
         self._phase = _Phase.SUPER
@@ -234,16 +231,9 @@ class Game:
         hand = _distinct(self.hands[seat])
         if not self.plan.constraints:
             return hand
-        legal = self._legal_seconds
-        out = []
-        for card in hand:
-            key = (first, delta, card)
-            ok = legal.get(key)
-            if ok is None:
-                ok = legal[key] = not seat_sum(self.plan, first, card, delta)[6]
-            if ok:
-                out.append(card)
-        return tuple(out)
+        challenges, rulebook = self.mission.challenges, self.rulebook
+        return tuple(card for card in hand
+                     if not pair_sum(rulebook, challenges, first, card, delta)[1])
 
     def action_choices(self, seat: int) -> list[ActionUse]:
         """Every legal use of an available action card by `seat` now (R12–R15)."""

@@ -326,6 +326,20 @@ def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
     return e1, e2, c1, c2, total, identical, broken
 
 
+def pair_sum(rulebook: Any, challenges: tuple[str, ...], first: NumberCard,
+             second: NumberCard, delta: int = 0) -> tuple[int, bool]:
+    """(sum, a challenge broken) for one seat's two cards (R5–R9), remembered on the rulebook:
+    the engine's R9 check and the bots ask about the same few pairs game after game."""
+    pairs = rulebook.memo.get(("pair-sums", challenges))
+    if pairs is None:
+        pairs = rulebook.memo[("pair-sums", challenges)] = {}
+    found = pairs.get((first, second, delta))
+    if found is None:
+        e = seat_sum(rulebook.plan(challenges), first, second, delta)
+        found = pairs[(first, second, delta)] = (e[4], bool(e[6]))
+    return found
+
+
 def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | None]:
     """The nearest counted seats to the left and right of seat i (R10, R14)."""
     n = len(counted)
