@@ -20,9 +20,10 @@ demo: $(STAMP)
 	$(BIN)/synergy-forge playtest missions/starter --games 200 --bots coop --check --html output/playtest.html
 	$(BIN)/synergy-forge build missions/starter --out output
 
-## Lint and the whole test suite.
+## Lint, the layers' contracts and the whole test suite.
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

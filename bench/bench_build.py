@@ -18,8 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from synergy_forge.i18n import Translator
-from synergy_forge.render import Options, _campaign, build, html_for, jobs_for, url_fetcher
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.printing.i18n import Translator
+from synergy_forge.printing.render import Options, build, html_for, jobs_for, url_fetcher
 from synergy_forge.resources import starter_campaign, templates_dir
 
 
@@ -30,7 +31,8 @@ def main() -> None:
     from weasyprint import HTML
 
     folder = starter_campaign()
-    campaign = _campaign(str(folder))
+    campaign = read_campaign(folder).campaign
+    assert campaign is not None
     options = Options(png=False)
     documents = [html_for(job, campaign, options, Translator(job.language))[0]
                  for job in jobs_for([args.lang])]
@@ -45,7 +47,7 @@ def main() -> None:
                              ("build with PNGs, all cores", None, True)):
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
-            build(folder, Path(out), [args.lang], Options(png=png), jobs=jobs)
+            build(campaign, Path(out), [args.lang], Options(png=png), jobs=jobs)
             timings[label] = time.perf_counter() - start
     print(f"{len(documents)} documents, language {args.lang}, {os.cpu_count()} cores")
     print(f"WeasyPrint alone, same HTML, 1 process: {alone:6.2f} s")

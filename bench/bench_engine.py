@@ -10,11 +10,12 @@ import argparse
 import platform
 import time
 
-from synergy_forge.cards import Action
-from synergy_forge.definitions import standard_rulebook
-from synergy_forge.engine import Game
-from synergy_forge.mission import Mission
-from synergy_forge.session import play
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.authoring.gamelog import Recorder
+from synergy_forge.core.cards import Action
+from synergy_forge.core.engine import Game
+from synergy_forge.core.mission import Mission
+from synergy_forge.sim.play import play
 
 MISSION = Mission(
     id="bench", number=1, title={"en": "Bench"}, stars=3, rounds=5, lives=3, players=(5,),
@@ -34,9 +35,11 @@ def main() -> None:
         start = time.perf_counter()
         for seed in range(args.games):
             game = Game(MISSION, 5, seed, rulebook)
-            played = play(game, ["random"] * 5, record=record)
-            rounds += game.outcome.rounds_played  # type: ignore[union-attr]
-            decisions += len(played.records)
+            recorder = Recorder(game, ["random"] * 5) if record else None
+            play(game, ["random"] * 5, on_decision=recorder)
+            assert game.outcome is not None
+            rounds += game.outcome.rounds_played
+            decisions += len(recorder.finish(game)) if recorder else 0
         elapsed = time.perf_counter() - start
         label = "with log" if record else "no log  "
         print(f"random bots, {label}: {args.games / elapsed:8,.0f} games/s "

@@ -13,9 +13,9 @@ import platform
 import random
 import time
 
-from synergy_forge.cards import DEFAULT_COLORS, GOAL_IDS, Action, NumberCard
-from synergy_forge.definitions import standard_rulebook
-from synergy_forge.referee import ActionUse, SeatPlay, Table, judge, settle
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, NumberCard
+from synergy_forge.core.referee import ActionUse, SeatPlay, Table, judge, settle
 
 CHALLENGES = ("minimum-5", "double-plus-3")
 

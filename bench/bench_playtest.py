@@ -18,11 +18,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_engine import MISSION
 
-from synergy_forge import playtest
-from synergy_forge.definitions import standard_rulebook
-from synergy_forge.loading import read_campaign
-from synergy_forge.playtest import Source, play_batch, run
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.playtest import Playable, play_batch, run
 
 COLORS = ("red", "yellow", "green", "blue", "purple")
 
@@ -45,12 +44,13 @@ def per_bot(games: dict[str, int], repeats: int = 3) -> None:
 
 def scaling() -> None:
     campaign = read_campaign(starter_campaign()).campaign
-    sources = [(Source(str(starter_campaign()), m.id), m) for m in campaign.missions[:6]]
+    sources = [Playable(m, campaign.rulebook, campaign.colors) for m in campaign.missions[:6]]
     for games in (100, 200, 400):
         for jobs in (1, 2):
-            # Cold caches each time: forked workers would otherwise inherit a warm parent's.
-            playtest._load.cache_clear()
-            playtest._campaign.cache_clear()
+            # Cold caches each time: a fresh rulebook, as workers get one.
+            campaign = read_campaign(starter_campaign()).campaign
+            sources = [Playable(m, campaign.rulebook, campaign.colors)
+                       for m in campaign.missions[:6]]
             start = time.perf_counter()
             run(sources, ["coop"], [4], games, seed=1, jobs=jobs)
             elapsed = time.perf_counter() - start
@@ -59,7 +59,7 @@ def scaling() -> None:
 
 def full(games: int) -> None:
     campaign = read_campaign(starter_campaign()).campaign
-    sources = [(Source(str(starter_campaign()), m.id), m) for m in campaign.missions]
+    sources = [Playable(m, campaign.rulebook, campaign.colors) for m in campaign.missions]
     start = time.perf_counter()
     cells = run(sources, ["coop"], None, games, seed=1, jobs=None)
     elapsed = time.perf_counter() - start

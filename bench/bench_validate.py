@@ -66,7 +66,7 @@ def main() -> None:
         ours = best([str(BIN / "synergy-forge"), "validate", str(folder)], args.repeat)
         theirs = best([str(BIN / "check-jsonschema"), "--base-uri", schema.as_uri(),
                        "--schemafile", str(schema), *map(str, files)], args.repeat)
-        from synergy_forge.validate import validate_paths
+        from synergy_forge.authoring.validate import validate_paths
 
         validate_paths([folder])  # warm: schemas compiled, built-ins read
         in_process = []

@@ -23,7 +23,7 @@ def templates_dir() -> Path:
 
 
 def definitions_dir() -> Path:
-    return PACKAGE / "definitions"
+    return PACKAGE / "authoring" / "definitions"
 
 
 def bundled_missions() -> Path:

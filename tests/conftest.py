@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from synergy_forge.cards import DEFAULT_COLORS, Action, NumberCard
-from synergy_forge.definitions import standard_rulebook
-from synergy_forge.referee import ActionUse, SeatPlay, Table
-from synergy_forge.rules import Rulebook
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
+from synergy_forge.core.referee import ActionUse, SeatPlay, Table
+from synergy_forge.core.rules import Rulebook
 
 
 @pytest.fixture(scope="session")

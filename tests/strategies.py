@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from synergy_forge.cards import CHALLENGE_IDS, DEFAULT_COLORS, GOAL_IDS, Action, NumberCard
-from synergy_forge.referee import ActionUse, SeatPlay, Table
+from synergy_forge.core.cards import CHALLENGE_IDS, DEFAULT_COLORS, GOAL_IDS, Action, NumberCard
+from synergy_forge.core.referee import ActionUse, SeatPlay, Table
 
 
 @st.composite

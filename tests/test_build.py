@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from synergy_forge.cli import main
-from synergy_forge.layout import sheet
+from synergy_forge.printing.layout import sheet
 from synergy_forge.resources import starter_campaign
 
 MM = 72 / 25.4
@@ -144,7 +144,7 @@ def test_hostile_text_is_printed_literally_and_nothing_is_fetched(tmp_path):
 
 
 def test_the_url_fetcher_refuses_what_is_not_ours():
-    from synergy_forge.render import RefusedURL, url_fetcher
+    from synergy_forge.printing.render import RefusedURL, url_fetcher
     from synergy_forge.resources import templates_dir
 
     refused: list[str] = []

@@ -1,7 +1,7 @@
 """The grid (goal rules run over arrays) and the referee's own goal stage give the same chances.
 
 `chances._by_table` asks `referee.evaluate_goals` about one table at a time; `chances._by_grid`
-runs the goals' rules over every table at once (synergy_forge.grid). Whatever the goals, the
+runs the goals' rules over every table at once (synergy_forge.sim.grid). Whatever the goals, the
 ignored seat (R14), the super and hyper seats and the allowed failures, they must agree.
 """
 
@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synergy_forge import chances
-from synergy_forge.chances import Support
-from synergy_forge.definitions import standard_rulebook
-from synergy_forge.grid import Many, Unsettled, grid_rule
-from synergy_forge.loading import read_campaign
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.core.rules import Definition, Rulebook, RuleKind, compile_rule
 from synergy_forge.resources import starter_campaign
-from synergy_forge.rules import Definition, Rulebook, RuleKind, compile_rule
+from synergy_forge.sim import chances
+from synergy_forge.sim.chances import Support
+from synergy_forge.sim.grid import Many, Unsettled, grid_rule
 
 # Rules a campaign might write, beyond the seven built-ins: each construct the grid accepts.
 EXTRA_RULES = {

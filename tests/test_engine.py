@@ -8,13 +8,20 @@ from dataclasses import replace
 
 import pytest
 
-from synergy_forge.cards import CHALLENGE_IDS, DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard
-from synergy_forge.engine import DecisionKind, Game, GoalCard, IllegalChoice
-from synergy_forge.loading import read_campaign
-from synergy_forge.mission import Mission
-from synergy_forge.referee import LossReason
+from synergy_forge.authoring.gamelog import Recorder, ReplayError, replay, write_log
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.core.cards import (
+    CHALLENGE_IDS,
+    DEFAULT_COLORS,
+    NUMBER_VALUES,
+    Action,
+    NumberCard,
+)
+from synergy_forge.core.engine import DecisionKind, Game, GoalCard, IllegalChoice
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.referee import LossReason
 from synergy_forge.resources import starter_campaign
-from synergy_forge.session import ReplayError, play, replay, write_log
+from synergy_forge.sim.play import play
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +66,10 @@ def test_cards_are_conserved_in_1000_random_games(campaign):
 def log_of(mission, players, seed, rulebook, bots="random", disturb=False):
     game = Game(mission, players, seed, rulebook)
     if not disturb:
-        return play(game, [bots] * players).records
-    from synergy_forge.bots import make_bot
-    from synergy_forge.session import _decision_record, header, outcome_record
+        recorder = Recorder(game, [bots] * players)
+        return recorder.finish(play(game, [bots] * players, on_decision=recorder))
+    from synergy_forge.authoring.gamelog import decision_record, header, outcome_record
+    from synergy_forge.sim.bots import make_bot
 
     seats = [make_bot(bots, seed, s) for s in range(players)]
     records = [header(game, [bots] * players)]
@@ -72,7 +80,7 @@ def log_of(mission, players, seed, rulebook, bots="random", disturb=False):
         step += 1
         decisions = game.pending()
         choices = [seats[d.seat].choose(game.observe(d.seat), d) for d in decisions]
-        records += [_decision_record(game, d, c) for d, c in zip(decisions, choices, strict=True)]
+        records += [decision_record(game, d, c) for d, c in zip(decisions, choices, strict=True)]
         game.apply(choices)
     return [*records, outcome_record(game)]
 

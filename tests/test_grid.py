@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from synergy_forge.grid import Many, Unsettled, grid_rule
-from synergy_forge.rules import RuleError, RuleKind, compile_rule
+from synergy_forge.core.rules import RuleError, RuleKind, compile_rule
+from synergy_forge.sim.grid import Many, Unsettled, grid_rule
 
 # The expression strategies nest deeply; hypothesis would warn that describing them is long.
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")

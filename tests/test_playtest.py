@@ -8,12 +8,13 @@ from dataclasses import replace
 
 from click.testing import CliRunner
 
+from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
-from synergy_forge.loading import read_campaign
-from synergy_forge.mission import Mission
-from synergy_forge.playtest import (
+from synergy_forge.core.mission import Mission
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.playtest import (
     Cell,
-    Source,
+    Playable,
     Tally,
     describe_stars,
     estimates,
@@ -23,7 +24,6 @@ from synergy_forge.playtest import (
     stars_for,
     wilson,
 )
-from synergy_forge.resources import starter_campaign
 
 
 def test_wilson_interval_covers_the_true_rate_about_95_percent_of_the_time():
@@ -52,7 +52,7 @@ def test_a_mission_that_cannot_be_won_has_rate_zero_inside_its_interval(rulebook
 
 def test_oracle_beats_coop_beats_random_on_the_same_deals():
     campaign = read_campaign(starter_campaign()).campaign
-    sources = [(Source(str(starter_campaign()), campaign.mission(n).id), campaign.mission(n))
+    sources = [Playable(campaign.mission(n), campaign.rulebook, campaign.colors)
                for n in (1, 4, 9)]
     cells = run(sources, ["random", "coop", "oracle"], [4], games=60, seed=3, jobs=1)
     rates = {(c.mission.number, c.bot): c.tally.wins for c in cells}
@@ -96,7 +96,7 @@ def test_json_report_and_check(tmp_path):
 def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
     campaign = read_campaign(starter_campaign()).campaign
     wrong = replace(campaign.mission(1), stars=5)
-    cells = run([(Source(str(starter_campaign()), "first-notes"), wrong)], ["coop", "oracle"],
+    cells = run([Playable(wrong, campaign.rulebook, campaign.colors)], ["coop", "oracle"],
                 [4], games=30, seed=1, jobs=1)
     found = estimates(cells)
     assert any(w.startswith("declared 5 stars") for w in found[0].warnings)

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import rotate, tables
 
-from synergy_forge.cards import Action
-from synergy_forge.referee import LossReason, SeatPlay, Table, judge
+from synergy_forge.core.cards import Action
+from synergy_forge.core.referee import LossReason, SeatPlay, Table, judge
 
 
 @settings(max_examples=300, deadline=None)

@@ -10,14 +10,14 @@ from unittest import mock
 import pytest
 from click.testing import CliRunner
 
-from synergy_forge.cards import CHALLENGE_IDS, GOAL_IDS, Action, NumberCard
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.authoring.validate import validate_paths
 from synergy_forge.cli import main
-from synergy_forge.definitions import standard_rulebook
-from synergy_forge.loading import read_campaign
-from synergy_forge.referee import SeatPlay, Table, judge
+from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS, Action, NumberCard
+from synergy_forge.core.referee import SeatPlay, Table, judge
+from synergy_forge.core.rules import RuleError
 from synergy_forge.resources import schemas_dir, starter_campaign
-from synergy_forge.rules import RuleError
-from synergy_forge.validate import validate_paths
 
 GOOD = """\
 id: good
@@ -260,7 +260,7 @@ def test_a_rule_failing_in_play_is_a_located_error_not_a_crash(tmp_path):
                                         r"integer division or modulo by zero"):
         judge(table, campaign.rulebook)
     # Through the command line: one located line and exit 2, never a traceback.
-    with mock.patch("synergy_forge.session.play", side_effect=RuleError(
+    with mock.patch("synergy_forge.sim.play.play", side_effect=RuleError(
             "c/goals/fragile.yaml:4: the rule 'x' fails for sum=4: division by zero")):
         result = run("play", "1", "--players", "3")
     assert result.exit_code == 2, result.output

@@ -20,7 +20,7 @@ def test_wheel_works_installed_outside_the_repository(tmp_path):
     wheel = next((tmp_path / "dist").glob("synergy_forge-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     assert "synergy_forge/schemas/round.schema.json" in names
-    assert "synergy_forge/definitions/goals/between.yaml" in names
+    assert "synergy_forge/authoring/definitions/goals/between.yaml" in names
     # A fresh environment that sees the installed dependencies but not this checkout.
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",

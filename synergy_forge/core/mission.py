@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from synergy_forge.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
-from synergy_forge.rules import Rulebook
+from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
+from synergy_forge.core.rules import ActionText, Rulebook
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,8 @@ class Campaign:
     languages: tuple[str, ...] = ("en",)
     colors: tuple[str, ...] = DEFAULT_COLORS
     source: str = ""
+    #: the action cards' names and texts, as printed
+    actions: Mapping[Action, ActionText] = field(default_factory=dict)
 
     def mission(self, key: str | int) -> Mission:
         for mission in self.missions:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.cards import DEFAULT_COLORS, Action, NumberCard
-from synergy_forge.diagnostics import InvalidInput
-from synergy_forge.referee import ActionUse, SeatPlay, Table, table_problems
-from synergy_forge.rules import Rulebook
-from synergy_forge.schema import schema_diagnostics
-from synergy_forge.yamlfile import Document, read_document
+from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.yamlfile import Document, read_document
+from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
+from synergy_forge.core.referee import ActionUse, SeatPlay, Table, table_problems
+from synergy_forge.core.rules import Rulebook
 
 
 def _card(raw: Any, color: str) -> NumberCard:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from synergy_forge.referee import SeatVerdict, Verdict
-from synergy_forge.rules import Rulebook, RuleKind
+from synergy_forge.core.referee import SeatVerdict, Verdict
+from synergy_forge.core.rules import Rulebook, RuleKind
 
 
 def _card(printed: int, effective: int, counted: int) -> str:

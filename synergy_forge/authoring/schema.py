@@ -10,9 +10,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-from synergy_forge.diagnostics import Diagnostic
+from synergy_forge.authoring.diagnostics import Diagnostic
+from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.resources import schemas_dir
-from synergy_forge.yamlfile import Document
 
 BASE = "https://synergy-forge.dev/schemas/"
 KINDS = ("mission", "campaign", "challenge", "goal", "round")

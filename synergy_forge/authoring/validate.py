@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from synergy_forge.definitions import definition_from, standard_rulebook
-from synergy_forge.diagnostics import Diagnostic, InvalidInput, Severity
-from synergy_forge.loading import (
+from synergy_forge.authoring.definitions import definition_from, standard_rulebook
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     check_mission,
     detect_kind,
@@ -15,8 +15,8 @@ from synergy_forge.loading import (
     find_campaign,
     read_campaign,
 )
-from synergy_forge.roundfile import table_from
-from synergy_forge.yamlfile import read_document
+from synergy_forge.authoring.roundfile import table_from
+from synergy_forge.authoring.yamlfile import read_document
 
 SUFFIXES = (".yaml", ".yml", ".json")
 

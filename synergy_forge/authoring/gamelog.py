@@ -1,4 +1,4 @@
-"""Playing whole games: bots at the seats, a JSON Lines log of every decision, and replay.
+"""The game log: every decision of a game as JSON Lines, and replay through the engine.
 
 The log's first record says everything needed to play the game again (the mission and any of
 its campaign's own goals and challenges, the player count, the seed, the colours, the bots);
@@ -8,21 +8,19 @@ then one record per decision, in the order the engine asked; last, the outcome.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from synergy_forge import __version__
-from synergy_forge.bots import Bot, make_bot
-from synergy_forge.cards import Action, NumberCard
-from synergy_forge.definitions import definition_from, standard_rulebook
-from synergy_forge.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
-from synergy_forge.loading import definition_to_data, mission_from_data, mission_to_data
-from synergy_forge.mission import Mission
-from synergy_forge.referee import ActionUse
-from synergy_forge.rules import Rulebook
-from synergy_forge.schema import schema_diagnostics
-from synergy_forge.yamlfile import Document
+from synergy_forge.authoring.definitions import definition_from, standard_rulebook
+from synergy_forge.authoring.loading import definition_to_data, mission_from_data, mission_to_data
+from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.yamlfile import Document
+from synergy_forge.core.cards import Action, NumberCard
+from synergy_forge.core.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.referee import ActionUse
+from synergy_forge.core.rules import Rulebook
 
 LOG_FORMAT = 1
 
@@ -93,36 +91,25 @@ def outcome_record(game: Game) -> dict[str, Any]:
             "rounds_played": outcome.rounds_played}
 
 
-@dataclass
-class PlayedGame:
-    game: Game
-    records: list[dict[str, Any]]
-
-
-def play(game: Game, bot_names: Sequence[str], *, record: bool = True,
-         after_round: Callable[[Game], None] | None = None) -> PlayedGame:
-    """Play `game` to its end with one bot per seat; keep the log when `record`."""
-    bots: list[Bot] = [make_bot(name, game.seed, seat) for seat, name in enumerate(bot_names)]
-    records: list[dict[str, Any]] = [header(game, bot_names)] if record else []
-    rounds_seen = 0
-    while not game.over:
-        decisions = game.pending()
-        choices = [bots[d.seat].choose(game.observe(d.seat), d) for d in decisions]
-        if record:
-            records += [_decision_record(game, d, c) for d, c in zip(decisions, choices,
-                                                                       strict=True)]
-        game.apply(choices)
-        if after_round is not None and len(game.history) > rounds_seen:
-            rounds_seen = len(game.history)
-            after_round(game)
-    if record:
-        records.append(outcome_record(game))
-    return PlayedGame(game, records)
-
-
-def _decision_record(game: Game, decision: Decision, choice: Any) -> dict[str, Any]:
+def decision_record(game: Game, decision: Decision, choice: Any) -> dict[str, Any]:
+    """One decision as a log record (the game's position, the seat, what it chose)."""
     return {"type": "decision", "round": game.round_number, "seat": decision.seat,
             "kind": str(decision.kind), "choice": encode(choice)}
+
+
+class Recorder:
+    """Collects a game's log while it is played: pass it as `sim.play.play(on_decision=...)`,
+    then `finish` adds the outcome record."""
+
+    def __init__(self, game: Game, bots: Sequence[str]) -> None:
+        self.records: list[dict[str, Any]] = [header(game, bots)]
+
+    def __call__(self, game: Game, decision: Decision, choice: Any) -> None:
+        self.records.append(decision_record(game, decision, choice))
+
+    def finish(self, game: Game) -> list[dict[str, Any]]:
+        self.records.append(outcome_record(game))
+        return self.records
 
 
 def write_log(records: Iterable[dict[str, Any]]) -> str:

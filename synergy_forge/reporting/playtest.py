@@ -6,8 +6,8 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from synergy_forge.playtest import STAR_BOT, Tally, wilson
 from synergy_forge.resources import templates_dir
+from synergy_forge.sim.playtest import STAR_BOT, Tally, wilson
 
 BOT_COLORS = {"random": "#9e9e9e", "greedy": "#f2b701", "coop": "#1b6fc2", "oracle": "#7b3fa0"}
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.cards import Action
-from synergy_forge.diagnostics import Diagnostic, InvalidInput, errors
-from synergy_forge.native import NATIVE
-from synergy_forge.resources import definitions_dir
-from synergy_forge.rules import (
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, errors
+from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.yamlfile import Document, read_document
+from synergy_forge.core.cards import Action
+from synergy_forge.core.native import NATIVE
+from synergy_forge.core.rules import (
+    ActionText,
     Definition,
     Rulebook,
     RuleKind,
@@ -20,8 +20,7 @@ from synergy_forge.rules import (
     rule_failure,
     rule_problems,
 )
-from synergy_forge.schema import schema_diagnostics
-from synergy_forge.yamlfile import Document, read_document
+from synergy_forge.resources import definitions_dir
 
 
 def text_of(value: Any) -> dict[str, str]:
@@ -89,21 +88,6 @@ def standard_rulebook(native: bool = True) -> Rulebook:
                 raise RuntimeError("\n".join(str(d) for d in found))
             target[definition.id] = definition
     return Rulebook(goals, challenges)
-
-
-@dataclass(frozen=True)
-class ActionText:
-    """What an action card says (its effect is in referee.arrange and the engine)."""
-
-    card: Action
-    name: Mapping[str, str]
-    text: Mapping[str, str]
-
-    def label(self, language: str = "en") -> str:
-        return self.name.get(language) or self.name.get("en") or str(self.card)
-
-    def card_text(self, language: str = "en") -> str:
-        return self.text.get(language) or self.text.get("en") or ""
 
 
 @cache

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from synergy_forge.authoring.loading import find_campaign, read_campaign
 from synergy_forge.fileio import write_atomic
-from synergy_forge.loading import find_campaign, read_campaign
 from synergy_forge.resources import schemas_dir
 
 

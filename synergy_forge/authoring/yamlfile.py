@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from synergy_forge.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64

@@ -17,22 +17,20 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from functools import cache
 from io import BytesIO
 from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from synergy_forge.cards import GOAL_IDS, Action
-from synergy_forge.definitions import standard_actions
+from synergy_forge.core.cards import GOAL_IDS, Action
+from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import write_atomic
-from synergy_forge.i18n import Translator
-from synergy_forge.kit import GROUPS, INKS, SYMBOLS, Face, build_kit
-from synergy_forge.layout import PAPERS, PER_SHEET, CardSize, Sheet, sheet
-from synergy_forge.mission import Campaign
+from synergy_forge.pool import run_units
+from synergy_forge.printing.i18n import Translator
+from synergy_forge.printing.kit import GROUPS, INKS, SYMBOLS, Face, build_kit
+from synergy_forge.printing.layout import PAPERS, PER_SHEET, CardSize, Sheet, sheet
 from synergy_forge.resources import templates_dir
 
 PNG_DPI = 300
@@ -78,7 +76,7 @@ def environment(translator: Translator, campaign: Campaign) -> Environment:
         lstrip_blocks=True,
     )
     env.install_gettext_callables(translator.gettext, translator.ngettext, newstyle=True)
-    actions = standard_actions()
+    actions = campaign.actions
     env.globals.update(
         t=translator.text,
         ink=lambda i: INKS[i] if i is not None else NEUTRAL_INK,
@@ -174,7 +172,7 @@ def html_for(job: Job, campaign: Campaign, options: Options,
         goals += [g for g in campaign.rulebook.goals.values() if not g.builtin]
         html = env.get_template("rulebook.html.j2").render(
             title=title, paper=paper, parts=parts, goals=goals,
-            actions=sorted(standard_actions().items()),
+            actions=sorted(campaign.actions.items()),
             challenges=list(campaign.rulebook.challenges.values()))
         return html, []
     registration = [(15, 250), (paper["width"] - 25, 250), (15, 20), (paper["width"] - 25, 20)]
@@ -210,13 +208,12 @@ def _overflows(document: Any) -> list[str]:
     return sorted(set(found))
 
 
-def render_job(job: Job, campaign_dir: str, out_dir: str, options: Options) -> Rendered:
+def render_job(campaign: Campaign, job: Job, out_dir: str, options: Options) -> Rendered:
     """Render one document to out_dir/<language>/<name>; runs in a worker process."""
     from weasyprint import HTML
 
     started = time.perf_counter()
     os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this worker's own environment
-    campaign = _campaign(campaign_dir)
     translator = Translator(job.language)
     html, faces = html_for(job, campaign, options, translator)
     refused: list[str] = []
@@ -261,16 +258,6 @@ def _rasterise(pdf: bytes, faces: list[Face], folder: Path) -> list[Path]:
     finally:
         document.close()
     return written
-
-
-@cache
-def _campaign(folder: str) -> Campaign:
-    from synergy_forge.loading import read_campaign
-
-    result = read_campaign(Path(folder))
-    if result.campaign is None:
-        raise ValueError(f"the campaign in {folder} has errors; run synergy-forge validate")
-    return result.campaign
 
 
 def jobs_for(languages: Iterable[str]) -> list[Job]:
@@ -334,28 +321,19 @@ def _reproducible(pdf: bytes) -> bytes:
     return re.sub(rb"/ID\s*\[[^\]]*\]", fixed_id, pdf)
 
 
-def build(campaign_dir: Path, out_dir: Path, languages: list[str], options: Options,
+def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
           jobs: int | None = None,
           progress: Callable[[Rendered], None] | None = None) -> list[Rendered]:
     """Render every document for every language, on `jobs` processes (default: all cores)."""
     todo = jobs_for(languages)
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    # Longest first: the card PDFs with their PNGs take the most time.
+    todo.sort(key=lambda j: (j.kind != "cards", j.group != "numbers", j.kind != "sheets"))
     results: list[Rendered] = []
-    if workers == 1:
-        for job in todo:
-            results.append(render_job(job, str(campaign_dir), str(out_dir), options))
-            if progress:
-                progress(results[-1])
-    else:
-        # Longest first: the card PDFs with their PNGs take the most time.
-        todo.sort(key=lambda j: (j.kind != "cards", j.group != "numbers", j.kind != "sheets"))
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [pool.submit(render_job, job, str(campaign_dir), str(out_dir), options)
-                       for job in todo]
-            for future in as_completed(futures):
-                results.append(future.result())
-                if progress:
-                    progress(results[-1])
+    units = [(job, str(out_dir), options) for job in todo]
+    for _, rendered in run_units(render_job, campaign, units, jobs):
+        results.append(rendered)
+        if progress:
+            progress(rendered)
     for language in languages:
         combined = combine(out_dir.resolve() / language, language)
         results.append(Rendered(Job("print-and-play", language), combined, _count(combined),

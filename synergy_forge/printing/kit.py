@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from synergy_forge.cards import GOAL_IDS, NUMBER_VALUES, Action, NumberCard
-from synergy_forge.mission import Campaign
+from synergy_forge.core.cards import GOAL_IDS, NUMBER_VALUES, Action, NumberCard
+from synergy_forge.core.mission import Campaign
 
 GROUPS = ("missions", "goals", "numbers", "actions", "specials")
 #: Each colour also has a symbol, so that nobody needs to tell colours apart (by position).

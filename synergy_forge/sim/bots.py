@@ -12,10 +12,10 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any, Protocol
 
-from synergy_forge.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.chances import Support, goal_chances, success_chances
-from synergy_forge.engine import Decision, DecisionKind, GoalCard, Observation
-from synergy_forge.referee import arrange, evaluate_goals, pair_sum, seat_sum
+from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
+from synergy_forge.core.engine import Decision, DecisionKind, GoalCard, Observation
+from synergy_forge.core.referee import arrange, evaluate_goals, pair_sum, seat_sum
+from synergy_forge.sim.chances import Support, goal_chances, success_chances
 
 
 class Bot(Protocol):
@@ -46,7 +46,7 @@ class GreedyBot:
 
     The other seats' sums are modelled from what is face up: a card not yet played is any of
     that colour's unseen cards (all ten, less those in discard rows and on the table), each
-    equally likely, keeping the challenges. The chance is exact (synergy_forge.chances).
+    equally likely, keeping the challenges. The chance is exact (synergy_forge.sim.chances).
     """
 
     name = "greedy"
@@ -266,7 +266,7 @@ class CoopBot(GreedyBot):
 
     That chance is exact over what it cannot see: every legal second card each other seat could
     still hold (by elimination, each equally likely) is weighed, and every possible table is
-    judged by the goals' own rules (synergy_forge.chances). Its first card and goal card are
+    judged by the goals' own rules (synergy_forge.sim.chances). Its first card and goal card are
     chosen as the greedy bot does, since the others' goals are still unknown then.
     """
 

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from functools import cache
-from pathlib import Path
 from typing import Any
 
-from synergy_forge.engine import Game
-from synergy_forge.mission import Campaign, Mission
-from synergy_forge.rules import Rulebook
-from synergy_forge.session import play
+from synergy_forge.core.engine import Game
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.pool import run_units
+from synergy_forge.sim.play import play
 
 #: Coop win rate -> stars: a rate at or above the bound earns that many stars
 #: (calibrated on the starter campaign, docs/difficulty.md).
@@ -105,7 +102,7 @@ def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], play
     tally = Tally()
     for seed in seeds:
         game = Game(mission, players, seed, rulebook, colors)
-        play(game, [bot] * players, record=False)
+        play(game, [bot] * players)
         outcome = game.outcome
         assert outcome is not None
         tally.games += 1
@@ -125,38 +122,19 @@ def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], play
 
 
 @dataclass(frozen=True)
-class Source:
-    """Where a worker finds a mission: a campaign folder and a mission id, or a file."""
+class Playable:
+    """A mission with what it is played with: its campaign's rulebook and colours."""
 
-    campaign: str
-    mission_id: str
-    file: str = ""
-
-
-@cache
-def _load(source: Source) -> tuple[Mission, Rulebook, tuple[str, ...]]:
-    from synergy_forge.loading import load_mission_file
-
-    if source.file:
-        return load_mission_file(Path(source.file))
-    campaign = _campaign(source.campaign)
-    return campaign.mission(source.mission_id), campaign.rulebook, campaign.colors
+    mission: Mission
+    rulebook: Rulebook
+    colors: tuple[str, ...]
 
 
-@cache
-def _campaign(folder: str) -> Campaign:
-    """A campaign read once per process: its missions share one rulebook, and so the bots'
-    memo of what they worked out (keyed by challenges, goals and cards, never by mission)."""
-    from synergy_forge.loading import read_campaign
-
-    campaign = read_campaign(Path(folder)).campaign
-    assert campaign is not None
-    return campaign
-
-
-def _work(source: Source, players: int, bot: str, seeds: tuple[int, ...]) -> Tally:
-    mission, rulebook, colors = _load(source)
-    return play_batch(mission, rulebook, colors, players, bot, seeds)
+def _work(playables: Sequence[Playable], index: int, players: int, bot: str,
+          seeds: tuple[int, ...]) -> Tally:
+    # Runs in a worker: `playables` arrived once, with the pool (synergy_forge.pool).
+    subject = playables[index]
+    return play_batch(subject.mission, subject.rulebook, subject.colors, players, bot, seeds)
 
 
 @dataclass
@@ -184,36 +162,27 @@ class Estimate:
     fails_check: bool = False
 
 
-def run(missions: Sequence[tuple[Source, Mission]], bots: Sequence[str],
+def run(playables: Sequence[Playable], bots: Sequence[str],
         players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
         progress: Callable[[int], None] | None = None, chunk: int = 50) -> list[Cell]:
     """Play every mission x player count x bot; returns one cell each, in a fixed order."""
-    tasks = []
+    units: list[tuple[int, int, str, tuple[int, ...]]] = []
     cells: dict[tuple[int, int, str], Cell] = {}
-    for index, (source, mission) in enumerate(missions):
+    for index, subject in enumerate(playables):
+        mission = subject.mission
         counts = [p for p in (players or mission.players) if p in mission.players]
         for count in counts:
             seeds = [game_seed(seed, mission.id, count, i) for i in range(games)]
             for bot in bots:
                 cells[(index, count, bot)] = Cell(mission, count, bot, Tally())
                 for start in range(0, games, chunk):
-                    tasks.append(((index, count, bot), source, count, bot,
-                                  tuple(seeds[start:start + chunk])))
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
-    if workers == 1:
-        for key, source, count, bot, part in tasks:
-            cells[key].tally.add(_work(source, count, bot, part))
-            if progress:
-                progress(len(part))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(_work, source, count, bot, part): (key, len(part))
-                       for key, source, count, bot, part in tasks}
-            for future in as_completed(futures):
-                key, size = futures[future]
-                cells[key].tally.add(future.result())
-                if progress:
-                    progress(size)
+                    units.append((index, count, bot, tuple(seeds[start:start + chunk])))
+    # Tallies add up in any order: results are the same whatever the number of workers.
+    for number, tally in run_units(_work, tuple(playables), units, jobs):
+        index, count, bot, part = units[number]
+        cells[(index, count, bot)].tally.add(tally)
+        if progress:
+            progress(len(part))
     return list(cells.values())
 
 

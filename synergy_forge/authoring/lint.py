@@ -10,11 +10,11 @@ import difflib
 import itertools
 from typing import Any
 
-from synergy_forge.cards import DEFAULT_COLORS, MAX_ROUNDS, NumberCard
-from synergy_forge.diagnostics import Diagnostic, Severity
-from synergy_forge.referee import SeatPlay, Table, settle
-from synergy_forge.rules import Rulebook, RuleKind
-from synergy_forge.yamlfile import Document
+from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+from synergy_forge.authoring.yamlfile import Document
+from synergy_forge.core.cards import DEFAULT_COLORS, MAX_ROUNDS, NumberCard
+from synergy_forge.core.referee import SeatPlay, Table, settle
+from synergy_forge.core.rules import Rulebook, RuleKind
 
 WARNING = Severity.WARNING
 

@@ -17,6 +17,9 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateSyntaxError, meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from synergy_forge.core.cards import Action
+from synergy_forge.core.native import NATIVE
+
 
 class RuleKind(StrEnum):
     """What a definition does to a round (RULES.md "Sums", "Constraint challenges", "Goals")."""
@@ -202,6 +205,35 @@ class Definition:
     def label(self, language: str = "en") -> str:
         return self.name.get(language) or self.name.get("en") or self.id
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The compiled check is a closure and cannot be pickled: a definition travels to a
+        # worker process as its data and is compiled again there (a native twin by its id).
+        native = self.check is not None and NATIVE.get(self.id) is self.check
+        return (_restored, (self.id, self.kind, dict(self.name), dict(self.text), self.rule,
+                            self.direction, self.step, self.origin, self.builtin, native))
+
+    def card_text(self, language: str = "en") -> str:
+        return self.text.get(language) or self.text.get("en") or ""
+
+
+def _restored(id: str, kind: RuleKind, name: dict[str, str], text: dict[str, str],
+              rule: str | None, direction: int, step: int, origin: str, builtin: bool,
+              native: bool) -> Definition:
+    check = NATIVE[id] if native else compile_rule(kind, rule, origin) if rule else None
+    return Definition(id, kind, name, text, rule, direction, step, origin, builtin, check)
+
+
+@dataclass(frozen=True)
+class ActionText:
+    """What an action card says (its effect is in referee.arrange and the engine)."""
+
+    card: Action
+    name: Mapping[str, str]
+    text: Mapping[str, str]
+
+    def label(self, language: str = "en") -> str:
+        return self.name.get(language) or self.name.get("en") or str(self.card)
+
     def card_text(self, language: str = "en") -> str:
         return self.text.get(language) or self.text.get("en") or ""
 
@@ -250,6 +282,9 @@ class Rulebook:
             )
             self.memo[challenge_ids] = plan
         return plan
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Rulebook, (dict(self.goals), dict(self.challenges)))
 
     def goal(self, goal_id: str) -> Definition:
         return self.goals[goal_id]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from synergy_forge.engine import Game, RoundRecord
-from synergy_forge.explain import verdict_text
-from synergy_forge.referee import ActionUse
+from synergy_forge.core.engine import Game, RoundRecord
+from synergy_forge.core.referee import ActionUse
+from synergy_forge.reporting.explain import verdict_text
 
 
 def heading(game: Game, bots: list[str]) -> str:

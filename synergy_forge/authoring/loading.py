@@ -10,14 +10,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
-from synergy_forge.definitions import definition_from, standard_rulebook, text_of
-from synergy_forge.diagnostics import Diagnostic, InvalidInput, Severity, errors
-from synergy_forge.lint import definition_diagnostics, mission_diagnostics
-from synergy_forge.mission import Campaign, Mission
-from synergy_forge.rules import Definition, Rulebook
-from synergy_forge.schema import schema_diagnostics
-from synergy_forge.yamlfile import Document, read_document
+from synergy_forge.authoring.definitions import (
+    definition_from,
+    standard_actions,
+    standard_rulebook,
+    text_of,
+)
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
+from synergy_forge.authoring.lint import definition_diagnostics, mission_diagnostics
+from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.yamlfile import Document, read_document
+from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
+from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.rules import Definition, Rulebook
 
 CAMPAIGN_FILE = "campaign.yaml"
 
@@ -169,7 +174,7 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
     colors = tuple(doc.data.get("colors", DEFAULT_COLORS))
     if not with_missions:
         result.campaign = Campaign(text_of(doc.data["name"]), (), rulebook, languages, colors,
-                                   doc.file)
+                                   doc.file, standard_actions())
         return result
 
     paths, found = _expand(doc, folder, "missions")
@@ -210,12 +215,12 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
         expected = max(expected, mission.number + 1)
     if not errors(result.diagnostics):
         result.campaign = Campaign(text_of(doc.data["name"]), tuple(missions), rulebook,
-                                   languages, colors, doc.file)
+                                   languages, colors, doc.file, standard_actions())
     return result
 
 
 def _name_languages(doc: Document, languages: tuple[str, ...]) -> list[Diagnostic]:
-    from synergy_forge.lint import text_languages
+    from synergy_forge.authoring.lint import text_languages
 
     return text_languages(doc, ("name",), languages)
 

@@ -10,7 +10,7 @@ question: the probability that the seat meets its own goal.
 
 Two ways, one answer:
 - the grid: every combination of possible sums at once, one axis per seat, the goals' own
-  rules run over arrays (synergy_forge.grid). The grid depends only on public facts, so every
+  rules run over arrays (synergy_forge.sim.grid). The grid depends only on public facts, so every
   seat of a round shares it (kept in the rulebook's memo); each seat then weighs it by its own
   view of the others.
 - table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from synergy_forge.grid import GridRule, Many, NotOnGrid, Unsettled, both, count_true, grid_rule
-from synergy_forge.referee import evaluate_goals, neighbour_seats
-from synergy_forge.rules import Rulebook
+from synergy_forge.core.referee import evaluate_goals, neighbour_seats
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, both, count_true, grid_rule
 
 #: Grids kept per rulebook before the memo of grids is emptied (a round needs one or two).
 _KEEP = 64

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from synergy_forge.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
-from synergy_forge.rules import ChallengePlan, Rulebook, RuleKind
+from synergy_forge.core.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
+from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
 
 
 @dataclass(frozen=True, slots=True)

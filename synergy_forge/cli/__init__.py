@@ -1,4 +1,5 @@
-"""The command line: each command parses its options, calls one function, formats the result."""
+"""The command line, on top of every layer: each command parses its options, calls one function,
+formats the result."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 import click
 
 from synergy_forge import __version__
-from synergy_forge.diagnostics import InvalidInput
-from synergy_forge.rules import RuleError
+from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.core.rules import RuleError
 
 #: Exit codes shared by every command.
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -67,10 +68,10 @@ def judge(files: tuple[Path, ...], as_json: bool, data_rules: bool) -> None:
 
     Exits 0 with the verdict, whatever it is; 2 when a file cannot be judged.
     """
-    from synergy_forge.definitions import standard_rulebook
-    from synergy_forge.explain import verdict_json, verdict_text
-    from synergy_forge.referee import judge as settle_round
-    from synergy_forge.roundfile import read_round
+    from synergy_forge.authoring.definitions import standard_rulebook
+    from synergy_forge.authoring.roundfile import read_round
+    from synergy_forge.core.referee import judge as settle_round
+    from synergy_forge.reporting.explain import verdict_json, verdict_text
 
     rulebook = standard_rulebook(native=not data_rules)
     problems: list = []
@@ -116,8 +117,8 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
     searched for *.yaml and *.json). Default: the bundled starter campaign. Exits 0 when there
     is no error (warnings allowed), 1 when there are errors, 2 on a usage error.
     """
+    from synergy_forge.authoring.validate import validate_paths
     from synergy_forge.resources import starter_campaign
-    from synergy_forge.validate import validate_paths
 
     report = validate_paths(list(paths) or [starter_campaign()])
     if fmt == "json":
@@ -144,7 +145,7 @@ def new() -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 def new_mission(path: Path, force: bool) -> None:
     """Write a starting mission file at PATH."""
-    from synergy_forge.scaffold import write_mission
+    from synergy_forge.authoring.scaffold import write_mission
 
     _scaffold(lambda: write_mission(path, force=force))
 
@@ -155,7 +156,7 @@ def new_mission(path: Path, force: bool) -> None:
               help="Comma-separated language codes.")
 def new_campaign(folder: Path, languages: str) -> None:
     """Create a campaign folder: campaign.yaml, a first mission, a custom challenge and goal."""
-    from synergy_forge.scaffold import write_campaign
+    from synergy_forge.authoring.scaffold import write_campaign
 
     langs = tuple(x.strip() for x in languages.split(",") if x.strip())
     _scaffold(lambda: write_campaign(folder, langs))
@@ -177,7 +178,7 @@ def _scaffold(action) -> None:
 
 def _resolve_mission(spec: str):
     """A mission file, or the number or id of a mission of the bundled starter campaign."""
-    from synergy_forge.loading import load_mission_file
+    from synergy_forge.authoring.loading import load_mission_file
     from synergy_forge.resources import starter_campaign
 
     path = Path(spec)
@@ -214,12 +215,12 @@ def play(mission: str, players: int | None, seed: int | None, bots: str,
     """Watch bots play MISSION (a mission file, or a starter mission's number or id)."""
     import random as _random
 
-    from synergy_forge.bots import BOTS
-    from synergy_forge.engine import Game
+    from synergy_forge.authoring.gamelog import Recorder, write_log
+    from synergy_forge.core.engine import Game
     from synergy_forge.fileio import write_atomic
-    from synergy_forge.narrate import heading, round_story
-    from synergy_forge.session import play as play_game
-    from synergy_forge.session import write_log
+    from synergy_forge.reporting.narrate import heading, round_story
+    from synergy_forge.sim.bots import BOTS
+    from synergy_forge.sim.play import play as play_game
 
     loaded, rulebook, colors = _resolve_mission(mission)
     count = players or (4 if 4 in loaded.players else loaded.players[0])
@@ -245,13 +246,15 @@ def play(mission: str, players: int | None, seed: int | None, bots: str,
             started = True
         click.echo(round_story(g, g.history[-1]) + "\n")
 
-    played = play_game(game, names, record=log_path is not None, after_round=show)
+    recorder = Recorder(game, names) if log_path is not None else None
+    play_game(game, names, on_decision=recorder, after_round=show)
     if not started and not quiet:
         click.echo(heading(game, names) + "\n")
     click.echo(str(game.outcome))
-    if log_path is not None:
-        write_atomic(log_path, write_log(played.records))
-        click.echo(f"log written to {log_path} ({len(played.records)} records)", err=True)
+    if recorder is not None and log_path is not None:
+        records = recorder.finish(game)
+        write_atomic(log_path, write_log(records))
+        click.echo(f"log written to {log_path} ({len(records)} records)", err=True)
 
 
 @main.command()
@@ -262,8 +265,8 @@ def replay(log_file: Path) -> None:
     Exits 0 when every decision is legal and the outcome is the same, 1 naming the first
     record that is illegal or disagrees, 2 when the file cannot be read.
     """
-    from synergy_forge.session import ReplayError
-    from synergy_forge.session import replay as replay_log
+    from synergy_forge.authoring.gamelog import ReplayError
+    from synergy_forge.authoring.gamelog import replay as replay_log
 
     try:
         text = log_file.read_text(encoding="utf-8")
@@ -281,7 +284,7 @@ def replay(log_file: Path) -> None:
 
 
 def _card_size(text: str):
-    from synergy_forge.layout import CardSize
+    from synergy_forge.printing.layout import CardSize
 
     try:
         width, height = (float(x) for x in text.lower().split("x"))
@@ -313,10 +316,10 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     calibration page, one combined print-and-play PDF, and 300 DPI PNGs of every card with
     its bleed. Exits 1 when the campaign has errors or a text does not fit on its card.
     """
-    from synergy_forge.layout import LayoutError, sheet
-    from synergy_forge.loading import read_campaign
-    from synergy_forge.render import Options
-    from synergy_forge.render import build as render_kit
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.layout import LayoutError, sheet
+    from synergy_forge.printing.render import Options
+    from synergy_forge.printing.render import build as render_kit
     from synergy_forge.resources import starter_campaign
 
     folder = campaign_dir or starter_campaign()
@@ -331,7 +334,7 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     if result.campaign is None:
         click.echo("the campaign has errors: nothing was built", err=True)
         sys.exit(EXIT_FAILED)
-    from synergy_forge.i18n import available_languages
+    from synergy_forge.printing.i18n import available_languages
 
     languages = list(result.campaign.languages) if lang == "all" else [lang]
     known = available_languages()
@@ -344,13 +347,13 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
     options = Options(paper, size, png=not no_png)
-    from synergy_forge.render import jobs_for
+    from synergy_forge.printing.render import jobs_for
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
                                file=sys.stderr) as bar:
-            results = render_kit(folder, out_dir, languages, options, jobs,
+            results = render_kit(result.campaign, out_dir, languages, options, jobs,
                                  progress=lambda r: bar.update(1))
     except OSError as exc:
         click.echo(f"{exc.filename or out_dir}: cannot write: {exc.strerror}", err=True)
@@ -380,9 +383,9 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
 
 
 def _playtest_sources(paths: tuple[Path, ...]):
-    from synergy_forge.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
-    from synergy_forge.playtest import Source
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
     from synergy_forge.resources import starter_campaign
+    from synergy_forge.sim.playtest import Playable
 
     sources = []
     for path in paths or (starter_campaign(),):
@@ -393,13 +396,15 @@ def _playtest_sources(paths: tuple[Path, ...]):
             if result.campaign is None:
                 fail_with(InvalidInput([d for d in result.diagnostics
                                         if d.severity == "error"]))
-            sources += [(Source(str(path.resolve()), m.id), m) for m in result.campaign.missions]
+            campaign = result.campaign
+            sources += [Playable(m, campaign.rulebook, campaign.colors)
+                        for m in campaign.missions]
         else:
             try:
-                mission, _, _ = load_mission_file(path)
+                mission, rulebook, colors = load_mission_file(path)
             except InvalidInput as exc:
                 fail_with(exc)
-            sources.append((Source("", mission.id, str(path.resolve())), mission))
+            sources.append(Playable(mission, rulebook, tuple(colors)))
     return sources
 
 
@@ -426,9 +431,9 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
 
     PATHS are campaign folders or mission files (default: the starter campaign).
     """
-    from synergy_forge import playtest as pt
-    from synergy_forge.bots import BOTS
-    from synergy_forge.report import playtest_html, playtest_text
+    from synergy_forge.reporting.playtest import playtest_html, playtest_text
+    from synergy_forge.sim import playtest as pt
+    from synergy_forge.sim.bots import BOTS
 
     names = [b.strip() for b in bots.split(",") if b.strip()]
     unknown = [b for b in names if b not in BOTS]
@@ -442,8 +447,8 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
     else:
         raise click.BadParameter("expected 3, 4, 5 or all", param_hint="--players")
     sources = _playtest_sources(paths)
-    total = sum(games * len(names) * len([p for p in (counts or m.players) if p in m.players])
-                for _, m in sources)
+    total = sum(games * len(names) * len([p for p in (counts or s.mission.players)
+                                          if p in s.mission.players]) for s in sources)
     show = total >= 2000 and not as_json
     if show:
         with click.progressbar(length=total, label="Playing", file=sys.stderr) as bar:

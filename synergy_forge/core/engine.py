@@ -20,9 +20,9 @@ from enum import StrEnum
 from itertools import combinations
 from typing import Any, NamedTuple
 
-from synergy_forge.cards import DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard, Order
-from synergy_forge.mission import Mission
-from synergy_forge.referee import (
+from synergy_forge.core.cards import DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard, Order
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.referee import (
     ActionUse,
     Arrangement,
     LossReason,
@@ -33,7 +33,7 @@ from synergy_forge.referee import (
     pair_sum,
     settle,
 )
-from synergy_forge.rules import Rulebook
+from synergy_forge.core.rules import Rulebook
 
 
 class GoalCard(NamedTuple):

@@ -1,0 +1,36 @@
+"""Playing whole games: one bot at each seat, decisions asked and applied until the end.
+
+What is recorded of a game is the caller's business (`on_decision`): the game log's encoding
+lives in `authoring.gamelog`, the narration in `reporting.narrate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from synergy_forge.core.engine import Decision, Game
+from synergy_forge.sim.bots import Bot, make_bot
+
+
+def play(game: Game, bot_names: Sequence[str], *,
+         on_decision: Callable[[Game, Decision, Any], None] | None = None,
+         after_round: Callable[[Game], None] | None = None) -> Game:
+    """Play `game` to its end with one bot per seat; returns it, finished.
+
+    `on_decision(game, decision, choice)` is called for every decision before it is applied;
+    `after_round(game)` after every settled round.
+    """
+    bots: list[Bot] = [make_bot(name, game.seed, seat) for seat, name in enumerate(bot_names)]
+    rounds_seen = 0
+    while not game.over:
+        decisions = game.pending()
+        choices = [bots[d.seat].choose(game.observe(d.seat), d) for d in decisions]
+        if on_decision is not None:
+            for decision, choice in zip(decisions, choices, strict=True):
+                on_decision(game, decision, choice)
+        game.apply(choices)
+        if after_round is not None and len(game.history) > rounds_seen:
+            rounds_seen = len(game.history)
+            after_round(game)
+    return game
