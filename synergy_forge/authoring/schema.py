@@ -6,7 +6,7 @@ import json
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
@@ -28,6 +28,18 @@ def registry() -> Registry:
     return Registry().with_resources(resources)
 
 
+def _whole(checker: Any, value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# JSON Schema counts 1.0 as an integer; the game does not (a hand of 6.0 cards, a round's
+# super seat 1.0): every format's whole numbers are ints here, so schema and loader agree.
+_Validator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole),
+)
+
+
 @cache
 def validator(kind: str) -> Draft202012Validator:
     """A validator for one file kind, its cross-file $refs inlined once through the registry.
@@ -37,7 +49,7 @@ def validator(kind: str) -> Draft202012Validator:
     """
     uri = f"{BASE}{kind}.schema.json"
     schema = _inline(registry().contents(uri), registry().resolver(uri))
-    return Draft202012Validator(schema)
+    return _Validator(schema)
 
 
 def _inline(node: Any, resolver: Any) -> Any:
@@ -146,6 +158,8 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
         return f"{where} cannot have the key {value!r}; keys must be {rule}", True, \
             (*path, value)
     if v in ("anyOf", "oneOf"):
+        if isinstance(value, float) and value.is_integer() and "integer" in json.dumps(arg):
+            return f"{where}: {value} is not a whole number: write {int(value)}", False, path
         return f"{where} must be {_alternatives(error)}, got {_kind_of(value)}", False, path
     if v == "required":
         missing = [name for name in arg if isinstance(value, dict) and name not in value]
@@ -163,6 +177,8 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
         return f"{error.message}", True, path
     if v == "type":
         wanted = arg if isinstance(arg, list) else [arg]
+        if "integer" in wanted and isinstance(value, float) and value.is_integer():
+            return f"{where}: {value} is not a whole number: write {int(value)}", False, path
         expected = " or ".join(_TYPES.get(t, t) for t in wanted)
         return f"{where} must be {expected}, got {_kind_of(value)}{hint}", False, path
     if v == "enum":
