@@ -41,14 +41,17 @@ _Validator = validators.extend(
 
 
 @cache
-def validator(kind: str) -> Draft202012Validator:
+def validator(kind: str, part: str = "") -> Draft202012Validator:
     """A validator for one file kind, its cross-file $refs inlined once through the registry.
 
     The schemas on disk keep their $refs (editors follow them); inlining them here saves
     jsonschema a registry lookup on every use, which was a third of validation time.
     """
     uri = f"{BASE}{kind}.schema.json"
-    schema = _inline(registry().contents(uri), registry().resolver(uri))
+    contents = registry().contents(uri)
+    if part:  # one of the file's $defs (a game log's record kinds)
+        contents = contents["$defs"][part]
+    schema = _inline(contents, registry().resolver(uri))
     return _Validator(schema)
 
 
@@ -67,10 +70,11 @@ def _inline(node: Any, resolver: Any) -> Any:
             for k, v in node.items() if k != "$defs"}
 
 
-def schema_diagnostics(doc: Document, kind: str) -> list[Diagnostic]:
-    """One diagnostic per schema violation in `doc`, each at the offending node."""
+def schema_diagnostics(doc: Document, kind: str, part: str = "") -> list[Diagnostic]:
+    """One diagnostic per schema violation in `doc`, each at the offending node (against one
+    of the schema's $defs when `part` names it)."""
     found = []
-    for error in validator(kind).iter_errors(doc.data):
+    for error in validator(kind, part).iter_errors(doc.data):
         error = _deepest(error)
         path = tuple(error.absolute_path)
         message, on_key, path = _describe(error, path)

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.fileio import open_regular
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
@@ -65,7 +66,7 @@ def read_document(path: Path, display: str | None = None) -> Document:
     """Read and parse `path`. Raises InvalidInput with a located diagnostic on any problem."""
     name = display or str(path)
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             raw = handle.read(MAX_BYTES + 1)
     except IsADirectoryError:
         raise _error(name, 1, 1, "is a folder, expected a file", "file") from None

@@ -265,20 +265,24 @@ def replay(log_file: Path) -> None:
     Exits 0 when every decision is legal and the outcome is the same, 1 naming the first
     record that is illegal or disagrees, 2 when the file cannot be read.
     """
-    from synergy_forge.authoring.gamelog import ReplayError
+    from synergy_forge.authoring.gamelog import ReplayError, log_lines
     from synergy_forge.authoring.gamelog import replay as replay_log
+    from synergy_forge.fileio import open_regular
 
     try:
-        text = log_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        click.echo(f"{log_file}:1:1: error: cannot read the log: {reason}", err=True)
+        stream = open_regular(log_file)
+    except OSError as exc:
+        click.echo(f"{log_file}:1:1: error: cannot read the log: {exc.strerror}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     try:
-        game = replay_log(text.splitlines())
+        with stream:
+            game = replay_log(log_lines(stream))
     except ReplayError as exc:
-        click.echo(f"{log_file}:{exc.line}:1: error: {str(exc).split(': ', 1)[1]}", err=True)
-        sys.exit(EXIT_BAD_INPUT if exc.line == 1 else EXIT_FAILED)
+        click.echo(f"{log_file}:{exc.line}:1: error: {exc.message}", err=True)
+        sys.exit(EXIT_FAILED)
+    except OSError as exc:  # a read error part way through
+        click.echo(f"{log_file}:1:1: error: cannot read the log: {exc.strerror}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     click.echo(f"{log_file}: replayed {game.outcome.rounds_played} round(s): "  # type: ignore
                f"{game.outcome} (same outcome as recorded)")
 
