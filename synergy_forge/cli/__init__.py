@@ -114,13 +114,18 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
     """Check missions, campaigns, goals, challenges and rounds.
 
     PATHS are files or folders (a folder with campaign.yaml is a campaign; any other folder is
-    searched for *.yaml and *.json). Default: the bundled starter campaign. Exits 0 when there
-    is no error (warnings allowed), 1 when there are errors, 2 on a usage error.
+    searched for *.yaml, *.yml and *.json). Default: the bundled starter campaign. Exits 0 when
+    there is no error (warnings allowed), 1 when there are errors, 2 on a usage error (a folder
+    with no file to check is one).
     """
     from synergy_forge.authoring.validate import validate_paths
     from synergy_forge.resources import starter_campaign
 
     report = validate_paths(list(paths) or [starter_campaign()])
+    if report.files == 0:  # a folder with nothing to check is a mistake in the command
+        click.echo(f"{', '.join(map(str, paths))}: no file to check (a campaign.yaml, or "
+                   f"*.yaml, *.yml, *.json files)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     if fmt == "json":
         click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     elif fmt == "github":
