@@ -30,7 +30,7 @@ REFUSED = [
     ("10 ** 4301 > sum", 6, "too large"),
     ("sum > 10 ** 20", 12, "power"),
     ("sum ** sum > 1", 6, "power"),
-    ("sum * 1000 * 1000 * 1000 * 1000 * 1000 > 0", 0, "grow past"),
+    ("sum * 1000 * 1000 * 1000 * 1000 * 1000 * 1000 > 0", 0, "grow past"),
     ("(" * 80 + "sum" + ")" * 80, 20, "nested"),
     ("not " * 1000 + "sum", 500, "characters long"),
     ("- " * 200 + "sum > 0", 0, "nested more than 50 levels"),
@@ -42,6 +42,8 @@ REFUSED = [
     ("sum is string", 7, "test 'string'"),
     ("sum if left", 0, "else"),
     ("1 }} {{ 2", 2, "'}}'"),
+    ("(([0] * 1000) * 1000) * 1000 | length > 0", 0, "a list cannot be multiplied"),
+    ("others * 1000 == []", 0, "a list cannot be multiplied"),
 ]
 
 
@@ -84,3 +86,9 @@ def test_a_refused_rule_is_located_at_its_column_with_a_caret(tmp_path):
     [found] = diagnostics
     assert (found.line, found.column) == (4, 20)
     assert found.message.endswith("\n    sum > 1 and lipsum(n=1000) != ''\n                ^")
+
+
+def test_a_list_multiplied_at_run_time_fails_rather_than_grows():
+    check = compile_rule(RuleKind.GOAL, "((others | sort) * 1000 * 1000) | length > 0", "g:4")
+    failure = rule_failure(RuleKind.GOAL, check)
+    assert failure is not None and "'*' works on numbers only" in failure

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from synergy_forge.core.cards import Action
@@ -68,8 +69,26 @@ VARIABLES: Mapping[RuleKind, Mapping[str, str]] = {
     RuleKind.PASSING: {},
 }
 
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+class _RuleSandbox(ImmutableSandboxedEnvironment):
+    """The sandbox, with `*` and `**` kept to numbers at run time too: `[0] * 1000` repeated
+    would build lists of any size, which the allow-list's static checks also refuse."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if not (_number(left) and _number(right)):
+            raise SecurityError(f"'{operator}' works on numbers only in a rule")
+        if operator == "**" and not (isinstance(right, int) and 0 <= right <= MAX_POWER):
+            raise SecurityError(f"a power may only be 0 to {MAX_POWER}")
+        return super().call_binop(context, operator, left, right)
+
+
 # One sandbox for every rule; it holds no state a rule can change.
-_SANDBOX = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+_SANDBOX = _RuleSandbox(undefined=StrictUndefined)
 
 
 class RuleError(ValueError):
@@ -92,9 +111,10 @@ MAX_POWER = 3  # `x ** 2`, `x ** 3`: a literal exponent only
 MAX_VALUE = 1000
 #: No whole number in a rule may grow past this, whatever the variables (below 2**63, so that
 #: the grid's arrays compute exactly what Python does).
-MAX_MAGNITUDE = 10**12
+MAX_MAGNITUDE = 10**15
 FILTERS = ("abs", "length", "count", "min", "max", "sum", "sort", "unique", "first", "last")
 TESTS = ("none", "odd", "even", "divisibleby")
+_LISTS = {"others", "sums", "distinct"}
 _KEYWORDS = {"and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True",
              "False", "None"}
 _OPERATORS = {"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "(", ")",
@@ -208,7 +228,7 @@ def _tree_problem(root: nodes.Node) -> RuleProblem | None:
 
     Walks the tree with an explicit stack (nothing here recurses in Python); `bound` is the
     largest magnitude each subexpression can reach, every variable being at most MAX_VALUE
-    and every list at most 16 long.
+    and `others`, `sums` and `distinct` at most 5 long.
     """
     order: list[tuple[nodes.Node, int]] = []
     stack: list[tuple[nodes.Node, int]] = [(root, 1)]
@@ -229,15 +249,22 @@ def _tree_problem(root: nodes.Node) -> RuleProblem | None:
         order.append((node, depth))
         stack.extend((child, depth + 1) for child in node.iter_child_nodes())
     bound: dict[int, float] = {}
+    size: dict[int, int] = {}  # the most items each list can hold
     for node, _ in reversed(order):  # children before their parents
         parts = [bound.get(id(child), 0) for child in node.iter_child_nodes()]
         if isinstance(node, nodes.Const):
             value = abs(node.value) if isinstance(node.value, int | float) else 1
         elif isinstance(node, nodes.Name):
             value = MAX_VALUE
+            if node.name in _LISTS:
+                size[id(node)] = 5  # one sum per seat
         elif isinstance(node, nodes.Add | nodes.Sub):
             value = parts[0] + parts[1]
         elif isinstance(node, nodes.Mul):
+            if any(isinstance(side, nodes.List | nodes.Tuple) or (
+                    isinstance(side, nodes.Name) and side.name in _LISTS)
+                   for side in (node.left, node.right)):
+                return RuleProblem("a list cannot be multiplied in a rule")
             value = parts[0] * parts[1]
         elif isinstance(node, nodes.Pow):
             exponent = node.right.value if isinstance(node.right, nodes.Const) else None
@@ -245,11 +272,14 @@ def _tree_problem(root: nodes.Node) -> RuleProblem | None:
                 return RuleProblem(f"a power may only be a literal 0 to {MAX_POWER}")
             value = max(parts[0], 1) ** exponent
         elif isinstance(node, nodes.List | nodes.Tuple):
-            value = max(parts, default=0)
+            value, size[id(node)] = max(parts, default=0), len(node.items)
         elif isinstance(node, nodes.Filter) and node.name in ("sum", "length", "count"):
-            value = 16 * max(parts[0], 1)
+            length = size.get(id(node.node), MAX_VALUE)  # a list's length, at most
+            value = length * max(parts[0], 1) if node.name == "sum" else length
         else:  # comparisons, tests, and/or/not, choices, min, max, abs, x[k], /, //, %
             value = max(parts, default=1)
+        if isinstance(node, nodes.Filter) and node.name in ("sort", "unique", "first", "last"):
+            size[id(node)] = size.get(id(node.node), MAX_VALUE)
         if value > MAX_MAGNITUDE:
             return RuleProblem(f"numbers in the rule can grow past {MAX_MAGNITUDE:,}; "
                                "keep them small")
