@@ -271,8 +271,8 @@ def replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
     while not game.over:
         choices = []
         for decision in game.pending():
-            expected = f"seat {decision.seat}'s {decision.kind} decision of round " \
-                f"{game.round_number}"
+            expected = f"seat {decision.seat}'s {decision.kind} decision " + \
+                _round_name(game.round_number)
             found = records.next()
             if found is None:
                 raise ReplayError(records.last + 1, f"the log ends early: expected {expected}")
@@ -284,8 +284,8 @@ def replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
             position = (record["round"], record["seat"], record["kind"])
             if position != (game.round_number, decision.seat, decision.kind):
                 raise ReplayError(number, f"the engine asks for {expected}, the log has seat "
-                                  f"{record['seat']}'s {record['kind']} decision of round "
-                                  f"{record['round']}")
+                                  f"{record['seat']}'s {record['kind']} decision "
+                                  f"{_round_name(record['round'])}")
             try:
                 choice = decode(record["choice"], decision.kind)
             except ValueError as exc:
@@ -315,6 +315,10 @@ def replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
     if after is not None:
         raise ReplayError(after[0], "records after the end of the game")
     return game
+
+
+def _round_name(number: int) -> str:
+    return "before round 1" if number == 0 else f"of round {number}"
 
 
 def _kind_of_record(record: Any) -> str:
