@@ -176,7 +176,7 @@ def written(data: Any, name: str) -> Path:
 
 @COMMANDS
 @given(st.data(), st.sampled_from(["m.json", "m.yaml"]))
-def test_generated_missions_through_validate_and_play(data, name):
+def test_generated_missions_through_validate_play_and_playtest(data, name):
     mission = data.draw(st.composite(lambda draw: document(draw, "mission"))())
     path = written(mission, name)
     try:
@@ -184,6 +184,8 @@ def test_generated_missions_through_validate_and_play(data, name):
             players = mission.get("players", [3, 4, 5])[0]
             invoke("play", path, "--players", players, "--seed", "1", "--bots", "random",
                    "--quiet")
+            invoke("playtest", path, "--games", "2", "--bots", "random,coop", "--jobs", "1",
+                   "--json")
     finally:
         shutil.rmtree(path.parent)
 
