@@ -3,6 +3,8 @@ the fuzzing campaign found slow, hungry or crashing is refused at its column, qu
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from synergy_forge.authoring.validate import validate_file
@@ -33,7 +35,11 @@ REFUSED = [
     ("sum * 1000 * 1000 * 1000 * 1000 * 1000 * 1000 > 0", 0, "grow past"),
     ("(" * 80 + "sum" + ")" * 80, 20, "nested"),
     ("not " * 1000 + "sum", 500, "characters long"),
-    ("- " * 200 + "sum > 0", 0, "nested more than 50 levels"),
+    ("not " * 120 + "sum", 40, "more than 10 signs or 'not's in a row"),
+    ("- " * 200 + "sum > 0", 20, "more than 10 signs or 'not's in a row"),
+    ("(" * 20 + "-" * 450 + "sum" + ")" * 20, 30, "more than 10 signs"),
+    (" + ".join(["sum"] * 60), 0, "nested more than 50 levels"),
+    ("(- - - - - - - - - - " * 20 + "sum" + ")" * 20, 0, "nested more than 50 levels"),
     ("sum.real > 0", 3, "attribute access"),
     ("sum ~ 1", 4, "joining text"),
     ("others[1:] == []", 8, "slices"),
@@ -49,7 +55,13 @@ REFUSED = [
 
 @pytest.mark.parametrize(("rule", "offset", "words"), REFUSED)
 def test_the_allow_list_refuses_rules_of_unbounded_cost_at_their_column(rule, offset, words):
-    problems = rule_problems(RuleKind.GOAL, rule)
+    # With little stack to spare, as under a deep caller: nothing here recurses much.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(700)
+    try:
+        problems = rule_problems(RuleKind.GOAL, rule)
+    finally:
+        sys.setrecursionlimit(limit)
     assert problems and words in problems[0], problems
     assert problems[0].offset == offset
     with pytest.raises(RuleError):

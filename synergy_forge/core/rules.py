@@ -104,7 +104,9 @@ class RuleError(ValueError):
 #: refused when the rule is read, so that no rule can cost more than a few microseconds.
 MAX_RULE_LENGTH = 500
 MAX_NESTING = 20  # brackets; checked on the text, since Jinja's parser recurses on them
-MAX_DEPTH = 50  # of the parse tree; the sandbox's compiler and the grid recurse on it
+MAX_DEPTH = 50  # of the parse tree; the sandbox's compiler and the grid recurse on it, and
+# Python compiles at most 200 nested brackets in the code Jinja writes
+MAX_PREFIXES = 10
 MAX_LITERAL = 1000
 MAX_POWER = 3  # `x ** 2`, `x ** 3`: a literal exponent only
 #: A value, combine or sum rule gives a whole number within this bound (and so every sum does).
@@ -115,6 +117,7 @@ MAX_MAGNITUDE = 10**15
 FILTERS = ("abs", "length", "count", "min", "max", "sum", "sort", "unique", "first", "last")
 TESTS = ("none", "odd", "even", "divisibleby")
 _LISTS = {"others", "sums", "distinct"}
+_CONSTANTS = {"true", "false", "none", "True", "False", "None"}
 _KEYWORDS = {"and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True",
              "False", "None"}
 _OPERATORS = {"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "(", ")",
@@ -172,6 +175,7 @@ def _token_problem(kind: RuleKind, rule: str, allowed: Mapping[str, str]) -> Rul
     offset = -3
     previous: list[str] = []  # the significant tokens so far
     found: tuple[str, int] | None = None
+    run = 0
     for index, (_, token, value) in enumerate(tokens):
         at, offset = offset, offset + len(value)
         if token == "whitespace" or (index == 0 and token == "variable_begin"):
@@ -179,7 +183,13 @@ def _token_problem(kind: RuleKind, rule: str, allowed: Mapping[str, str]) -> Rul
         if token == "variable_end" and index == len(tokens) - 1:
             break
         before = previous[-1] if previous else ""
-        if token == "string":
+        # Signs and `not` in a row: Jinja's parser recurses once for each.
+        prefix = value == "not" or (value in ("-", "+") and (
+            before in _OPERATORS - {")", "]"} or before in _KEYWORDS - _CONSTANTS or not before))
+        run = run + 1 if prefix else 0
+        if run > MAX_PREFIXES:
+            found = (f"more than {MAX_PREFIXES} signs or 'not's in a row", at)
+        elif token == "string":
             found = (f"text ({value}) is not allowed in a rule: rules work on numbers", at)
         elif token in ("integer", "float"):
             number = float(value.replace("_", "")) if token == "float" else \
@@ -235,7 +245,8 @@ def _tree_problem(root: nodes.Node) -> RuleProblem | None:
     while stack:
         node, depth = stack.pop()
         if depth > MAX_DEPTH:
-            return RuleProblem(f"the rule is nested more than {MAX_DEPTH} levels deep")
+            return RuleProblem(f"the rule is nested more than {MAX_DEPTH} levels deep (each "
+                               "operation on the result of another is a level); simplify it")
         if not isinstance(node, _NODES):
             return RuleProblem(f"{type(node).__name__.lower()} is not allowed in a rule")
         if isinstance(node, nodes.CondExpr) and node.expr2 is None:
