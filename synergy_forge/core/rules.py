@@ -69,6 +69,7 @@ VARIABLES: Mapping[RuleKind, Mapping[str, str]] = {
     RuleKind.PASSING: {},
 }
 
+
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -106,7 +107,7 @@ MAX_RULE_LENGTH = 500
 MAX_NESTING = 20  # brackets; checked on the text, since Jinja's parser recurses on them
 MAX_DEPTH = 50  # of the parse tree; the sandbox's compiler and the grid recurse on it, and
 # Python compiles at most 200 nested brackets in the code Jinja writes
-MAX_PREFIXES = 10
+MAX_PREFIXES = 10  # signs or `not`s in a row: Jinja's parser recurses on each as well
 MAX_LITERAL = 1000
 MAX_POWER = 3  # `x ** 2`, `x ** 3`: a literal exponent only
 #: A value, combine or sum rule gives a whole number within this bound (and so every sum does).
