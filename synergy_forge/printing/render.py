@@ -125,6 +125,10 @@ class Options:
     paper: str = "a4"
     card: CardSize = field(default_factory=CardSize)
     png: bool = True
+    #: Tabletop Simulator export (printing/tts.py), made from the PNGs; needs `png`.
+    tts: bool = False
+    #: Where the TTS sheets will be uploaded: their URLs become this + file name.
+    tts_url_base: str | None = None
 
 
 def _pages_for(kit_cards: list, layout: Sheet) -> list[dict[str, Any]]:
@@ -338,6 +342,15 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         combined = combine(out_dir.resolve() / language, language)
         results.append(Rendered(Job("print-and-play", language), combined, _count(combined),
                                 0.0))
+        if options.tts:
+            from synergy_forge.printing import tts
+
+            started = time.perf_counter()
+            export = tts.export(campaign, out_dir / language, language, options.card,
+                                options.tts_url_base)
+            results.append(Rendered(Job("tts", language), export.saved_object, 0,
+                                    time.perf_counter() - started, missing=export.missing,
+                                    pngs=export.images))
     return results
 
 
