@@ -27,7 +27,7 @@ def small_campaign(folder: Path) -> Path:
     (folder / "missions").mkdir(parents=True)
     (folder / "goals").mkdir()
     (folder / "campaign.yaml").write_text(
-        "name: {en: Small test, fr: Petit essai}\nlanguages: [en, fr]\n"
+        "name: {en: Small test, fr: \"Petit essai à l'école\"}\nlanguages: [en, fr]\n"
         "missions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n", encoding="utf-8")
     (folder / "goals" / "close-call.yaml").write_text(
         "id: close-call\nname: {en: Close call, fr: De justesse}\n"
@@ -53,9 +53,8 @@ def kit(tmp_path_factory) -> Path:
 
 
 def saved_object(out: Path, language: str) -> dict:
-    return json.loads((out / language / "tts" / f"small-test-{language}.json"
-                       if language == "en" else
-                       out / language / "tts" / "petit-essai-fr.json").read_text("utf-8"))
+    name = {"en": "small-test-en.json", "fr": "petit-essai-a-l-ecole-fr.json"}[language]
+    return json.loads((out / language / "tts" / name).read_text("utf-8"))
 
 
 def cards_of(thing: dict) -> list[dict]:
@@ -129,6 +128,10 @@ def test_card_ids_match_their_sheets_and_decks_their_cards(kit):
 
 
 def test_sheets_are_rgb_within_tts_limits_and_next_to_the_saved_object(kit):
+    # Named after campaign and language, so that both languages can share one image host.
+    en, fr = ({p.name for p in (kit / lang / "tts").iterdir()} for lang in ("en", "fr"))
+    assert en.isdisjoint(fr) and all(n.startswith("small-test-en") for n in en)
+    assert all(n.isascii() for n in fr)
     for language in ("en", "fr"):
         save = saved_object(kit, language)
         folder = (kit / language / "tts").resolve()

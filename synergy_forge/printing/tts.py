@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import unicodedata
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
@@ -137,8 +138,10 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
             sheet.paste(picture, ((index % columns) * cell[0], (index // columns) * cell[1]))
         return sheet
 
-    slug = _slug(translator.text(dict(campaign.name))) or "campaign"
-    result = Export(target / f"{slug}-{language}.json")
+    # Every file is named after the campaign and language too: uploaded side by side to one
+    # image host or TTS's cloud, the sheets of two languages or campaigns never collide.
+    prefix = f"{_slug(translator.text(dict(campaign.name))) or 'campaign'}-{language}"
+    result = Export(target / f"{prefix}.json")
     sheets: list[_Sheet] = []
     for group in GROUPS:
         cards = kit.get(group, [])
@@ -146,7 +149,7 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
         for n, chunk in enumerate(chunks, start=1):
             columns, rows = _grid(len(chunk))
             sheet = _Sheet(len(sheets) + 1, group, chunk, columns, rows)
-            name = group + (f"-{n}" if len(chunks) > 1 else "")
+            name = f"{prefix}-{group}" + (f"-{n}" if len(chunks) > 1 else "")
             sheet.face_url = write(f"{name}-faces.jpg",
                                    compose(group, [c.front for c in chunk], columns, rows))
             if sheet.unique_back:
@@ -175,7 +178,10 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
 
 
 def _slug(text: str) -> str:
-    kept = "".join(c.lower() if c.isalnum() else "-" for c in text)
+    """A file name part in plain ASCII (a URL needs no escaping): "Campagne de départ" gives
+    campagne-de-depart."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    kept = "".join(c.lower() if c.isalnum() else "-" for c in ascii_text)
     return "-".join(part for part in kept.split("-") if part)
 
 
