@@ -6,10 +6,13 @@ side) and either one back image shared by every card, or a back sheet in the sam
 left to right, top to bottom; each card carries the `CustomDeck` entry of its sheet, and a deck
 lists its cards' ids in `DeckIDs` and the cards themselves in `ContainedObjects`.
 
-Sheets are made from the 300 DPI PNGs the build has just written (bleed cut off, halved to
-372 x 520 px for poker cards), one sheet per component group, so that a group uploads as two
-images. They are JPEG, quality 92 without chroma subsampling: a full sheet is about a tenth of
-its PNG, and every player of an online game downloads every sheet, while the text stays sharp.
+Sheets are made from the card images the build rasterises for its 300 DPI PNGs, in the same
+worker, as each group's page is drawn (`GroupSheets`, called by `render._rasterise`): bleed cut
+off, halved to 373 x 521 px for poker cards, one sheet per component group, so that a group
+uploads as two images and the export costs no PNG decoding. Once every group is done, `export`
+writes the saved object. Sheets are RGB PNG: the cards' flat colours compress so well that a
+PNG sheet is smaller than a JPEG of it (the number sheet: 121 kB, against 691 kB as JPEG at
+quality 92), and lossless; every player of an online game downloads every sheet.
 """
 
 from __future__ import annotations
@@ -64,19 +67,93 @@ class _Sheet:
     number: int
     group: str
     cards: list[Card]
-    columns: int
-    rows: int
-    face_url: str = ""
-    back_url: str = ""
+    name: str  # file names start with it
+    url: Any = None  # file name -> URL, once known
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        columns = min(MAX_COLUMNS, len(self.cards))
+        return columns, -(-len(self.cards) // columns)
 
     @property
     def unique_back(self) -> bool:
         return len({c.back.key for c in self.cards}) > 1
 
+    @property
+    def face_file(self) -> str:
+        return f"{self.name}-faces.png"
+
+    @property
+    def back_file(self) -> str:
+        return f"{self.name}-backs.png" if self.unique_back else f"{self.name}-back.png"
+
     def entry(self) -> dict[str, Any]:
-        return {"FaceURL": self.face_url, "BackURL": self.back_url, "NumWidth": self.columns,
-                "NumHeight": self.rows, "BackIsHidden": True, "UniqueBack": self.unique_back,
-                "Type": 0}
+        columns, rows = self.grid
+        return {"FaceURL": self.url(self.face_file), "BackURL": self.url(self.back_file),
+                "NumWidth": columns, "NumHeight": rows, "BackIsHidden": True,
+                "UniqueBack": self.unique_back, "Type": 0}
+
+
+def _plan(campaign: Campaign, language: str) -> list[_Sheet]:
+    """Every sheet of the export, numbered from 1, group by group in print order."""
+    kit = build_kit(campaign)
+    # Every file is named after the campaign and language too: uploaded side by side to one
+    # image host or TTS's cloud, the sheets of two languages or campaigns never collide.
+    prefix = _prefix(campaign, language)
+    sheets: list[_Sheet] = []
+    for group in GROUPS:
+        cards = kit.get(group, [])
+        chunks = [cards[k:k + PER_SHEET] for k in range(0, len(cards), PER_SHEET)]
+        for n, chunk in enumerate(chunks, start=1):
+            name = f"{prefix}-{group}" + (f"-{n}" if len(chunks) > 1 else "")
+            sheets.append(_Sheet(len(sheets) + 1, group, chunk, name))
+    return sheets
+
+
+def _prefix(campaign: Campaign, language: str) -> str:
+    name = Translator(language).text(dict(campaign.name))
+    return f"{_slug(name) or 'campaign'}-{language}"
+
+
+class GroupSheets:
+    """A group's sheets, filled as the build rasterises each face of the group (in its worker
+    process), then written to OUT/<lang>/tts/."""
+
+    def __init__(self, campaign: Campaign, language: str, group: str, card: CardSize) -> None:
+        self.sheets = [s for s in _plan(campaign, language) if s.group == group]
+        self.card = card
+        self.faces: dict[str, Any] = {}
+
+    def add(self, face: Face, image: Any) -> None:
+        """Keep `face`'s image (300 DPI, with bleed), trimmed and shrunk for TTS."""
+        box, factor = _shrink(self.card, image.size)
+        self.faces[face.key] = image.convert("RGB").reduce(factor, box=box)
+
+    def write(self, folder: Path) -> list[Path]:
+        from PIL import Image
+
+        written = []
+
+        def save(name: str, picture: Any) -> None:
+            buffer = BytesIO()
+            picture.save(buffer, format="PNG")
+            written.append(write_atomic(folder / name, buffer.getvalue()))
+
+        def compose(keys: list[str], columns: int, rows: int) -> Any:
+            width, height = self.faces[keys[0]].size
+            sheet = Image.new("RGB", (columns * width, rows * height), "white")
+            for index, key in enumerate(keys):
+                sheet.paste(self.faces[key], ((index % columns) * width,
+                                              (index // columns) * height))
+            return sheet
+
+        for sheet in self.sheets:
+            save(sheet.face_file, compose([c.front.key for c in sheet.cards], *sheet.grid))
+            if sheet.unique_back:
+                save(sheet.back_file, compose([c.back.key for c in sheet.cards], *sheet.grid))
+            else:
+                save(sheet.back_file, self.faces[sheet.cards[0].back.key])
+        return written
 
 
 def _shrink(card: CardSize, png_size: tuple[int, int]) -> tuple[tuple[int, int, int, int], int]:
@@ -92,86 +169,43 @@ def _shrink(card: CardSize, png_size: tuple[int, int]) -> tuple[tuple[int, int, 
     return box, factor
 
 
-def _grid(count: int) -> tuple[int, int]:
-    columns = min(MAX_COLUMNS, count)
-    return columns, -(-count // columns)
-
-
-def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
+def export(campaign: Campaign, folder: Path, language: str,
            url_base: str | None = None) -> Export:
-    """Write `folder`/tts/ from the PNGs under `folder`/png/: sheets, backs, a saved object.
+    """Write `folder`/tts/'s saved object, once `GroupSheets` has written every group's sheets.
 
     `url_base` replaces the file:// URLs by `url_base`/<file name>, for sheets uploaded there.
     """
     from PIL import Image
 
-    folder = folder.resolve()
-    target = folder / "tts"
+    target = folder.resolve() / "tts"
     translator = Translator(language)
-    kit = build_kit(campaign)
-    cache: dict[tuple[str, str], Image.Image] = {}
-    group = next(g for g in GROUPS if kit.get(g))
-    with Image.open(folder / "png" / group / f"{kit[group][0].front.key}.png") as png:
-        # Every PNG has the same size: the card with its bleed; TTS shows the trimmed card.
-        box, factor = _shrink(card, png.size)
-    cell = (-(-(box[2] - box[0]) // factor), -(-(box[3] - box[1]) // factor))
-
-    def image(group: str, face: Face) -> Image.Image:
-        if (group, face.key) not in cache:
-            with Image.open(folder / "png" / group / f"{face.key}.png") as png:
-                cache[group, face.key] = png.convert("RGB").reduce(factor, box=box)
-        return cache[group, face.key]
-
-    def write(name: str, picture: Image.Image) -> str:
-        buffer = BytesIO()
-        picture.save(buffer, format="JPEG", quality=92, subsampling=0)  # 0: no chroma halving
-        path = write_atomic(target / name, buffer.getvalue())
-        result.images.append(path)
-        if url_base:
-            return f"{url_base.rstrip('/')}/{name}"
-        return path.as_uri()
-
-    def compose(group: str, faces: list[Face], columns: int, rows: int) -> Image.Image:
-        pictures = [image(group, face) for face in faces]
-        sheet = Image.new("RGB", (columns * cell[0], rows * cell[1]), "white")
-        for index, picture in enumerate(pictures):
-            sheet.paste(picture, ((index % columns) * cell[0], (index // columns) * cell[1]))
-        return sheet
-
-    # Every file is named after the campaign and language too: uploaded side by side to one
-    # image host or TTS's cloud, the sheets of two languages or campaigns never collide.
-    prefix = f"{_slug(translator.text(dict(campaign.name))) or 'campaign'}-{language}"
-    result = Export(target / f"{prefix}.json")
-    sheets: list[_Sheet] = []
-    for group in GROUPS:
-        cards = kit.get(group, [])
-        chunks = [cards[k:k + PER_SHEET] for k in range(0, len(cards), PER_SHEET)]
-        for n, chunk in enumerate(chunks, start=1):
-            columns, rows = _grid(len(chunk))
-            sheet = _Sheet(len(sheets) + 1, group, chunk, columns, rows)
-            name = f"{prefix}-{group}" + (f"-{n}" if len(chunks) > 1 else "")
-            sheet.face_url = write(f"{name}-faces.jpg",
-                                   compose(group, [c.front for c in chunk], columns, rows))
-            if sheet.unique_back:
-                sheet.back_url = write(f"{name}-backs.jpg",
-                                       compose(group, [c.back for c in chunk], columns, rows))
-            else:
-                sheet.back_url = write(f"{name}-back.jpg", image(group, chunk[0].back))
-            sheets.append(sheet)
-    objects = _objects(sheets, _Namer(campaign, translator))
+    sheets = _plan(campaign, language)
+    for sheet in sheets:
+        sheet.url = (lambda name: f"{url_base.rstrip('/')}/{name}") if url_base else \
+            (lambda name: (target / name).as_uri())
+    result = Export(target / f"{_prefix(campaign, language)}.json")
+    result.images = [target / name for s in sheets for name in (s.face_file, s.back_file)]
+    missing = [p.name for p in result.images if not p.is_file()]
+    if missing:
+        raise FileNotFoundError(f"{target}: no {', '.join(missing)}: the card PNGs were not "
+                                "rendered with the TTS export on")
     result.cards = sum(len(s.cards) for s in sheets)
-    result.missing = translator.missing
     name = translator.text(dict(campaign.name))
     save = {"SaveName": name, "GameMode": name, "Date": "", "VersionNumber": "",
             "Gravity": 0.5, "PlayArea": 0.5, "Table": "", "Sky": "", "Note": "", "Rules": "",
             "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "TabStates": {},
-            "ObjectStates": objects}
+            "ObjectStates": _objects(sheets, _Namer(campaign, translator))}
+    result.missing = translator.missing
     write_atomic(result.saved_object, json.dumps(save, ensure_ascii=False, indent=2) + "\n")
-    # TTS shows <name>.png beside a saved object as its thumbnail in the Saved Objects browser.
-    first = kit["missions"][0].front if kit.get("missions") else sheets[0].cards[0].front
-    thumbnail = image("missions" if kit.get("missions") else sheets[0].group, first)
+    # TTS shows <name>.png beside a saved object as its thumbnail in Saved Objects: the first
+    # card (mission 1), cut from its sheet.
+    first = sheets[0]
+    with Image.open(target / first.face_file) as picture:
+        columns, rows = first.grid
+        cell = (picture.width // columns, picture.height // rows)
+        thumbnail = picture.crop((0, 0, *cell)).resize((256, round(256 * cell[1] / cell[0])))
     buffer = BytesIO()
-    thumbnail.resize((256, round(256 * cell[1] / cell[0]))).save(buffer, format="PNG")
+    thumbnail.save(buffer, format="PNG")
     result.images.append(write_atomic(result.saved_object.with_suffix(".png"),
                                       buffer.getvalue()))
     return result
@@ -215,7 +249,7 @@ def _objects(sheets: list[_Sheet], namer: _Namer) -> list[dict[str, Any]]:
             objects.append(contained[0])
             continue
         nickname = namer.deck(cards[0][0].group, what if row in ("goals", "numbers") else None)
-        custom = {str(s.number): s.entry() for s in {id(s): s for s, _ in cards}.values()}
+        custom = {str(s.number): s.entry() for s in {s.number: s for s, _ in cards}.values()}
         objects.append({"GUID": _guid(f"deck {row} {what}"), "Name": "Deck",
                         "Transform": transform, "Nickname": nickname, "Description": "",
                         "Locked": False, "Grid": True, "Snap": True, "Tooltip": True,
