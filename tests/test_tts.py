@@ -224,11 +224,12 @@ def test_french_export_names_cards_in_french_with_french_typography(kit):
 
 def test_url_base_gives_http_urls_and_the_same_export_twice_is_identical(kit, tmp_path):
     from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.layout import CardSize
     from synergy_forge.printing.tts import export
 
     campaign = read_campaign(kit.parent / "camp").campaign
     shutil.copytree(kit / "en" / "tts", tmp_path / "en" / "tts")
-    first = export(campaign, tmp_path / "en", "en", "https://example.org/kit/")
+    first = export(campaign, tmp_path / "en", "en", CardSize(), "https://example.org/kit/")
     save = json.loads(first.saved_object.read_text("utf-8"))
     names = {p.name for p in first.images}
     for card in every_card(save):
@@ -237,8 +238,23 @@ def test_url_base_gives_http_urls_and_the_same_export_twice_is_identical(kit, tm
                 assert url.startswith("https://example.org/kit/")
                 assert url.removeprefix("https://example.org/kit/") in names
     before = {p: p.read_bytes() for p in [first.saved_object, *first.images]}
-    export(campaign, tmp_path / "en", "en", "https://example.org/kit/")
+    export(campaign, tmp_path / "en", "en", CardSize(), "https://example.org/kit/")
     assert before == {p: p.read_bytes() for p in before}
+
+
+def test_sheets_not_made_with_the_cards_are_made_from_the_pngs(kit, tmp_path):
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.layout import CardSize
+    from synergy_forge.printing.tts import export
+
+    campaign = read_campaign(kit.parent / "camp").campaign
+    shutil.copytree(kit / "en", tmp_path / "en")
+    sheets = sorted((tmp_path / "en" / "tts").glob("small-test-en-numbers-*.png"))
+    made = {p.name: p.read_bytes() for p in sheets}
+    for path in sheets:
+        path.unlink()
+    export(campaign, tmp_path / "en", "en", CardSize())
+    assert made == {p.name: p.read_bytes() for p in sheets}
 
 
 def test_tts_options_that_cannot_work_are_usage_errors(tmp_path):

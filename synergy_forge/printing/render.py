@@ -358,7 +358,8 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
             from synergy_forge.printing import tts
 
             started = time.perf_counter()
-            export = tts.export(campaign, out_dir / language, language, options.tts_url_base)
+            export = tts.export(campaign, out_dir / language, language, options.card,
+                                options.tts_url_base)
             results.append(Rendered(Job("tts", language), export.saved_object, 0,
                                     time.perf_counter() - started, missing=export.missing,
                                     pngs=export.images))

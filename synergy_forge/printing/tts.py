@@ -129,6 +129,16 @@ class GroupSheets:
         box, factor = _shrink(self.card, image.size)
         self.faces[face.key] = image.convert("RGB").reduce(factor, box=box)
 
+    def add_pngs(self, folder: Path) -> None:
+        """Read the group's faces from its PNGs in `folder`, as a build left them."""
+        from PIL import Image
+
+        for sheet in self.sheets:
+            for face in (f for c in sheet.cards for f in (c.front, c.back)):
+                if face.key not in self.faces:
+                    with Image.open(folder / f"{face.key}.png") as png:
+                        self.add(face, png)
+
     def write(self, folder: Path) -> list[Path]:
         from PIL import Image
 
@@ -169,9 +179,11 @@ def _shrink(card: CardSize, png_size: tuple[int, int]) -> tuple[tuple[int, int, 
     return box, factor
 
 
-def export(campaign: Campaign, folder: Path, language: str,
+def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
            url_base: str | None = None) -> Export:
-    """Write `folder`/tts/'s saved object, once `GroupSheets` has written every group's sheets.
+    """Write `folder`/tts/'s saved object, once `GroupSheets` has written every group's sheets
+    (a group whose sheets are not there, as when its cards were not rendered again, gets them
+    from its PNGs under `folder`/png/).
 
     `url_base` replaces the file:// URLs by `url_base`/<file name>, for sheets uploaded there.
     """
@@ -185,10 +197,11 @@ def export(campaign: Campaign, folder: Path, language: str,
             (lambda name: (target / name).as_uri())
     result = Export(target / f"{_prefix(campaign, language)}.json")
     result.images = [target / name for s in sheets for name in (s.face_file, s.back_file)]
-    missing = [p.name for p in result.images if not p.is_file()]
-    if missing:
-        raise FileNotFoundError(f"{target}: no {', '.join(missing)}: the card PNGs were not "
-                                "rendered with the TTS export on")
+    for group in dict.fromkeys(s.group for s in sheets if not (target / s.face_file).is_file()
+                               or not (target / s.back_file).is_file()):
+        missing = GroupSheets(campaign, language, group, card)
+        missing.add_pngs(folder.resolve() / "png" / group)
+        missing.write(target)
     result.cards = sum(len(s.cards) for s in sheets)
     name = translator.text(dict(campaign.name))
     save = {"SaveName": name, "GameMode": name, "Date": "", "VersionNumber": "",
