@@ -19,7 +19,7 @@ from synergy_forge.core.cards import (
 )
 from synergy_forge.core.engine import DecisionKind, Game, GoalCard, IllegalChoice
 from synergy_forge.core.mission import Mission
-from synergy_forge.core.referee import LossReason
+from synergy_forge.core.referee import LossReason, table_problems
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.play import play
 
@@ -40,7 +40,7 @@ def check_conservation(game: Game) -> None:
         assert Counter(card for _, card in where) == full_set(game, color), where
 
 
-def test_cards_are_conserved_in_1000_random_games(campaign):
+def test_cards_are_conserved_and_tables_possible_in_1000_random_games(campaign):
     rng = random.Random(2026)
     challenges, actions, counts, games = set(), set(), Counter(), 0
     missions = list(campaign.missions)
@@ -54,6 +54,8 @@ def test_cards_are_conserved_in_1000_random_games(campaign):
             decisions = game.pending()
             game.apply([bots[d.seat].choice(d.choices) for d in decisions])
             check_conservation(game)
+        for record in game.history:  # S9: judge would accept every table a game produces
+            assert table_problems(record.table, campaign.rulebook) == [], record.table
         challenges.update(mission.challenges)
         actions.update(u.card for r in game.history for u in r.table.actions)
         counts[players] += 1

@@ -6,12 +6,20 @@ engine, `judge` on the command line and the playtester all settle rounds through
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from synergy_forge.core.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
+from synergy_forge.core.cards import (
+    DEFAULT_COLORS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUMBER_VALUES,
+    Action,
+    NumberCard,
+)
 from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
 
 
@@ -193,6 +201,7 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
         problems.append(
             Problem(("challenges",), "goals cannot pass both left and right in one round (R4)")
         )
+    problems += _card_problems(table)
     if not table.actions:
         return problems
 
@@ -237,6 +246,63 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
                     problems.append(Problem((*where, "seats"), "exchange two different seats"))
         elif needed == "replacement" and use.replacement is None:
             problems.append(Problem(where, "action B needs the card 'with' which to exchange"))
+    return problems
+
+
+#: How many copies of each value one colour's number cards hold (RULES.md "Components").
+_COPIES = Counter(NUMBER_VALUES)
+
+
+def _card_problems(table: Table) -> list[Problem]:
+    """The number cards no real round can show: a colour nobody at this table plays, more
+    copies of a card than its colour has, a card of another seat's colour that could not have
+    reached this seat (S9)."""
+    problems: list[Problem] = []
+    colors = table.colors[: table.players]
+    owner = {color: seat for seat, color in enumerate(colors)}
+    b_user = {use.seat: k for k, use in enumerate(table.actions)
+              if use.card is Action.B and use.replacement is not None}
+    swapped = any(use.card is Action.I for use in table.actions)
+    # Every physical number card of the round, with where the round file names it. A B user
+    # may play as card 3 the first card B returned to its hand (R13): then it is one card.
+    cards: list[tuple[int, NumberCard, tuple[str | int, ...]]] = []
+    for i, play in enumerate(table.plays):
+        cards.append((i, play.first, ("seats", i, "numbers", 0)))
+        if not (i in b_user and play.second == play.first):
+            cards.append((i, play.second, ("seats", i, "numbers", 1)))
+        if i in b_user:
+            k = b_user[i]
+            cards.append((i, table.actions[k].replacement, ("actions", k, "with")))  # type: ignore[arg-type]
+    seen: Counter[NumberCard] = Counter()
+    foreign: dict[int, int] = {}  # seat -> the seat whose colour it holds (S9)
+    for seat, card, where in cards:
+        if card.color not in owner:
+            playing = ", ".join(colors)
+            problems.append(Problem(where, f"{card} is of a colour nobody plays at this table "
+                                    f"({playing})"))
+            continue
+        seen[card] += 1
+        copies = _COPIES.get(card.value)
+        if copies and seen[card] > copies:
+            problems.append(Problem(where, f"{card} is on the table {seen[card]} times; "
+                                    f"{card.color} has only {copies} of them"))
+        source = owner[card.color]
+        if source == seat:
+            continue
+        if swapped:
+            problems.append(Problem(where, f"seat {seat} cannot hold {card}: number cards "
+                                    "change seats only through I, once a mission, and I is "
+                                    "used in this round (S9)"))
+        elif seat in foreign:
+            problems.append(Problem(where, f"seat {seat} cannot hold a second card of another "
+                                    "seat's colour: the one I of a mission moves one card to "
+                                    "it (S9)"))
+        elif any(other not in (seat, source) or (other == source and were != seat)
+                 for other, were in foreign.items()):
+            problems.append(Problem(where, f"seat {seat} cannot hold {card}: the one I of a "
+                                    "mission swaps the cards of two seats only (S9)"))
+        else:
+            foreign[seat] = source
     return problems
 
 
