@@ -218,6 +218,7 @@ def play(mission: str, players: int | None, seed: int | None, bots: str,
     from synergy_forge.authoring.gamelog import Recorder, write_log
     from synergy_forge.core.engine import Game
     from synergy_forge.fileio import write_atomic
+    from synergy_forge.reporting.explain import outcome_text
     from synergy_forge.reporting.narrate import heading, round_story
     from synergy_forge.sim.bots import BOTS
     from synergy_forge.sim.play import play as play_game
@@ -250,7 +251,7 @@ def play(mission: str, players: int | None, seed: int | None, bots: str,
     play_game(game, names, on_decision=recorder, after_round=show)
     if not started and not quiet:
         click.echo(heading(game, names) + "\n")
-    click.echo(str(game.outcome))
+    click.echo(outcome_text(game.outcome))
     if recorder is not None and log_path is not None:
         records = recorder.finish(game)
         write_atomic(log_path, write_log(records))
@@ -267,6 +268,7 @@ def replay(log_file: Path) -> None:
     """
     from synergy_forge.authoring.gamelog import ReplayError
     from synergy_forge.authoring.gamelog import replay as replay_log
+    from synergy_forge.reporting.explain import outcome_text
 
     try:
         text = log_file.read_text(encoding="utf-8")
@@ -280,7 +282,7 @@ def replay(log_file: Path) -> None:
         click.echo(f"{log_file}:{exc.line}:1: error: {str(exc).split(': ', 1)[1]}", err=True)
         sys.exit(EXIT_BAD_INPUT if exc.line == 1 else EXIT_FAILED)
     click.echo(f"{log_file}: replayed {game.outcome.rounds_played} round(s): "  # type: ignore
-               f"{game.outcome} (same outcome as recorded)")
+               f"{outcome_text(game.outcome)} (same outcome as recorded)")
 
 
 def _card_size(text: str):

@@ -73,23 +73,13 @@ class IllegalChoice(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """How a mission ended; in words: `reporting.explain.outcome_text`."""
+
     won: bool
     reason: LossReason | None
     rounds_won: int
     lives: int
     rounds_played: int
-
-    def __str__(self) -> str:
-        return "Won" if self.won else f"Lost: {LOSS_TEXT[self.reason]}"  # type: ignore[index]
-
-
-LOSS_TEXT = {
-    LossReason.LIVES: "the last life was lost",
-    LossReason.HYPER: "the hyper card's holder missed its goal",
-    LossReason.CHALLENGE: "a player could not keep a challenge",
-    LossReason.NUMBERS: "a player had fewer than two number cards",
-    LossReason.GOALS: "a player had no goal card left",
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 from synergy_forge.core.cards import (
     DEFAULT_COLORS,
@@ -406,6 +406,25 @@ def pair_sum(rulebook: Any, challenges: tuple[str, ...], first: NumberCard,
     return found
 
 
+@overload
+def round_succeeds(failures: int, allowed: int, super_met: bool = True,
+                   hyper_met: bool = True) -> bool: ...
+@overload
+def round_succeeds(failures: Any, allowed: int, super_met: Any = True,
+                   hyper_met: Any = True) -> Any: ...
+def round_succeeds(failures: Any, allowed: int, super_met: Any = True,
+                   hyper_met: Any = True) -> Any:
+    """R16, the one definition: the round succeeds when at most `allowed` counted seats failed
+    (H included) and the super holder met its goal. With `hyper_met`, also that the mission
+    goes on, which a hyper holder's miss ends whatever the round's result (R16, R21): what the
+    bots and the oracle play for.
+
+    Over bools for one table; over numpy's boolean arrays for a grid of possible tables
+    (`sim.chances`), one verdict per table: hence `&` rather than `and`.
+    """
+    return (failures <= allowed) & super_met & hyper_met
+
+
 def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | None]:
     """The nearest counted seats to the left and right of seat i (R10, R14)."""
     n = len(counted)
@@ -491,9 +510,9 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
     counted = tuple(i not in ignored for i in range(n))
 
     allowed = table.allowed_failures + extra_failures
-    success = failures <= allowed  # R16
-    if table.super_seat is not None and not met[table.super_seat]:
-        success = False
+    super_seat = table.super_seat
+    success = round_succeeds(failures, allowed,
+                             True if super_seat is None else bool(met[super_seat]))
     reasons: tuple[LossReason, ...] = ()
     if table.hyper_seat is not None and not met[table.hyper_seat]:
         reasons = (LossReason.HYPER,)

@@ -14,7 +14,13 @@ from typing import Any, Protocol
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard, Observation
-from synergy_forge.core.referee import arrange, evaluate_goals, pair_sum, seat_sum
+from synergy_forge.core.referee import (
+    arrange,
+    evaluate_goals,
+    pair_sum,
+    round_succeeds,
+    seat_sum,
+)
 from synergy_forge.sim.chances import Support, goal_chances, success_chances
 
 
@@ -421,8 +427,10 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
         picked = [facts[i][c] for i, c in enumerate(choice)]
         met, _, failures = evaluate_goals(checks, [picked[lands[j]][1] for j in range(n)],
                                           [p[0] for p in picked], frozenset())
-        won = failures <= allowed and (super_seat is None or met[super_seat]) and \
-            (hyper_seat is None or met[hyper_seat]) and not any(p[2] for p in picked)
+        won = round_succeeds(failures, allowed,
+                             True if super_seat is None else bool(met[super_seat]),
+                             True if hyper_seat is None else bool(met[hyper_seat])) \
+            and not any(p[2] for p in picked)  # R9: a broken challenge loses the mission
         return (int(won), sum(met))
 
     current = [0] * n

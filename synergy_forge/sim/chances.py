@@ -24,9 +24,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from synergy_forge.core.referee import evaluate_goals, neighbour_seats
+from synergy_forge.core.referee import evaluate_goals, neighbour_seats, round_succeeds
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, both, count_true, grid_rule
+from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, count_true, grid_rule
 
 #: Grids kept per rulebook before the memo of grids is emptied (a round needs one or two).
 _KEEP = 64
@@ -57,8 +57,9 @@ def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset
     grid's axis for that seat), so that every seat of a round can share one grid.
     """
     def wins(met: list[bool], failures: int) -> bool:
-        return failures <= allowed and (super_seat is None or met[super_seat]) and \
-            (hyper_seat is None or met[hyper_seat])
+        return round_succeeds(failures, allowed,
+                              True if super_seat is None else bool(met[super_seat]),
+                              True if hyper_seat is None else bool(met[hyper_seat]))
 
     return _chances(rulebook, tuple(goals), ignored, seat, supports, own,
                     lambda grid: grid.won(allowed, super_seat, hyper_seat),
@@ -151,10 +152,10 @@ class _Grid:
         key = ("won", allowed, super_seat, hyper_seat)
         won = self._arrays.get(key)
         if won is None:
-            won = self._met_count >= sum(self.counted) - allowed
-            for seat in (super_seat, hyper_seat):
-                if seat is not None:
-                    won = both(won, self.met[seat])
+            failures = sum(self.counted) - self._met_count
+            won = round_succeeds(failures, allowed,
+                                 True if super_seat is None else self.met[super_seat],
+                                 True if hyper_seat is None else self.met[hyper_seat])
             won = self._arrays[key] = np.broadcast_to(won, self.shape).astype(float)
         return won
 
