@@ -196,11 +196,11 @@ def test_lost_with_fewer_than_two_number_cards(rulebook):
     assert game.outcome.reason in (LossReason.NUMBERS, LossReason.LIVES)
     # Force it: a seat that failed in a won round keeps no card (R17) and draws one (R19).
     game = Game(replace(m, goals=("equal", "unique")), 3, 5, rulebook)
-    game.hands = [[NumberCard(3, c), NumberCard(3, c)] for c in game.colors]
-    game.decks = [[NumberCard(1, c)] for c in game.colors]
-    game.goal_hands = [[GoalCard("unique" if i == 0 else "equal", c)]
+    game.hands = [(NumberCard(3, c), NumberCard(3, c)) for c in game.colors]
+    game.decks = [(NumberCard(1, c),) for c in game.colors]
+    game.goal_hands = [(GoalCard("unique" if i == 0 else "equal", c),)
                        for i, c in enumerate(game.colors)]
-    game.goal_decks = [[GoalCard("equal" if i == 0 else "unique", c)]
+    game.goal_decks = [(GoalCard("equal" if i == 0 else "unique", c),)
                        for i, c in enumerate(game.colors)]
     drive(game, lambda g, d: d.choices[0])
     assert game.history[0].verdict.success and not game.history[0].verdict.met[0]
@@ -257,10 +257,13 @@ def test_observations_hide_other_seats_cards(campaign):
         game.apply([rng.choice(d.choices) for d in game.pending()])
     before = game.observe(0).snapshot()
     # Seat 2's hidden cards change places: hand with deck, and the deck is reordered.
-    hand, deck = game.hands[2], game.decks[2]
+    hand, deck = list(game.hands[2]), list(game.decks[2])
     if deck:
         hand[0], deck[-1] = deck[-1], hand[0]
         rng.shuffle(deck)
-    rng.shuffle(game.goal_decks[2])
+    game.hands[2], game.decks[2] = tuple(sorted(hand)), tuple(deck)
+    goal_deck = list(game.goal_decks[2])
+    rng.shuffle(goal_deck)
+    game.goal_decks[2] = tuple(goal_deck)
     assert game.observe(0).snapshot() == before
     assert game.observe(2).snapshot() != before

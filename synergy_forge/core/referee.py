@@ -20,6 +20,7 @@ from synergy_forge.core.cards import (
     Action,
     NumberCard,
 )
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
 
 
@@ -392,13 +393,13 @@ def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
     return e1, e2, c1, c2, total, identical, broken
 
 
-def pair_sum(rulebook: Any, challenges: tuple[str, ...], first: NumberCard,
+def pair_sum(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard,
              second: NumberCard, delta: int = 0) -> tuple[int, bool]:
-    """(sum, a challenge broken) for one seat's two cards (R5–R9), remembered on the rulebook:
-    the engine's R9 check and the bots ask about the same few pairs game after game."""
-    pairs = rulebook.memo.get(("pair-sums", challenges))
+    """(sum, a challenge broken) for one seat's two cards (R5–R9), remembered here: the
+    engine's R9 check and the bots ask about the same few pairs game after game."""
+    pairs = _PAIR_SUMS.get((rulebook, challenges))
     if pairs is None:
-        pairs = rulebook.memo[("pair-sums", challenges)] = {}
+        pairs = _PAIR_SUMS.remember((rulebook, challenges), {})
     found = pairs.get((first, second, delta))
     if found is None:
         e = seat_sum(rulebook.plan(challenges), first, second, delta)
@@ -423,6 +424,12 @@ def round_succeeds(failures: Any, allowed: int, super_met: Any = True,
     (`sim.chances`), one verdict per table: hence `&` rather than `and`.
     """
     return (failures <= allowed) & super_met & hyper_met
+
+
+#: pair_sum's answers per (rulebook, challenges), then per (first, second, change): the inner
+#: memos are bounded by the cards there are (25 x 25 pairs, a few changes).
+_PAIR_SUMS: Memo[tuple[Rulebook, tuple[str, ...]],
+                 dict[tuple[NumberCard, NumberCard, int], tuple[int, bool]]] = Memo(256)
 
 
 def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | None]:

@@ -1,7 +1,14 @@
 """Bots: players that see only their own observation and answer one decision at a time.
 
 A bot is any object with `choose(observation, decision) -> choice`. Adding one is one class
-and one line in BOTS.
+and one line in BOTS. The oracle alone says `omniscient = True` and is handed
+`Game.observe_all()` instead.
+
+What a bot works out is remembered in two kinds of memo (synergy_forge.core.memo), neither
+reachable from any observation: a bot's own memory (`Bot.memory`: scores of its own hands,
+private to its seat, kept across games for speed), and this module's memos of pure functions of
+public facts (the priors of a mission, the sums a seat can still make given the face-up cards),
+which every seat may share because they hold nothing hidden.
 """
 
 from __future__ import annotations
@@ -13,7 +20,16 @@ from itertools import chain
 from typing import Any, Protocol
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard, Observation
+from synergy_forge.core.engine import (
+    Decision,
+    DecisionKind,
+    Game,
+    GoalCard,
+    Observation,
+    Omniscient,
+    Setup,
+)
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import (
     arrange,
     evaluate_goals,
@@ -21,13 +37,14 @@ from synergy_forge.core.referee import (
     round_succeeds,
     seat_sum,
 )
+from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Support, goal_chances, success_chances
 
 
 class Bot(Protocol):
     name: str
 
-    def choose(self, observation: Observation, decision: Decision) -> Any: ...
+    def choose(self, observation: Any, decision: Decision) -> Any: ...
 
 
 class RandomBot:
@@ -35,7 +52,7 @@ class RandomBot:
 
     name = "random"
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
 
     def choose(self, observation: Observation, decision: Decision) -> Any:
@@ -45,6 +62,16 @@ class RandomBot:
 _EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
 
 AFFINITY_SAMPLES = 300
+
+#: A memory of one seat's own scores, by (rulebook, challenges, goals, players, ..., hand).
+ScoreMemory = Memo[tuple[Any, ...], dict[Any, float]]
+#: Entries a bot's memory keeps: one per hand and goals seen (about 1 kB each).
+MEMORY_SIZE = 4096
+
+# Memos of public facts, shared by every seat (see the module's docstring).
+_PUBLIC_SUPPORTS: Memo[tuple[Any, ...], tuple[Support, ...]] = Memo(1000)
+_SUPPORTS: Memo[tuple[Any, ...], Support] = Memo(50_000)
+_AFFINITY: Memo[tuple[Any, ...], dict[tuple[str, int], float]] = Memo(256)
 
 
 class GreedyBot:
@@ -57,8 +84,9 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
+        self.memory: ScoreMemory = Memo(MEMORY_SIZE) if memory is None else memory
 
     def _pick(self, choices: Any, score: Callable[[Any], float]) -> Any:
         """The best-scoring choice; ties broken by the bot's own generator."""
@@ -84,7 +112,8 @@ class GreedyBot:
 
     # -- the model of the others -----------------------------------------------------------
 
-    def _supports(self, obs: Observation, table: Any, deltas: tuple[int, ...]) -> list[Support]:
+    def _supports(self, obs: Observation, table: Any,
+                  deltas: tuple[int, ...]) -> tuple[Support, ...]:
         """What each seat's sum may be, seen from here: a second card not yet played is any
         of that colour's unseen cards, each equally likely, that keeps the challenges (R9).
 
@@ -96,19 +125,16 @@ class GreedyBot:
         rulebook, challenges, colors = obs.rulebook, obs.mission.challenges, obs.colors
         foreign = [c for c in obs.hand if c.color != colors[obs.seat]]
         discards = obs.discards
-        key = (challenges, discards, table, deltas)
-        shared = rulebook.memo.setdefault("public-supports", {})
-        supports = None if foreign else shared.get(key)
+        key = (rulebook, challenges, colors, discards, table, deltas)
+        supports = None if foreign else _PUBLIC_SUPPORTS.get(key)
         if supports is None:
             unseen = _unseen(colors, chain(chain.from_iterable(discards),
                                            chain.from_iterable(table), foreign))
-            supports = [_support(rulebook, challenges, table[seat][0], deltas[seat],
-                                 colors[seat], unseen[colors[seat]])
-                        for seat in range(obs.players)]
-            if not foreign:
-                if len(shared) > 1000:
-                    shared.clear()
-                shared[key] = supports
+            supports = tuple(_support(rulebook, challenges, table[seat][0], deltas[seat],
+                                      colors[seat], unseen[colors[seat]])
+                             for seat in range(obs.players))
+            if not foreign:  # what its own hand rules out stays with this seat
+                _PUBLIC_SUPPORTS.remember(key, supports)
         return supports
 
     def _goal_chances(self, obs: Observation, goals: Sequence[str],
@@ -135,13 +161,14 @@ class GreedyBot:
         """P(goal met | own sum) against other seats playing any two cards of their colour.
 
         Estimated once per mission and player count from a fixed sample (so every bot and
-        every process gets the same table) and kept on the rulebook: the first card and the
-        goal card are chosen before the others' goals are known, where only this prior helps.
+        every process gets the same table) and shared by every seat (public facts only): the
+        first card and the goal card are chosen before the others' goals are known, where only
+        this prior helps.
         """
-        key = ("affinity", obs.mission.challenges, obs.mission.goals, obs.players)
-        table = obs.rulebook.memo.get(key)
-        if table is not None:
-            return table
+        key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players)
+        found = _AFFINITY.get(key)
+        if found is not None:
+            return found
         plan = obs.rulebook.plan(obs.mission.challenges)
         pair_sums = []
         cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
@@ -157,7 +184,7 @@ class GreedyBot:
                    for _ in range(AFFINITY_SAMPLES)]
         checks = obs.rulebook.goal_checks
         own_range = sorted(set(pair_sums) | set(range(0, 16)))
-        table = {}
+        table: dict[tuple[str, int], float] = {}
         for goal in set(obs.mission.goals):
             check = checks[goal]
             for own in own_range:
@@ -168,8 +195,7 @@ class GreedyBot:
                              others[-1]):
                         met += 1
                 table[(goal, own)] = met / len(samples)
-        obs.rulebook.memo[key] = table
-        return table
+        return _AFFINITY.remember(key, table)
 
     def _first(self, obs: Observation, decision: Decision) -> NumberCard:
         hand = obs.hand
@@ -179,13 +205,13 @@ class GreedyBot:
             goals = frozenset({table_goal.goal})
         if self._passing(obs):
             goals = frozenset(obs.mission.goals)  # the goal to meet will come from a neighbour
-        # A pure function of the hand and the goals: remembered across games.
-        key = ("first-scores", obs.mission.challenges, obs.mission.goals, obs.players, goals,
-               hand)
-        scores = obs.rulebook.memo.get(key)
+        # A pure function of the hand and the goals: remembered across games, by this seat only.
+        key = ("first", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
+               goals, hand)
+        scores = self.memory.get(key)
         if scores is None:
             affinity = self._affinity(obs)
-            best = {}  # own sum -> its chance for the most hopeful goal
+            best: dict[int, float] = {}  # own sum -> its chance for the most hopeful goal
             scores = {}
             for first in set(hand):
                 rest = list(hand)
@@ -197,7 +223,7 @@ class GreedyBot:
                         chance = best[x] = max(affinity.get((g, x), 0.0) for g in goals)
                     top = max(top, chance)
                 scores[first] = top
-            obs.rulebook.memo[key] = scores
+            self.memory.remember(key, scores)
         return self._pick(decision.choices, scores.__getitem__)
 
     def _passing(self, obs: Observation) -> bool:
@@ -209,9 +235,9 @@ class GreedyBot:
             return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
         first = obs.table[obs.seat][0]
         delta = obs.deltas[obs.seat]
-        key = ("goal-scores", obs.mission.challenges, obs.mission.goals, obs.players, first,
-               delta, obs.hand)
-        scores = obs.rulebook.memo.get(key)
+        key = ("goal", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
+               first, delta, obs.hand)
+        scores = self.memory.get(key)
         if scores is None:
             affinity = self._affinity(obs)
             if first is None:  # goal-number-number: for the best pair still possible
@@ -219,9 +245,9 @@ class GreedyBot:
                     obs, f, 0, [c for c in obs.hand if c != f])}
             else:
                 sums = set(self._plan_sums(obs, first, delta, list(obs.hand)))
-            scores = {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
-                      for g in set(obs.mission.goals)}
-            obs.rulebook.memo[key] = scores
+            scores = self.memory.remember(
+                key, {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
+                      for g in set(obs.mission.goals)})
         return self._pick(decision.choices, lambda g: scores.get(g.goal, 0.0))
 
     def _second(self, obs: Observation, decision: Decision) -> NumberCard:
@@ -332,19 +358,19 @@ def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
     return unseen
 
 
-def _support(rulebook: Any, challenges: tuple[str, ...], first: NumberCard, delta: int,
+def _support(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard, delta: int,
              color: str, unseen: dict[int, int]) -> Support:
     """How many of a seat's possible second cards give each sum, keeping the challenges."""
-    key = ("support", challenges, first, delta, color, tuple(unseen.items()))
-    support = rulebook.memo.get(key)
+    key = (rulebook, challenges, first, delta, color, tuple(unseen.items()))
+    support = _SUPPORTS.get(key)
     if support is None:
         weights: dict[int, float] = {}
         for value, count in unseen.items():
             total, broken = pair_sum(rulebook, challenges, first, NumberCard(value, color), delta)
             if count > 0 and not broken:
                 weights[total] = weights.get(total, 0.0) + count
-        support = Support.of(weights or {0: 1.0})  # nothing legal left: R9 ends the mission
-        rulebook.memo[key] = support
+        # nothing legal left: R9 ends the mission
+        support = _SUPPORTS.remember(key, Support.of(weights or {0: 1.0}))
     return support
 
 
@@ -359,17 +385,18 @@ class OracleBot:
     """
 
     name = "oracle"
+    #: The cheat, said aloud: this bot is handed `Game.observe_all()`, every hand included.
+    omniscient = True
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
 
-    def choose(self, observation: Observation, decision: Decision) -> Any:
+    def choose(self, observation: Omniscient, decision: Decision) -> Any:
         if len(decision.choices) == 1:
             return decision.choices[0]
-        game = observation._game  # the cheat: the whole game, hidden cards included
         kind = decision.kind
         if kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL, DecisionKind.SECOND_NUMBER):
-            plan = _oracle_plan(game)
+            plan = _oracle_plan(observation)
             first, goal, second = plan[decision.seat]
             wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
                       DecisionKind.SECOND_NUMBER: second}[kind]
@@ -382,13 +409,20 @@ class OracleBot:
         return self.rng.choice(decision.choices)
 
 
-def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
-    """The round's joint play, computed once per round and shared by every oracle seat."""
-    key = ("oracle-plan", game.round_number)
-    cached = getattr(game, "_oracle", None)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    n, plan = game.players, game.plan
+#: Each round's joint play, shared by the oracle seats of a game: by (setup, round).
+_ORACLE_PLANS: Memo[tuple[Setup, int], list[tuple[Any, Any, Any]]] = Memo(64)
+
+
+def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
+    """The round's joint play, computed at the round's first oracle decision and shared by
+    every oracle seat of the game (a game's setup is its own: copies of a game share it)."""
+    key = (game.setup, game.round_number)
+    cached = _ORACLE_PLANS.get(key)
+    if cached is not None:
+        return cached
+    setup = game.setup
+    n, plan, rulebook, challenges = setup.players, setup.plan, setup.rulebook, \
+        setup.mission.challenges
     plays_known = [(game.firsts[i], game.goals_played[i]) for i in range(n)]
     # Per seat, its possible plays (first, goal, second) with what the referee makes of them:
     # (sum, goal id, challenge broken). Plays alike in those are alike for the search, so only
@@ -406,7 +440,7 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
             if plays_known[i][0] is None:
                 rest.remove(f)
             for s in sorted(set(rest)):
-                total, broken = pair_sum(game.rulebook, game.mission.challenges, f, s)
+                total, broken = pair_sum(rulebook, challenges, f, s)
                 if broken:
                     continue
                 for g in goal_options:
@@ -414,14 +448,14 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
         if not seen:  # nothing keeps the challenges: play anything, the mission is lost (R9)
             f = firsts[0]
             s = sorted(set(game.hands[i]))[0] if game.hands[i] else f
-            total, broken = pair_sum(game.rulebook, game.mission.challenges, f, s)
+            total, broken = pair_sum(rulebook, challenges, f, s)
             seen[(total, goal_options[0].goal, broken)] = (f, goal_options[0], s)
         candidates.append(list(seen.values()))
         facts.append(list(seen))
     # Where each played goal card lands (R4), from the referee's own arrangement.
     lands = arrange(list(range(n)), list(range(n)), (), plan.direction).goals
-    checks = game.rulebook.goal_checks
-    allowed, super_seat, hyper_seat = game.allowed_failures, game.super_seat, game.hyper_seat
+    checks = rulebook.goal_checks
+    allowed, super_seat, hyper_seat = setup.allowed_failures, game.super_seat, game.hyper_seat
 
     def score(choice: list[int]) -> tuple[int, int]:
         picked = [facts[i][c] for i, c in enumerate(choice)]
@@ -447,15 +481,27 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
                 break
         if not improved or best[0]:
             break
-    chosen = [candidates[i][c] for i, c in enumerate(current)]
-    game._oracle = (key, chosen)
-    return chosen
+    return _ORACLE_PLANS.remember(key, [candidates[i][c] for i, c in enumerate(current)])
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,
                          "oracle": OracleBot}
 
+# The memory of the bot of each kind at each seat, kept from one game to the next (a hand
+# seen in one game comes back in the next), each private to its seat.
+_MEMORIES: dict[tuple[str, int], ScoreMemory] = {}
+
 
 def make_bot(name: str, seed: int, seat: int) -> Bot:
-    """A bot with its own generator, derived from the game's seed and its seat."""
-    return BOTS[name](random.Random(f"{name}:{seed}:{seat}"))
+    """A bot with its own generator, derived from the game's seed and its seat, and its
+    seat's memory."""
+    memory = _MEMORIES.get((name, seat))
+    if memory is None:
+        memory = _MEMORIES[(name, seat)] = Memo(MEMORY_SIZE)
+    bot: Bot = BOTS[name](random.Random(f"{name}:{seed}:{seat}"), memory)
+    return bot
+
+
+def view_for(bot: Bot, game: Game, seat: int) -> Observation | Omniscient:
+    """What `bot` at `seat` is shown: its observation, or everything for the oracle."""
+    return game.observe_all() if getattr(bot, "omniscient", False) else game.observe(seat)

@@ -11,8 +11,8 @@ question: the probability that the seat meets its own goal.
 Two ways, one answer:
 - the grid: every combination of possible sums at once, one axis per seat, the goals' own
   rules run over arrays (synergy_forge.sim.grid). The grid depends only on public facts, so every
-  seat of a round shares it (kept in the rulebook's memo); each seat then weighs it by its own
-  view of the others.
+  seat of a round shares it (kept in this module's memo of grids); each seat then weighs it by
+  its own view of the others.
 - table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
 tests/test_chances.py holds the two to each other.
 """
@@ -24,12 +24,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import evaluate_goals, neighbour_seats, round_succeeds
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, count_true, grid_rule
 
-#: Grids kept per rulebook before the memo of grids is emptied (a round needs one or two).
-_KEEP = 64
+# This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
+# per rulebook; the grids of the last rounds (a round needs one or two); and, per question
+# about a round, its answer table by table.
+_GRID_RULES: Memo[Rulebook, dict[str, GridRule | None]] = Memo(64)
+_GRIDS: Memo[tuple[Any, ...], _Grid] = Memo(64)
+_TABLES: Memo[tuple[Any, ...], dict[tuple[int, ...], bool]] = Memo(4096)
 
 
 class Support(NamedTuple):
@@ -88,10 +93,10 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 
 def _grid_rules(rulebook: Rulebook) -> dict[str, GridRule | None]:
-    rules = rulebook.memo.get("grid-rules")
+    rules = _GRID_RULES.get(rulebook)
     if rules is None:
-        rules = {gid: grid_rule(g.rule) if g.rule else None for gid, g in rulebook.goals.items()}
-        rulebook.memo["grid-rules"] = rules
+        rules = _GRID_RULES.remember(rulebook, {gid: grid_rule(g.rule) if g.rule else None
+                                                for gid, g in rulebook.goals.items()})
     return rules
 
 
@@ -102,18 +107,10 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
         axes[seat] = tuple(sorted(set(mine) | set(own)))
-    key = ("round-grid", goals, ignored, tuple(axes))
-    memo = rulebook.memo
-    grid = memo.get(key)
+    key = (rulebook, goals, ignored, tuple(axes))
+    grid = _GRIDS.get(key)
     if grid is None:
-        grid = _grid(rulebook, goals, ignored, axes)
-        kept = memo.setdefault("round-grids", [])
-        if len(kept) >= _KEEP:
-            for old in kept:
-                memo.pop(old, None)
-            kept.clear()
-        kept.append(key)
-        memo[key] = grid
+        grid = _GRIDS.remember(key, _grid(rulebook, goals, ignored, axes))
     operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
     for j in range(len(goals)):
@@ -200,11 +197,10 @@ def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int
     checks = rulebook.goal_checks
     # The answer for a table depends only on public facts and the sums: every seat of a round
     # shares one memo of them.
-    public = ("round-tables", goals, ignored, question)
-    memo: dict[tuple[int, ...], bool] = rulebook.memo.get(public) or {}
-    if len(rulebook.memo) > 50_000:
-        rulebook.memo.clear()
-    rulebook.memo[public] = memo
+    public = (rulebook, goals, ignored, question)
+    memo = _TABLES.get(public)
+    if memo is None:
+        memo = _TABLES.remember(public, {})
     joint: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
     for j, support in enumerate(supports):
         if j != seat:

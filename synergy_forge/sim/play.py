@@ -22,10 +22,13 @@ def play(game: Game, bot_names: Sequence[str], *,
     `after_round(game)` after every settled round.
     """
     bots: list[Bot] = [make_bot(name, game.seed, seat) for seat, name in enumerate(bot_names)]
+    sees_all = [getattr(bot, "omniscient", False) for bot in bots]  # the oracle's cheat
     rounds_seen = 0
     while not game.over:
         decisions = game.pending()
-        choices = [bots[d.seat].choose(game.observe(d.seat), d) for d in decisions]
+        choices = [bots[d.seat].choose(game.observe_all() if sees_all[d.seat]
+                                       else game.observe(d.seat), d)
+                   for d in decisions]
         if on_decision is not None:
             for decision, choice in zip(decisions, choices, strict=True):
                 on_decision(game, decision, choice)
