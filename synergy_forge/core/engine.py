@@ -53,7 +53,8 @@ class GoalCard(NamedTuple):
         return f"{self.color} {self.goal}"
 
 
-_C = TypeVar("_C", NumberCard, GoalCard)
+_T = TypeVar("_T")
+_C = TypeVar("_C", bound=tuple[Any, ...])  # a card: NumberCard or GoalCard, sorted as tuples
 
 
 class DecisionKind(StrEnum):
@@ -119,7 +120,7 @@ def _distinct(cards: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(sorted(set(cards)))
 
 
-def _without(cards: tuple[_C, ...], card: _C) -> tuple[_C, ...]:
+def _without(cards: tuple[_T, ...], card: _T) -> tuple[_T, ...]:
     """`cards` less one copy of `card` (hands are sorted tuples: shared by copies of a game)."""
     i = cards.index(card)
     return cards[:i] + cards[i + 1:]
@@ -444,7 +445,9 @@ class Game:
         # R17, R18: each seat clears the cards lying in front of it now.
         placed = self.arrangement()
         for i in range(self.players):
-            cards: list[NumberCard | GoalCard] = [placed.firsts[i], self.seconds[i]]
+            second = self.seconds[i]
+            assert second is not None  # a round is cleared after card 3
+            cards: list[NumberCard | GoalCard] = [placed.firsts[i], second]
             if i in kept:
                 cards.remove(kept[i])
                 self.hands[i] = _with(self.hands[i], kept[i])

@@ -12,15 +12,18 @@ from types import MappingProxyType
 from typing import Any
 
 
-def _second_highest(sum, others, sums, distinct, left, right):
+def _second_highest(sum: int, others: list[int], sums: list[int], distinct: list[int],
+                    left: int | None, right: int | None) -> bool:
     return len(distinct) >= 2 and sum == distinct[-2]
 
 
-def _second_lowest(sum, others, sums, distinct, left, right):
+def _second_lowest(sum: int, others: list[int], sums: list[int], distinct: list[int],
+                   left: int | None, right: int | None) -> bool:
     return len(distinct) >= 2 and sum == distinct[1]
 
 
-def _between(sum, others, sums, distinct, left, right):
+def _between(sum: int, others: list[int], sums: list[int], distinct: list[int],
+             left: int | None, right: int | None) -> bool:
     return left is not None and right is not None and (left < sum < right or right < sum < left)
 
 

@@ -7,7 +7,7 @@ engine, `judge` on the command line and the playtester all settle rounds through
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, overload
@@ -112,7 +112,7 @@ class Verdict(NamedTuple):
     violations: tuple[tuple[str, ...], ...]
     table: Table
     #: per seat: (first card, second card, e1, e2, c1, c2)
-    cards: tuple[tuple, ...] = ()
+    cards: tuple[tuple[NumberCard, NumberCard, int, int, int, int], ...] = ()
     #: per seat: the (left, right) neighbour sums its goal saw (R10)
     neighbours: tuple[tuple[int | None, int | None], ...] = ()
 
@@ -271,9 +271,9 @@ def _card_problems(table: Table) -> list[Problem]:
         cards.append((i, play.first, ("seats", i, "numbers", 0)))
         if not (i in b_user and play.second == play.first):
             cards.append((i, play.second, ("seats", i, "numbers", 1)))
-        if i in b_user:
-            k = b_user[i]
-            cards.append((i, table.actions[k].replacement, ("actions", k, "with")))  # type: ignore[arg-type]
+        replacement = table.actions[b_user[i]].replacement if i in b_user else None
+        if replacement is not None:
+            cards.append((i, replacement, ("actions", b_user[i], "with")))
     seen: Counter[NumberCard] = Counter()
     foreign: dict[int, int] = {}  # seat -> the seat whose colour it holds (S9)
     for seat, card, where in cards:
@@ -348,22 +348,28 @@ def _arrange(firsts: list[Any], goals: list[Any], actions: Sequence[ActionUse],
     deltas = [0] * n
     ignored: set[int] = set()
     extra_failures = 0
+    # Every use here names what its card needs (table_problems checks a round file's; the
+    # engine builds only such uses): the asserts say so to the type checker.
     for use in actions:
         card = use.card
         if card is Action.F or card is Action.G:
-            deltas[use.target] += 1 if card is Action.F else -1  # type: ignore[index]
+            assert use.target is not None
+            deltas[use.target] += 1 if card is Action.F else -1
         elif card is Action.B:
-            firsts[use.seat] = use.replacement  # type: ignore[assignment]
+            firsts[use.seat] = use.replacement
             deltas[use.seat] = 0  # S2: F/G leave with the card
         elif card is Action.I:
-            a, b = use.seats  # type: ignore[misc]
+            assert use.seats is not None
+            a, b = use.seats
             firsts[a], firsts[b] = firsts[b], firsts[a]
             deltas[a], deltas[b] = deltas[b], deltas[a]  # S2: F/G travel with the card
         elif card is Action.D:
             o = use.other
-            goals[use.seat], goals[o] = goals[o], goals[use.seat]  # type: ignore[index]
+            assert o is not None
+            goals[use.seat], goals[o] = goals[o], goals[use.seat]
         elif card is Action.E:
-            a, b = use.seats  # type: ignore[misc]
+            assert use.seats is not None
+            a, b = use.seats
             goals[a], goals[b] = goals[b], goals[a]
         elif card is Action.H:
             extra_failures += 1
@@ -440,8 +446,9 @@ def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | 
     return left, right
 
 
-def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
-                   ignored: set[int] | frozenset[int]) -> tuple[list[bool], list, int]:
+def evaluate_goals(goal_checks: Mapping[str, Callable[..., Any]], goals: Sequence[str],
+                   sums: list[int], ignored: set[int] | frozenset[int],
+                   ) -> tuple[list[bool], list[tuple[int | None, int | None]], int]:
     """Which seats meet their goal: (met, (left, right) seen per seat, counted failures).
 
     "Others" are the other counted seats (R14); neighbours skip ignored seats (R10). Shared by
@@ -449,8 +456,10 @@ def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
     """
     n = len(sums)
     met = [False] * n
-    neighbours: list = [None] * n
+    neighbours: list[tuple[int | None, int | None]] = [(None, None)] * n
     failures = 0
+    left: int | None
+    right: int | None
     if not ignored:
         distinct = sorted(set(sums))
         for i in range(n):
@@ -474,8 +483,8 @@ def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
             others, everyone = counted_sums, [*counted_sums, own]
         left = right = None
         left_seat, right_seat = neighbour_seats(i, counted)
-        if left_seat is not None and left_seat != right_seat:
-            left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
+        if left_seat is not None and right_seat is not None and left_seat != right_seat:
+            left, right = sums[left_seat], sums[right_seat]
         ok = goal_checks[goals[i]](own, others, everyone, sorted(set(everyone)), left, right)
         met[i] = ok
         if counted[i] and not ok:
@@ -502,7 +511,7 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
 
     # R5–R9, seat by seat.
     sums = [0] * n
-    cards: list = [None] * n
+    cards: list[tuple[NumberCard, NumberCard, int, int, int, int]] = []
     violations: list[tuple[str, ...]] = [()] * n
     broken_any = False
     for i in range(n):
@@ -511,7 +520,7 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
         if broken:
             violations[i] = broken
             broken_any = True
-        cards[i] = (first, second, e1, e2, c1, c2)
+        cards.append((first, second, e1, e2, c1, c2))
 
     met, neighbours, failures = evaluate_goals(rulebook.goal_checks, goals, sums, ignored)
     counted = tuple(i not in ignored for i in range(n))

@@ -251,11 +251,11 @@ class GreedyBot:
         return self._pick(decision.choices, lambda g: scores.get(g.goal, 0.0))
 
     def _second(self, obs: Observation, decision: Decision) -> NumberCard:
-        table = obs.table
-        first = table[obs.seat][0]
+        placed = obs.placed  # at card 3, every first card and goal lies on the table
+        first = placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
         sums = {c: _pair(obs, first, c, delta)[0] for c in decision.choices}
-        chances = self._goal_chances(obs, [t[1].goal for t in table], set(sums.values()))
+        chances = self._goal_chances(obs, [g.goal for g in placed.goals], set(sums.values()))
         return self._pick(decision.choices, lambda c: chances[sums[c]])
 
     def _action(self, obs: Observation, decision: Decision) -> Any:
@@ -274,7 +274,7 @@ class GreedyBot:
             if use is not None and use.card is Action.B:
                 delta = 0  # S2: changes leave with the card
                 own_hand.remove(use.replacement)
-                own_hand.append(table[obs.seat][0])
+                own_hand.append(obs.placed.firsts[obs.seat])
             sums = set(self._plan_sums(obs, first, delta, own_hand))
             if not sums:
                 return 0.0
@@ -319,11 +319,12 @@ class CoopBot(GreedyBot):
         """P(round succeeds and the mission goes on | this seat plays each card of `mine`)."""
         table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
         supports = self._supports(obs, table, deltas)
-        own = {c: _pair(obs, table[me][0], c, deltas[me])[0] for c in mine}
+        placed = obs.placed  # after card 2, every first card and goal lies on the table
+        own = {c: _pair(obs, placed.firsts[me], c, deltas[me])[0] for c in mine}
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
         allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
             1 for u in obs.actions_used if u.card is Action.H)
-        by_sum = success_chances(obs.rulebook, [t[1].goal for t in table], ignored, allowed,
+        by_sum = success_chances(obs.rulebook, [g.goal for g in placed.goals], ignored, allowed,
                                  obs.super_seat, obs.hyper_seat, me, supports,
                                  sorted(set(own.values())))
         return {card: by_sum[s] for card, s in own.items()}
@@ -423,7 +424,6 @@ def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
     setup = game.setup
     n, plan, rulebook, challenges = setup.players, setup.plan, setup.rulebook, \
         setup.mission.challenges
-    plays_known = [(game.firsts[i], game.goals_played[i]) for i in range(n)]
     # Per seat, its possible plays (first, goal, second) with what the referee makes of them:
     # (sum, goal id, challenge broken). Plays alike in those are alike for the search, so only
     # the first of each kind is tried (which is the one a search over all of them would keep).
@@ -432,12 +432,13 @@ def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
     for i in range(n):
         hand = sorted(set(game.hands[i]))
         goals = sorted(set(game.goal_hands[i]))
-        firsts = [plays_known[i][0]] if plays_known[i][0] is not None else hand
-        goal_options = [plays_known[i][1]] if plays_known[i][1] is not None else goals
+        known_first, known_goal = game.firsts[i], game.goals_played[i]
+        firsts = [known_first] if known_first is not None else hand
+        goal_options = [known_goal] if known_goal is not None else goals
         seen: dict[tuple[int, str, bool], tuple[Any, Any, Any]] = {}
         for f in firsts:
             rest = list(game.hands[i])
-            if plays_known[i][0] is None:
+            if known_first is None:
                 rest.remove(f)
             for s in sorted(set(rest)):
                 total, broken = pair_sum(rulebook, challenges, f, s)

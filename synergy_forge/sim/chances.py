@@ -183,7 +183,7 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
         seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
         left_seat, right_seat = neighbour_seats(i, counted)
         left = right = None
-        if left_seat is not None and left_seat != right_seat:
+        if left_seat is not None and right_seat is not None and left_seat != right_seat:
             left, right = sums[left_seat], sums[right_seat]
         rule = rules[goals[i]]
         assert rule is not None
