@@ -54,7 +54,6 @@ class GoalCard(NamedTuple):
 
 
 _T = TypeVar("_T")
-_C = TypeVar("_C", bound=tuple[Any, ...])  # a card: NumberCard or GoalCard, sorted as tuples
 
 
 class DecisionKind(StrEnum):
@@ -121,21 +120,16 @@ def _distinct(cards: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def _without(cards: tuple[_T, ...], card: _T) -> tuple[_T, ...]:
-    """`cards` less one copy of `card` (hands are sorted tuples: shared by copies of a game)."""
+    """`cards` less its first copy of `card` (hands are tuples: shared by copies of a game)."""
     i = cards.index(card)
     return cards[:i] + cards[i + 1:]
 
 
-def _with(cards: tuple[_C, ...], *more: _C) -> tuple[_C, ...]:
-    return tuple(sorted((*cards, *more)))
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Setup:
+class Setup(NamedTuple):
     """What a game is played with, fixed before the first decision. The seed decides every
     deal, so it is never shown to a seat; the holders of the super and hyper cards are
-    chosen by the first decisions (R24) and kept by the game's state. Compared by identity:
-    each game has its own, which its copies share."""
+    chosen by the first decisions (R24) and kept by the game's state. Each game has its own,
+    which its copies share."""
 
     mission: Mission
     players: int
@@ -168,7 +162,7 @@ class Game:
         self.allowed_failures = self.setup.allowed_failures
         rng = random.Random(seed)
         # R2: every seat shuffles its own number and goal cards into two decks and draws.
-        # Hands are sorted tuples, decks tuples drawn from the end: a copy of the game shares
+        # Hands, decks (drawn from the end) and rows are tuples: a copy of the game shares
         # them until they change.
         self.hands: list[tuple[NumberCard, ...]] = []
         self.goal_hands: list[tuple[GoalCard, ...]] = []
@@ -179,9 +173,9 @@ class Game:
             goals = [GoalCard(g, color) for g in mission.goals]
             rng.shuffle(numbers)
             rng.shuffle(goals)
-            self.hands.append(tuple(sorted(numbers[: mission.hand_numbers])))
+            self.hands.append(tuple(numbers[: mission.hand_numbers]))
             self.decks.append(tuple(numbers[mission.hand_numbers:]))
-            self.goal_hands.append(tuple(sorted(goals[: mission.hand_goals])))
+            self.goal_hands.append(tuple(goals[: mission.hand_goals]))
             self.goal_decks.append(tuple(goals[mission.hand_goals:]))
         self.discards: list[tuple[NumberCard | GoalCard, ...]] = [() for _ in range(players)]
         self.available: frozenset[Action] = frozenset(mission.actions)
@@ -397,11 +391,11 @@ class Game:
         seat = use.seat
         for card in use.cards or ():  # A and C: back from the discard row to the hand
             self.discards[seat] = _without(self.discards[seat], card)
-            self.hands[seat] = _with(self.hands[seat], card)
+            self.hands[seat] += (card,)
         if use.card is Action.B:  # the first card on the table for one in the hand
             assert use.replacement is not None
             on_table = self.arrangement().firsts[seat]
-            self.hands[seat] = _with(_without(self.hands[seat], use.replacement), on_table)
+            self.hands[seat] = (*_without(self.hands[seat], use.replacement), on_table)
         self.actions = (*self.actions, use)
         self._arrangement = None
 
@@ -450,7 +444,7 @@ class Game:
             cards: list[NumberCard | GoalCard] = [placed.firsts[i], second]
             if i in kept:
                 cards.remove(kept[i])
-                self.hands[i] = _with(self.hands[i], kept[i])
+                self.hands[i] += (kept[i],)
             cards.append(placed.goals[i])
             self.discards[i] = (*self.discards[i], *cards)
         self._new_round_table()
@@ -458,11 +452,11 @@ class Game:
         for i in range(self.players):
             deck = self.decks[i]
             if deck:
-                self.hands[i] = _with(self.hands[i], deck[-1])
+                self.hands[i] += (deck[-1],)
                 self.decks[i] = deck[:-1]
             goals = self.goal_decks[i]
             if goals:
-                self.goal_hands[i] = _with(self.goal_hands[i], goals[-1])
+                self.goal_hands[i] += (goals[-1],)
                 self.goal_decks[i] = goals[:-1]
         self._start_round()
 
@@ -477,7 +471,8 @@ class Game:
         public = self._public
         if public is None:  # the same for every seat until the next apply()
             public = self._public = self._public_view()
-        return Observation(seat, self.hands[seat], self.goal_hands[seat], *public)
+        return Observation(seat, tuple(sorted(self.hands[seat])),
+                           tuple(sorted(self.goal_hands[seat])), *public)
 
     def _public_view(self) -> tuple[Any, ...]:
         # In Observation's field order, after seat, hand and goal_hand.

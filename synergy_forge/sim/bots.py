@@ -1,8 +1,9 @@
 """Bots: players that see only their own observation and answer one decision at a time.
 
 A bot is any object with `choose(observation, decision) -> choice`. Adding one is one class
-and one line in BOTS. The oracle alone says `omniscient = True` and is handed
-`Game.observe_all()` instead.
+and one line in BOTS. What it is shown is what its `sees` says: "seat" (the default) its
+seat's `Observation`; "nothing" (the random bot, which reads nothing) None; "all"
+`Game.observe_all()`, every hand: the oracle's cheat, said aloud.
 
 What a bot works out is remembered in two kinds of memo (synergy_forge.core.memo), neither
 reachable from any observation: a bot's own memory (`Bot.memory`: scores of its own hands,
@@ -47,10 +48,15 @@ class Bot(Protocol):
     def choose(self, observation: Any, decision: Decision) -> Any: ...
 
 
+#: What a bot is shown (`sees`), when it does not say: its seat's observation.
+SEES_SEAT = "seat"
+
+
 class RandomBot:
     """Uniform over the legal choices."""
 
     name = "random"
+    sees = "nothing"  # it reads nothing: building its observation would only cost time
 
     def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
@@ -387,7 +393,7 @@ class OracleBot:
 
     name = "oracle"
     #: The cheat, said aloud: this bot is handed `Game.observe_all()`, every hand included.
-    omniscient = True
+    sees = "all"
 
     def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
@@ -410,18 +416,20 @@ class OracleBot:
         return self.rng.choice(decision.choices)
 
 
-#: Each round's joint play, shared by the oracle seats of a game: by (setup, round).
-_ORACLE_PLANS: Memo[tuple[Setup, int], list[tuple[Any, Any, Any]]] = Memo(64)
+#: Each round's joint play, shared by the oracle seats of a game: by (the game's setup, round).
+#: Keyed by the setup's id, and the setup kept beside the plan: while the entry lives, no other
+#: game's setup can have that id.
+_ORACLE_PLANS: Memo[tuple[int, int], tuple[Setup, list[tuple[Any, Any, Any]]]] = Memo(64)
 
 
 def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
     """The round's joint play, computed at the round's first oracle decision and shared by
     every oracle seat of the game (a game's setup is its own: copies of a game share it)."""
-    key = (game.setup, game.round_number)
-    cached = _ORACLE_PLANS.get(key)
-    if cached is not None:
-        return cached
     setup = game.setup
+    key = (id(setup), game.round_number)
+    cached = _ORACLE_PLANS.get(key)
+    if cached is not None and cached[0] is setup:
+        return cached[1]
     n, plan, rulebook, challenges = setup.players, setup.plan, setup.rulebook, \
         setup.mission.challenges
     # Per seat, its possible plays (first, goal, second) with what the referee makes of them:
@@ -482,7 +490,9 @@ def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
                 break
         if not improved or best[0]:
             break
-    return _ORACLE_PLANS.remember(key, [candidates[i][c] for i, c in enumerate(current)])
+    chosen = [candidates[i][c] for i, c in enumerate(current)]
+    _ORACLE_PLANS.remember(key, (setup, chosen))
+    return chosen
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,
@@ -503,6 +513,10 @@ def make_bot(name: str, seed: int, seat: int) -> Bot:
     return bot
 
 
-def view_for(bot: Bot, game: Game, seat: int) -> Observation | Omniscient:
-    """What `bot` at `seat` is shown: its observation, or everything for the oracle."""
-    return game.observe_all() if getattr(bot, "omniscient", False) else game.observe(seat)
+def view_for(bot: Bot, game: Game, seat: int) -> Observation | Omniscient | None:
+    """What `bot` at `seat` is shown, as its `sees` says: its observation, nothing, or
+    everything (the oracle)."""
+    sees = getattr(bot, "sees", SEES_SEAT)
+    if sees == SEES_SEAT:
+        return game.observe(seat)
+    return game.observe_all() if sees == "all" else None
