@@ -478,8 +478,8 @@ class Game:
         # In Observation's field order, after seat, hand and goal_hand.
         return (self.mission, self.players, self.colors, self.rulebook, self.arrangement(),
                 tuple(self.seconds), tuple(self.discards), self.actions, self.available,
-                tuple(zip(map(len, self.hands), map(len, self.goal_hands), strict=True)),
-                tuple(zip(map(len, self.decks), map(len, self.goal_decks), strict=True)),
+                tuple(map(len, self.hands)), tuple(map(len, self.goal_hands)),
+                tuple(map(len, self.decks)), tuple(map(len, self.goal_decks)),
                 self.lives, self.rounds_won, self.round_number, self.super_seat,
                 self.hyper_seat)
 
@@ -535,10 +535,11 @@ class Observation(NamedTuple):
     discards: tuple[tuple[NumberCard | GoalCard, ...], ...]
     actions_used: tuple[ActionUse, ...]
     actions_available: frozenset[Action]
-    #: per seat, (number cards, goal cards) in its hands
-    hand_sizes: tuple[tuple[int, int], ...]
-    #: per seat, (number cards, goal cards) left in its decks
-    deck_sizes: tuple[tuple[int, int], ...]
+    #: per seat, how many number cards and goal cards are in its hands and left in its decks
+    hand_numbers: tuple[int, ...]
+    hand_goals: tuple[int, ...]
+    deck_numbers: tuple[int, ...]
+    deck_goals: tuple[int, ...]
     lives: int
     rounds_won: int
     round_number: int
@@ -555,6 +556,16 @@ class Observation(NamedTuple):
     @property
     def deltas(self) -> tuple[int, ...]:
         return self.placed.deltas
+
+    @property
+    def hand_sizes(self) -> tuple[tuple[int, int], ...]:
+        """Per seat, (number cards, goal cards) in its hands."""
+        return tuple(zip(self.hand_numbers, self.hand_goals, strict=True))
+
+    @property
+    def deck_sizes(self) -> tuple[tuple[int, int], ...]:
+        """Per seat, (number cards, goal cards) left in its decks."""
+        return tuple(zip(self.deck_numbers, self.deck_goals, strict=True))
 
     def snapshot(self) -> dict[str, Any]:
         """Everything this seat can see, as one comparable value."""
