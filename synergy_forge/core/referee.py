@@ -258,8 +258,20 @@ def _card_problems(table: Table) -> list[Problem]:
     """The number cards no real round can show: a colour nobody at this table plays, more
     copies of a card than its colour has, a card of another seat's colour that could not have
     reached this seat (S9)."""
+    colors = table.colors
+    # The usual round: every seat plays two cards of its own colour and nobody uses B. Then
+    # each colour shows two cards at most and all is possible.
+    for play, color in zip(table.plays, colors, strict=False):
+        if play.first.color != color or play.second.color != color:
+            break
+    else:
+        for use in table.actions:
+            if use.card is Action.B:
+                break
+        else:
+            return []
     problems: list[Problem] = []
-    colors = table.colors[: table.players]
+    colors = colors[: table.players]
     owner = {color: seat for seat, color in enumerate(colors)}
     b_user = {use.seat: k for k, use in enumerate(table.actions)
               if use.card is Action.B and use.replacement is not None}
