@@ -1,0 +1,58 @@
+"""Embed common.schema.json into every other schema, so that any validator works offline.
+
+    python .ci/bundle_schemas.py          (rewrites schemas/*.schema.json in place)
+    python .ci/bundle_schemas.py --check  (exit 1 when a schema's copy is out of date)
+
+Each schema keeps its `$id` (https://synergy-forge.dev/schemas/…, what editors and SchemaStore
+use) and its `$ref`s to `common.schema.json#/$defs/…`. Those resolve against the `$id`, that is
+to the network, unless the validator already holds a schema with that `$id`: so each schema
+carries a copy of common.schema.json, with its own `$id`, under `$defs.common` (JSON Schema
+2020-12's compound schema document, §9.3). common.schema.json stays the one place to edit.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+MARK = '  "$defs": {"common": '
+
+
+def embedded() -> str:
+    common = json.loads((SCHEMAS / "common.schema.json").read_text(encoding="utf-8"))
+    common.pop("$schema", None)  # an embedded resource shares its parent's dialect
+    body = json.dumps(common, indent=2, ensure_ascii=False).replace("\n", "\n  ")
+    return f"{MARK}{body}}}\n"
+
+
+def bundled(text: str) -> str:
+    """`text` (one schema file) with the current copy of common.schema.json at its end."""
+    head = text.split(MARK, 1)[0].rstrip()
+    head = head.removesuffix("}").rstrip().removesuffix(",")
+    return f"{head},\n{embedded()}}}\n"
+
+
+def main() -> int:
+    stale = []
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
+        if path.name == "common.schema.json":
+            continue
+        text = path.read_text(encoding="utf-8")
+        fresh = bundled(text)
+        if fresh != text:
+            stale.append(path.name)
+            if "--check" not in sys.argv:
+                path.write_text(fresh, encoding="utf-8")
+    if stale and "--check" in sys.argv:
+        print(f"out of date: {', '.join(stale)}; run python .ci/bundle_schemas.py")
+        return 1
+    for name in stale:
+        print(f"bundled {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
