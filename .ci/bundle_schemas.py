@@ -21,9 +21,29 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 MARK = '  "$defs": {"common": '
 
 
+def _flat(node: object, defs: dict) -> object:
+    """`node` with common's own `#/$defs/…` refs replaced by what they name.
+
+    yaml-language-server cannot follow a `#/…` ref inside an embedded resource (it looks in the
+    outer document), so the copy holds no ref at all; the siblings of a ref (title,
+    description, examples) still describe its use.
+    """
+    if isinstance(node, list):
+        return [_flat(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = _flat(defs[ref.removeprefix("#/$defs/")], defs)
+        assert isinstance(target, dict)
+        return {**target, **{k: _flat(v, defs) for k, v in node.items() if k != "$ref"}}
+    return {k: _flat(v, defs) for k, v in node.items()}
+
+
 def embedded() -> str:
     common = json.loads((SCHEMAS / "common.schema.json").read_text(encoding="utf-8"))
     common.pop("$schema", None)  # an embedded resource shares its parent's dialect
+    common["$defs"] = _flat(common["$defs"], common["$defs"])
     body = json.dumps(common, indent=2, ensure_ascii=False).replace("\n", "\n  ")
     return f"{MARK}{body}}}\n"
 
