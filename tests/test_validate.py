@@ -37,8 +37,11 @@ def found(tmp_path: Path, files: dict[str, str], target: str = ".") -> list[tupl
         path.write_text(text, encoding="utf-8")
     cwd = os.getcwd()
     os.chdir(tmp_path)
+    # "." names the files written: a loose file is checked when named (a folder walk checks
+    # only Synergy files, test_repository.py).
+    targets = [Path(name) for name in files] if target == "." else [Path(target)]
     try:
-        report = validate_paths([Path(target)])
+        report = validate_paths(targets)
     finally:
         os.chdir(cwd)
     return [(d.file, d.line, d.column, str(d.severity), d.check) for d in report.diagnostics]

@@ -110,12 +110,16 @@ def _github(diagnostic) -> str:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text: FILE:LINE:COLUMN: severity: message [check]; json: one object "
               "(docs/ci.md); github: GitHub Actions annotations.")
-def validate(paths: tuple[Path, ...], fmt: str) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files a folder walk "
+              "skipped, and why.")
+def validate(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     """Check missions, campaigns, goals, challenges and rounds.
 
-    PATHS are files or folders (a folder with campaign.yaml is a campaign; any other folder is
-    searched for *.yaml and *.json). Default: the bundled starter campaign. Exits 0 when there
-    is no error (warnings allowed), 1 when there are errors, 2 on a usage error.
+    PATHS are files or folders. In a folder, a campaign.yaml's files, files with a synergy-forge
+    schema line and files under missions/, goals/, challenges/, rounds/ are checked; dot-folders,
+    tool configs and other YAML are skipped (--verbose lists them). A file named here is always
+    checked. Default: the bundled starter campaign. Exits 0 when there is no error (warnings
+    allowed), 1 when there are errors, 2 on a usage error.
     """
     from synergy_forge.authoring.validate import validate_paths
     from synergy_forge.resources import starter_campaign
@@ -129,8 +133,13 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
     else:
         for diagnostic in report.diagnostics:
             click.echo(str(diagnostic))
+        if verbose:
+            for where, why in report.skipped:
+                click.echo(f"skipped {where}: {why}", err=True)
         files = f"{report.files} file{'s' if report.files != 1 else ''}"
         summary = f"{files} checked: {report.errors} error(s), {report.warnings} warning(s)"
+        if report.skipped and not verbose:
+            summary += f"; {len(report.skipped)} skipped (--verbose lists them)"
         click.echo(summary, err=bool(report.diagnostics))
     sys.exit(EXIT_FAILED if report.errors else EXIT_OK)
 
