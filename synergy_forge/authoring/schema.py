@@ -57,13 +57,22 @@ def _inline(node: Any, resolver: Any) -> Any:
 
 def schema_diagnostics(doc: Document, kind: str) -> list[Diagnostic]:
     """One diagnostic per schema violation in `doc`, each at the offending node."""
+    return schema_problems(doc, kind)[0]
+
+
+def schema_problems(doc: Document, kind: str) -> tuple[list[Diagnostic], set[str | int]]:
+    """schema_diagnostics, and the top-level fields they are in (an unknown field included),
+    so that later checks can still look at every other field."""
     found = []
+    fields: set[str | int] = set()
     for error in validator(kind).iter_errors(doc.data):
         error = _deepest(error)
         path = tuple(error.absolute_path)
         message, on_key, path = _describe(error, path)
         found.append(doc.diagnostic(path, message, f"schema.{error.validator}", key=on_key))
-    return sorted(set(found))
+        if path:
+            fields.add(path[0])
+    return sorted(set(found)), fields
 
 
 def _deepest(error: ValidationError) -> ValidationError:

@@ -113,13 +113,15 @@ def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
         return [], 1
     rulebook = standard_rulebook()
     languages: tuple[str, ...] = ("en",)
+    broken = None
     campaign_dir = find_campaign(path)
     if campaign_dir is not None:
         context = read_campaign(campaign_dir, with_missions=False)
         if context.campaign is not None:
             rulebook, languages = context.campaign.rulebook, context.campaign.languages
+            broken = context.broken
     if kind == "mission":
-        return check_mission(doc, rulebook, languages)[1], 1
+        return check_mission(doc, rulebook, languages, broken)[1], 1
     return definition_from(doc, kind)[1], 1
 
 

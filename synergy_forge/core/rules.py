@@ -8,13 +8,16 @@ may carry a native `check` instead (see `native.py`), which tests prove equal to
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, meta
+from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
+from jinja2.lexer import TokenStream
+from jinja2.parser import Parser
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from synergy_forge.core.cards import Action
@@ -80,12 +83,57 @@ class RuleError(ValueError):
         self.detail, self.origin = detail, origin
 
 
+def parse_rule(rule: str) -> tuple[nodes.Template | None, str]:
+    """The rule's syntax tree, or None and why it does not compile, quoting the rule with a
+    caret under the problem.
+
+    The rule is parsed on its own as an expression (as `compile_rule` compiles it), never
+    wrapped in `{{ (…) }}`: the user is told about their own text, and a `}}` in it ends
+    nothing. The caret goes under the token the parser stopped at.
+    """
+    pulled: list[int] = []  # start offset of each token handed to the parser so far
+    offset, lexer_failed = 0, False
+
+    def tokens() -> Iterator[tuple[int, str, str]]:
+        nonlocal offset, lexer_failed
+        try:
+            for lineno, kind, value in _SANDBOX.lexer.tokeniter(rule, None, state="variable"):
+                if kind != "whitespace":
+                    pulled.append(offset)
+                offset += len(value)
+                yield lineno, kind, value
+        except TemplateSyntaxError:
+            lexer_failed = True  # it stopped at `offset`, before the text it cannot read
+            raise
+
+    parser = Parser(_SANDBOX, rule, state="variable")
+    parser.stream = TokenStream(_SANDBOX.lexer.wrap(tokens()), None, None)
+    try:
+        expression = parser.parse_expression()
+        if not parser.stream.eos:
+            found = parser.stream.current.value
+            raise TemplateSyntaxError(f"unexpected {found!r} after a complete expression", 1)
+    except TemplateSyntaxError as exc:
+        problem = exc.message or "not a valid expression"
+        at_end = "end of template" in problem
+        problem = re.sub(r"unexpected char (\S+) at \d+", r"unexpected character \1", problem)
+        problem = problem.replace("'end of template'", "end of the rule").replace(
+            "end of template", "end of the rule").rstrip(".")
+        where = offset if lexer_failed or at_end or not pulled else pulled[-1]
+        before = rule[:where]
+        line = rule.splitlines()[before.count("\n")] if rule.strip() else rule
+        column = where - (before.rfind("\n") + 1)
+        return None, f"the rule does not compile: {problem}\n    {line}\n    {' ' * column}^"
+    template = nodes.Template([nodes.Output([expression])], lineno=1)
+    template.set_environment(_SANDBOX)
+    return template, ""
+
+
 def rule_problems(kind: RuleKind, rule: str) -> list[str]:
     """Every reason `rule` cannot be used for a definition of `kind`; empty when it can."""
-    try:
-        ast = _SANDBOX.parse("{{ (" + rule + ") }}")
-    except TemplateSyntaxError as exc:
-        return [f"the rule does not compile: {exc.message}"]
+    ast, problem = parse_rule(rule)
+    if ast is None:
+        return [problem]
     allowed = VARIABLES[kind]
     unknown = sorted(meta.find_undeclared_variables(ast) - set(allowed))
     if unknown:

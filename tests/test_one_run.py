@@ -1,0 +1,96 @@
+"""Every error in one run: a mistake never hides another, nor causes a false one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from synergy_forge.authoring.validate import validate_paths
+from synergy_forge.core.rules import RuleKind, rule_problems
+
+CAMPAIGN = "name: {en: C}\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n"
+
+
+def check(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        report = validate_paths([Path(target)])
+    finally:
+        os.chdir(cwd)
+    return [(d.file, d.line, d.column, str(d.severity), d.check, d.message)
+            for d in report.diagnostics]
+
+
+def mission(mid: str, number: int, extra: str = "") -> str:
+    return f"id: {mid}\nnumber: {number}\ntitle: T\nstars: 1\nrounds: 3\nlives: 3\n{extra}"
+
+
+def test_a_schema_error_an_unknown_challenge_and_an_unknown_field_are_three_diagnostics(
+        tmp_path):
+    text = mission("m", 1, "actions: [F, K]\nchallenges: [maximun-7]\nlivez: 2\n")
+    got = check(tmp_path, {"m.yaml": text}, "m.yaml")
+    assert [(line, column, c) for _, line, column, _, c, _ in got] == [
+        (7, 14, "schema.enum"),  # K is not an action card
+        (8, 14, "mission.unknown-challenge"),
+        (9, 1, "schema.additionalProperties"),
+    ]
+    assert "unknown challenge 'maximun-7' (did you mean 'maximum-7'?)" in got[1][5]
+    assert "unknown field 'livez' (did you mean 'lives'?)" in got[2][5]
+
+
+def test_a_mission_with_an_error_still_counts_for_ids_and_numbering(tmp_path):
+    files = {
+        "c/campaign.yaml": CAMPAIGN.replace("goals: [goals/*.yaml]\n", ""),
+        "c/missions/1.yaml": mission("one", 1),
+        "c/missions/2.yaml": mission("two", 2, "stars: 9\n".replace("stars", "starz")),
+        "c/missions/3.yaml": mission("three", 3),
+        "c/missions/4.yaml": mission("two", 4),
+    }
+    got = check(tmp_path, files, "c")
+    assert [(f, c) for f, _, _, _, c, _ in got] == [
+        ("c/missions/2.yaml", "schema.additionalProperties"),
+        ("c/missions/4.yaml", "campaign.duplicate-id"),  # 'two' is taken by the broken 2.yaml
+    ]
+    assert not any("is missing" in m for *_, m in got)
+
+
+def test_a_goal_whose_rule_does_not_compile_has_an_error_where_it_is_used(tmp_path):
+    files = {
+        "c/campaign.yaml": CAMPAIGN,
+        "c/goals/top-dog.yaml": "id: top-dog\nname: Top dog\ntext: Be the highest.\n"
+                                "rule: \"sum == (distinct | max\"\n",
+        "c/missions/1.yaml": mission("one", 1, "goals: [equal, unique, between, one-higher, "
+                                     "top-dog]\n"),
+    }
+    got = check(tmp_path, files, "c")
+    assert [(f, line, c) for f, line, _, _, c, _ in got] == [
+        ("c/goals/top-dog.yaml", 4, "definition.rule"),
+        ("c/missions/1.yaml", 7, "mission.broken-definition"),
+    ]
+    assert got[1][5] == "goal 'top-dog' has an error (c/goals/top-dog.yaml:4)"
+    assert not any("unknown goal" in m for *_, m in got)
+    # The same when the mission file alone is checked, as an editor or pre-commit does.
+    alone = check(tmp_path, {}, "c/missions/1.yaml")
+    assert [m for *_, m in alone] == ["goal 'top-dog' has an error (c/goals/top-dog.yaml:4)"]
+
+
+def test_a_rule_syntax_error_quotes_the_users_own_expression_with_a_caret():
+    (problem,) = rule_problems(RuleKind.GOAL, "sum == (distinct | max")
+    assert problem == ("the rule does not compile: unexpected end of the rule, expected ')'\n"
+                       "    sum == (distinct | max\n"
+                       "                          ^")
+    (problem,) = rule_problems(RuleKind.GOAL, "sum in others )")
+    assert "}" not in problem  # the rule is not wrapped in {{ (...) }} any more
+    assert problem.endswith("    sum in others )\n                  ^")
+    (problem,) = rule_problems(RuleKind.CONSTRAINT, "sum >> 2")
+    assert problem.endswith("unexpected '>'\n    sum >> 2\n         ^")
+
+
+def test_a_rule_cannot_close_the_expression_it_is_compiled_in():
+    (problem,) = rule_problems(RuleKind.GOAL, "sum }} {{ 3")
+    assert problem.startswith("the rule does not compile: unexpected '}}' after a complete")
