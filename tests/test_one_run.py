@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from synergy_forge.authoring.validate import validate_paths
 from synergy_forge.core.rules import RuleKind, rule_problems
 
@@ -94,3 +96,38 @@ def test_a_rule_syntax_error_quotes_the_users_own_expression_with_a_caret():
 def test_a_rule_cannot_close_the_expression_it_is_compiled_in():
     (problem,) = rule_problems(RuleKind.GOAL, "sum }} {{ 3")
     assert problem.startswith("the rule does not compile: unexpected '}}' after a complete")
+
+
+YAML_MISTAKES = {
+    # name: (text, (line, column), the words of the fix)
+    "tab": ("id: a\nhand:\n\tnumbers: 3\n", (3, 1), "a tab in the indentation: YAML indents "
+            "with spaces only; replace the tab with spaces"),
+    "colon-in-value": ("id: a\ntitle: Colon: the sequel\n", (2, 13), "the value of 'title' "
+                       "holds ': ', which YAML reads as another key; put the value in quotes: "
+                       "title: \"Colon: the sequel\""),
+    "indentation": ("hand:\n    numbers: 3\n  goals: 2\n", (3, 3), "this line starts at "
+                    "column 3 but line 2 above it at column 5: keys of one mapping must line "
+                    "up"),
+    "dash": ("challenges:\n  - even\n  -uneven\nlives: 3\n", (3, 3), "'-uneven' needs a space "
+             "after the dash to be a list item: write '- uneven'"),
+    "colon": ("id: a\nlives:3\nrounds: 2\n", (2, 6), "'lives:3' needs a space after the "
+              "colon: write 'lives: 3'"),
+    "quote": ("id: a\ntitle: 'Crossed\nlives: 3\n", (2, 8), "this quoted text is never "
+              "closed"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(YAML_MISTAKES))
+def test_a_yaml_mistake_is_located_and_told_with_its_usual_fix(tmp_path, case):
+    text, (line, column), words = YAML_MISTAKES[case]
+    (got,) = check(tmp_path, {"m.yaml": text}, "m.yaml")
+    assert got[1:3] == (line, column) and got[4] == "yaml", got
+    assert got[5].startswith(words), got[5]
+    assert "\n" not in got[5]
+
+
+def test_a_list_written_without_the_space_after_the_dash_is_told_so(tmp_path):
+    text = mission("m", 1, "challenges:\n  -even\n")
+    (got,) = check(tmp_path, {"m.yaml": text}, "m.yaml")
+    assert got[4] == "schema.type"
+    assert got[5].endswith("(a list item needs a space after the dash: '- item')")

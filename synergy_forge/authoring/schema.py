@@ -173,6 +173,9 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
     if v == "type":
         wanted = arg if isinstance(arg, list) else [arg]
         expected = " or ".join(_TYPES.get(t, t) for t in wanted)
+        if "array" in wanted and isinstance(value, str) and value.startswith("-"):
+            # `-a` on its own line is text to YAML, not a list item
+            hint = " (a list item needs a space after the dash: '- item')"
         return f"{where} must be {expected}, got {_kind_of(value)}{hint}", False, path
     if v == "enum":
         options = ", ".join(str(o) for o in arg)
