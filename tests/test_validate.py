@@ -282,3 +282,18 @@ def test_editors_are_offered_every_built_in_id_and_nothing_else():
     assert sorted(CHALLENGE_IDS) == sorted(rulebook.challenges)
     assert common["$defs"]["goal_id"]["examples"] == list(GOAL_IDS)
     assert sorted(GOAL_IDS) == sorted(rulebook.goals)
+
+
+def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_path):
+    # A designer's first run: `new campaign`, then the checks the docs tell them to run.
+    camp = tmp_path / "fresh"
+    assert run("new", "campaign", str(camp)).exit_code == 0
+    assert run("new", "mission", str(camp / "missions" / "02-second.yaml")).exit_code == 0
+    alone = tmp_path / "loose.yaml"
+    assert run("new", "mission", str(alone)).exit_code == 0
+    for target in (camp, alone):
+        checked = run("validate", str(target))
+        assert checked.exit_code == 0 and "0 error(s), 0 warning(s)" in checked.output
+        played = run("playtest", str(target), "--check")
+        assert played.exit_code == 0, played.output
+        assert "declared 1★): 1 star" in played.output or "between 1 and" in played.output
