@@ -12,6 +12,7 @@ import click
 
 from synergy_forge import __version__
 from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.cli.progress import Progress
 from synergy_forge.core.rules import RuleError
 
 #: Exit codes shared by every command.
@@ -360,8 +361,7 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
-                               file=sys.stderr) as bar:
+        with Progress(len(jobs_for(languages)), "Rendering") as bar:
             results = render_kit(result.campaign, out_dir, languages, options, jobs,
                                  progress=lambda r: bar.update(1))
     except OSError as exc:
@@ -458,12 +458,9 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
     sources = _playtest_sources(paths)
     total = sum(games * len(names) * len([p for p in (counts or s.mission.players)
                                           if p in s.mission.players]) for s in sources)
-    show = total >= 2000 and not as_json
-    if show:
-        with click.progressbar(length=total, label="Playing", file=sys.stderr) as bar:
-            cells = pt.run(sources, names, counts, games, seed, jobs, progress=bar.update)
-    else:
-        cells = pt.run(sources, names, counts, games, seed, jobs)
+    # A bar on a terminal for long runs; off a terminal, a plain line every few seconds.
+    with Progress(total, "Playing", bar=total >= 2000 and not as_json) as bar:
+        cells = pt.run(sources, names, counts, games, seed, jobs, progress=bar.update)
     found = pt.estimates(cells)
     report = pt.as_json(cells, found, games, seed, names)
     if as_json:
