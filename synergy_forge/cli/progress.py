@@ -16,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import IO, Any
+from typing import Any, TextIO
 
 import click
 
@@ -37,7 +37,7 @@ class Progress:
     """
 
     def __init__(self, total: int, label: str, *, bar: bool = True,
-                 stream: IO[str] | None = None, every: float | None = None,
+                 stream: TextIO | None = None, every: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.total, self.label, self.clock = total, label, clock
         self.every = every if every is not None else EVERY
@@ -96,7 +96,7 @@ class Progress:
                 self._print(self.line(final=True))
 
 
-def _is_terminal(stream: IO[str]) -> bool:
+def _is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
