@@ -144,8 +144,11 @@ def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagn
     return paths, found
 
 
-def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
-    """Read and check a campaign folder: campaign.yaml, its own goals and challenges, missions."""
+def read_campaign(folder: Path, with_missions: bool = True,
+                  thorough: bool = True) -> CampaignResult:
+    """Read and check a campaign folder: campaign.yaml, its own goals and challenges, missions.
+
+    `thorough=False`: the campaign is only the context of one file (see definition_from)."""
     result = CampaignResult(None)
     try:
         doc = read_document(folder / CAMPAIGN_FILE, display(folder / CAMPAIGN_FILE))
@@ -171,7 +174,7 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
             sub = result.read(path)
             if sub is None:
                 continue
-            definition, found = definition_from(sub, kind)
+            definition, found = definition_from(sub, kind, thorough=thorough)
             result.diagnostics += found
             if definition is None:
                 # Missions naming it hear that it has an error, not that it does not exist.

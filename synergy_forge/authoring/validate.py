@@ -116,7 +116,7 @@ def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
     broken = None
     campaign_dir = find_campaign(path)
     if campaign_dir is not None:
-        context = read_campaign(campaign_dir, with_missions=False)
+        context = read_campaign(campaign_dir, with_missions=False, thorough=False)
         if context.campaign is not None:
             rulebook, languages = context.campaign.rulebook, context.campaign.languages
             broken = context.broken

@@ -12,16 +12,15 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
-from typing import Any
-
-from jinja2 import StrictUndefined, TemplateSyntaxError, meta, nodes
-from jinja2.lexer import TokenStream
-from jinja2.parser import Parser
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
 from synergy_forge.core.cards import Action
 from synergy_forge.core.native import NATIVE
+
+if TYPE_CHECKING:
+    from jinja2 import nodes
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
 class RuleKind(StrEnum):
@@ -70,8 +69,15 @@ VARIABLES: Mapping[RuleKind, Mapping[str, str]] = {
     RuleKind.PASSING: {},
 }
 
-# One sandbox for every rule; it holds no state a rule can change.
-_SANDBOX = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+@cache
+def _sandbox() -> ImmutableSandboxedEnvironment:
+    """One sandbox for every rule; it holds no state a rule can change. Made (and Jinja
+    imported) on the first rule parsed: `validate` of one mission, run on every save, often
+    needs none (docs/performance.md)."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+    return ImmutableSandboxedEnvironment(undefined=StrictUndefined)
 
 
 class RuleError(ValueError):
@@ -91,13 +97,18 @@ def parse_rule(rule: str) -> tuple[nodes.Template | None, str]:
     wrapped in `{{ (…) }}`: the user is told about their own text, and a `}}` in it ends
     nothing. The caret goes under the token the parser stopped at.
     """
+    from jinja2 import TemplateSyntaxError, nodes
+    from jinja2.lexer import TokenStream
+    from jinja2.parser import Parser
+
+    sandbox = _sandbox()
     pulled: list[int] = []  # start offset of each token handed to the parser so far
     offset, lexer_failed = 0, False
 
     def tokens() -> Iterator[tuple[int, str, str]]:
         nonlocal offset, lexer_failed
         try:
-            for lineno, kind, value in _SANDBOX.lexer.tokeniter(rule, None, state="variable"):
+            for lineno, kind, value in sandbox.lexer.tokeniter(rule, None, state="variable"):
                 if kind != "whitespace":
                     pulled.append(offset)
                 offset += len(value)
@@ -106,8 +117,8 @@ def parse_rule(rule: str) -> tuple[nodes.Template | None, str]:
             lexer_failed = True  # it stopped at `offset`, before the text it cannot read
             raise
 
-    parser = Parser(_SANDBOX, rule, state="variable")
-    parser.stream = TokenStream(_SANDBOX.lexer.wrap(tokens()), None, None)
+    parser = Parser(sandbox, rule, state="variable")
+    parser.stream = TokenStream(sandbox.lexer.wrap(tokens()), None, None)
     try:
         expression = parser.parse_expression()
         if not parser.stream.eos:
@@ -125,7 +136,7 @@ def parse_rule(rule: str) -> tuple[nodes.Template | None, str]:
         column = where - (before.rfind("\n") + 1)
         return None, f"the rule does not compile: {problem}\n    {line}\n    {' ' * column}^"
     template = nodes.Template([nodes.Output([expression])], lineno=1)
-    template.set_environment(_SANDBOX)
+    template.set_environment(sandbox)
     return template, ""
 
 
@@ -135,6 +146,8 @@ def rule_problems(kind: RuleKind, rule: str) -> list[str]:
     if ast is None:
         return [problem]
     allowed = VARIABLES[kind]
+    from jinja2 import meta
+
     unknown = sorted(meta.find_undeclared_variables(ast) - set(allowed))
     if unknown:
         names = ", ".join(unknown)
@@ -153,7 +166,7 @@ def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., A
     problems = rule_problems(kind, rule)
     if problems:
         raise RuleError(problems[0])
-    compiled = _SANDBOX.compile_expression(rule)
+    compiled = _sandbox().compile_expression(rule)
     names = tuple(VARIABLES[kind])
 
     def expression(context: dict[str, Any]) -> Any:
