@@ -112,3 +112,11 @@ def test_the_pre_commit_hook_with_its_defaults_passes_on_the_documented_layout(r
                     + output.strip().splitlines()[-1][:200])
     assert result.returncode == 0, output[-3000:]
     assert re.search(r"synergy-forge validate\.+Passed", output), output[-3000:]
+
+
+def test_a_folder_with_no_synergy_file_says_so_rather_than_passing_silently(tmp_path):
+    (tmp_path / "notes.yaml").write_text("id: x\n")
+    result = synergy_forge("validate", ".", cwd=tmp_path)
+    assert result.returncode == 0
+    assert "0 files checked: 0 error(s), 0 warning(s); 1 skipped" in result.stdout
+    assert "no Synergy file found" in result.stdout

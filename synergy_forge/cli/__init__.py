@@ -141,6 +141,10 @@ def validate(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
         summary = f"{files} checked: {report.errors} error(s), {report.warnings} warning(s)"
         if report.skipped and not verbose:
             summary += f"; {len(report.skipped)} skipped (--verbose lists them)"
+        if not report.files and report.skipped:
+            summary += ("\nno Synergy file found: a file is checked when a campaign.yaml lists "
+                        "it, it starts with a schema line, or it sits under missions/ (docs/ci.md)"
+                        "; name a file to check it anyway")
         click.echo(summary, err=bool(report.diagnostics))
     sys.exit(EXIT_FAILED if report.errors else EXIT_OK)
 
