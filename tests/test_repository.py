@@ -97,6 +97,8 @@ def test_the_pre_commit_hook_with_its_defaults_passes_on_the_documented_layout(r
         pytest.skip("pre-commit is not installed (pip install 'synergy-forge[test]')")
     if shutil.which("git") is None:
         pytest.skip("pre-commit needs git")
+    if not (ROOT / ".git").exists():
+        pytest.skip("pre-commit try-repo needs synergy-forge as a git checkout, not an sdist")
     env = {**ENV, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     env.pop("PYTHONPATH")  # the hook runs the synergy-forge installed in its own environment
     subprocess.run(["git", "init", "-q"], cwd=repository, check=True, env=env)
