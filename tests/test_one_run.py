@@ -131,3 +131,16 @@ def test_a_list_written_without_the_space_after_the_dash_is_told_so(tmp_path):
     (got,) = check(tmp_path, {"m.yaml": text}, "m.yaml")
     assert got[4] == "schema.type"
     assert got[5].endswith("(a list item needs a space after the dash: '- item')")
+
+
+def test_a_mistake_in_campaign_yaml_does_not_hide_the_missions_checks(tmp_path):
+    files = {
+        "c/campaign.yaml": "nmae: {en: C}\nmissions: [missions/*.yaml]\n",
+        "c/missions/1.yaml": mission("one", 1, "challenges: [maximun-7]\n"),
+    }
+    got = check(tmp_path, files, "c")
+    assert [(f, c) for f, _, _, _, c, _ in got] == [
+        ("c/campaign.yaml", "schema.required"),  # 'name' (line 1, column 1)
+        ("c/campaign.yaml", "schema.additionalProperties"),  # 'nmae'
+        ("c/missions/1.yaml", "mission.unknown-challenge"),
+    ]

@@ -18,7 +18,7 @@ from synergy_forge.authoring.definitions import (
 )
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
 from synergy_forge.authoring.lint import definition_diagnostics, mission_diagnostics
-from synergy_forge.authoring.schema import schema_diagnostics, schema_problems
+from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
 from synergy_forge.core.mission import Campaign, Mission
@@ -157,10 +157,13 @@ def read_campaign(folder: Path, with_missions: bool = True,
         return result
     result.files = 1
     result.paths.add((folder / CAMPAIGN_FILE).resolve())
-    found = schema_diagnostics(doc, "campaign")
-    if found:
-        result.diagnostics += found
+    found, bad = schema_problems(doc, "campaign")
+    result.diagnostics += found
+    if (found and not with_missions) or not isinstance(doc.data, dict):
         return result
+    # A mistake in one field of campaign.yaml does not hide the missions' own checks: the
+    # fields that passed are used (the campaign itself is not built while it has errors).
+    doc = replace(doc, data={k: v for k, v in doc.data.items() if k not in bad})
     languages = tuple(doc.data.get("languages", ["en"]))
     result.diagnostics += _name_languages(doc, languages)
 
