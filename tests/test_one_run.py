@@ -144,3 +144,15 @@ def test_a_mistake_in_campaign_yaml_does_not_hide_the_missions_checks(tmp_path):
         ("c/campaign.yaml", "schema.additionalProperties"),  # 'nmae'
         ("c/missions/1.yaml", "mission.unknown-challenge"),
     ]
+
+
+def test_a_quoted_rule_keeps_the_check_id_on_the_located_line():
+    from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+
+    (problem,) = rule_problems(RuleKind.GOAL, "sum in others )")
+    text = str(Diagnostic("g.yaml", 4, 7, Severity.ERROR, problem, "definition.rule"))
+    assert text.splitlines() == [
+        "g.yaml:4:7: error: the rule does not compile: unexpected ')' [definition.rule]",
+        "    sum in others )",
+        "                  ^",
+    ]
