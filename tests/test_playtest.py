@@ -22,6 +22,7 @@ from synergy_forge.sim.playtest import (
     run,
     star_range,
     stars_for,
+    why_lost,
     wilson,
 )
 
@@ -132,3 +133,40 @@ def test_star_bands():
     assert stars_for(0.9) == 1 and stars_for(0.0) == 5
     assert star_range(0.3, 0.6) == (1, 3)  # 60% is 1 star, 30% is 3 stars
     assert describe_stars(2, 3) == "between 2 and 3 stars" and describe_stars(1, 1) == "1 star"
+
+
+def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebook):
+    # R23: five goal cards and five rounds to win leave no round to fail; the oracle wins
+    # rounds but every game ends with a player out of goal cards.
+    mission = Mission(id="five", number=1, title={"en": "Five"}, stars=5, rounds=5, lives=2,
+                      players=(3,), allowed_failures={3: 0},
+                      goals=("equal", "unique", "between", "one-higher", "one-lower"),
+                      challenges=("minimum-5", "no-doubles", "even"))
+    cells = run([Playable(mission, rulebook, ("red", "yellow", "green"))], ["coop", "oracle"],
+                None, games=20, seed=1, jobs=1)
+    (found,) = estimates(cells)
+    (unwinnable,) = [w for w in found.warnings if w.startswith("unwinnable")]
+    assert "its games ended when a player ran out of goal cards (100%)" in unwinnable
+    assert unwinnable.endswith("a 5-card goal deck with 5 rounds to win leaves no failed round "
+                               "(R23)")
+    assert "action cards" not in unwinnable
+    # The text report says why each bot lost, with shares, rounds won and lives left.
+    from synergy_forge.reporting.playtest import playtest_text
+    from synergy_forge.sim.playtest import as_json
+
+    text = playtest_text(as_json(cells, [found], 20, 1, ["coop", "oracle"]))
+    oracle = cells[1].tally
+    rounds = f"{oracle.rounds_won / 20:.1f}"
+    assert f"        oracle lost 20: goal cards 100%; per game {rounds}/5 rounds won, " \
+           f"{2 - oracle.lives_lost / 20:.1f}/2 lives left" in text.splitlines()
+
+
+def test_why_games_were_lost_names_the_commonest_ends_with_their_shares():
+    mission = read_campaign(starter_campaign()).campaign.mission(1)
+    tally = Tally(games=10, wins=2, rounds_won=12, lives_lost=20)
+    tally.losses.update({"lives": 6, "challenge": 2})
+    assert why_lost(tally, mission, "coop's") == (
+        "coop's games ended when the last life was lost (75%), a player could not keep a "
+        f"challenge (25%), after 1.2 of {mission.rounds} rounds won with "
+        f"{mission.lives - 2:.1f} of {mission.lives} lives left on average")
+    assert why_lost(Tally(games=5, wins=5), mission, "coop's") == ""

@@ -37,8 +37,11 @@ def found(tmp_path: Path, files: dict[str, str], target: str = ".") -> list[tupl
         path.write_text(text, encoding="utf-8")
     cwd = os.getcwd()
     os.chdir(tmp_path)
+    # "." names the files written: a loose file is checked when named (a folder walk checks
+    # only Synergy files, test_repository.py).
+    targets = [Path(name) for name in files] if target == "." else [Path(target)]
     try:
-        report = validate_paths([Path(target)])
+        report = validate_paths(targets)
     finally:
         os.chdir(cwd)
     return [(d.file, d.line, d.column, str(d.severity), d.check) for d in report.diagnostics]
@@ -78,10 +81,13 @@ MISSION_CASES = {
                       (8, 3, "error", "mission.unsatisfiable")),
     "unsatisfiable-sums": (GOOD + "challenges: [minimum-5, maximum-7, no-doubles, even, "
                            "low-to-high, difference]\n", (7, 13, "error", "mission.unsatisfiable")),
-    "unknown-goal": (GOOD + "goals: [equal, unique, secnd-highest]\n",
-                     (7, 24, "error", "mission.unknown-goal")),
-    "hand": (GOOD + "goals: [equal, unique, between]\nhand: {goals: 4}\n",
-             (8, 15, "error", "mission.hand")),
+    "unknown-goal": (GOOD + "goals: [equal, unique, between, one-higher, secnd-highest]\n",
+                     (7, 45, "error", "mission.unknown-goal")),
+    # R23: five goal cards, four rounds to win: one failed round can be afforded, not two.
+    "lives-goal-deck": (GOOD.replace("rounds: 3", "rounds: 4") + "goals: [equal, unique, "
+                        "between, one-higher, one-lower]\n", (6, 8, "warning", "mission.lives")),
+    "hand": (GOOD + "goals: [equal, unique, between, one-higher, one-lower]\n"
+             "hand: {goals: 6}\n", (8, 15, "error", "mission.hand")),
 }
 
 
@@ -106,9 +112,9 @@ goals: [goals/*.yaml]
 """
 
 
-def mission(mid: str, number: int, extra: str = "") -> str:
+def mission(mid: str, number: int, extra: str = "", lives: int = 3) -> str:
     return (f"id: {mid}\nnumber: {number}\ntitle: {{en: T, fr: T}}\nstars: 1\nrounds: 3\n"
-            f"lives: 3\n{extra}")
+            f"lives: {lives}\n{extra}")
 
 
 def test_campaign_checks(tmp_path):
@@ -127,7 +133,7 @@ def test_campaign_checks(tmp_path):
     }
     assert found(tmp_path, files, "c") == [
         ("c/challenges/bad.yaml", 5, 13, "error", "definition.rule"),
-        ("c/goals/broken.yaml", 4, 8, "error", "definition.rule"),
+        ("c/goals/broken.yaml", 4, 14, "error", "definition.rule"),  # the end of "sum =="
         ("c/goals/equal.yaml", 1, 5, "error", "definition.duplicate-id"),
         ("c/missions/b.yaml", 1, 5, "error", "campaign.duplicate-id"),
         ("c/missions/b.yaml", 2, 9, "error", "campaign.duplicate-number"),
@@ -221,7 +227,8 @@ def test_new_files_validate_and_are_never_overwritten(tmp_path):
 def test_a_rule_that_fails_on_some_table_is_an_error_at_its_line(tmp_path):
     files = {
         "c/campaign.yaml": CAMPAIGN,
-        "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, past-the-end]\n"),
+        "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, past-the-end]\n",
+                                     lives=1),
         "c/goals/past-the-end.yaml": "id: past-the-end\nname: {en: P, fr: P}\n"
                                      "text: {en: P, fr: P}\nrule: \"sum == distinct[3]\"\n",
         "c/challenges/halves.yaml": "id: halves\nkind: value\nname: {en: H, fr: H}\n"
@@ -244,7 +251,7 @@ def test_a_rule_failing_in_play_is_a_located_error_not_a_crash(tmp_path):
     # distinct sums include a 4, so it passes validation and fails in play.
     files = {
         "c/campaign.yaml": CAMPAIGN.replace("challenges: [challenges/*.yaml]\n", ""),
-        "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, fragile]\n"),
+        "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, fragile]\n", lives=1),
         "c/goals/fragile.yaml": "id: fragile\nname: {en: F, fr: F}\ntext: {en: F, fr: F}\n"
                                 "rule: \"sum in others or (distinct | length == 5 and "
                                 "12 // (sum - 4) > 1)\"\n",
@@ -276,3 +283,18 @@ def test_editors_are_offered_every_built_in_id_and_nothing_else():
     assert sorted(CHALLENGE_IDS) == sorted(rulebook.challenges)
     assert common["$defs"]["goal_id"]["examples"] == list(GOAL_IDS)
     assert sorted(GOAL_IDS) == sorted(rulebook.goals)
+
+
+def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_path):
+    # A designer's first run: `new campaign`, then the checks the docs tell them to run.
+    camp = tmp_path / "fresh"
+    assert run("new", "campaign", str(camp)).exit_code == 0
+    assert run("new", "mission", str(camp / "missions" / "02-second.yaml")).exit_code == 0
+    alone = tmp_path / "loose.yaml"
+    assert run("new", "mission", str(alone)).exit_code == 0
+    for target in (camp, alone):
+        checked = run("validate", str(target))
+        assert checked.exit_code == 0 and "0 error(s), 0 warning(s)" in checked.output
+        played = run("playtest", str(target), "--check")
+        assert played.exit_code == 0, played.output
+        assert "declared 1★): 1 star" in played.output or "between 1 and" in played.output

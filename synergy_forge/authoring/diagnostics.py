@@ -23,9 +23,11 @@ class Diagnostic:
     check: str
 
     def __str__(self) -> str:
-        return (
-            f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message} [{self.check}]"
-        )
+        # A message may go on with lines quoting the user's text (a rule with a caret under
+        # the problem); the check id stays on the first line, with the location.
+        first, newline, rest = self.message.partition("\n")
+        return (f"{self.file}:{self.line}:{self.column}: {self.severity}: {first} "
+                f"[{self.check}]{newline}{rest}")
 
     def as_json(self) -> dict[str, object]:
         return {

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import difflib
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.yamlfile import Document
-from synergy_forge.core.cards import DEFAULT_COLORS, MAX_ROUNDS, NumberCard
+from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, MAX_ROUNDS, NumberCard
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
@@ -65,26 +66,44 @@ _KEEPABLE: Memo[tuple[Rulebook, tuple[str, ...]], tuple[tuple[int, int], ...]] =
 
 
 def mission_diagnostics(doc: Document, rulebook: Rulebook,
-                        languages: tuple[str, ...] = ("en",)) -> list[Diagnostic]:
-    """The semantic checks of one mission document that already passed its schema."""
+                        languages: tuple[str, ...] = ("en",),
+                        broken: Mapping[tuple[str, str], str] | None = None) -> list[Diagnostic]:
+    """The semantic checks of one mission document.
+
+    `doc` holds only the fields that passed the schema (loading.check_mission drops the
+    others), so each check looks at what it can and skips a field that is missing. `broken`
+    names the campaign's goals and challenges that exist but have errors: ("goal", id) ->
+    "FILE:LINE".
+    """
     data: dict[str, Any] = doc.data
+    broken = broken or {}
     found: list[Diagnostic] = []
-    rounds, lives = data["rounds"], data["lives"]
-    if rounds > MAX_ROUNDS:
+    rounds, lives = data.get("rounds"), data.get("lives")
+    goals = data.get("goals")
+    deck = len(goals) if goals is not None else len(GOAL_IDS)
+    if rounds is not None and rounds > MAX_ROUNDS:
         found.append(doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
                                     f"rounds (one goal card per round, R23), not {rounds}",
                                     "mission.rounds"))
-    elif rounds + lives - 1 > MAX_ROUNDS:
-        usable = MAX_ROUNDS - rounds + 1
+    elif rounds is not None and lives is not None and rounds <= deck and \
+            lives - 1 > deck - rounds:
+        # R23: each round uses one of a seat's `deck` goal cards, so after deck - rounds + 1
+        # failed rounds the mission cannot be won; the lives beyond that never count.
+        spare = deck - rounds
+        can = "no life" if spare == 0 else f"only {spare} of the {lives} lives"
         found.append(doc.diagnostic(
-            ("lives",), f"with {rounds} rounds to win, only {usable} of the {lives} lives can "
-            f"ever be lost before the goal cards run out (R23)", "mission.lives",
-            severity=WARNING))
+            ("lives",), f"with {rounds} rounds to win and {deck} goal cards per player, {can} "
+            f"can be lost with the mission still winnable: a {_nth(spare + 1)} failed round "
+            f"leaves too few goal cards (R23); give {spare + 1} li{'fe' if spare == 0 else 'ves'}"
+            f" or more goal cards", "mission.lives", severity=WARNING))
 
-    goals = data.get("goals")
     if goals is not None:
         for i, gid in enumerate(goals):
-            if gid not in rulebook.goals:
+            if ("goal", gid) in broken:
+                found.append(doc.diagnostic(
+                    ("goals", i), f"goal '{gid}' has an error ({broken['goal', gid]})",
+                    "mission.broken-definition"))
+            elif gid not in rulebook.goals:
                 found.append(doc.diagnostic(
                     ("goals", i), f"unknown goal '{gid}'{suggest(gid, sorted(rulebook.goals))}",
                     "mission.unknown-goal"))
@@ -93,7 +112,7 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
             found.append(doc.diagnostic(
                 ("hand", "goals"), f"a starting hand of {hand_goals} goal cards, but the goal "
                 f"deck has only {len(goals)}", "mission.hand"))
-        if rounds > len(goals):
+        if rounds is not None and rounds > len(goals):
             found.append(doc.diagnostic(
                 ("rounds",), f"{rounds} rounds need {rounds} goal cards per player, but the goal "
                 f"deck has only {len(goals)} (R23)", "mission.rounds"))
@@ -128,7 +147,11 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
     challenges = data.get("challenges", [])
     known = [c for c in challenges if c in rulebook.challenges]
     for i, cid in enumerate(challenges):
-        if cid not in rulebook.challenges:
+        if ("challenge", cid) in broken:
+            found.append(doc.diagnostic(
+                ("challenges", i), f"challenge '{cid}' has an error "
+                f"({broken['challenge', cid]})", "mission.broken-definition"))
+        elif cid not in rulebook.challenges:
             found.append(doc.diagnostic(
                 ("challenges", i), f"unknown challenge '{cid}'"
                 f"{suggest(cid, sorted(rulebook.challenges))}", "mission.unknown-challenge"))
@@ -156,6 +179,11 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
     return found
+
+
+def _nth(n: int) -> str:
+    return {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth",
+            7: "seventh"}.get(n, f"{n}th")
 
 
 def definition_diagnostics(doc: Document, languages: tuple[str, ...]) -> list[Diagnostic]:

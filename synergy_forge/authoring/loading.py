@@ -6,7 +6,7 @@ Every problem becomes a Diagnostic; nothing here raises on bad input.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from synergy_forge.authoring.definitions import (
 )
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
 from synergy_forge.authoring.lint import definition_diagnostics, mission_diagnostics
-from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
 from synergy_forge.core.mission import Campaign, Mission
@@ -72,12 +72,27 @@ def mission_from_data(data: dict[str, Any], source: str = "") -> Mission:
     )
 
 
-def check_mission(doc: Document, rulebook: Rulebook,
-                  languages: tuple[str, ...] = ("en",)) -> tuple[Mission | None, list[Diagnostic]]:
-    found = schema_diagnostics(doc, "mission")
-    if found:
-        return None, found
-    found = mission_diagnostics(doc, rulebook, languages)
+#: Fields whose checks read another field: when that one is wrong, they are not checked.
+_DEPENDS = {"players": ("allowed_failures",), "goals": ("lives", "hand")}
+
+#: ("goal" | "challenge", id) -> "FILE:LINE" of a campaign's definition that has errors.
+Broken = dict[tuple[str, str], str]
+
+
+def check_mission(doc: Document, rulebook: Rulebook, languages: tuple[str, ...] = ("en",),
+                  broken: Broken | None = None) -> tuple[Mission | None, list[Diagnostic]]:
+    """The mission in `doc` (None when it has errors) and every problem found in it.
+
+    A schema error in one field does not hide the checks of the others: those run on the
+    fields that passed, so one run shows every mistake."""
+    found, bad = schema_problems(doc, "mission")
+    if isinstance(doc.data, dict):
+        for name, followers in _DEPENDS.items():
+            if name in bad:
+                bad.update(followers)
+        usable = replace(doc, data={k: v for k, v in doc.data.items() if k not in bad})
+        found += mission_diagnostics(usable, rulebook, languages, broken)
+    found = sorted(set(found))
     if errors(found):
         return None, found
     return mission_from_data(doc.data, doc.file), found
@@ -92,6 +107,8 @@ class CampaignResult:
     files: int = 0
     #: every file read, so a folder walk does not check them twice
     paths: set[Path] = field(default_factory=set)
+    #: the campaign's goals and challenges that exist but have errors
+    broken: Broken = field(default_factory=dict)
 
     def read(self, path: Path) -> Document | None:
         """Read one of the campaign's files, counting it; None (and a diagnostic) if it fails."""
@@ -127,8 +144,11 @@ def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagn
     return paths, found
 
 
-def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
-    """Read and check a campaign folder: campaign.yaml, its own goals and challenges, missions."""
+def read_campaign(folder: Path, with_missions: bool = True,
+                  thorough: bool = True) -> CampaignResult:
+    """Read and check a campaign folder: campaign.yaml, its own goals and challenges, missions.
+
+    `thorough=False`: the campaign is only the context of one file (see definition_from)."""
     result = CampaignResult(None)
     try:
         doc = read_document(folder / CAMPAIGN_FILE, display(folder / CAMPAIGN_FILE))
@@ -137,10 +157,13 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
         return result
     result.files = 1
     result.paths.add((folder / CAMPAIGN_FILE).resolve())
-    found = schema_diagnostics(doc, "campaign")
-    if found:
-        result.diagnostics += found
+    found, bad = schema_problems(doc, "campaign")
+    result.diagnostics += found
+    if (found and not with_missions) or not isinstance(doc.data, dict):
         return result
+    # A mistake in one field of campaign.yaml does not hide the missions' own checks: the
+    # fields that passed are used (the campaign itself is not built while it has errors).
+    doc = replace(doc, data={k: v for k, v in doc.data.items() if k not in bad})
     languages = tuple(doc.data.get("languages", ["en"]))
     result.diagnostics += _name_languages(doc, languages)
 
@@ -154,9 +177,14 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
             sub = result.read(path)
             if sub is None:
                 continue
-            definition, found = definition_from(sub, kind)
+            definition, found = definition_from(sub, kind, thorough=thorough)
             result.diagnostics += found
             if definition is None:
+                # Missions naming it hear that it has an error, not that it does not exist.
+                given = sub.data.get("id") if isinstance(sub.data, dict) else None
+                first = errors(found)[0] if errors(found) else None
+                if isinstance(given, str) and first is not None:
+                    result.broken.setdefault((kind, given), f"{first.file}:{first.line}")
                 continue
             result.diagnostics += definition_diagnostics(sub, languages)
             if definition.id in builtin.goals or definition.id in builtin.challenges:
@@ -180,39 +208,41 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
     paths, found = _expand(doc, folder, "missions")
     result.diagnostics += found
     missions: list[Mission] = []
-    by_id: dict[str, Mission] = {}
-    by_number: dict[int, Mission] = {}
-    docs: dict[str, Document] = {}
+    # Every mission file whose id and number can be read counts for the campaign's checks,
+    # even one with errors elsewhere: "mission 3 is missing" would be false.
+    by_id: dict[str, str] = {}
+    by_number: dict[int, Document] = {}
     for path in paths:
         sub = result.read(path)
         if sub is None:
             continue
-        docs[sub.file] = sub
-        mission, found = check_mission(sub, rulebook, languages)
+        mission, found = check_mission(sub, rulebook, languages, result.broken)
         result.diagnostics += found
-        if mission is None:
-            continue
-        if mission.id in by_id:
-            result.diagnostics.append(sub.diagnostic(
-                ("id",), f"mission id '{mission.id}' is also used by {by_id[mission.id].source}",
-                "campaign.duplicate-id"))
-        if mission.number in by_number:
-            result.diagnostics.append(sub.diagnostic(
-                ("number",), f"mission number {mission.number} is also used by "
-                f"{by_number[mission.number].source}", "campaign.duplicate-number"))
-        by_id.setdefault(mission.id, mission)
-        by_number.setdefault(mission.number, mission)
-        missions.append(mission)
+        if mission is not None:
+            missions.append(mission)
+        data = sub.data if isinstance(sub.data, dict) else {}
+        mission_id, number = data.get("id"), data.get("number")
+        if isinstance(mission_id, str):
+            if mission_id in by_id:
+                result.diagnostics.append(sub.diagnostic(
+                    ("id",), f"mission id '{mission_id}' is also used by {by_id[mission_id]}",
+                    "campaign.duplicate-id"))
+            by_id.setdefault(mission_id, sub.file)
+        if isinstance(number, int) and not isinstance(number, bool) and number >= 1:
+            if number in by_number:
+                result.diagnostics.append(sub.diagnostic(
+                    ("number",), f"mission number {number} is also used by "
+                    f"{by_number[number].file}", "campaign.duplicate-number"))
+            by_number.setdefault(number, sub)
     missions.sort(key=lambda m: (m.number, m.id))
     expected = 1
-    for mission in missions:
-        if mission.number > expected:
-            gap = f"{expected}" if mission.number == expected + 1 else \
-                f"{expected} to {mission.number - 1}"
-            result.diagnostics.append(docs[mission.source].diagnostic(
+    for number, sub in sorted(by_number.items()):
+        if number > expected:
+            gap = f"{expected}" if number == expected + 1 else f"{expected} to {number - 1}"
+            result.diagnostics.append(sub.diagnostic(
                 ("number",), f"mission {gap} is missing: numbers should run 1..N without gaps",
                 "campaign.numbering", severity=Severity.WARNING))
-        expected = max(expected, mission.number + 1)
+        expected = number + 1
     if not errors(result.diagnostics):
         result.campaign = Campaign(text_of(doc.data["name"]), tuple(missions), rulebook,
                                    languages, colors, doc.file, standard_actions())
@@ -270,6 +300,7 @@ def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     one. Raises InvalidInput with every error found."""
     doc = read_document(path, display(path))
     rulebook, languages, colors = standard_rulebook(), ("en",), DEFAULT_COLORS
+    broken: Broken = {}
     folder = find_campaign(path)
     if folder is not None:
         context = read_campaign(folder, with_missions=False)
@@ -277,7 +308,8 @@ def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
             raise InvalidInput(errors(context.diagnostics))
         rulebook, languages = context.campaign.rulebook, context.campaign.languages
         colors = context.campaign.colors
-    mission, found = check_mission(doc, rulebook, languages)
+        broken = context.broken
+    mission, found = check_mission(doc, rulebook, languages, broken)
     if mission is None:
         raise InvalidInput(errors(found))
     return mission, rulebook, colors

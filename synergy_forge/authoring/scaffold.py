@@ -35,11 +35,11 @@ number: {number}                         # position in the campaign, from 1
 title: {text("My first mission", "Ma première mission")}
 stars: 1                          # difficulty as printed, 1 to 5
 players: [3, 4, 5]                # the player counts it is made for
-rounds: 3                         # successful rounds needed to win (at most 7)
+rounds: 2                         # successful rounds needed to win (at most 7)
 lives: 3                          # failed rounds the group can afford
 hand: {{numbers: 10, goals: 7}}     # starting hand; the rest are drawn from face-down decks
 order: number-goal-number         # or goal-number-number
-allowed_failures: {{3: 0, 4: 1, 5: 1}}   # or one number for every player count
+allowed_failures: {{3: 1, 4: 1, 5: 2}}   # failed seats a round survives; or one number
 challenges: []                    # e.g. [minimum-5, goals-left]
 actions: []                       # e.g. [F, H]
 super: false

@@ -73,13 +73,23 @@ def _inline(node: Any, resolver: Any) -> Any:
 def schema_diagnostics(doc: Document, kind: str, part: str = "") -> list[Diagnostic]:
     """One diagnostic per schema violation in `doc`, each at the offending node (against one
     of the schema's $defs when `part` names it)."""
+    return schema_problems(doc, kind, part)[0]
+
+
+def schema_problems(doc: Document, kind: str,
+                    part: str = "") -> tuple[list[Diagnostic], set[str | int]]:
+    """schema_diagnostics, and the top-level fields they are in (an unknown field included),
+    so that later checks can still look at every other field."""
     found = []
+    fields: set[str | int] = set()
     for error in validator(kind, part).iter_errors(doc.data):
         error = _deepest(error)
         path = tuple(error.absolute_path)
         message, on_key, path = _describe(error, path)
         found.append(doc.diagnostic(path, message, f"schema.{error.validator}", key=on_key))
-    return sorted(set(found))
+        if path:
+            fields.add(path[0])
+    return sorted(set(found)), fields
 
 
 def _deepest(error: ValidationError) -> ValidationError:
@@ -184,6 +194,9 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
         if "integer" in wanted and isinstance(value, float) and value.is_integer():
             return f"{where}: {value} is not a whole number: write {int(value)}", False, path
         expected = " or ".join(_TYPES.get(t, t) for t in wanted)
+        if "array" in wanted and isinstance(value, str) and value.startswith("-"):
+            # `-a` on its own line is text to YAML, not a list item
+            hint = " (a list item needs a space after the dash: '- item')"
         return f"{where} must be {expected}, got {_kind_of(value)}{hint}", False, path
     if v == "enum":
         options = ", ".join(str(o) for o in arg)

@@ -1,7 +1,14 @@
-"""`validate`: check any mix of files and folders and gather every diagnostic."""
+"""`validate`: check any mix of files and folders and gather every diagnostic.
+
+A folder is a repository as designers keep them, next to their CI and tool files: only
+Synergy files are checked (`synergy_file`), the rest is skipped and listed with --verbose. A
+file named on the command line is always checked.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,16 +22,31 @@ from synergy_forge.authoring.loading import (
     find_campaign,
     read_campaign,
 )
-from synergy_forge.authoring.roundfile import table_from
 from synergy_forge.authoring.yamlfile import read_document
 
 SUFFIXES = (".yaml", ".yml", ".json")
+#: Folder name -> the kind of file it holds, as in the starter campaign and `new campaign`
+#: (None: missions, which may sit beside rounds; their keys decide).
+LAYOUT = {"missions": None, "goals": "goal", "challenges": "challenge", "rounds": "round",
+          "actions": "action"}
+#: `# yaml-language-server: $schema=…/mission.schema.json` (what `new` writes), or a JSON
+#: file's "$schema" key naming one of our schemas.
+MODELINE = re.compile(r"""\$schema["']?\s*[=:]\s*["']?[^\s"']*?\b"""
+                      r"(mission|campaign|challenge|goal|round|action)\.schema\.json")
+#: Other tools' configuration files a missions repository is likely to hold.
+TOOL_FILES = {"mkdocs.yml", "mkdocs.yaml", "docker-compose.yml", "docker-compose.yaml",
+              "compose.yml", "compose.yaml", "codecov.yml", "netlify.toml", "renovate.json",
+              "package.json", "package-lock.json", "tsconfig.json", "environment.yml",
+              "readthedocs.yml", "dependabot.yml", "action.yml", "action.yaml",
+              "pnpm-lock.yaml", "pubspec.yaml", "CITATION.cff", "composer.json"}
 
 
 @dataclass
 class Report:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
+    #: (path, why) of what a folder walk left alone, for --verbose
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def errors(self) -> int:
@@ -41,7 +63,26 @@ class Report:
             "errors": self.errors,
             "warnings": self.warnings,
             "diagnostics": [d.as_json() for d in self.diagnostics],
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
+
+
+def declared_kind(path: Path) -> str | None:
+    """The kind a file's schema line (modeline, or JSON "$schema") names, if it has one."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(2048).decode("utf-8", "replace")
+    except OSError:
+        return None
+    match = MODELINE.search(head)
+    return match.group(1) if match else None
+
+
+def kind_of(path: Path, doc_kind: str) -> str:
+    """A file's format: its schema line, then its name and folder, then its keys (doc_kind)."""
+    if path.name == CAMPAIGN_FILE:
+        return "campaign"
+    return declared_kind(path) or LAYOUT.get(path.parent.name) or doc_kind
 
 
 def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
@@ -53,23 +94,73 @@ def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
         doc = read_document(path, display(path))
     except InvalidInput as exc:
         return exc.diagnostics, 1
-    kind = detect_kind(doc, path)
-    rulebook = standard_rulebook()
-    languages: tuple[str, ...] = ("en",)
-    campaign_dir = find_campaign(path)
-    if campaign_dir is not None:
-        context = read_campaign(campaign_dir, with_missions=False)
-        if context.campaign is not None:
-            rulebook, languages = context.campaign.rulebook, context.campaign.languages
-    if kind == "mission":
-        return check_mission(doc, rulebook, languages)[1], 1
+    kind = kind_of(path, detect_kind(doc, path))
+    if kind == "action":
+        from synergy_forge.authoring.schema import schema_diagnostics
+
+        return schema_diagnostics(doc, "action"), 1
+    if kind == "campaign":  # a campaign file by its schema line, under another name
+        from synergy_forge.authoring.schema import schema_diagnostics
+
+        return schema_diagnostics(doc, "campaign"), 1
     if kind == "round":
+        from synergy_forge.authoring.roundfile import table_from
+
         try:
-            table_from(doc, rulebook)
+            table_from(doc, standard_rulebook())
         except InvalidInput as exc:
             return exc.diagnostics, 1
         return [], 1
+    rulebook = standard_rulebook()
+    languages: tuple[str, ...] = ("en",)
+    broken = None
+    campaign_dir = find_campaign(path)
+    if campaign_dir is not None:
+        context = read_campaign(campaign_dir, with_missions=False, thorough=False)
+        if context.campaign is not None:
+            rulebook, languages = context.campaign.rulebook, context.campaign.languages
+            broken = context.broken
+    if kind == "mission":
+        return check_mission(doc, rulebook, languages, broken)[1], 1
     return definition_from(doc, kind)[1], 1
+
+
+def synergy_file(path: Path, root: Path) -> str | None:
+    """Why a file met in a folder walk is not checked, or None when it is a Synergy file:
+    it carries one of our schema lines or sits in the mission layout (missions/, goals/...).
+    Campaigns' files are known before the walk."""
+    if path.name in TOOL_FILES:
+        return "another tool's configuration"
+    if declared_kind(path) is not None:
+        return None
+    inside = path.parent.relative_to(root).parts if path.parent != root else ()
+    if any(part in LAYOUT for part in (*root.resolve().parts[-1:], *inside)):
+        return None
+    return "not a Synergy file (no campaign.yaml lists it, no schema line, not in missions/)"
+
+
+def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[Path]]:
+    """(campaign folders, other data files) under root, dot-folders and dot-files left out."""
+    campaigns: list[Path] = []
+    files: list[Path] = []
+    for folder, subfolders, names in os.walk(root):
+        here = Path(folder)
+        for sub in sorted(subfolders):
+            if sub.startswith(".") or sub in ("node_modules", "__pycache__"):
+                skipped.append((display(here / sub) + "/", "a hidden or tool folder"))
+        subfolders[:] = sorted(s for s in subfolders
+                               if not s.startswith(".") and s not in ("node_modules",
+                                                                      "__pycache__"))
+        for name in sorted(names):
+            if not name.endswith(SUFFIXES):
+                continue
+            if name.startswith("."):
+                skipped.append((display(here / name), "a hidden file (tool configuration)"))
+            elif name == CAMPAIGN_FILE:
+                campaigns.append(here)
+            else:
+                files.append(here / name)
+    return campaigns, files
 
 
 def validate_paths(paths: list[Path]) -> Report:
@@ -79,18 +170,23 @@ def validate_paths(paths: list[Path]) -> Report:
     seen: set[Path] = set()
     for path in paths:
         if path.is_dir():
-            campaigns = sorted(p.parent for p in path.rglob(CAMPAIGN_FILE))
+            campaigns, files = _walk(path, report.skipped)
             for folder in campaigns:
                 result = read_campaign(folder)
                 found.update(result.diagnostics)
                 report.files += result.files
                 seen.update(result.paths)
-            for file in sorted(path.rglob("*")):
-                if file.suffix in SUFFIXES and file.is_file() and file.resolve() not in seen:
-                    seen.add(file.resolve())
-                    diagnostics, count = validate_file(file)
-                    found.update(diagnostics)
-                    report.files += count
+            for file in files:
+                if file.resolve() in seen:
+                    continue
+                why = synergy_file(file, path)
+                if why is not None:
+                    report.skipped.append((display(file), why))
+                    continue
+                seen.add(file.resolve())
+                diagnostics, count = validate_file(file)
+                found.update(diagnostics)
+                report.files += count
         elif path.resolve() not in seen:
             seen.add(path.resolve())
             diagnostics, count = validate_file(path)

@@ -7,6 +7,7 @@ node so that later checks can point at the exact spot.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,8 +93,12 @@ def parse_document(raw: bytes, name: str) -> Document:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or "not valid YAML"
-        raise _error(name, line, column, f"YAML syntax: {problem}") from None
+        problem = exc.problem or ""
+        if exc.context and "quoted scalar" in exc.context and exc.context_mark:
+            line, column = exc.context_mark.line + 1, exc.context_mark.column + 1
+            problem = "unclosed quote"
+        line, column, message = explain_syntax(text, line, column, problem)
+        raise _error(name, line, column, message) from None
     except yaml.reader.ReaderError as exc:
         before = text[: exc.position]
         line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
@@ -104,6 +109,72 @@ def parse_document(raw: bytes, name: str) -> Document:
     finally:
         loader.dispose()
     return Document(name, data, values, keys, text)
+
+
+_NO_SPACE_COLON = re.compile(r"^(\s*(?:-\s+)?)([A-Za-z_][\w-]*):(?=[^\s/:])(\S.*)$")
+_NO_SPACE_DASH = re.compile(r"^(\s*)-(?=[^\s-])(.*)$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def explain_syntax(text: str, line: int, column: int, problem: str) -> tuple[int, int, str]:
+    """(line, column, message) for a YAML syntax error: what designers usually got wrong and
+    the usual fix, in one line, rather than the parser's words.
+
+    The parser stops where it noticed the problem, often a line after the mistake, so the
+    lines up to there are looked at for the mistakes people make: a tab, `key:value`,
+    `-item`, an unquoted `: ` inside a value, a key out of line with its neighbours.
+    """
+    lines = text.split("\n")
+    upto = lines[:line]
+    for number in range(len(upto), 0, -1):  # a tab in the indentation, nearest first
+        here = upto[number - 1]
+        lead = here[: len(here) - len(here.lstrip(" \t"))]
+        if "\t" in lead:
+            return number, lead.index("\t") + 1, ("a tab in the indentation: YAML indents with "
+                                                 "spaces only; replace the tab with spaces")
+    for number in range(len(upto), max(0, len(upto) - 3), -1):
+        here = upto[number - 1]
+        if here.lstrip().startswith("#"):
+            continue
+        match = _NO_SPACE_COLON.match(here)
+        if match and not here.lstrip().startswith(("'", '"')):
+            lead, key, value = match.groups()
+            return number, len(lead) + len(key) + 1, (
+                f"'{key}:{value}' needs a space after the colon: write '{key}: {value}'")
+        match = _NO_SPACE_DASH.match(here)
+        if match and here.strip() != "---":
+            lead, item = match.groups()
+            return number, len(lead) + 1, (f"'-{item}' needs a space after the dash to be a "
+                                           f"list item: write '- {item}'")
+    current = lines[line - 1] if 0 < line <= len(lines) else ""
+    if "mapping values are not allowed" in problem and current:
+        first = current.find(": ")
+        if 0 <= first < column - 1 and not current.lstrip().startswith(("-", "{", "[")):
+            key, value = current.strip().split(": ", 1)
+            return line, column, (f"the value of '{key}' holds ': ', which YAML reads as "
+                                  f"another key; put the value in quotes: {key}: "
+                                  f"\"{value.replace(chr(34), chr(92) + chr(34))}\"")
+    if "mapping values are not allowed" in problem or "expected key" in problem or \
+            "expected <block end>" in problem or "could not find expected ':'" in problem:
+        before = [(n, t) for n, t in enumerate(lines[: line - 1], 1)
+                  if t.strip() and not t.lstrip().startswith("#")]
+        if before and current.strip():
+            above_number, above = before[-1]
+            if _indent(current) != _indent(above) and not above.rstrip().endswith(":"):
+                return line, _indent(current) + 1, (
+                    f"this line starts at column {_indent(current) + 1} but line "
+                    f"{above_number} above it at column {_indent(above) + 1}: keys of one "
+                    "mapping must line up (indent with the same number of spaces)")
+    if problem == "unclosed quote":
+        return line, column, "this quoted text is never closed: add the closing quote"
+    if "expected ',' or ']'" in problem:
+        return line, column, "a list in [ ] is not closed, or two items lack a comma between"
+    if "expected ',' or '}'" in problem:
+        return line, column, "a mapping in { } is not closed, or two items lack a comma between"
+    return line, column, f"YAML syntax: {problem or 'not valid YAML'}"
 
 
 def _build(loader: Any, name: str) -> tuple[Any, dict[PathKey, tuple[int, int]], dict]:

@@ -12,6 +12,7 @@ import click
 
 from synergy_forge import __version__
 from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.cli.progress import Progress
 from synergy_forge.core.rules import RuleError
 
 #: Exit codes shared by every command.
@@ -110,21 +111,31 @@ def _github(diagnostic) -> str:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text: FILE:LINE:COLUMN: severity: message [check]; json: one object "
               "(docs/ci.md); github: GitHub Actions annotations.")
-def validate(paths: tuple[Path, ...], fmt: str) -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Also list the files a folder walk "
+              "skipped, and why.")
+def validate(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     """Check missions, campaigns, goals, challenges and rounds.
 
-    PATHS are files or folders (a folder with campaign.yaml is a campaign; any other folder is
-    searched for *.yaml, *.yml and *.json). Default: the bundled starter campaign. Exits 0 when
-    there is no error (warnings allowed), 1 when there are errors, 2 on a usage error (a folder
-    with no file to check is one).
+    PATHS are files or folders. In a folder, a campaign.yaml's files, files with a synergy-forge
+    schema line and files under missions/, goals/, challenges/, rounds/ are checked; dot-folders,
+    tool configs and other YAML are skipped (--verbose lists them). A file named here is always
+    checked. Default: the bundled starter campaign. Exits 0 when there is no error (warnings
+    allowed), 1 when there are errors, 2 on a usage error (nothing to check is one).
     """
     from synergy_forge.authoring.validate import validate_paths
     from synergy_forge.resources import starter_campaign
 
     report = validate_paths(list(paths) or [starter_campaign()])
     if report.files == 0:  # a folder with nothing to check is a mistake in the command
-        click.echo(f"{', '.join(map(str, paths))}: no file to check (a campaign.yaml, or "
-                   f"*.yaml, *.yml, *.json files)", err=True)
+        skipped = f" ({len(report.skipped)} skipped; --verbose lists them)" \
+            if report.skipped else ""
+        click.echo(f"{', '.join(map(str, paths))}: no Synergy file found{skipped}: a file is "
+                   "checked when a campaign.yaml lists it, it starts with a schema line, or it "
+                   "sits under missions/ (docs/ci.md); name a file to check it anyway",
+                   err=True)
+        if verbose:
+            for where, why in report.skipped:
+                click.echo(f"skipped {where}: {why}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     if fmt == "json":
         click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
@@ -134,8 +145,13 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
     else:
         for diagnostic in report.diagnostics:
             click.echo(str(diagnostic))
+        if verbose:
+            for where, why in report.skipped:
+                click.echo(f"skipped {where}: {why}", err=True)
         files = f"{report.files} file{'s' if report.files != 1 else ''}"
         summary = f"{files} checked: {report.errors} error(s), {report.warnings} warning(s)"
+        if report.skipped and not verbose:
+            summary += f"; {len(report.skipped)} skipped (--verbose lists them)"
         click.echo(summary, err=bool(report.diagnostics))
     sys.exit(EXIT_FAILED if report.errors else EXIT_OK)
 
@@ -374,8 +390,7 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
 
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
-        with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
-                               file=sys.stderr) as bar:
+        with Progress(len(jobs_for(languages)), "Rendering") as bar:
             results = render_kit(result.campaign, out_dir, languages, options, jobs,
                                  progress=lambda r: bar.update(1))
     except OSError as exc:
@@ -479,12 +494,9 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
     sources = _playtest_sources(paths)
     total = sum(games * len(names) * len([p for p in (counts or s.mission.players)
                                           if p in s.mission.players]) for s in sources)
-    show = total >= 2000 and not as_json
-    if show:
-        with click.progressbar(length=total, label="Playing", file=sys.stderr) as bar:
-            cells = pt.run(sources, names, counts, games, seed, jobs, progress=bar.update)
-    else:
-        cells = pt.run(sources, names, counts, games, seed, jobs)
+    # A bar on a terminal for long runs; off a terminal, a plain line every few seconds.
+    with Progress(total, "Playing", bar=total >= 2000 and not as_json) as bar:
+        cells = pt.run(sources, names, counts, games, seed, jobs, progress=bar.update)
     found = pt.estimates(cells)
     report = pt.as_json(cells, found, games, seed, names)
     if as_json:

@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import difflib
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
+from functools import cache, lru_cache
 from types import MappingProxyType
-from typing import Any
-
-from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
-from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from typing import TYPE_CHECKING, Any
 
 from synergy_forge.core.cards import Action
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
+
+if TYPE_CHECKING:
+    from jinja2 import nodes
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
 class RuleKind(StrEnum):
@@ -76,22 +77,29 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-class _RuleSandbox(ImmutableSandboxedEnvironment):
-    """The sandbox, with `*` and `**` kept to numbers at run time too: `[0] * 1000` repeated
-    would build lists of any size, which the allow-list's static checks also refuse."""
+@cache
+def _sandbox() -> ImmutableSandboxedEnvironment:
+    """One sandbox for every rule; it holds no state a rule can change. Made (and Jinja
+    imported) on the first rule parsed: `validate` of one mission, run on every save, often
+    needs none (docs/performance.md).
 
-    intercepted_binops = frozenset({"*", "**"})
+    `*` and `**` are kept to numbers at run time too: `[0] * 1000` repeated would build lists
+    of any size, which the allow-list's static checks also refuse."""
+    from jinja2 import StrictUndefined
+    from jinja2.exceptions import SecurityError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        if not (_number(left) and _number(right)):
-            raise SecurityError(f"'{operator}' works on numbers only in a rule")
-        if operator == "**" and not (isinstance(right, int) and 0 <= right <= MAX_POWER):
-            raise SecurityError(f"a power may only be 0 to {MAX_POWER}")
-        return super().call_binop(context, operator, left, right)
+    class RuleSandbox(ImmutableSandboxedEnvironment):
+        intercepted_binops = frozenset({"*", "**"})
 
+        def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+            if not (_number(left) and _number(right)):
+                raise SecurityError(f"'{operator}' works on numbers only in a rule")
+            if operator == "**" and not (isinstance(right, int) and 0 <= right <= MAX_POWER):
+                raise SecurityError(f"a power may only be 0 to {MAX_POWER}")
+            return super().call_binop(context, operator, left, right)
 
-# One sandbox for every rule; it holds no state a rule can change.
-_SANDBOX = _RuleSandbox(undefined=StrictUndefined)
+    return RuleSandbox(undefined=StrictUndefined)
 
 
 class RuleError(ValueError):
@@ -125,11 +133,17 @@ _KEYWORDS = {"and", "or", "not", "in", "is", "if", "else", "true", "false", "non
              "False", "None"}
 _OPERATORS = {"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "(", ")",
               "[", "]", ",", "|"}
-# Node types of an allowed rule (a second line of defence behind the token checks).
-_NODES = (nodes.Const, nodes.Name, nodes.List, nodes.Tuple, nodes.Add, nodes.Sub, nodes.Mul,
-          nodes.Div, nodes.FloorDiv, nodes.Mod, nodes.Pow, nodes.Neg, nodes.Pos, nodes.Compare,
-          nodes.Operand, nodes.And, nodes.Or, nodes.Not, nodes.CondExpr, nodes.Test,
-          nodes.Filter, nodes.Getitem)
+
+
+@cache
+def _allowed_nodes() -> tuple[type[nodes.Node], ...]:
+    """Node types of an allowed rule (a second line of defence behind the token checks)."""
+    from jinja2 import nodes
+
+    return (nodes.Const, nodes.Name, nodes.List, nodes.Tuple, nodes.Add, nodes.Sub, nodes.Mul,
+            nodes.Div, nodes.FloorDiv, nodes.Mod, nodes.Pow, nodes.Neg, nodes.Pos,
+            nodes.Compare, nodes.Operand, nodes.And, nodes.Or, nodes.Not, nodes.CondExpr,
+            nodes.Test, nodes.Filter, nodes.Getitem)
 
 
 class RuleProblem(str):
@@ -141,6 +155,52 @@ class RuleProblem(str):
         problem = super().__new__(cls, message)
         problem.offset = offset
         return problem
+
+
+def parse_rule(rule: str) -> tuple[nodes.Expr | None, RuleProblem | None]:
+    """The rule's expression tree, or None and why it does not compile, at the offset of the
+    token the parser stopped at.
+
+    The rule is parsed on its own as an expression (as `compile_rule` compiles it), never
+    wrapped in `{{ (…) }}`: the user is told about their own text, and a `}}` in it ends
+    nothing.
+    """
+    from jinja2 import TemplateSyntaxError
+    from jinja2.lexer import TokenStream
+    from jinja2.parser import Parser
+
+    sandbox = _sandbox()
+    pulled: list[int] = []  # start offset of each token handed to the parser so far
+    offset, lexer_failed = 0, False
+
+    def tokens() -> Iterator[tuple[int, str, str]]:
+        nonlocal offset, lexer_failed
+        try:
+            for lineno, kind, value in sandbox.lexer.tokeniter(rule, None, state="variable"):
+                if kind != "whitespace":
+                    pulled.append(offset)
+                offset += len(value)
+                yield lineno, kind, value
+        except TemplateSyntaxError:
+            lexer_failed = True  # it stopped at `offset`, before the text it cannot read
+            raise
+
+    try:  # the parser and its stream read a first token at once: a lexer error comes early
+        parser = Parser(sandbox, "", state="variable")
+        parser.stream = TokenStream(sandbox.lexer.wrap(tokens()), None, None)
+        expression = parser.parse_expression()
+        if not parser.stream.eos:
+            found = parser.stream.current.value
+            raise TemplateSyntaxError(f"unexpected {found!r} after a complete expression", 1)
+    except TemplateSyntaxError as exc:
+        problem = exc.message or "not a valid expression"
+        at_end = "end of template" in problem
+        problem = re.sub(r"unexpected char (\S+) at \d+", r"unexpected character \1", problem)
+        problem = problem.replace("'end of template'", "end of the rule").replace(
+            "end of template", "end of the rule").rstrip(".")
+        where = offset if lexer_failed or at_end or not pulled else pulled[-1]
+        return None, RuleProblem(f"the rule does not compile: {problem}", where)
+    return expression, None
 
 
 def rule_problems(kind: RuleKind, rule: str) -> list[RuleProblem]:
@@ -162,29 +222,29 @@ def rule_problems(kind: RuleKind, rule: str) -> list[RuleProblem]:
     problem = _token_problem(kind, rule, allowed)
     if problem is not None:
         return [problem]
-    try:
-        ast = _SANDBOX.parse("{{ (" + rule + ") }}")
-    except TemplateSyntaxError as exc:
-        return [RuleProblem(f"the rule does not compile: {exc.message}")]
-    problem = _tree_problem(ast.body[0].nodes[0])  # type: ignore[attr-defined]
+    expression, problem = parse_rule(rule)
+    if expression is None:
+        return [problem] if problem is not None else []
+    problem = _tree_problem(expression)
     return [problem] if problem is not None else []
 
 
 def _token_problem(kind: RuleKind, rule: str, allowed: Mapping[str, str]) -> RuleProblem | None:
-    try:
-        tokens = list(_SANDBOX.lexer.tokeniter("{{ " + rule + " }}", "rule"))
+    from jinja2 import TemplateSyntaxError
+
+    try:  # the rule alone, as parse_rule reads it: offsets are the user's own
+        tokens = list(_sandbox().lexer.tokeniter(rule, None, state="variable"))
     except TemplateSyntaxError as exc:
-        return RuleProblem(f"the rule does not compile: {exc.message}")
-    offset = -3
+        _, problem = parse_rule(rule)  # says where, in the user's words
+        return problem or RuleProblem(f"the rule does not compile: {exc.message}")
+    offset = 0
     previous: list[str] = []  # the significant tokens so far
     found: tuple[str, int] | None = None
     run = 0
     for index, (_, token, value) in enumerate(tokens):
         at, offset = offset, offset + len(value)
-        if token == "whitespace" or (index == 0 and token == "variable_begin"):
+        if token == "whitespace":
             continue
-        if token == "variable_end" and index == len(tokens) - 1:
-            break
         before = previous[-1] if previous else ""
         # Signs and `not` in a row: Jinja's parser recurses once for each.
         prefix = value == "not" or (value in ("-", "+") and (
@@ -243,6 +303,8 @@ def _tree_problem(root: nodes.Node) -> RuleProblem | None:
     largest magnitude each subexpression can reach, every variable being at most MAX_VALUE
     and `others`, `sums` and `distinct` at most 5 long.
     """
+    from jinja2 import nodes
+
     order: list[tuple[nodes.Node, int]] = []
     stack: list[tuple[nodes.Node, int]] = [(root, 1)]
     while stack:
@@ -250,7 +312,7 @@ def _tree_problem(root: nodes.Node) -> RuleProblem | None:
         if depth > MAX_DEPTH:
             return RuleProblem(f"the rule is nested more than {MAX_DEPTH} levels deep (each "
                                "operation on the result of another is a level); simplify it")
-        if not isinstance(node, _NODES):
+        if not isinstance(node, _allowed_nodes()):
             return RuleProblem(f"{type(node).__name__.lower()} is not allowed in a rule")
         if isinstance(node, nodes.CondExpr) and node.expr2 is None:
             return RuleProblem("'x if condition' needs an 'else' in a rule")
@@ -311,7 +373,7 @@ def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., A
     problems = rule_problems(kind, rule)
     if problems:
         raise RuleError(problems[0])
-    compiled = _SANDBOX.compile_expression(rule)
+    compiled = _sandbox().compile_expression(rule)
     names = tuple(VARIABLES[kind])
 
     def expression(context: dict[str, Any]) -> Any:

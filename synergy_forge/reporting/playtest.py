@@ -7,7 +7,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from synergy_forge.resources import templates_dir
-from synergy_forge.sim.playtest import STAR_BOT, Tally, wilson
+from synergy_forge.sim.playtest import LOSS_LABELS, STAR_BOT, Tally, wilson
 
 BOT_COLORS = {"random": "#9e9e9e", "greedy": "#f2b701", "coop": "#1b6fc2", "oracle": "#7b3fa0"}
 
@@ -33,9 +33,23 @@ def playtest_text(report: dict[str, Any]) -> str:
                 f"{r['bot']} {_pct(r['win_rate'])} [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]")
         for count, parts in sorted(by_count.items()):
             lines.append(f"      {count} players: " + "  ".join(parts))
+            lines += [f"        {line}" for r in m["results"] if r["players"] == count
+                      for line in [_losses(r, m)] if line]
         for warning in (e or {}).get("warnings", []):
             lines.append(f"      ! {warning}")
     return "\n".join(lines)
+
+
+def _losses(result: dict[str, Any], mission: dict[str, Any]) -> str:
+    """One bot's lost games at one player count: why, with shares; rounds won, lives left."""
+    lost = result["games"] - result["wins"]
+    if not lost:
+        return ""
+    why = ", ".join(f"{LOSS_LABELS.get(reason, reason)} {_pct(count / lost)}" for reason, count
+                    in sorted(result["losses"].items(), key=lambda item: (-item[1], item[0])))
+    return (f"{result['bot']} lost {lost}: {why}; per game {result['mean_rounds_won']:.1f}/"
+            f"{mission['rounds']} rounds won, {result['mean_lives_left']:.1f}/"
+            f"{mission['lives']} lives left")
 
 
 def playtest_html(report: dict[str, Any]) -> str:

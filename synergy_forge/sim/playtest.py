@@ -121,6 +121,55 @@ def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], play
     return tally
 
 
+#: Why a game was lost (LossReason values), in a few words for reports.
+LOSS_LABELS = {"lives": "lives", "challenge": "a challenge not kept", "numbers": "number cards",
+               "goals": "goal cards", "hyper": "the hyper card"}
+#: The same as the end of a sentence: "the games ended when ...".
+LOSS_CAUSES = {"lives": "the last life was lost", "challenge": "a player could not keep a "
+               "challenge", "numbers": "a player had fewer than two number cards",
+               "goals": "a player ran out of goal cards", "hyper": "the hyper card's holder "
+               "missed its goal"}
+
+
+def loss_shares(tally: Tally) -> list[tuple[str, float]]:
+    """(reason, share of the lost games), the commonest first."""
+    lost = tally.games - tally.wins
+    if not lost:
+        return []
+    return sorted(((reason, count / lost) for reason, count in tally.losses.items()),
+                  key=lambda item: (-item[1], item[0]))
+
+
+def why_lost(tally: Tally, mission: Mission, who: str) -> str:
+    """What the figures say about how `who`'s games were lost: the commonest ends with their
+    shares, the rounds won and lives left on average, and for goal cards the R23 arithmetic."""
+    shares = loss_shares(tally)
+    if not shares or not tally.games:
+        return ""
+    ends = ", ".join(f"{LOSS_CAUSES.get(reason, reason)} ({share:.0%})"
+                     for reason, share in shares[:2])
+    rounds = tally.rounds_won / tally.games
+    lives = mission.lives - tally.lives_lost / tally.games
+    text = (f"{who} games ended when {ends}, after {rounds:.1f} of {mission.rounds} rounds won "
+            f"with {lives:.1f} of {mission.lives} lives left on average")
+    if shares[0][0] == "goals":
+        deck, spare = len(mission.goals), len(mission.goals) - mission.rounds
+        room = "no failed round" if spare <= 0 else \
+            f"room for {spare} failed round{'s' if spare > 1 else ''}"
+        text += (f": a {deck}-card goal deck with {mission.rounds} rounds to win leaves {room}"
+                 " (R23)")
+    elif shares[0][0] == "challenge":
+        text += ": a player was left with no card that keeps the challenges (R9)"
+    elif shares[0][0] == "numbers":
+        text += f": a hand of {mission.hand_numbers} number cards runs short (R21)"
+    return text
+
+
+def _cause(tally: Tally, mission: Mission, who: str) -> str:
+    text = why_lost(tally, mission, who)
+    return f"; {text}" if text else ""
+
+
 @dataclass(frozen=True)
 class Playable:
     """A mission with what it is played with: its campaign's rulebook and colours."""
@@ -190,12 +239,15 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     """Per mission: the stars the coop bot's win rate suggests, and what looks wrong."""
     by_mission: dict[str, dict[str, Tally]] = {}
     by_count: dict[str, dict[int, Tally]] = {}  # every bot's games at each player count
+    oracle_at: dict[tuple[str, int], Tally] = {}  # the oracle's games at each player count
     missions: dict[str, Mission] = {}
     for cell in cells:
         missions[cell.mission.id] = cell.mission
         by_mission.setdefault(cell.mission.id, {}).setdefault(cell.bot, Tally()).add(cell.tally)
         by_count.setdefault(cell.mission.id, {}).setdefault(cell.players, Tally()).add(
             cell.tally)
+        if cell.bot == "oracle":
+            oracle_at.setdefault((cell.mission.id, cell.players), Tally()).add(cell.tally)
     out = []
     for mission_id, tallies in by_mission.items():
         mission = missions[mission_id]
@@ -205,20 +257,22 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
         if oracle is not None and oracle.games:
             # Only claimed with the oracle in the run; any bot's win disproves it (the oracle
             # searches, it is not exhaustive).
+            # Each claim comes with the cause the figures show, not a guess.
             if not any(t.wins for t in tallies.values()):
                 warnings.append("unwinnable: no bot won, not even the oracle, which sees "
-                                "every hand")
+                                f"every hand{_cause(oracle, mission, 'its')}")
                 fails = True
             elif not oracle.wins:
                 winners = ", ".join(f"{bot} {t.wins}" for bot, t in tallies.items() if t.wins)
                 warnings.append(f"the oracle never won, though other bots did ({winners} "
-                                "games): winning here takes what its search leaves out "
-                                "(action cards, planning for later rounds)")
+                                f"games){_cause(oracle, mission, 'its')}")
             if any(t.wins for t in tallies.values()):
                 for players, tally in sorted(by_count[mission_id].items()):
                     if tally.games and not tally.wins:
+                        there = oracle_at.get((mission_id, players), tally)
                         warnings.append(f"unwinnable at {players} players: no bot won any of "
-                                        f"its {tally.games} games there, not even the oracle")
+                                        f"its {tally.games} games there, not even the oracle"
+                                        f"{_cause(there, mission, 'the oracle')}")
                         fails = True
         coop = tallies.get(STAR_BOT)
         if coop is None or not coop.games:
@@ -245,7 +299,8 @@ def as_json(cells: Sequence[Cell], found: Sequence[Estimate], games: int, seed: 
     for cell in cells:
         entry = missions.setdefault(cell.mission.id, {
             "id": cell.mission.id, "number": cell.mission.number,
-            "title": cell.mission.label(), "declared_stars": cell.mission.stars, "results": []})
+            "title": cell.mission.label(), "declared_stars": cell.mission.stars,
+            "rounds": cell.mission.rounds, "lives": cell.mission.lives, "results": []})
         t = cell.tally
         low, high = t.interval
         fewest, most = star_range(low, high)
@@ -255,6 +310,8 @@ def as_json(cells: Sequence[Cell], found: Sequence[Estimate], games: int, seed: 
             "stars": stars_for(t.win_rate), "stars_low": fewest, "stars_high": most,
             "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,
             "mean_lives_lost": round(t.lives_lost / t.games, 3) if t.games else 0,
+            "mean_lives_left": round(cell.mission.lives - t.lives_lost / t.games, 3)
+            if t.games else 0,
             "losses": dict(sorted(t.losses.items())),
             "goals": {g: {"played": t.goals_played[g], "met": t.goals_met[g]}
                       for g in sorted(t.goals_played)},

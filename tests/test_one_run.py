@@ -1,0 +1,163 @@
+"""Every error in one run: a mistake never hides another, nor causes a false one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from synergy_forge.authoring.validate import validate_paths
+from synergy_forge.core.rules import RuleKind, rule_problems
+
+CAMPAIGN = "name: {en: C}\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n"
+
+
+def check(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        report = validate_paths([Path(target)])
+    finally:
+        os.chdir(cwd)
+    return [(d.file, d.line, d.column, str(d.severity), d.check, d.message)
+            for d in report.diagnostics]
+
+
+def mission(mid: str, number: int, extra: str = "") -> str:
+    return f"id: {mid}\nnumber: {number}\ntitle: T\nstars: 1\nrounds: 3\nlives: 3\n{extra}"
+
+
+def test_a_schema_error_an_unknown_challenge_and_an_unknown_field_are_three_diagnostics(
+        tmp_path):
+    text = mission("m", 1, "actions: [F, K]\nchallenges: [maximun-7]\nlivez: 2\n")
+    got = check(tmp_path, {"m.yaml": text}, "m.yaml")
+    assert [(line, column, c) for _, line, column, _, c, _ in got] == [
+        (7, 14, "schema.enum"),  # K is not an action card
+        (8, 14, "mission.unknown-challenge"),
+        (9, 1, "schema.additionalProperties"),
+    ]
+    assert "unknown challenge 'maximun-7' (did you mean 'maximum-7'?)" in got[1][5]
+    assert "unknown field 'livez' (did you mean 'lives'?)" in got[2][5]
+
+
+def test_a_mission_with_an_error_still_counts_for_ids_and_numbering(tmp_path):
+    files = {
+        "c/campaign.yaml": CAMPAIGN.replace("goals: [goals/*.yaml]\n", ""),
+        "c/missions/1.yaml": mission("one", 1),
+        "c/missions/2.yaml": mission("two", 2, "stars: 9\n".replace("stars", "starz")),
+        "c/missions/3.yaml": mission("three", 3),
+        "c/missions/4.yaml": mission("two", 4),
+    }
+    got = check(tmp_path, files, "c")
+    assert [(f, c) for f, _, _, _, c, _ in got] == [
+        ("c/missions/2.yaml", "schema.additionalProperties"),
+        ("c/missions/4.yaml", "campaign.duplicate-id"),  # 'two' is taken by the broken 2.yaml
+    ]
+    assert not any("is missing" in m for *_, m in got)
+
+
+def test_a_goal_whose_rule_does_not_compile_has_an_error_where_it_is_used(tmp_path):
+    files = {
+        "c/campaign.yaml": CAMPAIGN,
+        "c/goals/top-dog.yaml": "id: top-dog\nname: Top dog\ntext: Be the highest.\n"
+                                "rule: \"sum == (distinct | max\"\n",
+        "c/missions/1.yaml": mission("one", 1, "goals: [equal, unique, between, one-higher, "
+                                     "top-dog]\n"),
+    }
+    got = check(tmp_path, files, "c")
+    assert [(f, line, c) for f, line, _, _, c, _ in got] == [
+        ("c/goals/top-dog.yaml", 4, "definition.rule"),
+        ("c/missions/1.yaml", 7, "mission.broken-definition"),
+    ]
+    assert got[1][5] == "goal 'top-dog' has an error (c/goals/top-dog.yaml:4)"
+    assert not any("unknown goal" in m for *_, m in got)
+    # The same when the mission file alone is checked, as an editor or pre-commit does.
+    alone = check(tmp_path, {}, "c/missions/1.yaml")
+    assert [m for *_, m in alone] == ["goal 'top-dog' has an error (c/goals/top-dog.yaml:4)"]
+
+
+def test_a_rule_syntax_error_quotes_the_users_own_expression_with_a_caret(tmp_path):
+    # The problem says where in the user's own text (the diagnostic quotes it with a caret).
+    (problem,) = rule_problems(RuleKind.GOAL, "sum == (distinct | max")
+    assert problem == "the rule does not compile: unexpected end of the rule, expected ')'"
+    assert problem.offset == len("sum == (distinct | max")
+    (problem,) = rule_problems(RuleKind.GOAL, "sum in others )")
+    assert "}" not in problem  # the rule is not wrapped in {{ (...) }} any more
+    assert problem.offset == len("sum in others ")
+    (problem,) = rule_problems(RuleKind.CONSTRAINT, "sum >> 2")
+    assert problem.endswith("unexpected '>'") and problem.offset == len("sum >")
+    files = {"g.yaml": "id: top-dog\nname: Top dog\ntext: Be the highest.\n"
+                       "rule: \"sum == (distinct | max\"\n"}
+    ((*_, message),) = check(tmp_path, files, "g.yaml")
+    assert message.endswith("\n    sum == (distinct | max\n                          ^")
+
+
+def test_a_rule_cannot_close_the_expression_it_is_compiled_in():
+    (problem,) = rule_problems(RuleKind.GOAL, "sum }} {{ 3")
+    assert problem == "'}}' is not allowed in a rule" and problem.offset == len("sum ")
+
+
+YAML_MISTAKES = {
+    # name: (text, (line, column), the words of the fix)
+    "tab": ("id: a\nhand:\n\tnumbers: 3\n", (3, 1), "a tab in the indentation: YAML indents "
+            "with spaces only; replace the tab with spaces"),
+    "colon-in-value": ("id: a\ntitle: Colon: the sequel\n", (2, 13), "the value of 'title' "
+                       "holds ': ', which YAML reads as another key; put the value in quotes: "
+                       "title: \"Colon: the sequel\""),
+    "indentation": ("hand:\n    numbers: 3\n  goals: 2\n", (3, 3), "this line starts at "
+                    "column 3 but line 2 above it at column 5: keys of one mapping must line "
+                    "up"),
+    "dash": ("challenges:\n  - even\n  -uneven\nlives: 3\n", (3, 3), "'-uneven' needs a space "
+             "after the dash to be a list item: write '- uneven'"),
+    "colon": ("id: a\nlives:3\nrounds: 2\n", (2, 6), "'lives:3' needs a space after the "
+              "colon: write 'lives: 3'"),
+    "quote": ("id: a\ntitle: 'Crossed\nlives: 3\n", (2, 8), "this quoted text is never "
+              "closed"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(YAML_MISTAKES))
+def test_a_yaml_mistake_is_located_and_told_with_its_usual_fix(tmp_path, case):
+    text, (line, column), words = YAML_MISTAKES[case]
+    (got,) = check(tmp_path, {"m.yaml": text}, "m.yaml")
+    assert got[1:3] == (line, column) and got[4] == "yaml", got
+    assert got[5].startswith(words), got[5]
+    assert "\n" not in got[5]
+
+
+def test_a_list_written_without_the_space_after_the_dash_is_told_so(tmp_path):
+    text = mission("m", 1, "challenges:\n  -even\n")
+    (got,) = check(tmp_path, {"m.yaml": text}, "m.yaml")
+    assert got[4] == "schema.type"
+    assert got[5].endswith("(a list item needs a space after the dash: '- item')")
+
+
+def test_a_mistake_in_campaign_yaml_does_not_hide_the_missions_checks(tmp_path):
+    files = {
+        "c/campaign.yaml": "nmae: {en: C}\nmissions: [missions/*.yaml]\n",
+        "c/missions/1.yaml": mission("one", 1, "challenges: [maximun-7]\n"),
+    }
+    got = check(tmp_path, files, "c")
+    assert [(f, c) for f, _, _, _, c, _ in got] == [
+        ("c/campaign.yaml", "schema.required"),  # 'name' (line 1, column 1)
+        ("c/campaign.yaml", "schema.additionalProperties"),  # 'nmae'
+        ("c/missions/1.yaml", "mission.unknown-challenge"),
+    ]
+
+
+def test_a_quoted_rule_keeps_the_check_id_on_the_located_line():
+    from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+
+    (problem,) = rule_problems(RuleKind.GOAL, "sum in others )")
+    quoted = f"{problem}\n    sum in others )\n    {' ' * problem.offset}^"  # as rule_diagnostic
+    text = str(Diagnostic("g.yaml", 4, 7, Severity.ERROR, quoted, "definition.rule"))
+    assert text.splitlines() == [
+        "g.yaml:4:7: error: the rule does not compile: unexpected ')' [definition.rule]",
+        "    sum in others )",
+        "                  ^",
+    ]
