@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from synergy_forge import __version__
@@ -21,6 +22,7 @@ from synergy_forge.core.engine import Decision, DecisionKind, Game, GoalCard, Il
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import ActionUse
 from synergy_forge.core.rules import Rulebook
+from synergy_forge.errors import EXIT_BAD_INPUT, UnreadableInput, WrongInput
 
 LOG_FORMAT = 1
 
@@ -117,44 +119,73 @@ def write_log(records: Iterable[dict[str, Any]]) -> str:
                    for r in records)
 
 
-class ReplayError(Exception):
-    """The log disagrees with the engine: `line` is the first record that does."""
+class ReplayError(WrongInput):
+    """The log disagrees with the engine (exit 1): `line` is the first record that does,
+    `reason` says how, `file` names the log (set by `replay`)."""
 
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(f"line {line}: {message}")
-        self.line = line
+    def __init__(self, line: int, reason: str, file: str = "log") -> None:
+        super().__init__(f"line {line}: {reason}")
+        self.line, self.reason, self.file = line, reason, file
+
+    def format_message(self) -> str:
+        return f"{self.file}:{self.line}:1: error: {self.reason}"
+
+
+class UnreadableLog(ReplayError, UnreadableInput):
+    """A line of the log cannot be read as what it must be: not JSON, not a record, a game
+    record that sets no game up, a choice that is no value (exit 2)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+def read_log(path: Path) -> list[str]:
+    """The lines of a log file; raises UnreadableLog when the file cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise UnreadableLog(1, f"cannot read the log: {reason}", str(path)) from None
 
 
 def game_from_header(data: dict[str, Any], line: int = 1) -> tuple[Game, list[str]]:
     """Set the game of a log's first record up again; raises ReplayError when it cannot be."""
     if not isinstance(data, dict) or data.get("type") != "game":
-        raise ReplayError(line, "the first record must be the game record (type: game)")
+        raise UnreadableLog(line, "the first record must be the game record (type: game)")
     rulebook: Rulebook = standard_rulebook()
     own = []
     for raw in data.get("definitions", []):
         kind = "goal" if "kind" not in raw else "challenge"
         definition, found = definition_from(Document("log", raw, {(): (line, 1)}, {}), kind)
         if definition is None:
-            raise ReplayError(line, f"definition {raw.get('id')!r}: {found[0].message}")
+            raise UnreadableLog(line, f"definition {raw.get('id')!r}: {found[0].message}")
         own.append(definition)
     rulebook = rulebook.extended(own)
     mission_data = data.get("mission")
     doc = Document("log", mission_data, {(): (line, 1)}, {})
     problems = schema_diagnostics(doc, "mission")
     if problems:
-        raise ReplayError(line, f"the mission is not valid: {problems[0].message}")
+        raise UnreadableLog(line, f"the mission is not valid: {problems[0].message}")
     mission: Mission = mission_from_data(mission_data)
     try:
         game = Game(mission, int(data["players"]), int(data["seed"]), rulebook,
                     tuple(data["colors"]))
         bots = [str(b) for b in data["bots"]]
     except (KeyError, TypeError, ValueError) as exc:
-        raise ReplayError(line, f"the game record is incomplete: {exc}") from None
+        raise UnreadableLog(line, f"the game record is incomplete: {exc}") from None
     return game, bots
 
 
-def replay(lines: Sequence[str]) -> Game:
-    """Re-run a log through the engine; returns the finished game or raises ReplayError."""
+def replay(lines: Sequence[str], file: str = "log") -> Game:
+    """Re-run a log through the engine; returns the finished game or raises ReplayError
+    (UnreadableLog for a line that cannot be read) naming `file` and the first bad line."""
+    try:
+        return _replay(lines)
+    except ReplayError as exc:
+        exc.file = file
+        raise
+
+
+def _replay(lines: Sequence[str]) -> Game:
     records = []
     for number, text in enumerate(lines, start=1):
         if not text.strip():
@@ -162,9 +193,9 @@ def replay(lines: Sequence[str]) -> Game:
         try:
             records.append((number, json.loads(text)))
         except json.JSONDecodeError as exc:
-            raise ReplayError(number, f"not JSON: {exc.msg}") from None
+            raise UnreadableLog(number, f"not JSON: {exc.msg}") from None
     if not records:
-        raise ReplayError(1, "the log is empty")
+        raise UnreadableLog(1, "the log is empty")
     game, _ = game_from_header(records[0][1], records[0][0])
     position = 1
     while not game.over:
@@ -176,7 +207,9 @@ def replay(lines: Sequence[str]) -> Game:
                                   f"still has a {decision.kind} decision to make")
             number, record = records[position]
             position += 1
-            if not isinstance(record, dict) or record.get("type") != "decision":
+            if not isinstance(record, dict):
+                raise UnreadableLog(number, "expected a record (a JSON object)")
+            if record.get("type") != "decision":
                 raise ReplayError(number, f"expected seat {decision.seat}'s {decision.kind} "
                                   "decision")
             if record.get("seat") != decision.seat or record.get("kind") != decision.kind:
@@ -186,7 +219,7 @@ def replay(lines: Sequence[str]) -> Game:
             try:
                 choice = decode(record.get("choice"), decision.kind)
             except (KeyError, TypeError, ValueError) as exc:
-                raise ReplayError(number, f"the choice cannot be read: {exc}") from None
+                raise UnreadableLog(number, f"the choice cannot be read: {exc}") from None
             if choice not in decision.choices:
                 raise ReplayError(number, f"illegal: seat {decision.seat} cannot choose "
                                   f"{record.get('choice')} for {decision.kind}")

@@ -34,6 +34,7 @@ from synergy_forge.core.referee import (
     settle,
 )
 from synergy_forge.core.rules import Rulebook
+from synergy_forge.errors import WrongInput
 
 
 class GoalCard(NamedTuple):
@@ -63,7 +64,7 @@ class Decision:
     choices: tuple[Any, ...]
 
 
-class IllegalChoice(ValueError):
+class IllegalChoice(WrongInput, ValueError):
     """A choice the rules do not allow; `rule` names the ruling or decision it breaks."""
 
     def __init__(self, message: str, rule: str) -> None:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from synergy_forge.core.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
 from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
+from synergy_forge.errors import UnreadableInput
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,8 +125,9 @@ class Verdict(NamedTuple):
         return [t for i, t in enumerate(self.sums) if self.counted[i] and i != excluding]
 
 
-class IllegalRound(ValueError):
-    """A table no real round can produce: the problems say where, by action index or seat."""
+class IllegalRound(UnreadableInput, ValueError):
+    """A table no real round can produce: the problems say where, by action index or seat.
+    Exit 2: such a table cannot be judged."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         super().__init__("; ".join(p.message for p in problems))

@@ -19,6 +19,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from synergy_forge.core.cards import Action
 from synergy_forge.core.native import NATIVE
+from synergy_forge.errors import UnreadableInput
 
 
 class RuleKind(StrEnum):
@@ -71,9 +72,10 @@ VARIABLES: Mapping[RuleKind, Mapping[str, str]] = {
 _SANDBOX = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
 
 
-class RuleError(ValueError):
+class RuleError(UnreadableInput, ValueError):
     """A rule that does not compile, names a variable its kind does not have, or fails on an
-    input; `origin` is where it was written ("file:line", or "" when unknown)."""
+    input; `origin` is where it was written ("file:line", or "" when unknown). Exit 2: the
+    campaign's rule cannot be used."""
 
     def __init__(self, detail: str, origin: str = "") -> None:
         super().__init__(f"{origin}: {detail}" if origin else detail)

@@ -1,3 +1,18 @@
-"""Results in words and formats for people and machines: a round's verdict explained
-(`explain`), a game narrated (`narrate`), playtest reports as text and HTML (`playtest`).
+"""Results in words and formats for people and machines, rendered from the typed results of
+the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`),
+validation reports (`validation`), playtest reports (`playtest`). `formats.REPORTERS` holds
+every reporter by result kind and format name; the CLI's `--format` choices come from it.
 May import the middle layers (authoring, sim, printing) whose results it renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """What a reporter produces: `text` for standard output (or the report's file), and an
+    optional `note` for standard error (a summary that must not mix with parsed output)."""
+
+    text: str
+    note: str = ""

@@ -1,11 +1,15 @@
-"""Verdicts in words and in JSON: what a player at the table, or a program, reads."""
+"""Verdicts in words and in JSON: what a player at the table, or a program, reads; `judge`'s
+reporters (`text`, `to_json`)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from synergy_forge.authoring.judging import Judgement
 from synergy_forge.core.referee import SeatVerdict, Verdict
 from synergy_forge.core.rules import Rulebook, RuleKind
+from synergy_forge.reporting import Rendered
 
 
 def _card(printed: int, effective: int, counted: int) -> str:
@@ -71,7 +75,8 @@ def explain(verdict: Verdict, seat: SeatVerdict, rulebook: Rulebook) -> str:
     return "; ".join(parts)
 
 
-def verdict_json(verdict: Verdict, rulebook: Rulebook) -> dict[str, Any]:
+def verdict_to_json(verdict: Verdict, rulebook: Rulebook) -> dict[str, Any]:
+    """The documented JSON verdict (README, `judge --json`)."""
     return {
         "round": "success" if verdict.success else "failure",
         "failures": verdict.failures,
@@ -115,3 +120,18 @@ def verdict_text(verdict: Verdict, rulebook: Rulebook) -> str:
     for reason in verdict.lost_reasons:
         lines.append(f"Mission lost: {reasons.get(str(reason), str(reason))}")
     return "\n".join(lines)
+
+
+def text(judgement: Judgement) -> Rendered:
+    """Each verdict in words, headed by its file when several files were given."""
+    several = judgement.files > 1
+    return Rendered("\n\n".join(
+        (f"== {r.path}\n" if several else "") + verdict_text(r.verdict, judgement.rulebook)
+        for r in judgement.rounds))
+
+
+def to_json(judgement: Judgement) -> Rendered:
+    """One JSON verdict a line (JSON Lines when several files were given)."""
+    return Rendered("\n".join(
+        json.dumps(verdict_to_json(r.verdict, judgement.rulebook), ensure_ascii=False)
+        for r in judgement.rounds))

@@ -12,7 +12,6 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
@@ -238,37 +237,33 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     return out
 
 
-def as_json(cells: Sequence[Cell], found: Sequence[Estimate], games: int, seed: int,
-            bots: Sequence[str]) -> dict[str, Any]:
-    """The documented JSON report (docs/playtest.md)."""
-    missions: dict[str, dict[str, Any]] = {}
-    for cell in cells:
-        entry = missions.setdefault(cell.mission.id, {
-            "id": cell.mission.id, "number": cell.mission.number,
-            "title": cell.mission.label(), "declared_stars": cell.mission.stars, "results": []})
-        t = cell.tally
-        low, high = t.interval
-        fewest, most = star_range(low, high)
-        entry["results"].append({
-            "players": cell.players, "bot": cell.bot, "games": t.games, "wins": t.wins,
-            "win_rate": round(t.win_rate, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
-            "stars": stars_for(t.win_rate), "stars_low": fewest, "stars_high": most,
-            "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,
-            "mean_lives_lost": round(t.lives_lost / t.games, 3) if t.games else 0,
-            "losses": dict(sorted(t.losses.items())),
-            "goals": {g: {"played": t.goals_played[g], "met": t.goals_met[g]}
-                      for g in sorted(t.goals_played)},
-        })
-    for estimate in found:
-        missions[estimate.mission.id]["estimate"] = {
-            "bot": STAR_BOT, "win_rate": round(estimate.rate, 4),
-            "ci_low": round(estimate.low, 4), "ci_high": round(estimate.high, 4),
-            "stars_low": estimate.fewest, "stars_high": estimate.most,
-            "stars": describe_stars(estimate.fewest, estimate.most),
-            "coordination_gap": None if estimate.gap is None else round(estimate.gap, 4),
-            "warnings": estimate.warnings,
-            "fails_check": estimate.fails_check,
-        }
-    return {"games": games, "seed": seed, "bots": list(bots),
-            "star_bands": [{"min_win_rate": b, "stars": s} for b, s in STAR_BANDS],
-            "missions": sorted(missions.values(), key=lambda m: (m["number"], m["id"]))}
+@dataclass(frozen=True)
+class PlaytestResult:
+    """What a playtest found: one cell per mission x player count x bot, in a fixed order,
+    and one estimate per mission the star bot played."""
+
+    games: int
+    seed: int
+    bots: tuple[str, ...]
+    cells: list[Cell]
+    estimates: list[Estimate]
+
+    @property
+    def failing(self) -> list[Estimate]:
+        """The estimates `playtest --check` fails on."""
+        return [e for e in self.estimates if e.fails_check]
+
+
+def playtest(playables: Sequence[Playable], bots: Sequence[str],
+             players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
+             progress: Callable[[int], None] | None = None) -> PlaytestResult:
+    """Play every mission x player count x bot (`run`) and estimate each mission."""
+    cells = run(playables, bots, players, games, seed, jobs, progress)
+    return PlaytestResult(games, seed, tuple(bots), cells, estimates(cells))
+
+
+def games_to_play(playables: Sequence[Playable], bots: Sequence[str],
+                  players: Sequence[int] | None, games: int) -> int:
+    """How many games `playtest` plays (for a progress bar)."""
+    return sum(games * len(bots) * len([p for p in (players or s.mission.players)
+                                        if p in s.mission.players]) for s in playables)

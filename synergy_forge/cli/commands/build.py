@@ -1,0 +1,96 @@
+"""`synergy-forge build`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from synergy_forge.errors import CannotWrite, CheckFailed
+from synergy_forge.printing.layout import CardSize
+
+from ..params import CARD_SIZE
+
+
+@click.command("build")
+@click.argument("campaign_dir", required=False, type=click.Path(exists=True, file_okay=False,
+                                                                path_type=Path))
+@click.option("--lang", "lang", default="all", show_default=True,
+              help="A language of the campaign (en, fr), or all of them.")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("output"), show_default=True, help="Folder for the PDFs and PNGs.")
+@click.option("--card-size", type=CARD_SIZE, default="63x88", show_default=True,
+              help="Card size in mm (poker size by default).")
+@click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
+              "cores).")
+@click.option("--no-png", is_flag=True, help="Skip the 300 DPI per-card PNGs.")
+def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
+            card_size: CardSize, jobs: int | None, no_png: bool) -> None:
+    """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
+
+    Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
+    calibration page, one combined print-and-play PDF, and 300 DPI PNGs of every card with
+    its bleed. Exits 1 when the campaign has errors or a text does not fit on its card.
+    """
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.i18n import available_languages
+    from synergy_forge.printing.layout import LayoutError, sheet
+    from synergy_forge.printing.render import Options, jobs_for
+    from synergy_forge.printing.render import build as render_kit
+    from synergy_forge.resources import starter_campaign
+
+    folder = campaign_dir or starter_campaign()
+    try:
+        sheet(paper, card_size)
+    except LayoutError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--card-size'") from None
+    result = read_campaign(folder)
+    for diagnostic in result.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    if result.campaign is None:
+        raise CheckFailed("the campaign has errors: nothing was built")
+    languages = list(result.campaign.languages) if lang == "all" else [lang]
+    known = available_languages()
+    for language in languages:
+        if language not in known:
+            raise click.BadParameter(f"no translation for {language!r}; available: "
+                                     f"{', '.join(known)}", param_hint="'--lang'")
+    for language in languages:
+        if language not in result.campaign.languages:
+            click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
+                       "will be in English", err=True)
+    options = Options(paper, card_size, png=not no_png)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
+                               file=sys.stderr) as bar:
+            results = render_kit(result.campaign, out_dir, languages, options, jobs,
+                                 progress=lambda r: bar.update(1))
+    except OSError as exc:
+        raise CannotWrite.from_os_error(exc, out_dir) from None
+    problems = 0
+    for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
+        extra = f", {len(r.pngs)} PNGs" if r.pngs else ""
+        click.echo(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
+    for r in results:
+        for what in r.overflows:
+            source, _, field = what.partition("|")
+            click.echo(f"{source or 'card text'}: {field} ({r.job.language}) does not fit on "
+                       f"its card in {r.job.name}", err=True)
+            problems += 1
+        for url in r.refused:
+            click.echo(f"refused to load {url} while rendering {r.job.name}", err=True)
+    missing = sorted({(r.job.language, m) for r in results for m in r.missing})
+    for language, message in missing[:20]:
+        click.echo(f"warning: no {language} translation for {message!r}; English was used",
+                   err=True)
+    if len(missing) > 20:
+        click.echo(f"warning: … and {len(missing) - 20} more missing translations", err=True)
+    pngs = sum(len(r.pngs) for r in results)
+    click.echo(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
+               + (f"; {problems} text(s) do not fit" if problems else ""))
+    if problems:
+        raise CheckFailed()
