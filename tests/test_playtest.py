@@ -100,6 +100,21 @@ def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
                 [4], games=30, seed=1, jobs=1)
     found = estimates(cells)
     assert any(w.startswith("declared 5 stars") for w in found[0].warnings)
+    assert found[0].fails_check
+    # The same mission as a user's file: `--check` exits 1 and says which mission fails,
+    # while without --check the same report exits 0.
+    source = (starter_campaign() / "missions" / "01-first-notes.yaml").read_text()
+    assert "\nstars: 1\n" in source
+    wrong_file = tmp_path / "01-first-notes.yaml"
+    wrong_file.write_text(source.replace("\nstars: 1\n", "\nstars: 5\n"))
+    args = ["playtest", str(wrong_file), "--games", "30", "--players", "4", "--jobs", "1"]
+    checked = CliRunner().invoke(main, [*args, "--check"])
+    assert checked.exit_code == 1, checked.output
+    assert "declared 5 stars, estimated" in checked.output
+    assert "playtest --check: 1 mission(s) fail: 1 first-notes" in checked.output
+    assert CliRunner().invoke(main, args).exit_code == 0
+    missing = CliRunner().invoke(main, [*args[:1], str(wrong_file.with_name("none.yaml"))])
+    assert missing.exit_code == 2  # no such file: a usage error
 
 
 def test_check_fails_a_player_count_no_bot_could_win():
