@@ -79,7 +79,7 @@ class SeatVerdict:
     sum: int
     goal: str
     counted: bool
-    success: bool
+    met: bool  # the seat met its goal; a round succeeds (Verdict.success)
     violations: tuple[str, ...]
     left: int | None
     right: int | None

@@ -2,7 +2,9 @@
 the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`),
 validation reports (`validation`), playtest reports (`playtest`). `formats.REPORTERS` holds
 every reporter by result kind and format name; the CLI's `--format` choices come from it.
-May import the middle layers (authoring, sim, printing) whose results it renders."""
+JSON follows one convention: a value that owns its documented shape has `to_json()`
+(Diagnostic, Report), a shape built here is `<thing>_to_json()` (verdicts, playtests), and
+each kind's JSON reporter is `to_json`. May import the middle layers (authoring, sim, printing) whose results it renders."""
 
 from __future__ import annotations
 

@@ -69,9 +69,9 @@ def explain(verdict: Verdict, seat: SeatVerdict, rulebook: Rulebook) -> str:
     for broken in seat.violations:
         parts.append(f"breaks {broken}")
     if not seat.counted:
-        parts.append(f"{'met' if seat.success else 'missed'} but ignored (J)")
+        parts.append(f"{'met' if seat.met else 'missed'} but ignored (J)")
     else:
-        parts.append("met" if seat.success else "missed")
+        parts.append("met" if seat.met else "missed")
     return "; ".join(parts)
 
 
@@ -89,7 +89,7 @@ def verdict_to_json(verdict: Verdict, rulebook: Rulebook) -> dict[str, Any]:
                 "goal": s.goal,
                 "sum": s.sum,
                 "counted": s.counted,
-                "success": s.success,
+                "success": s.met,  # the documented key: the seat met its goal
                 "violations": list(s.violations),
                 "explanation": explain(verdict, s, rulebook),
             }
@@ -110,7 +110,7 @@ def verdict_text(verdict: Verdict, rulebook: Rulebook) -> str:
     summary = (f"Round: {result} ({verdict.failures} failure{plural}, "
                f"{verdict.allowed_failures} allowed")
     if table.super_seat is not None:
-        met = verdict.seats[table.super_seat].success
+        met = verdict.seats[table.super_seat].met
         summary += f"; super holder seat {table.super_seat} {'met' if met else 'missed'} its goal"
     lines.append(summary + ")")
     reasons = {

@@ -80,7 +80,7 @@ def _mission_lines(m: MissionReport) -> Iterator[str]:
     yield head
     by_count: dict[int, list[str]] = {}
     for cell in m.cells:
-        by_count.setdefault(cell.players, []).append(
+        by_count.setdefault(cell.player_count, []).append(
             f"{cell.bot} {_pct(cell.tally.win_rate)} {_interval(*cell.tally.interval)}")
     for count, parts in sorted(by_count.items()):
         yield f"      {count} players: " + "  ".join(parts)
@@ -100,7 +100,7 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
     low, high = t.interval
     fewest, most = star_range(low, high)
     return {
-        "players": cell.players, "bot": cell.bot, "games": t.games, "wins": t.wins,
+        "players": cell.player_count, "bot": cell.bot, "games": t.games, "wins": t.wins,
         "win_rate": _rate(t.win_rate), "ci_low": _rate(low), "ci_high": _rate(high),
         "stars": stars_for(t.win_rate), "stars_low": fewest, "stars_high": most,
         "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,

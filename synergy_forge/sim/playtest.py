@@ -59,8 +59,8 @@ def describe_stars(fewest: int, most: int) -> str:
     return f"between {fewest} and {most} stars"
 
 
-def game_seed(base: int, mission_id: str, players: int, index: int) -> int:
-    digest = hashlib.sha256(f"{base}:{mission_id}:{players}:{index}".encode()).hexdigest()
+def game_seed(base: int, mission_id: str, player_count: int, index: int) -> int:
+    digest = hashlib.sha256(f"{base}:{mission_id}:{player_count}:{index}".encode()).hexdigest()
     return int(digest[:12], 16)
 
 
@@ -96,12 +96,12 @@ class Tally:
         return wilson(self.wins, self.games)
 
 
-def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], players: int,
+def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], player_count: int,
                bot: str, seeds: Sequence[int]) -> Tally:
     tally = Tally()
     for seed in seeds:
-        game = Game(mission, players, seed, rulebook, colors)
-        play(game, [bot] * players)
+        game = Game(mission, player_count, seed, rulebook, colors)
+        play(game, [bot] * player_count)
         outcome = game.outcome
         assert outcome is not None
         tally.games += 1
@@ -129,17 +129,18 @@ class Playable:
     colors: tuple[str, ...]
 
 
-def _work(playables: Sequence[Playable], index: int, players: int, bot: str,
+def _work(playables: Sequence[Playable], index: int, player_count: int, bot: str,
           seeds: tuple[int, ...]) -> Tally:
     # Runs in a worker: `playables` arrived once, with the pool (synergy_forge.pool).
     subject = playables[index]
-    return play_batch(subject.mission, subject.rulebook, subject.colors, players, bot, seeds)
+    return play_batch(subject.mission, subject.rulebook, subject.colors, player_count, bot,
+                      seeds)
 
 
 @dataclass
 class Cell:
     mission: Mission
-    players: int
+    player_count: int
     bot: str
     tally: Tally
 
@@ -162,14 +163,14 @@ class Estimate:
 
 
 def run(playables: Sequence[Playable], bots: Sequence[str],
-        players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
+        player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
         progress: Callable[[int], None] | None = None, chunk: int = 50) -> list[Cell]:
     """Play every mission x player count x bot; returns one cell each, in a fixed order."""
     units: list[tuple[int, int, str, tuple[int, ...]]] = []
     cells: dict[tuple[int, int, str], Cell] = {}
     for index, subject in enumerate(playables):
         mission = subject.mission
-        counts = [p for p in (players or mission.players) if p in mission.players]
+        counts = [p for p in (player_counts or mission.players) if p in mission.players]
         for count in counts:
             seeds = [game_seed(seed, mission.id, count, i) for i in range(games)]
             for bot in bots:
@@ -193,7 +194,7 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     for cell in cells:
         missions[cell.mission.id] = cell.mission
         by_mission.setdefault(cell.mission.id, {}).setdefault(cell.bot, Tally()).add(cell.tally)
-        by_count.setdefault(cell.mission.id, {}).setdefault(cell.players, Tally()).add(
+        by_count.setdefault(cell.mission.id, {}).setdefault(cell.player_count, Tally()).add(
             cell.tally)
     out = []
     for mission_id, tallies in by_mission.items():
@@ -214,9 +215,9 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
                                 "games): winning here takes what its search leaves out "
                                 "(action cards, planning for later rounds)")
             if any(t.wins for t in tallies.values()):
-                for players, tally in sorted(by_count[mission_id].items()):
+                for player_count, tally in sorted(by_count[mission_id].items()):
                     if tally.games and not tally.wins:
-                        warnings.append(f"unwinnable at {players} players: no bot won any of "
+                        warnings.append(f"unwinnable at {player_count} players: no bot won any of "
                                         f"its {tally.games} games there, not even the oracle")
                         fails = True
         coop = tallies.get(STAR_BOT)
@@ -255,15 +256,15 @@ class PlaytestResult:
 
 
 def playtest(playables: Sequence[Playable], bots: Sequence[str],
-             players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
+             player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
              progress: Callable[[int], None] | None = None) -> PlaytestResult:
     """Play every mission x player count x bot (`run`) and estimate each mission."""
-    cells = run(playables, bots, players, games, seed, jobs, progress)
+    cells = run(playables, bots, player_counts, games, seed, jobs, progress)
     return PlaytestResult(games, seed, tuple(bots), cells, estimates(cells))
 
 
 def games_to_play(playables: Sequence[Playable], bots: Sequence[str],
-                  players: Sequence[int] | None, games: int) -> int:
+                  player_counts: Sequence[int] | None, games: int) -> int:
     """How many games `playtest` plays (for a progress bar)."""
-    return sum(games * len(bots) * len([p for p in (players or s.mission.players)
+    return sum(games * len(bots) * len([p for p in (player_counts or s.mission.players)
                                         if p in s.mission.players]) for s in playables)

@@ -11,8 +11,8 @@ from ..params import BOTS, for_seats
 
 @click.command("play")
 @click.argument("mission")
-@click.option("--players", type=click.IntRange(3, 5), help="Player count (default: 4 if the "
-              "mission allows it, else its first).")
+@click.option("--players", "player_count", type=click.IntRange(3, 5),
+              help="Player count (default: 4 if the mission allows it, else its first).")
 @click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random, "
               "printed).")
 @click.option("--bots", type=BOTS, default="coop", show_default=True,
@@ -21,7 +21,7 @@ from ..params import BOTS, for_seats
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every decision to this JSON Lines file, for `replay`.")
 @click.option("--quiet", is_flag=True, help="Print only the outcome.")
-def command(mission: str, players: int | None, seed: int | None, bots: tuple[str, ...],
+def command(mission: str, player_count: int | None, seed: int | None, bots: tuple[str, ...],
             log_path: Path | None, quiet: bool) -> None:
     """Watch bots play MISSION (a mission file, or a starter mission's number or id)."""
     import random
@@ -36,7 +36,7 @@ def command(mission: str, players: int | None, seed: int | None, bots: tuple[str
     from ..inputs import resolve_mission
 
     loaded, rulebook, colors = resolve_mission(mission)
-    player_count = players or (4 if 4 in loaded.players else loaded.players[0])
+    player_count = player_count or (4 if 4 in loaded.players else loaded.players[0])
     if player_count not in loaded.players:
         raise click.BadParameter(f"mission {loaded.id} is for "
                                  f"{', '.join(map(str, loaded.players))} players",

@@ -21,7 +21,7 @@ PROGRESS_FROM = 2000
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
               help="Games per mission, player count and bot.")
-@click.option("--players", type=PLAYER_COUNTS, default="all", show_default=True,
+@click.option("--players", "player_counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="3, 4, 5, a comma list such as 3,5, or all.")
 @click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
               help="Comma-separated: random, greedy, coop, oracle (oracle cheats: it sees "
@@ -38,7 +38,7 @@ PROGRESS_FROM = 2000
               help="Also write an HTML report with charts.")
 @click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
               "declared stars are outside the estimate.")
-def command(paths: tuple[Path, ...], games: int, players: tuple[int, ...] | None,
+def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] | None,
             bots: tuple[str, ...], seed: int, jobs: int | None, fmt: str, as_json: bool,
             html_path: Path | None, check: bool) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
@@ -51,12 +51,12 @@ def command(paths: tuple[Path, ...], games: int, players: tuple[int, ...] | None
 
     fmt = "json" if as_json else fmt
     sources = playables(paths)
-    total = games_to_play(sources, bots, players, games)
+    total = games_to_play(sources, bots, player_counts, games)
     if total >= PROGRESS_FROM and fmt == "text":
         with click.progressbar(length=total, label="Playing", file=sys.stderr) as bar:
-            result = playtest(sources, bots, players, games, seed, jobs, progress=bar.update)
+            result = playtest(sources, bots, player_counts, games, seed, jobs, progress=bar.update)
     else:
-        result = playtest(sources, bots, players, games, seed, jobs)
+        result = playtest(sources, bots, player_counts, games, seed, jobs)
     show(render("playtest", fmt, result))
     if html_path is not None:
         write_report(html_path, render("playtest", "html", result))
