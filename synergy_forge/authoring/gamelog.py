@@ -160,7 +160,7 @@ def game_from_header(data: dict[str, Any], line: int = 1) -> tuple[Game, list[st
             raise UnreadableLog(line, f"definition {raw.get('id')!r}: {found[0].message}")
         own.append(definition)
     rulebook = rulebook.extended(own)
-    mission_data = data.get("mission")
+    mission_data: Any = data.get("mission")  # checked against the schema just below
     doc = Document("log", mission_data, {(): (line, 1)}, {})
     problems = schema_diagnostics(doc, "mission")
     if problems:

@@ -4,7 +4,8 @@ validation reports (`validation`), playtest reports (`playtest`). `formats.REPOR
 every reporter by result kind and format name; the CLI's `--format` choices come from it.
 JSON follows one convention: a value that owns its documented shape has `to_json()`
 (Diagnostic, Report), a shape built here is `<thing>_to_json()` (verdicts, playtests), and
-each kind's JSON reporter is `to_json`. May import the middle layers (authoring, sim, printing) whose results it renders."""
+each kind's JSON reporter is `to_json`. May import the middle layers (authoring, sim,
+printing) whose results it renders."""
 
 from __future__ import annotations
 

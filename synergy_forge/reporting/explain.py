@@ -33,11 +33,13 @@ def _sum_steps(seat: SeatVerdict, verdict: Verdict, rulebook: Rulebook) -> str:
         total = seat.counted_first + seat.counted_second
         text = f"{a} + {b} = {total}"
     else:
+        assert combine.check is not None  # combine and sum rules are compiled in a rulebook
         total = combine.check(seat.counted_first, seat.counted_second)
         text = f"{combine.id} of {a} and {b} = {total}"
     identical = seat.first.color == seat.second.color and \
         seat.first_effective == seat.second_effective
     for rule in sorted((c for c in challenges if c.kind is RuleKind.SUM), key=lambda c: c.step):
+        assert rule.check is not None
         after = rule.check(total, seat.counted_first, seat.counted_second, identical)
         if after != total:
             text += f", {rule.id} makes it {after}"
