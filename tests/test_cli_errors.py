@@ -4,6 +4,7 @@ option they refuse, and GitHub annotations are escaped."""
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 from unittest import mock
@@ -244,3 +245,12 @@ def test_validate_github_format_escapes_a_file_name(tmp_path):
     assert result.exit_code == 1
     escaped = str(bad).replace(":", "%3A").replace(",", "%2C")
     assert result.output.startswith(f"::error file={escaped},line=1,col=1,")
+
+
+def test_every_registered_reporter_exists():
+    from synergy_forge.reporting.formats import REPORTERS
+
+    for kind, reporters in REPORTERS.items():
+        for name, reporter in reporters.items():
+            module = importlib.import_module(f"synergy_forge.reporting.{reporter.module}")
+            assert callable(getattr(module, reporter.function)), (kind, name)

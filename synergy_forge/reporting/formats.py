@@ -3,21 +3,37 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any
 
-from synergy_forge.reporting import Rendered, explain, playtest, validation
+from synergy_forge.reporting import Rendered
 
 Reporter = Callable[[Any], Rendered]
 
+
+class _Lazy:
+    """A reporter imported when first used: `validate` on one file, as editors and pre-commit
+    run it on every save, does not import the playtester (and numpy) to list its formats."""
+
+    def __init__(self, module: str, function: str) -> None:
+        self.module, self.function = module, function
+
+    def __call__(self, result: Any) -> Rendered:
+        found = importlib.import_module(f"{__package__}.{self.module}")
+        reporter: Reporter = getattr(found, self.function)
+        return reporter(result)
+
+
 REPORTERS: dict[str, dict[str, Reporter]] = {
     # validate: authoring.validate.Report
-    "validate": {"text": validation.text, "json": validation.to_json,
-                 "github": validation.github},
+    "validate": {"text": _Lazy("validation", "text"), "json": _Lazy("validation", "to_json"),
+                 "github": _Lazy("validation", "github")},
     # judge: authoring.judging.Judgement
-    "judge": {"text": explain.text, "json": explain.to_json},
+    "judge": {"text": _Lazy("explain", "text"), "json": _Lazy("explain", "to_json")},
     # playtest: sim.playtest.PlaytestResult
-    "playtest": {"text": playtest.text, "json": playtest.to_json, "html": playtest.html},
+    "playtest": {"text": _Lazy("playtest", "text"), "json": _Lazy("playtest", "to_json"),
+                 "html": _Lazy("playtest", "html")},
 }
 
 
