@@ -147,3 +147,27 @@ def test_star_bands():
     assert stars_for(0.9) == 1 and stars_for(0.0) == 5
     assert star_range(0.3, 0.6) == (1, 3)  # 60% is 1 star, 30% is 3 stars
     assert describe_stars(2, 3) == "between 2 and 3 stars" and describe_stars(1, 1) == "1 star"
+
+
+def test_html_report_renders_the_typed_result():
+    from collections import Counter
+
+    from synergy_forge.reporting.playtest import html, playtest_to_json, text
+    from synergy_forge.sim.playtest import PlaytestResult
+
+    mission = read_campaign(starter_campaign()).campaign.mission(1)
+    cells = [Cell(mission, 3, "coop", Tally(games=10, wins=4, losses=Counter(lives=6))),
+             Cell(mission, 4, "coop", Tally(games=10, wins=6,
+                                            losses=Counter(lives=2, challenge=2))),
+             Cell(mission, 3, "oracle", Tally(games=10, wins=9, losses=Counter(lives=1)))]
+    result = PlaytestResult(10, 1, ("coop", "oracle"), cells, estimates(cells))
+    page = html(result).text
+    # coop pooled over both counts: 10 wins of 20 games, a bar of half the 650-pixel scale.
+    assert 'width="325.0" height="7" fill="#1b6fc2"' in page
+    # Losses of the star bot (coop) only, added over the player counts: 8 lives, 2 challenge.
+    row = page[page.index("How missions are lost"):]
+    assert "<th>challenge</th><th>lives</th>" in row and "<td>2</td><td>8</td>" in row
+    assert "First notes" in page
+    # The JSON and text reporters read the same result.
+    assert playtest_to_json(result)["missions"][0]["results"][1]["win_rate"] == 0.6
+    assert "      3 players: coop 40% [17%, 69%]  oracle 90% [60%, 98%]" in text(result).text
