@@ -8,10 +8,10 @@ import click
 
 from synergy_forge.errors import CannotWrite
 from synergy_forge.fileio import write_atomic
-from synergy_forge.reporting import Rendered
+from synergy_forge.reporting import Output
 
 
-def show(rendered: Rendered) -> None:
+def show(rendered: Output) -> None:
     """The report on stdout (nothing at all when it is empty), its note on stderr."""
     if rendered.text:
         click.echo(rendered.text)
@@ -19,7 +19,7 @@ def show(rendered: Rendered) -> None:
         click.echo(rendered.note, err=True)
 
 
-def write_report(path: Path, rendered: Rendered) -> None:
+def write_report(path: Path, rendered: Output) -> None:
     try:
         write_atomic(path, rendered.text)
     except OSError as exc:

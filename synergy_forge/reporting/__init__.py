@@ -1,7 +1,8 @@
 """Results in words and formats for people and machines, rendered from the typed results of
 the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`),
-validation reports (`validation`), playtest reports (`playtest`). `formats.REPORTERS` holds
-every reporter by result kind and format name; the CLI's `--format` choices come from it.
+validation reports (`validation`), playtest reports (`playtest`), what `build` wrote
+(`build`). `formats.REPORTERS` holds every reporter by result kind and format name; the CLI's
+`--format` choices come from it.
 JSON follows one convention: a value that owns its documented shape has `to_json()`
 (Diagnostic, Report), a shape built here is `<thing>_to_json()` (verdicts, playtests), and
 each kind's JSON reporter is `to_json`. May import the middle layers (authoring, sim,
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
-class Rendered:
+class Output:
     """What a reporter produces: `text` for standard output (or the report's file), and an
     optional `note` for standard error (a summary that must not mix with parsed output)."""
 

@@ -9,7 +9,7 @@ from typing import Any
 from synergy_forge.authoring.judging import Judgement
 from synergy_forge.core.referee import SeatVerdict, Verdict
 from synergy_forge.core.rules import Rulebook, RuleKind
-from synergy_forge.reporting import Rendered
+from synergy_forge.reporting import Output
 
 
 def _card(printed: int, effective: int, counted: int) -> str:
@@ -124,16 +124,16 @@ def verdict_text(verdict: Verdict, rulebook: Rulebook) -> str:
     return "\n".join(lines)
 
 
-def text(judgement: Judgement) -> Rendered:
+def text(judgement: Judgement) -> Output:
     """Each verdict in words, headed by its file when several files were given."""
     several = judgement.files > 1
-    return Rendered("\n\n".join(
+    return Output("\n\n".join(
         (f"== {r.path}\n" if several else "") + verdict_text(r.verdict, judgement.rulebook)
         for r in judgement.rounds))
 
 
-def to_json(judgement: Judgement) -> Rendered:
+def to_json(judgement: Judgement) -> Output:
     """One JSON verdict a line (JSON Lines when several files were given)."""
-    return Rendered("\n".join(
+    return Output("\n".join(
         json.dumps(verdict_to_json(r.verdict, judgement.rulebook), ensure_ascii=False)
         for r in judgement.rounds))

@@ -7,9 +7,9 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from synergy_forge.reporting import Rendered
+from synergy_forge.reporting import Output
 
-Reporter = Callable[[Any], Rendered]
+Reporter = Callable[[Any], Output]
 
 
 class _Lazy:
@@ -19,7 +19,7 @@ class _Lazy:
     def __init__(self, module: str, function: str) -> None:
         self.module, self.function = module, function
 
-    def __call__(self, result: Any) -> Rendered:
+    def __call__(self, result: Any) -> Output:
         found = importlib.import_module(f"{__package__}.{self.module}")
         reporter: Reporter = getattr(found, self.function)
         return reporter(result)
@@ -41,5 +41,5 @@ def formats(kind: str) -> tuple[str, ...]:
     return tuple(REPORTERS[kind])
 
 
-def render(kind: str, name: str, result: Any) -> Rendered:
+def render(kind: str, name: str, result: Any) -> Output:
     return REPORTERS[kind][name](result)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synergy_forge.core.mission import Mission
-from synergy_forge.reporting import Rendered
+from synergy_forge.reporting import Output
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.playtest import (
     STAR_BANDS,
@@ -88,11 +88,11 @@ def _mission_lines(m: MissionReport) -> Iterator[str]:
         yield f"      ! {warning}"
 
 
-def text(result: PlaytestResult) -> Rendered:
+def text(result: PlaytestResult) -> Output:
     lines = [f"{result.games} games per mission, player count and bot; seed {result.seed}"]
     for m in missions(result):
         lines.extend(_mission_lines(m))
-    return Rendered("\n".join(lines))
+    return Output("\n".join(lines))
 
 
 def _cell_to_json(cell: Cell) -> dict[str, Any]:
@@ -136,11 +136,11 @@ def playtest_to_json(result: PlaytestResult) -> dict[str, Any]:
             "missions": out}
 
 
-def to_json(result: PlaytestResult) -> Rendered:
-    return Rendered(json.dumps(playtest_to_json(result), indent=2, ensure_ascii=False))
+def to_json(result: PlaytestResult) -> Output:
+    return Output(json.dumps(playtest_to_json(result), indent=2, ensure_ascii=False))
 
 
-def html(result: PlaytestResult) -> Rendered:
+def html(result: PlaytestResult) -> Output:
     # Charts are a few bars and whiskers drawn as inline SVG by the template: the report stays
     # one self-contained file and needs no plotting library (docs/decisions.md).
     from jinja2 import Environment, FileSystemLoader, select_autoescape
@@ -150,6 +150,6 @@ def html(result: PlaytestResult) -> Rendered:
     rows = missions(result)
     losses = {m.mission.id: m.pooled(STAR_BOT).losses for m in rows}
     reasons = sorted(set().union(*losses.values())) if losses else []
-    return Rendered(env.get_template("playtest.html.j2").render(
+    return Output(env.get_template("playtest.html.j2").render(
         result=result, missions=rows, losses=losses, reasons=reasons, colors=BOT_COLORS,
         star_bot=STAR_BOT, star_bands=STAR_BANDS, describe_stars=describe_stars))

@@ -7,22 +7,22 @@ import json
 
 from synergy_forge.authoring.diagnostics import Diagnostic
 from synergy_forge.authoring.validate import Report
-from synergy_forge.reporting import Rendered
+from synergy_forge.reporting import Output
 
 
-def text(report: Report) -> Rendered:
+def text(report: Report) -> Output:
     lines = "\n".join(str(d) for d in report.diagnostics)
     files = f"{report.files} file{'s' if report.files != 1 else ''}"
     summary = f"{files} checked: {report.errors} error(s), {report.warnings} warning(s)"
     # The summary goes with the diagnostics on stdout only when there are none; otherwise to
     # stderr, so that stdout stays one diagnostic a line for editors and scripts.
     if report.diagnostics:
-        return Rendered(lines, note=summary)
-    return Rendered(summary)
+        return Output(lines, note=summary)
+    return Output(summary)
 
 
-def to_json(report: Report) -> Rendered:
-    return Rendered(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+def to_json(report: Report) -> Output:
+    return Output(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
 
 
 def escape_data(value: str) -> str:
@@ -43,5 +43,5 @@ def annotation(diagnostic: Diagnostic) -> str:
             f"title={escape_property(diagnostic.check)}::{escape_data(diagnostic.message)}")
 
 
-def github(report: Report) -> Rendered:
-    return Rendered("\n".join(annotation(d) for d in report.diagnostics))
+def github(report: Report) -> Output:
+    return Output("\n".join(annotation(d) for d in report.diagnostics))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import click
 from synergy_forge.errors import CannotWrite, CheckFailed
 from synergy_forge.printing.layout import CardSize
 
+from ..output import show
 from ..params import CARD_SIZE
 
 
@@ -40,6 +40,8 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     from synergy_forge.printing.layout import LayoutError, sheet
     from synergy_forge.printing.render import Options, jobs_for
     from synergy_forge.printing.render import build as render_kit
+    from synergy_forge.reporting.build import overflows
+    from synergy_forge.reporting.build import text as build_report
     from synergy_forge.resources import starter_campaign
 
     folder = campaign_dir or starter_campaign()
@@ -71,26 +73,7 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
                                  progress=lambda r: bar.update(1))
     except OSError as exc:
         raise CannotWrite.from_os_error(exc, out_dir) from None
-    problems = 0
-    for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
-        extra = f", {len(r.pngs)} PNGs" if r.pngs else ""
-        click.echo(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
-    for r in results:
-        for what in r.overflows:
-            source, _, field = what.partition("|")
-            click.echo(f"{source or 'card text'}: {field} ({r.job.language}) does not fit on "
-                       f"its card in {r.job.name}", err=True)
-            problems += 1
-        for url in r.refused:
-            click.echo(f"refused to load {url} while rendering {r.job.name}", err=True)
-    missing = sorted({(r.job.language, m) for r in results for m in r.missing})
-    for language, message in missing[:20]:
-        click.echo(f"warning: no {language} translation for {message!r}; English was used",
-                   err=True)
-    if len(missing) > 20:
-        click.echo(f"warning: … and {len(missing) - 20} more missing translations", err=True)
-    pngs = sum(len(r.pngs) for r in results)
-    click.echo(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
-               + (f"; {problems} text(s) do not fit" if problems else ""))
-    if problems:
+    report = build_report(results, out_dir)
+    show(report)
+    if overflows(results):
         raise CheckFailed()
