@@ -254,3 +254,19 @@ def test_every_registered_reporter_exists():
         for name, reporter in reporters.items():
             module = importlib.import_module(f"synergy_forge.reporting.{reporter.module}")
             assert callable(getattr(module, reporter.function)), (kind, name)
+
+
+def test_format_choices_come_from_the_registry_and_json_is_the_same_as_format_json():
+    from synergy_forge.reporting.formats import formats
+
+    assert formats("validate") == ("text", "json", "github")
+    assert formats("judge") == ("text", "json")
+    assert formats("playtest") == ("text", "json", "html")
+    round_file = str(ROOT / "missions/rounds/rulebook-example.yaml")
+    assert run("judge", "--json", round_file).output == \
+        run("judge", "--format", "json", round_file).output
+    assert "[text|json]" in run("judge", "--help").output
+    mission = str(starter_campaign() / "missions" / "01-first-notes.yaml")
+    page = run("playtest", mission, "--games", "2", "--players", "3", "--bots", "coop",
+               "--format", "html")
+    assert page.exit_code == 0 and page.output.startswith("<!DOCTYPE html>")
