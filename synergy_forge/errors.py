@@ -65,10 +65,10 @@ class CannotWrite(SynergyForgeError):
         return str(self)
 
     @classmethod
-    def from_os_error(cls, exc: OSError, path: object = "") -> CannotWrite:
-        """`exc` raised while writing to `path` (or the file the error names)."""
+    def from_os_error(cls, exc: OSError, path: object = "", hint: str = "") -> CannotWrite:
+        """`exc` raised while writing to `path` (or the file the error names); `hint` says
+        what to do when the file exists."""
         where = str(exc.filename or path)
         if isinstance(exc, FileExistsError):
-            return cls(where, "already exists; nothing was written (use another path, or "
-                       "--force for a single file)")
+            return cls(where, "already exists; nothing was written" + hint)
         return cls(where, f"cannot write: {exc.strerror}")

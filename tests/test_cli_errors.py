@@ -270,3 +270,12 @@ def test_format_choices_come_from_the_registry_and_json_is_the_same_as_format_js
     page = run("playtest", mission, "--games", "2", "--players", "3", "--bots", "coop",
                "--format", "html")
     assert page.exit_code == 0 and page.output.startswith("<!DOCTYPE html>")
+
+
+def test_an_output_that_cannot_be_written_exits_2_and_names_it(tmp_path):
+    (tmp_path / "file").write_text("mine\n")
+    log = tmp_path / "file" / "game.jsonl"  # a folder that is a file
+    result = run("play", "1", "--seed", "1", "--quiet", "--log", str(log))
+    assert result.exit_code == 2 and f"{tmp_path / 'file'}: already exists" in result.output
+    assert "--force" not in result.output and "Traceback" not in result.output
+    assert (tmp_path / "file").read_text() == "mine\n"

@@ -41,6 +41,7 @@ def _scaffold(action: Callable[[], list[Path]], target: Path) -> None:
     try:
         written = action()
     except OSError as exc:
-        raise CannotWrite.from_os_error(exc, target) from None
+        raise CannotWrite.from_os_error(
+            exc, target, " (use another path, or --force for a single file)") from None
     for path in written:
         click.echo(f"wrote {path}")
