@@ -74,22 +74,25 @@ def test_replay_exits_2_for_a_line_that_is_not_json_past_the_first(tmp_path, gam
     assert result.output.startswith(f"{path}:5:1: error: not JSON")
 
 
-def test_replay_exits_2_for_a_record_that_is_not_an_object(tmp_path, game_log):
+def test_replay_exits_2_for_a_line_that_is_not_utf8(tmp_path, game_log):
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(("\n".join(game_log[:3]) + "\n").encode() + b"\xff\xfe\n")
+    result = run("replay", str(path))
+    assert result.exit_code == 2 and f"{path}:4:1: error: the line is not UTF-8" in result.output
+
+
+def test_replay_exits_1_for_a_record_that_reads_but_is_not_the_game(tmp_path, game_log):
     lines = list(game_log)
-    lines[2] = "[1, 2]"
+    lines[2] = "[1, 2]"  # JSON, but not a decision record
     result, path = replay_lines(tmp_path, lines)
-    assert result.exit_code == 2 and f"{path}:3:1: error: expected a record" in result.output
-
-
-def test_replay_exits_2_for_a_choice_that_is_no_value(tmp_path, game_log):
+    assert result.exit_code == 1 and result.output.startswith(f"{path}:3:1: error: ")
     index = next(i for i, line in enumerate(game_log) if '"first-number"' in line)
     record = json.loads(game_log[index])
     record["choice"] = {"colour": "red"}
     lines = list(game_log)
     lines[index] = json.dumps(record)
     result, path = replay_lines(tmp_path, lines)
-    assert result.exit_code == 2
-    assert f"{path}:{index + 1}:1: error: the choice cannot be read" in result.output
+    assert result.exit_code == 1 and result.output.startswith(f"{path}:{index + 1}:1: error: ")
 
 
 def test_replay_exits_1_for_the_first_disagreeing_record(tmp_path, game_log):
@@ -106,8 +109,8 @@ def test_replay_exits_1_for_the_first_disagreeing_record(tmp_path, game_log):
 
 def test_replay_error_has_structured_fields(tmp_path, game_log):
     error = ReplayError(7, "records after the end of the game", "g.jsonl")
-    assert (error.line, error.reason, error.file) == (7, "records after the end of the game",
-                                                      "g.jsonl")
+    assert (error.line, error.message, error.file) == (7, "records after the end of the game",
+                                                       "g.jsonl")
     assert error.format_message() == "g.jsonl:7:1: error: records after the end of the game"
 
 

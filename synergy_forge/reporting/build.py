@@ -22,6 +22,10 @@ def overflows(results: Sequence[Rendered]) -> int:
 def text(results: Sequence[Rendered], out_dir: Path) -> Output:
     lines = []
     for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
+        if r.job.kind == "tts":
+            lines.append(f"  {os.path.relpath(r.path)}  Tabletop Simulator, {len(r.pngs)} "
+                         "image(s)")
+            continue
         extra = f", {len(r.pngs)} PNGs" if r.pngs else ""
         lines.append(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
     notes = []
@@ -37,7 +41,11 @@ def text(results: Sequence[Rendered], out_dir: Path) -> Output:
     if len(missing) > MISSING_SHOWN:
         notes.append(f"warning: … and {len(missing) - MISSING_SHOWN} more missing translations")
     problems = overflows(results)
-    pngs = sum(len(r.pngs) for r in results)
-    lines.append(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
+    pdfs = [r for r in results if r.job.kind != "tts"]
+    pngs = sum(len(r.pngs) for r in pdfs)
+    exports = len(results) - len(pdfs)
+    lines.append(f"Built {len(pdfs)} PDFs and {pngs} PNGs"
+                 + (f", {exports} Tabletop Simulator export(s)" if exports else "")
+                 + f" in {out_dir}"
                  + (f"; {problems} text(s) do not fit" if problems else ""))
     return Output("\n".join(lines), "\n".join(notes))

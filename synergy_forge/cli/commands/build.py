@@ -27,8 +27,13 @@ from ..params import CARD_SIZE
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI per-card PNGs.")
+@click.option("--tts", is_flag=True, help="Also export deck sheets and a saved object for "
+              "Tabletop Simulator, into OUT/<lang>/tts/ (made from the PNGs).")
+@click.option("--tts-url-base", metavar="URL", help="Where you will upload the TTS sheets: "
+              "their URLs become URL/<file> instead of file:// URLs.")
 def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
-            card_size: CardSize, jobs: int | None, no_png: bool) -> None:
+            card_size: CardSize, jobs: int | None, no_png: bool, tts: bool,
+            tts_url_base: str | None) -> None:
     """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
 
     Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
@@ -44,6 +49,14 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     from synergy_forge.reporting.build import text as build_report
     from synergy_forge.resources import starter_campaign
 
+    if tts and no_png:
+        raise click.UsageError("--tts makes its deck sheets from the PNGs: drop --no-png")
+    if tts_url_base is not None:
+        if not tts:
+            raise click.UsageError("--tts-url-base is for --tts")
+        if not tts_url_base.startswith(("http://", "https://")):
+            raise click.BadParameter("expected an http:// or https:// URL",
+                                     param_hint="'--tts-url-base'")
     folder = campaign_dir or starter_campaign()
     try:
         sheet(paper, card_size)
@@ -64,7 +77,7 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         if language not in result.campaign.languages:
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
-    options = Options(paper, card_size, png=not no_png)
+    options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
         with click.progressbar(length=len(jobs_for(languages)), label="Rendering",

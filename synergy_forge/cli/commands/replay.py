@@ -12,13 +12,13 @@ import click
 def command(log_file: Path) -> None:
     """Re-run a game log through the engine and confirm its outcome.
 
-    Exits 0 when every decision is legal and the outcome is the same, 1 naming the first
-    record that is illegal or disagrees, 2 naming the first line that cannot be read (or when
-    the file cannot be read at all).
+    Exits 0 when every record is what the engine accepts and the outcome is the same, 1
+    naming the first record that is not, 2 naming the first line that cannot be read (too
+    long, not UTF-8, not JSON) or when the file cannot be read at all.
     """
-    from synergy_forge.authoring.gamelog import read_log, replay
+    from synergy_forge.authoring.gamelog import replay_file
 
-    game = replay(read_log(log_file), file=str(log_file))
+    game = replay_file(log_file)
     outcome = game.outcome
     assert outcome is not None  # replay returns finished games only
     click.echo(f"{log_file}: replayed {outcome.rounds_played} round(s): {outcome} "
