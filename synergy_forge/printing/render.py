@@ -294,7 +294,7 @@ COMBINED = ["calibration.pdf", *(f"{g}.pdf" for g in GROUPS), "challenges.pdf", 
 
 def combine(folder: Path, language: str) -> Path:
     """One print-and-play PDF of every sheet and page, in printing order."""
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]  # pypdfium2 has no type hints
+    import pypdfium2 as pdfium
 
     merged = pdfium.PdfDocument.new()
     sources = []
@@ -369,7 +369,7 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
 
 
 def _count(path: Path) -> int:
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]  # pypdfium2 has no type hints
+    import pypdfium2 as pdfium
 
     document = pdfium.PdfDocument(path)
     try:

@@ -30,18 +30,18 @@ def heading(game: Game, bots: list[str]) -> str:
 
 def describe_action(use: ActionUse) -> str:
     card = use.card
-    # Each action card fills the fields it needs (referee.ActionUse); the others stay None.
-    cards, seats = use.cards or (), use.seats or (None, None)
+    taken = " and ".join(map(str, use.cards or ()))
+    first, second = use.seats or (None, None)
     what = {
-        "A": lambda: f"takes {cards[0]} back from the discard row",
+        "A": lambda: f"takes {taken} back from the discard row",
         "B": lambda: f"swaps its first number card for {use.replacement} from its hand",
-        "C": lambda: "takes " + " and ".join(map(str, cards)) + " back from the discard row",
+        "C": lambda: f"takes {taken} back from the discard row",
         "D": lambda: f"exchanges goal cards with seat {use.other}",
-        "E": lambda: f"exchanges the goal cards of seats {seats[0]} and {seats[1]}",
+        "E": lambda: f"exchanges the goal cards of seats {first} and {second}",
         "F": lambda: f"adds 1 to seat {use.target}'s first number card",
         "G": lambda: f"takes 1 from seat {use.target}'s first number card",
         "H": lambda: "lets one more player miss this round",
-        "I": lambda: f"exchanges the first number cards of seats {seats[0]} and {seats[1]}",
+        "I": lambda: f"exchanges the first number cards of seats {first} and {second}",
         "J": lambda: "is ignored this round",
     }[str(card)]()
     return f"seat {use.seat} uses {card}: {what}"

@@ -30,6 +30,7 @@ def command(mission: str, player_count: int | None, seed: int | None, bots: tupl
     from synergy_forge.core.engine import Game
     from synergy_forge.errors import CannotWrite
     from synergy_forge.fileio import write_atomic
+    from synergy_forge.reporting.explain import outcome_text
     from synergy_forge.reporting.narrate import heading, round_story
     from synergy_forge.sim.play import play
 
@@ -59,7 +60,8 @@ def command(mission: str, player_count: int | None, seed: int | None, bots: tupl
     play(game, names, on_decision=recorder, after_round=show)
     if not started and not quiet:
         click.echo(heading(game, names) + "\n")
-    click.echo(str(game.outcome))
+    assert game.outcome is not None  # play returns finished games only
+    click.echo(outcome_text(game.outcome))
     if recorder is not None and log_path is not None:
         records = recorder.finish(game)
         try:

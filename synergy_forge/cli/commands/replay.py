@@ -17,9 +17,10 @@ def command(log_file: Path) -> None:
     long, not UTF-8, not JSON) or when the file cannot be read at all.
     """
     from synergy_forge.authoring.gamelog import replay_file
+    from synergy_forge.reporting.explain import outcome_text
 
     game = replay_file(log_file)
     outcome = game.outcome
     assert outcome is not None  # replay returns finished games only
-    click.echo(f"{log_file}: replayed {outcome.rounds_played} round(s): {outcome} "
+    click.echo(f"{log_file}: replayed {outcome.rounds_played} round(s): {outcome_text(outcome)} "
                "(same outcome as recorded)")
