@@ -20,10 +20,11 @@ demo: $(STAMP)
 	$(BIN)/synergy-forge playtest missions/starter --games 200 --bots coop --check --html output/playtest.html
 	$(BIN)/synergy-forge build missions/starter --out output
 
-## Lint, the layers' contracts and the whole test suite.
+## Lint, the layers' contracts, types and the whole test suite.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
+	$(BIN)/mypy synergy_forge
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

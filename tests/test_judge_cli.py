@@ -18,11 +18,35 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
+#: The verdicts of the bundled rounds, worked out by hand from RULES.md: round result,
+#: failures, allowed failures, mission lost, and each seat's goal met.
+VERDICTS = {
+    # Goals pass right (R4); D and F change the table before the third card (R13): only
+    # seat 0 misses, within the one allowed failure; the super holder, seat 1, meets its goal.
+    "crossed-goals.yaml": ("success", 1, 1, False, [False, True, True, True]),
+    # Seat 4 uses J (R14): its goal is ignored, so two counted failures against one allowed;
+    # the hyper holder, seat 2, meets its goal, so the round fails but the mission goes on.
+    "hyper-stakes.yaml": ("failure", 2, 1, False, [False, False, True, True, False]),
+    # The rulebook's example: seat 1 misses one-higher, the one allowed failure.
+    "rulebook-example.yaml": ("success", 1, 1, False, [True, False, True]),
+}
+
+
+def test_every_bundled_round_has_a_known_verdict():
+    assert sorted(VERDICTS) == [p.name for p in EXAMPLES]
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_bundled_rounds_are_judged(path):
     result = run("judge", str(path))
     assert result.exit_code == 0, result.output
-    assert "Round: " in result.output
+    outcome, failures, allowed, lost, met = VERDICTS[path.name]
+    plural = "" if failures == 1 else "s"
+    assert f"Round: {outcome} ({failures} failure{plural}, {allowed} allowed" in result.output
+    verdict = json.loads(run("judge", "--json", str(path)).output)
+    assert (verdict["round"], verdict["failures"], verdict["allowed_failures"],
+            verdict["mission_lost"]) == (outcome, failures, allowed, lost)
+    assert [seat["success"] for seat in verdict["seats"]] == met
 
 
 def test_json_output_has_the_documented_fields():

@@ -57,7 +57,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path, command):
 
 def test_validate_with_nothing_to_check_is_a_usage_error(tmp_path):
     result = run("validate", tmp_path)
-    assert result.exit_code == 2 and "no file to check" in result.output
+    assert result.exit_code == 2 and "no Synergy file found" in result.output
     (tmp_path / "notes.txt").write_text("not a mission")
     assert run("validate", tmp_path).exit_code == 2
 

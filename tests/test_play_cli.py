@@ -54,11 +54,11 @@ def test_replay_names_the_first_bad_record(tmp_path):
     (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
     result = run("replay", str(tmp_path / "bad.jsonl"))
     assert result.exit_code == 1 and "bad.jsonl:4:1: error:" in result.output
-    # A file that can be read but is not a game log is a bad log (1); one that cannot be read
-    # at all is a usage error (2).
+    # A line that cannot be read (not JSON) or a file that cannot be read at all exits 2; a
+    # log whose lines read but are not the game (empty, or records the engine refuses), 1.
     (tmp_path / "junk.jsonl").write_text("not json\n")
     result = run("replay", str(tmp_path / "junk.jsonl"))
-    assert result.exit_code == 1 and "junk.jsonl:1:1: error: not JSON" in result.output
+    assert result.exit_code == 2 and "junk.jsonl:1:1: error: not JSON" in result.output
     (tmp_path / "empty.jsonl").write_text("")
     result = run("replay", str(tmp_path / "empty.jsonl"))
     assert result.exit_code == 1 and "the log is empty" in result.output

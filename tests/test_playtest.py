@@ -101,6 +101,21 @@ def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
                 [4], games=30, seed=1, jobs=1)
     found = estimates(cells)
     assert any(w.startswith("declared 5 stars") for w in found[0].warnings)
+    assert found[0].fails_check
+    # The same mission as a user's file: `--check` exits 1 and says which mission fails,
+    # while without --check the same report exits 0.
+    source = (starter_campaign() / "missions" / "01-first-notes.yaml").read_text()
+    assert "\nstars: 1\n" in source
+    wrong_file = tmp_path / "01-first-notes.yaml"
+    wrong_file.write_text(source.replace("\nstars: 1\n", "\nstars: 5\n"))
+    args = ["playtest", str(wrong_file), "--games", "30", "--players", "4", "--jobs", "1"]
+    checked = CliRunner().invoke(main, [*args, "--check"])
+    assert checked.exit_code == 1, checked.output
+    assert "declared 5 stars, estimated" in checked.output
+    assert "playtest --check: 1 mission(s) fail: 1 first-notes" in checked.output
+    assert CliRunner().invoke(main, args).exit_code == 0
+    missing = CliRunner().invoke(main, [*args[:1], str(wrong_file.with_name("none.yaml"))])
+    assert missing.exit_code == 2  # no such file: a usage error
 
 
 def test_check_fails_a_player_count_no_bot_could_win():
@@ -151,10 +166,10 @@ def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebo
                                "(R23)")
     assert "action cards" not in unwinnable
     # The text report says why each bot lost, with shares, rounds won and lives left.
-    from synergy_forge.reporting.playtest import playtest_text
-    from synergy_forge.sim.playtest import as_json
+    from synergy_forge.reporting.playtest import text as playtest_text
+    from synergy_forge.sim.playtest import PlaytestResult
 
-    text = playtest_text(as_json(cells, [found], 20, 1, ["coop", "oracle"]))
+    text = playtest_text(PlaytestResult(20, 1, ("coop", "oracle"), cells, [found])).text
     oracle = cells[1].tally
     rounds = f"{oracle.rounds_won / 20:.1f}"
     assert f"        oracle lost 20: goal cards 100%; per game {rounds}/5 rounds won, " \
@@ -170,3 +185,27 @@ def test_why_games_were_lost_names_the_commonest_ends_with_their_shares():
         f"challenge (25%), after 1.2 of {mission.rounds} rounds won with "
         f"{mission.lives - 2:.1f} of {mission.lives} lives left on average")
     assert why_lost(Tally(games=5, wins=5), mission, "coop's") == ""
+
+
+def test_html_report_renders_the_typed_result():
+    from collections import Counter
+
+    from synergy_forge.reporting.playtest import html, playtest_to_json, text
+    from synergy_forge.sim.playtest import PlaytestResult
+
+    mission = read_campaign(starter_campaign()).campaign.mission(1)
+    cells = [Cell(mission, 3, "coop", Tally(games=10, wins=4, losses=Counter(lives=6))),
+             Cell(mission, 4, "coop", Tally(games=10, wins=6,
+                                            losses=Counter(lives=2, challenge=2))),
+             Cell(mission, 3, "oracle", Tally(games=10, wins=9, losses=Counter(lives=1)))]
+    result = PlaytestResult(10, 1, ("coop", "oracle"), cells, estimates(cells))
+    page = html(result).text
+    # coop pooled over both counts: 10 wins of 20 games, a bar of half the 650-pixel scale.
+    assert 'width="325.0" height="7" fill="#1b6fc2"' in page
+    # Losses of the star bot (coop) only, added over the player counts: 8 lives, 2 challenge.
+    row = page[page.index("How missions are lost"):]
+    assert "<th>challenge</th><th>lives</th>" in row and "<td>2</td><td>8</td>" in row
+    assert "First notes" in page
+    # The JSON and text reporters read the same result.
+    assert playtest_to_json(result)["missions"][0]["results"][1]["win_rate"] == 0.6
+    assert "      3 players: coop 40% [17%, 69%]  oracle 90% [60%, 98%]" in text(result).text

@@ -18,8 +18,8 @@ def test_rotating_the_seats_rotates_the_verdict(rulebook, table, k):
     after = judge(rotate(table, k), rulebook)
     for seat in before.seats:
         moved = after.seats[(seat.seat + k) % n]
-        assert (moved.sum, moved.goal, moved.success, moved.counted, moved.violations) == \
-            (seat.sum, seat.goal, seat.success, seat.counted, seat.violations)
+        assert (moved.sum, moved.goal, moved.met, moved.counted, moved.violations) == \
+            (seat.sum, seat.goal, seat.met, seat.counted, seat.violations)
     assert (after.success, after.failures, after.lost_reasons) == \
         (before.success, before.failures, before.lost_reasons)
 
@@ -36,7 +36,7 @@ def test_equal_and_unique_are_complements(rulebook, table):
     equal = judge(with_goal("equal"), rulebook)
     unique = judge(with_goal("unique"), rulebook)
     for a, b in zip(equal.seats, unique.seats, strict=True):
-        assert a.success != b.success
+        assert a.met != b.met
 
 
 @settings(max_examples=300, deadline=None)
@@ -54,6 +54,6 @@ def test_failures_count_only_counted_seats(rulebook, table):
     verdict = judge(table, rulebook)
     ignored = {u.seat for u in table.actions if u.card is Action.J}
     assert verdict.failures == sum(
-        1 for s in verdict.seats if not s.success and s.seat not in ignored
+        1 for s in verdict.seats if not s.met and s.seat not in ignored
     )
     assert all(s.counted == (s.seat not in ignored) for s in verdict.seats)

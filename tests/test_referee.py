@@ -10,7 +10,7 @@ from synergy_forge.core.referee import ActionUse, IllegalRound, LossReason, judg
 
 
 def met(verdict):
-    return [s.success for s in verdict.seats]
+    return [s.met for s in verdict.seats]
 
 
 def test_rulebook_worked_example(rulebook):
@@ -24,7 +24,7 @@ def test_rulebook_worked_example(rulebook):
 def test_r11_second_highest_with_tied_top(rulebook):
     # Rulebook: Daniel has 7, Vicky and Irene 8 each: Daniel is second highest.
     v = judge(make_table((3, 4, "second-highest"), (4, 4, "unique"), (5, 3, "unique")), rulebook)
-    assert v.seats[0].success
+    assert v.seats[0].met
 
 
 def test_r11_both_second_highest_and_second_lowest(rulebook):
@@ -32,9 +32,9 @@ def test_r11_both_second_highest_and_second_lowest(rulebook):
     seats = [(4, 4, "equal"), (5, 3, "equal"), (2, 3, "second-highest"), (1, 2, "equal"),
              (2, 1, "equal")]
     v = judge(make_table(*seats), rulebook)
-    assert v.seats[2].success
+    assert v.seats[2].met
     seats[2] = (2, 3, "second-lowest")
-    assert judge(make_table(*seats), rulebook).seats[2].success
+    assert judge(make_table(*seats), rulebook).seats[2].met
 
 
 def test_r11_fewer_than_two_distinct_sums_fails(rulebook):
@@ -125,15 +125,15 @@ def test_r8_minimum_uses_final_sum(rulebook):
 
 def test_r10_between_neighbours_and_j(rulebook):
     v = judge(make_table((1, 1, "unique"), (2, 2, "between"), (3, 3, "unique")), rulebook)
-    assert v.seats[1].success
+    assert v.seats[1].met
     # Four seats, seat 3 ignored: seat 0's neighbours are seat 1 (left) and seat 2 (right).
     v = judge(make_table((2, 2, "between"), (1, 2, "unique"), (3, 3, "unique"), (1, 1, "unique"),
                          actions=(("J", 3),)), rulebook)
-    assert (v.seats[0].left, v.seats[0].right) == (3, 6) and v.seats[0].success
+    assert (v.seats[0].left, v.seats[0].right) == (3, 6) and v.seats[0].met
     # Three seats, one ignored: both nearest counted seats are the same seat: fails.
     v = judge(make_table((2, 2, "between"), (1, 2, "unique"), (3, 3, "unique"),
                          actions=(("J", 2),)), rulebook)
-    assert v.seats[0].left is None and not v.seats[0].success
+    assert v.seats[0].left is None and not v.seats[0].met
 
 
 def test_r12_one_action_per_seat_and_card_once(rulebook):
@@ -176,7 +176,7 @@ def test_r14_j_is_invisible_and_not_counted(rulebook):
     v = judge(make_table((2, 2, "equal"), (1, 3, "unique"), (3, 3, "unique"),
                          actions=(("J", 1),)), rulebook)
     assert not v.seats[1].counted
-    assert not v.seats[0].success  # seat 1's 4 is invisible to seat 0
+    assert not v.seats[0].met  # seat 1's 4 is invisible to seat 0
     assert v.failures == 1  # seat 1 (which missed unique) does not count
 
 

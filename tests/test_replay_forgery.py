@@ -139,13 +139,13 @@ def test_the_command_reads_a_bounded_line_at_a_time(tmp_path, lines):
         handle.write(lines[0] + "\n")
         handle.write(" " * (MAX_LINE + 10) + "\n")
     result = run("replay", huge)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a line that cannot be read
     assert "huge.jsonl:2:1: error: the line is longer than 256 KiB" in result.output
     zeros = tmp_path / "zeros.jsonl"
     with open(zeros, "wb") as handle:
         handle.truncate(50 * 1024 * 1024)  # 50 MB of NULs, sparse
     result = run("replay", zeros)
-    assert result.exit_code == 1 and "zeros.jsonl:1:1: error: the line is longer" in \
+    assert result.exit_code == 2 and "zeros.jsonl:1:1: error: the line is longer" in \
         result.output
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from synergy_forge.errors import UnreadableInput
+
 
 class Severity(StrEnum):
     ERROR = "error"
@@ -29,7 +31,7 @@ class Diagnostic:
         return (f"{self.file}:{self.line}:{self.column}: {self.severity}: {first} "
                 f"[{self.check}]{newline}{rest}")
 
-    def as_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, object]:
         return {
             "file": self.file,
             "line": self.line,
@@ -40,12 +42,15 @@ class Diagnostic:
         }
 
 
-class InvalidInput(Exception):
-    """Raised at the edge when a file cannot be used; carries every diagnostic found."""
+class InvalidInput(UnreadableInput):
+    """Raised at the edge when a file cannot be used; carries every diagnostic found (exit 2)."""
 
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         super().__init__("\n".join(str(d) for d in diagnostics))
         self.diagnostics = sorted(diagnostics)
+
+    def format_message(self) -> str:
+        return "\n".join(str(d) for d in self.diagnostics)
 
 
 def errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from synergy_forge import __version__
@@ -21,6 +22,8 @@ from synergy_forge.core.cards import Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
 from synergy_forge.core.referee import ActionUse
 from synergy_forge.core.rules import Definition
+from synergy_forge.errors import EXIT_BAD_INPUT, UnreadableInput, WrongInput
+from synergy_forge.fileio import open_regular
 
 LOG_FORMAT = 1
 
@@ -127,13 +130,24 @@ def write_log(records: Iterable[dict[str, Any]]) -> str:
                    for r in records)
 
 
-class ReplayError(Exception):
-    """The log disagrees with the engine: `line` is the first record that does."""
+class ReplayError(WrongInput):
+    """The log disagrees with the engine or its format (exit 1): `line` is the first record
+    that does, `message` says how, `file` names the log (set by `replay`)."""
 
-    def __init__(self, line: int, message: str) -> None:
+    def __init__(self, line: int, message: str, file: str = "log") -> None:
         super().__init__(f"line {line}: {message}")
-        self.line = line
-        self.message = message
+        self.line, self.message, self.file = line, message, file
+
+    def format_message(self) -> str:
+        return f"{self.file}:{self.line}:1: error: {self.message}"
+
+
+class UnreadableLog(ReplayError, UnreadableInput):
+    """The log, or one of its lines, cannot be read (exit 2): the file is missing or is no
+    regular file, or a line is too long, not UTF-8 or not JSON. A line that is JSON but not
+    the record the engine expects is a ReplayError (exit 1)."""
+
+    exit_code = EXIT_BAD_INPUT
 
 
 #: The longest line a log may hold: a game record with a campaign's definitions is a few
@@ -144,7 +158,7 @@ MAX_LINE = 256 * 1024
 def log_lines(stream: BinaryIO) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line of a binary stream, read one bounded line at a time.
 
-    Raises ReplayError for a line longer than MAX_LINE or not UTF-8 (a BOM at the very start
+    Raises UnreadableLog for a line longer than MAX_LINE or not UTF-8 (a BOM at the very start
     is dropped, as `validate` does).
     """
     number = 0
@@ -154,14 +168,14 @@ def log_lines(stream: BinaryIO) -> Iterator[tuple[int, str]]:
             return
         number += 1
         if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            raise ReplayError(number, f"the line is longer than {MAX_LINE // 1024} KiB; a game "
+            raise UnreadableLog(number, f"the line is longer than {MAX_LINE // 1024} KiB; a game "
                               "log's lines are far shorter")
         if number == 1:
             raw = raw.removeprefix(b"\xef\xbb\xbf")
         try:
             yield number, raw.decode("utf-8")
         except UnicodeDecodeError:
-            raise ReplayError(number, "the line is not UTF-8 text") from None
+            raise UnreadableLog(number, "the line is not UTF-8 text") from None
 
 
 def _no_constant(name: str) -> Any:
@@ -181,11 +195,11 @@ def _parse(number: int, text: str) -> Any:
     try:
         return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
-        raise ReplayError(number, f"not JSON: {exc.msg} (column {exc.colno})") from None
+        raise UnreadableLog(number, f"not JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
-        raise ReplayError(number, "the record is nested too deeply") from None
+        raise UnreadableLog(number, "the record is nested too deeply") from None
     except ValueError as exc:  # our hooks, and integers of thousands of digits
-        raise ReplayError(number, f"not valid JSON: {exc}") from None
+        raise UnreadableLog(number, f"not valid JSON: {exc}") from None
 
 
 def _check(number: int, record: Any, part: str) -> None:
@@ -256,13 +270,36 @@ class _Records:
         return None
 
 
-def replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
+def replay_file(path: Path) -> Game:
+    """Replay the log at `path`, read one bounded line at a time; raises UnreadableLog when
+    the file cannot be read, ReplayError (naming the file) at its first bad line."""
+    try:
+        stream = open_regular(path)
+    except OSError as exc:
+        raise UnreadableLog(1, f"cannot read the log: {exc.strerror}", str(path)) from None
+    try:
+        with stream:
+            return replay(log_lines(stream), file=str(path))
+    except OSError as exc:  # a read error part way through
+        raise UnreadableLog(1, f"cannot read the log: {exc.strerror}", str(path)) from None
+
+
+def replay(lines: Iterable[str] | Iterable[tuple[int, str]], file: str = "log") -> Game:
     """Re-run a log through the engine; returns the finished game or raises ReplayError at the
-    first record that is not what the engine would accept in its position.
+    first record that is not what the engine would accept in its position (UnreadableLog at
+    the first line that cannot be read), naming `file`.
 
     `lines` are the log's lines (or (number, line) pairs, as `log_lines` gives), read one at a
     time: nothing is kept but the game.
     """
+    try:
+        return _replay(lines)
+    except ReplayError as exc:
+        exc.file = file
+        raise
+
+
+def _replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
     records = _Records(lines)
     first = records.next()
     if first is None:

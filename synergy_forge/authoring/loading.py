@@ -299,7 +299,8 @@ def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     """A mission file ready to play: its campaign's goals, challenges and colours when it has
     one. Raises InvalidInput with every error found."""
     doc = read_document(path, display(path))
-    rulebook, languages, colors = standard_rulebook(), ("en",), DEFAULT_COLORS
+    rulebook, colors = standard_rulebook(), DEFAULT_COLORS
+    languages: tuple[str, ...] = ("en",)
     broken: Broken = {}
     folder = find_campaign(path)
     if folder is not None:

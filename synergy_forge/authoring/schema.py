@@ -113,8 +113,9 @@ def _deepest(error: ValidationError) -> ValidationError:
 
 
 def _alternatives(error: ValidationError) -> str:
-    kinds = []
-    for branch in error.validator_value:
+    kinds: list[str] = []
+    branches: Any = error.validator_value  # set on every error a validator reports
+    for branch in branches:
         t = branch.get("type") if isinstance(branch, dict) else None
         if t is None and isinstance(branch, dict) and "$ref" in branch:
             try:
@@ -162,11 +163,15 @@ def _field(path: tuple[Any, ...]) -> str:
 
 def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool, tuple[Any, ...]]:
     """(message, point at the key rather than the value, path) for one schema error."""
-    v, value, arg = error.validator, error.instance, error.validator_value
+    # Set on every error a validator reports (the stubs also allow jsonschema's "unset").
+    v: Any = error.validator
+    value: Any = error.instance
+    arg: Any = error.validator_value
+    schema: Any = error.schema
     where = _field(path) if path else "the file"
-    title = error.schema.get("title") if isinstance(error.schema, dict) else None
-    hint = f" ({error.schema['description']})" if isinstance(error.schema, dict) and \
-        "description" in error.schema and v == "pattern" else ""
+    title = schema.get("title") if isinstance(schema, dict) else None
+    hint = f" ({schema['description']})" if isinstance(schema, dict) and \
+        "description" in schema and v == "pattern" else ""
     if "propertyNames" in error.relative_schema_path:
         rule = f"one of {', '.join(map(str, arg))}" if v == "enum" else "of the right form"
         return f"{where} cannot have the key {value!r}; keys must be {rule}", True, \
@@ -180,8 +185,8 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
         names = ", ".join(f"'{m}'" for m in missing) or str(arg)
         return f"{where} is missing the required field {names}", False, path
     if v == "additionalProperties" and isinstance(value, dict):
-        allowed = sorted(error.schema.get("properties", {}))
-        extra = [k for k in value if k not in error.schema.get("properties", {})]
+        allowed = sorted(schema.get("properties", {}))
+        extra = [k for k in value if k not in schema.get("properties", {})]
         if extra:
             expected = f"; expected one of: {', '.join(allowed)}" if allowed else ""
             suggestion = _closest(extra[0], allowed)
@@ -193,7 +198,7 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
         wanted = arg if isinstance(arg, list) else [arg]
         if "integer" in wanted and isinstance(value, float) and value.is_integer():
             return f"{where}: {value} is not a whole number: write {int(value)}", False, path
-        expected = " or ".join(_TYPES.get(t, t) for t in wanted)
+        expected = " or ".join(_TYPES.get(t, str(t)) for t in wanted)
         if "array" in wanted and isinstance(value, str) and value.startswith("-"):
             # `-a` on its own line is text to YAML, not a list item
             hint = " (a list item needs a space after the dash: '- item')"

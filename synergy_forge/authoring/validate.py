@@ -56,13 +56,13 @@ class Report:
     def warnings(self) -> int:
         return sum(1 for d in self.diagnostics if d.severity is Severity.WARNING)
 
-    def as_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, object]:
         return {
             "valid": self.errors == 0,
             "files": self.files,
             "errors": self.errors,
             "warnings": self.warnings,
-            "diagnostics": [d.as_json() for d in self.diagnostics],
+            "diagnostics": [d.to_json() for d in self.diagnostics],
             "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
         }
 

@@ -82,9 +82,9 @@ def parse_document(raw: bytes, name: str) -> Document:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = raw[: exc.start]
-        line = before.count(b"\n") + 1
-        column = exc.start - (before.rfind(b"\n") + 1) + 1
+        head = raw[: exc.start]
+        line = head.count(b"\n") + 1
+        column = exc.start - (head.rfind(b"\n") + 1) + 1
         raise _error(name, line, column, "the file is not UTF-8 text", "encoding") from None
     text = text.removeprefix("\ufeff")
     loader = Loader(text)
@@ -268,13 +268,15 @@ def _scalar(loader: Any, event: yaml.ScalarEvent, name: str) -> Any:
     tag = event.tag
     if tag is None or tag == "!":
         tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
-    node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
+    # The parser always marks its events (the stubs allow None, and the C parser's own Mark).
+    start: Any = event.start_mark
+    end: Any = event.end_mark
+    node = yaml.ScalarNode(tag, event.value, start, end, event.style)
     try:
         value = loader.construct_object(node)
     except Exception as exc:  # a constructor can fail in many ways on a hostile tag
-        mark = event.start_mark
         problem = getattr(exc, "problem", None) or "cannot read this value"
-        raise _error(name, mark.line + 1, mark.column + 1, f"YAML value: {problem}") from None
+        raise _error(name, start.line + 1, start.column + 1, f"YAML value: {problem}") from None
     if not isinstance(value, str | int | float | bool | type(None)):
         return event.value  # dates and binary stay the text the user wrote
     return value

@@ -41,6 +41,7 @@ from synergy_forge.core.referee import (
     settle,
 )
 from synergy_forge.core.rules import ChallengePlan, Rulebook
+from synergy_forge.errors import WrongInput
 
 
 class GoalCard(NamedTuple):
@@ -73,7 +74,7 @@ class Decision:
     choices: tuple[Any, ...]
 
 
-class IllegalChoice(ValueError):
+class IllegalChoice(WrongInput, ValueError):
     """A choice the rules do not allow; `rule` names the ruling or decision it breaks."""
 
     def __init__(self, message: str, rule: str) -> None:

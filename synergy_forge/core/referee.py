@@ -22,6 +22,7 @@ from synergy_forge.core.cards import (
 )
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
+from synergy_forge.errors import UnreadableInput
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,7 @@ class SeatVerdict:
     sum: int
     goal: str
     counted: bool
-    success: bool
+    met: bool  # the seat met its goal; a round succeeds (Verdict.success)
     violations: tuple[str, ...]
     left: int | None
     right: int | None
@@ -133,8 +134,9 @@ class Verdict(NamedTuple):
         return [t for i, t in enumerate(self.sums) if self.counted[i] and i != excluding]
 
 
-class IllegalRound(ValueError):
-    """A table no real round can produce: the problems say where, by action index or seat."""
+class IllegalRound(UnreadableInput, ValueError):
+    """A table no real round can produce: the problems say where, by action index or seat.
+    Exit 2: such a table cannot be judged."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         super().__init__("; ".join(p.message for p in problems))

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from synergy_forge.core.cards import Action
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
+from synergy_forge.errors import UnreadableInput
 
 if TYPE_CHECKING:
     from jinja2 import nodes
@@ -102,9 +103,10 @@ def _sandbox() -> ImmutableSandboxedEnvironment:
     return RuleSandbox(undefined=StrictUndefined)
 
 
-class RuleError(ValueError):
+class RuleError(UnreadableInput, ValueError):
     """A rule that does not compile, names a variable its kind does not have, or fails on an
-    input; `origin` is where it was written ("file:line", or "" when unknown)."""
+    input; `origin` is where it was written ("file:line", or "" when unknown). Exit 2: the
+    campaign's rule cannot be used."""
 
     def __init__(self, detail: str, origin: str = "") -> None:
         super().__init__(f"{origin}: {detail}" if origin else detail)

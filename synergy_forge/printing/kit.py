@@ -62,9 +62,9 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
                                        _back("number", c)))
     actions = list(Action)
     for k in range(0, len(actions), 2):
-        front, back = actions[k], actions[k + 1]
+        front, reverse = actions[k], actions[k + 1]
         kit["actions"].append(Card("actions", Face("action", f"action-{front}", front),
-                                   Face("action", f"action-{back}", back)))
+                                   Face("action", f"action-{reverse}", reverse)))
     for kind in ("super", "hyper", "lives", "rounds"):
         kit["specials"].append(Card("specials", Face(kind, kind), _back(kind)))
     return kit

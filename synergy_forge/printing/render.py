@@ -49,7 +49,7 @@ def url_fetcher(refused: list[str]) -> Any:
 
     Each refused URL is recorded in `refused` (WeasyPrint itself only logs a warning).
     """
-    from weasyprint.urls import URLFetcher
+    from weasyprint.urls import URLFetcher  # type: ignore[import-untyped]  # no type hints
 
     root = templates_dir().resolve()
 
@@ -75,7 +75,9 @@ def environment(translator: Translator, campaign: Campaign) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.install_gettext_callables(translator.gettext, translator.ngettext, newstyle=True)
+    # Added by the i18n extension above, which the Environment type does not know of.
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        translator.gettext, translator.ngettext, newstyle=True)
     actions = campaign.actions
     env.globals.update(
         t=translator.text,
@@ -198,7 +200,7 @@ def _overflows(document: Any) -> list[str]:
     def walk(box: Any) -> None:
         element = getattr(box, "element", None)
         if element is not None and "fit" in (element.get("class") or "").split() and \
-                getattr(box, "element_tag", "") and box.children:
+                getattr(box, "element_tag", None) and box.children:
             limit = box.content_box_y() + box.height
             content = max(bottom(child) for child in box.children)
             if content > limit + 0.5:
@@ -214,7 +216,7 @@ def _overflows(document: Any) -> list[str]:
 
 def render_job(campaign: Campaign, job: Job, out_dir: str, options: Options) -> Rendered:
     """Render one document to out_dir/<language>/<name>; runs in a worker process."""
-    from weasyprint import HTML
+    from weasyprint import HTML  # type: ignore[import-untyped]  # weasyprint has no type hints
 
     started = time.perf_counter()
     os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this worker's own environment
@@ -256,7 +258,7 @@ def _rasterise(pdf: bytes, faces: list[Face], folder: Path,
                also: Callable[[Face, Any], None] | None = None) -> list[Path]:
     """Each page (one card with its bleed) as a 300 DPI PNG, for print-on-demand services;
     `also` gets each face's image too."""
-    import pypdfium2 as pdfium
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]  # pypdfium2 has no type hints
 
     written = []
     document = pdfium.PdfDocument(pdf)

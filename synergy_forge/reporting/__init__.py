@@ -1,3 +1,22 @@
-"""Results in words and formats for people and machines: a round's verdict explained
-(`explain`), a game narrated (`narrate`), playtest reports as text and HTML (`playtest`).
-May import the middle layers (authoring, sim, printing) whose results it renders."""
+"""Results in words and formats for people and machines, rendered from the typed results of
+the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`),
+validation reports (`validation`), playtest reports (`playtest`), what `build` wrote
+(`build`). `formats.REPORTERS` holds every reporter by result kind and format name; the CLI's
+`--format` choices come from it.
+JSON follows one convention: a value that owns its documented shape has `to_json()`
+(Diagnostic, Report), a shape built here is `<thing>_to_json()` (verdicts, playtests), and
+each kind's JSON reporter is `to_json`. May import the middle layers (authoring, sim,
+printing) whose results it renders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What a reporter produces: `text` for standard output (or the report's file), and an
+    optional `note` for standard error (a summary that must not mix with parsed output)."""
+
+    text: str
+    note: str = ""

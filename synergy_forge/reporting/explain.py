@@ -1,14 +1,18 @@
-"""Verdicts in words and in JSON: what a player at the table, or a program, reads."""
+"""Verdicts in words and in JSON: what a player at the table, or a program, reads; `judge`'s
+reporters (`text`, `to_json`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from synergy_forge.authoring.judging import Judgement
 from synergy_forge.core.engine import Outcome
 from synergy_forge.core.referee import LossReason, SeatVerdict, Verdict
 from synergy_forge.core.rules import Rulebook, RuleKind
+from synergy_forge.reporting import Output
 
 
 def _card(printed: int, effective: int, counted: int) -> str:
@@ -32,6 +36,7 @@ def _sum_steps(seat: SeatVerdict, verdict: Verdict, rulebook: Rulebook) -> str:
         total = seat.counted_first + seat.counted_second
         text = f"{a} + {b} = {total}"
     else:
+        assert combine.check is not None  # combine and sum rules are compiled in a rulebook
         total = combine.check(seat.counted_first, seat.counted_second)
         text = f"{combine.id} of {a} and {b} = {total}"
     identical = seat.first.color == seat.second.color and \
@@ -70,13 +75,14 @@ def explain(verdict: Verdict, seat: SeatVerdict, rulebook: Rulebook) -> str:
     for broken in seat.violations:
         parts.append(f"breaks {broken}")
     if not seat.counted:
-        parts.append(f"{'met' if seat.success else 'missed'} but ignored (J)")
+        parts.append(f"{'met' if seat.met else 'missed'} but ignored (J)")
     else:
-        parts.append("met" if seat.success else "missed")
+        parts.append("met" if seat.met else "missed")
     return "; ".join(parts)
 
 
-def verdict_json(verdict: Verdict, rulebook: Rulebook) -> dict[str, Any]:
+def verdict_to_json(verdict: Verdict, rulebook: Rulebook) -> dict[str, Any]:
+    """The documented JSON verdict (README, `judge --json`)."""
     return {
         "round": "success" if verdict.success else "failure",
         "failures": verdict.failures,
@@ -89,7 +95,7 @@ def verdict_json(verdict: Verdict, rulebook: Rulebook) -> dict[str, Any]:
                 "goal": s.goal,
                 "sum": s.sum,
                 "counted": s.counted,
-                "success": s.success,
+                "success": s.met,  # the documented key: the seat met its goal
                 "violations": list(s.violations),
                 "explanation": explain(verdict, s, rulebook),
             }
@@ -110,7 +116,7 @@ def verdict_text(verdict: Verdict, rulebook: Rulebook) -> str:
     summary = (f"Round: {result} ({verdict.failures} failure{plural}, "
                f"{verdict.allowed_failures} allowed")
     if table.super_seat is not None:
-        met = verdict.seats[table.super_seat].success
+        met = verdict.seats[table.super_seat].met
         summary += f"; super holder seat {table.super_seat} {'met' if met else 'missed'} its goal"
     lines.append(summary + ")")
     for reason in verdict.lost_reasons:
@@ -135,3 +141,18 @@ def outcome_text(outcome: Outcome) -> str:
         return "Won"
     assert outcome.reason is not None, "the engine says why every lost mission was lost"
     return f"Lost: {LOSS_TEXT[outcome.reason]}"
+
+
+def text(judgement: Judgement) -> Output:
+    """Each verdict in words, headed by its file when several files were given."""
+    several = judgement.files > 1
+    return Output("\n\n".join(
+        (f"== {r.path}\n" if several else "") + verdict_text(r.verdict, judgement.rulebook)
+        for r in judgement.rounds))
+
+
+def to_json(judgement: Judgement) -> Output:
+    """One JSON verdict a line (JSON Lines when several files were given)."""
+    return Output("\n".join(
+        json.dumps(verdict_to_json(r.verdict, judgement.rulebook), ensure_ascii=False)
+        for r in judgement.rounds))

@@ -12,7 +12,6 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
@@ -60,8 +59,8 @@ def describe_stars(fewest: int, most: int) -> str:
     return f"between {fewest} and {most} stars"
 
 
-def game_seed(base: int, mission_id: str, players: int, index: int) -> int:
-    digest = hashlib.sha256(f"{base}:{mission_id}:{players}:{index}".encode()).hexdigest()
+def game_seed(base: int, mission_id: str, player_count: int, index: int) -> int:
+    digest = hashlib.sha256(f"{base}:{mission_id}:{player_count}:{index}".encode()).hexdigest()
     return int(digest[:12], 16)
 
 
@@ -97,12 +96,12 @@ class Tally:
         return wilson(self.wins, self.games)
 
 
-def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], players: int,
+def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], player_count: int,
                bot: str, seeds: Sequence[int]) -> Tally:
     tally = Tally()
     for seed in seeds:
-        game = Game(mission, players, seed, rulebook, colors)
-        play(game, [bot] * players)
+        game = Game(mission, player_count, seed, rulebook, colors)
+        play(game, [bot] * player_count)
         outcome = game.outcome
         assert outcome is not None
         tally.games += 1
@@ -179,17 +178,18 @@ class Playable:
     colors: tuple[str, ...]
 
 
-def _work(playables: Sequence[Playable], index: int, players: int, bot: str,
+def _work(playables: Sequence[Playable], index: int, player_count: int, bot: str,
           seeds: tuple[int, ...]) -> Tally:
     # Runs in a worker: `playables` arrived once, with the pool (synergy_forge.pool).
     subject = playables[index]
-    return play_batch(subject.mission, subject.rulebook, subject.colors, players, bot, seeds)
+    return play_batch(subject.mission, subject.rulebook, subject.colors, player_count, bot,
+                      seeds)
 
 
 @dataclass
 class Cell:
     mission: Mission
-    players: int
+    player_count: int
     bot: str
     tally: Tally
 
@@ -212,14 +212,14 @@ class Estimate:
 
 
 def run(playables: Sequence[Playable], bots: Sequence[str],
-        players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
+        player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
         progress: Callable[[int], None] | None = None, chunk: int = 50) -> list[Cell]:
     """Play every mission x player count x bot; returns one cell each, in a fixed order."""
     units: list[tuple[int, int, str, tuple[int, ...]]] = []
     cells: dict[tuple[int, int, str], Cell] = {}
     for index, subject in enumerate(playables):
         mission = subject.mission
-        counts = [p for p in (players or mission.players) if p in mission.players]
+        counts = [p for p in (player_counts or mission.players) if p in mission.players]
         for count in counts:
             seeds = [game_seed(seed, mission.id, count, i) for i in range(games)]
             for bot in bots:
@@ -244,10 +244,10 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     for cell in cells:
         missions[cell.mission.id] = cell.mission
         by_mission.setdefault(cell.mission.id, {}).setdefault(cell.bot, Tally()).add(cell.tally)
-        by_count.setdefault(cell.mission.id, {}).setdefault(cell.players, Tally()).add(
+        by_count.setdefault(cell.mission.id, {}).setdefault(cell.player_count, Tally()).add(
             cell.tally)
         if cell.bot == "oracle":
-            oracle_at.setdefault((cell.mission.id, cell.players), Tally()).add(cell.tally)
+            oracle_at.setdefault((cell.mission.id, cell.player_count), Tally()).add(cell.tally)
     out = []
     for mission_id, tallies in by_mission.items():
         mission = missions[mission_id]
@@ -267,10 +267,10 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
                 warnings.append(f"the oracle never won, though other bots did ({winners} "
                                 f"games){_cause(oracle, mission, 'its')}")
             if any(t.wins for t in tallies.values()):
-                for players, tally in sorted(by_count[mission_id].items()):
+                for player_count, tally in sorted(by_count[mission_id].items()):
                     if tally.games and not tally.wins:
-                        there = oracle_at.get((mission_id, players), tally)
-                        warnings.append(f"unwinnable at {players} players: no bot won any of "
+                        there = oracle_at.get((mission_id, player_count), tally)
+                        warnings.append(f"unwinnable at {player_count} players: no bot won any of "
                                         f"its {tally.games} games there, not even the oracle"
                                         f"{_cause(there, mission, 'the oracle')}")
                         fails = True
@@ -292,40 +292,33 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     return out
 
 
-def as_json(cells: Sequence[Cell], found: Sequence[Estimate], games: int, seed: int,
-            bots: Sequence[str]) -> dict[str, Any]:
-    """The documented JSON report (docs/playtest.md)."""
-    missions: dict[str, dict[str, Any]] = {}
-    for cell in cells:
-        entry = missions.setdefault(cell.mission.id, {
-            "id": cell.mission.id, "number": cell.mission.number,
-            "title": cell.mission.label(), "declared_stars": cell.mission.stars,
-            "rounds": cell.mission.rounds, "lives": cell.mission.lives, "results": []})
-        t = cell.tally
-        low, high = t.interval
-        fewest, most = star_range(low, high)
-        entry["results"].append({
-            "players": cell.players, "bot": cell.bot, "games": t.games, "wins": t.wins,
-            "win_rate": round(t.win_rate, 4), "ci_low": round(low, 4), "ci_high": round(high, 4),
-            "stars": stars_for(t.win_rate), "stars_low": fewest, "stars_high": most,
-            "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,
-            "mean_lives_lost": round(t.lives_lost / t.games, 3) if t.games else 0,
-            "mean_lives_left": round(cell.mission.lives - t.lives_lost / t.games, 3)
-            if t.games else 0,
-            "losses": dict(sorted(t.losses.items())),
-            "goals": {g: {"played": t.goals_played[g], "met": t.goals_met[g]}
-                      for g in sorted(t.goals_played)},
-        })
-    for estimate in found:
-        missions[estimate.mission.id]["estimate"] = {
-            "bot": STAR_BOT, "win_rate": round(estimate.rate, 4),
-            "ci_low": round(estimate.low, 4), "ci_high": round(estimate.high, 4),
-            "stars_low": estimate.fewest, "stars_high": estimate.most,
-            "stars": describe_stars(estimate.fewest, estimate.most),
-            "coordination_gap": None if estimate.gap is None else round(estimate.gap, 4),
-            "warnings": estimate.warnings,
-            "fails_check": estimate.fails_check,
-        }
-    return {"games": games, "seed": seed, "bots": list(bots),
-            "star_bands": [{"min_win_rate": b, "stars": s} for b, s in STAR_BANDS],
-            "missions": sorted(missions.values(), key=lambda m: (m["number"], m["id"]))}
+@dataclass(frozen=True)
+class PlaytestResult:
+    """What a playtest found: one cell per mission x player count x bot, in a fixed order,
+    and one estimate per mission the star bot played."""
+
+    games: int
+    seed: int
+    bots: tuple[str, ...]
+    cells: list[Cell]
+    estimates: list[Estimate]
+
+    @property
+    def failing(self) -> list[Estimate]:
+        """The estimates `playtest --check` fails on."""
+        return [e for e in self.estimates if e.fails_check]
+
+
+def playtest(playables: Sequence[Playable], bots: Sequence[str],
+             player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
+             progress: Callable[[int], None] | None = None) -> PlaytestResult:
+    """Play every mission x player count x bot (`run`) and estimate each mission."""
+    cells = run(playables, bots, player_counts, games, seed, jobs, progress)
+    return PlaytestResult(games, seed, tuple(bots), cells, estimates(cells))
+
+
+def games_to_play(playables: Sequence[Playable], bots: Sequence[str],
+                  player_counts: Sequence[int] | None, games: int) -> int:
+    """How many games `playtest` plays (for a progress bar)."""
+    return sum(games * len(bots) * len([p for p in (player_counts or s.mission.players)
+                                        if p in s.mission.players]) for s in playables)

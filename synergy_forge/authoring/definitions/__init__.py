@@ -102,7 +102,8 @@ def standard_rulebook(native: bool = True) -> Rulebook:
 
     `native=True` swaps each rule's expression for its proven-equal twin in native.py.
     """
-    goals, challenges = {}, {}
+    goals: dict[str, Definition] = {}
+    challenges: dict[str, Definition] = {}
     for folder, kind_file, target in (("goals", "goal", goals),
                                       ("challenges", "challenge", challenges)):
         for path in sorted((definitions_dir() / folder).glob("*.yaml")):

@@ -1,0 +1,47 @@
+"""`synergy-forge new mission|campaign`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from synergy_forge.errors import CannotWrite
+
+
+@click.group("new")
+def command() -> None:
+    """Start a new mission or campaign from a commented template that validates as written."""
+
+
+@command.command("mission")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def new_mission(path: Path, force: bool) -> None:
+    """Write a starting mission file at PATH."""
+    from synergy_forge.authoring.scaffold import write_mission
+
+    _scaffold(lambda: write_mission(path, force=force), path)
+
+
+@command.command("campaign")
+@click.argument("folder", type=click.Path(path_type=Path))
+@click.option("--languages", default="en,fr", show_default=True,
+              help="Comma-separated language codes.")
+def new_campaign(folder: Path, languages: str) -> None:
+    """Create a campaign folder: campaign.yaml, a first mission, a custom challenge and goal."""
+    from synergy_forge.authoring.scaffold import write_campaign
+
+    langs = tuple(x.strip() for x in languages.split(",") if x.strip())
+    _scaffold(lambda: write_campaign(folder, langs), folder)
+
+
+def _scaffold(action: Callable[[], list[Path]], target: Path) -> None:
+    try:
+        written = action()
+    except OSError as exc:
+        raise CannotWrite.from_os_error(
+            exc, target, " (use another path, or --force for a single file)") from None
+    for path in written:
+        click.echo(f"wrote {path}")

@@ -1,0 +1,71 @@
+"""`synergy-forge play`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..params import BOTS, for_seats
+
+
+@click.command("play")
+@click.argument("mission")
+@click.option("--players", "player_count", type=click.IntRange(3, 5),
+              help="Player count (default: 4 if the mission allows it, else its first).")
+@click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random, "
+              "printed).")
+@click.option("--bots", type=BOTS, default="coop", show_default=True,
+              help="One bot for every seat (random, greedy, coop, oracle), or one per seat: "
+              "coop,random,…")
+@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write every decision to this JSON Lines file, for `replay`.")
+@click.option("--quiet", is_flag=True, help="Print only the outcome.")
+def command(mission: str, player_count: int | None, seed: int | None, bots: tuple[str, ...],
+            log_path: Path | None, quiet: bool) -> None:
+    """Watch bots play MISSION (a mission file, or a starter mission's number or id)."""
+    import random
+
+    from synergy_forge.authoring.gamelog import Recorder, write_log
+    from synergy_forge.core.engine import Game
+    from synergy_forge.errors import CannotWrite
+    from synergy_forge.fileio import write_atomic
+    from synergy_forge.reporting.explain import outcome_text
+    from synergy_forge.reporting.narrate import heading, round_story
+    from synergy_forge.sim.play import play
+
+    from ..inputs import resolve_mission
+
+    loaded, rulebook, colors = resolve_mission(mission)
+    player_count = player_count or (4 if 4 in loaded.players else loaded.players[0])
+    if player_count not in loaded.players:
+        raise click.BadParameter(f"mission {loaded.id} is for "
+                                 f"{', '.join(map(str, loaded.players))} players",
+                                 param_hint="'--players'")
+    names = list(for_seats(bots, player_count))
+    seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
+    game = Game(loaded, player_count, seed, rulebook, colors)
+    started = False
+
+    def show(g: Game) -> None:
+        nonlocal started
+        if quiet:
+            return
+        if not started:
+            click.echo(heading(g, names) + "\n")
+            started = True
+        click.echo(round_story(g, g.history[-1]) + "\n")
+
+    recorder = Recorder(game, names) if log_path is not None else None
+    play(game, names, on_decision=recorder, after_round=show)
+    if not started and not quiet:
+        click.echo(heading(game, names) + "\n")
+    assert game.outcome is not None  # play returns finished games only
+    click.echo(outcome_text(game.outcome))
+    if recorder is not None and log_path is not None:
+        records = recorder.finish(game)
+        try:
+            write_atomic(log_path, write_log(records))
+        except OSError as exc:
+            raise CannotWrite.from_os_error(exc, log_path) from None
+        click.echo(f"log written to {log_path} ({len(records)} records)", err=True)

@@ -1,0 +1,63 @@
+"""`synergy-forge playtest`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from synergy_forge.errors import CheckFailed
+from synergy_forge.reporting.formats import formats, render
+
+from ..output import show, write_report
+from ..params import BOTS, PLAYER_COUNTS
+
+#: Below this many games the run is too short to be worth a progress bar.
+PROGRESS_FROM = 2000
+
+
+@click.command("playtest")
+@click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
+@click.option("--games", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
+              help="Games per mission, player count and bot.")
+@click.option("--players", "player_counts", type=PLAYER_COUNTS, default="all", show_default=True,
+              help="3, 4, 5, a comma list such as 3,5, or all.")
+@click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
+              help="Comma-separated: random, greedy, coop, oracle (oracle cheats: it sees "
+              "every hand).")
+@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
+              "cores). Results are the same whatever the number.")
+@click.option("--format", "fmt", type=click.Choice(formats("playtest")), default="text",
+              show_default=True, help="text: a summary per mission; json: one object "
+              "(docs/playtest.md); html: a page with charts.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object "
+              "(docs/playtest.md); the same as --format json.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write an HTML report with charts.")
+@click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
+              "declared stars are outside the estimate.")
+def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] | None,
+            bots: tuple[str, ...], seed: int, jobs: int | None, fmt: str, as_json: bool,
+            html_path: Path | None, check: bool) -> None:
+    """Estimate each mission's difficulty by playing it many times with bots.
+
+    PATHS are campaign folders or mission files (default: the starter campaign).
+    """
+    from synergy_forge.sim.playtest import games_to_play, playtest
+
+    from ..inputs import playables
+    from ..progress import Progress
+
+    fmt = "json" if as_json else fmt
+    sources = playables(paths)
+    total = games_to_play(sources, bots, player_counts, games)
+    # A bar on a terminal for long runs; off a terminal, a plain line every few seconds.
+    with Progress(total, "Playing", bar=total >= PROGRESS_FROM and fmt == "text") as bar:
+        result = playtest(sources, bots, player_counts, games, seed, jobs, progress=bar.update)
+    show(render("playtest", fmt, result))
+    if html_path is not None:
+        write_report(html_path, render("playtest", "html", result))
+    if check and result.failing:
+        names = ", ".join(f"{e.mission.number} {e.mission.id}" for e in result.failing)
+        raise CheckFailed(f"playtest --check: {len(result.failing)} mission(s) fail: {names}")

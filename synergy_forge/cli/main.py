@@ -1,0 +1,72 @@
+"""The `synergy-forge` group: finds the commands and turns every error into its exit code.
+
+A command is one module of `synergy_forge.cli.commands` whose `command` is a click command
+named after the module; adding a command is adding such a module (it is imported only when
+it runs, or for `--help`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import sys
+
+import click
+
+from synergy_forge import __version__
+from synergy_forge.cli import commands
+from synergy_forge.errors import SynergyForgeError
+
+#: Interrupted by the user (Ctrl-C), and output cut short by a closed pipe: the shells' codes.
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_BUG = 130, 141, 3
+
+
+class Main(click.Group):
+    """The one place where errors become exit codes: a SynergyForgeError prints its message on
+    stderr and exits with its `exit_code`; anything else is our own mistake, reported in one
+    line with a way to report it rather than a traceback."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        found = {m.name for m in pkgutil.iter_modules(commands.__path__)
+                 if not m.name.startswith("_")}
+        return sorted(found | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name not in self.list_commands(ctx):
+            return None
+        module = importlib.import_module(f"{commands.__name__}.{cmd_name}")
+        command: click.Command = module.command
+        return command
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
+            raise
+        except SynergyForgeError as exc:
+            message = exc.format_message()
+            if message:
+                click.echo(message, err=True)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_BROKEN_PIPE)
+        except Exception as exc:
+            if os.environ.get("SYNERGY_FORGE_DEBUG"):
+                raise
+            click.echo(f"synergy-forge: internal error: {type(exc).__name__}: {exc}\n"
+                       "This is a bug in synergy-forge; run again with SYNERGY_FORGE_DEBUG=1 "
+                       "for the details and report them.", err=True)
+            sys.exit(EXIT_BUG)
+
+
+@click.group(cls=Main, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="synergy-forge")
+def main() -> None:
+    """Design, referee, playtest and print missions for the card game Synergy."""

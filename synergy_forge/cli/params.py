@@ -1,0 +1,88 @@
+"""Click parameter types: one parser per kind of value, each failing with click's own message,
+which names the option (`Invalid value for '--bots': …`) and exits 2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
+from synergy_forge.printing.layout import CardSize
+
+
+class Bots(click.ParamType):
+    """Bot names, comma-separated: `coop`, `coop,oracle`. `play` takes one bot for every seat
+    or one per seat (checked against the player count by `for_seats`); `playtest` a list."""
+
+    name = "bots"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[str, ...]:
+        if isinstance(value, tuple):
+            return value
+        from synergy_forge.sim.bots import BOTS
+
+        names = tuple(b.strip() for b in str(value).split(",") if b.strip())
+        unknown = [b for b in names if b not in BOTS]
+        if unknown or not names:
+            self.fail(f"unknown bot(s) {', '.join(unknown) or 'none given'}; expected "
+                      f"{', '.join(BOTS)}", param, ctx)
+        return names
+
+
+def for_seats(bots: tuple[str, ...], player_count: int) -> tuple[str, ...]:
+    """One bot per seat: a single bot plays every seat; otherwise there must be one each."""
+    if len(bots) == 1:
+        return bots * player_count
+    if len(bots) != player_count:
+        raise click.BadParameter(f"give one bot or {player_count}, one per seat; got "
+                                 f"{len(bots)}", param_hint="'--bots'")
+    return bots
+
+
+class PlayerCounts(click.ParamType):
+    """Player counts: `3`, `4`, `5`, a comma list such as `3,5`, or `all` (None: every count
+    the mission allows)."""
+
+    name = "players"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[int, ...] | None:
+        if value is None or isinstance(value, tuple):
+            return value
+        text = str(value).strip().lower()
+        if text == "all":
+            return None
+        counts: list[int] = []
+        for part in text.split(","):
+            part = part.strip()
+            if not part.isdigit() or not MIN_PLAYERS <= int(part) <= MAX_PLAYERS:
+                self.fail(f"expected player counts from {MIN_PLAYERS} to {MAX_PLAYERS} (e.g. 4 "
+                          f"or 3,4,5) or all; got {value!r}", param, ctx)
+            if int(part) not in counts:
+                counts.append(int(part))
+        return tuple(sorted(counts))
+
+
+class CardSizeType(click.ParamType):
+    """A card size in millimetres: WIDTHxHEIGHT, e.g. 63x88."""
+
+    name = "WIDTHxHEIGHT"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> CardSize:
+        if isinstance(value, CardSize):
+            return value
+        try:
+            width, height = (float(x) for x in str(value).lower().split("x"))
+        except ValueError:
+            self.fail(f"expected WIDTHxHEIGHT in mm, e.g. 63x88; got {value!r}", param, ctx)
+        if not (30 <= width <= 100 and 30 <= height <= 120):
+            self.fail("cards must be 30 to 100 mm wide and 30 to 120 mm high", param, ctx)
+        return CardSize(width, height)
+
+
+BOTS = Bots()
+PLAYER_COUNTS = PlayerCounts()
+CARD_SIZE = CardSizeType()

@@ -1,0 +1,74 @@
+"""Every error synergy-forge reports to a user, in one hierarchy (click's style).
+
+Each error carries the exit code the command line ends with, so that no command chooses one
+by hand (the CLI maps them in one place, `synergy_forge.cli.main`):
+
+- 1: the input is well-formed but wrong: a rule fails on a table, a log disagrees with the
+  engine, a check fails (`validate` errors, `playtest --check`, a text that does not fit);
+- 2: the input cannot be read or used as given, or the command line is wrong (click's own
+  usage errors also exit 2).
+
+The errors of the layers (authoring's InvalidInput, core's RuleError, IllegalRound,
+IllegalChoice, authoring's ReplayError) derive from these; this module imports no layer.
+"""
+
+from __future__ import annotations
+
+#: Exit codes shared by every command (README "Exit codes").
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class SynergyForgeError(Exception):
+    """Base of every error a user may see; `exit_code` is what the command line exits with."""
+
+    exit_code: int = EXIT_FAILED
+
+    def format_message(self) -> str:
+        """What the command line prints on stderr: located errors print their own
+        FILE:LINE:COLUMN lines, the others are prefixed with the program's name."""
+        return f"synergy-forge: error: {self}"
+
+
+class UnreadableInput(SynergyForgeError):
+    """A file or value that cannot be read or used as given (exit 2)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class WrongInput(SynergyForgeError):
+    """Input that can be read but says something the rules or the data refuse (exit 1)."""
+
+    exit_code = EXIT_FAILED
+
+
+class CheckFailed(SynergyForgeError):
+    """A check the user asked for failed; the command has already printed why, so the message
+    may be empty (exit 1)."""
+
+    exit_code = EXIT_FAILED
+
+    def format_message(self) -> str:
+        return str(self)
+
+
+class CannotWrite(SynergyForgeError):
+    """An output that cannot be written where the user asked (exit 2); nothing the user wrote
+    was overwritten."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = path, reason
+
+    def format_message(self) -> str:
+        return str(self)
+
+    @classmethod
+    def from_os_error(cls, exc: OSError, path: object = "", hint: str = "") -> CannotWrite:
+        """`exc` raised while writing to `path` (or the file the error names); `hint` says
+        what to do when the file exists."""
+        where = str(exc.filename or path)
+        if isinstance(exc, FileExistsError):
+            return cls(where, "already exists; nothing was written" + hint)
+        return cls(where, f"cannot write: {exc.strerror}")

@@ -1,0 +1,284 @@
+"""Errors and exit codes, as a user and a CI job see them: every error of the package carries
+its exit code (README "Exit codes"), the CLI maps them in one place, parameter types name the
+option they refuse, and GitHub annotations are escaped."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from unittest import mock
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.gamelog import ReplayError, UnreadableLog
+from synergy_forge.cli import main
+from synergy_forge.cli.params import BOTS, CARD_SIZE, PLAYER_COUNTS
+from synergy_forge.core.engine import IllegalChoice
+from synergy_forge.core.referee import IllegalRound, Problem
+from synergy_forge.core.rules import RuleError
+from synergy_forge.errors import CannotWrite, CheckFailed, SynergyForgeError
+from synergy_forge.reporting.validation import annotation, escape_data, escape_property
+from synergy_forge.resources import starter_campaign
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.mark.parametrize(("error", "code"), [
+    (InvalidInput([]), 2),
+    (RuleError("the rule does not compile", "goals/x.yaml:4"), 2),
+    (IllegalRound([Problem(("seats", 0), "no such card")]), 2),
+    (IllegalChoice("seat 1 cannot play that", "R9"), 1),
+    (ReplayError(4, "the engine asks seat 1"), 1),
+    (UnreadableLog(5, "not JSON"), 2),
+    (CheckFailed(), 1),
+    (CannotWrite("out/x.pdf", "cannot write: Permission denied"), 2),
+])
+def test_every_error_is_a_synergy_forge_error_with_its_exit_code(error, code):
+    assert isinstance(error, SynergyForgeError)
+    assert error.exit_code == code
+
+
+def test_layer_errors_stay_value_errors_for_their_callers():
+    assert issubclass(RuleError, ValueError) and issubclass(IllegalRound, ValueError)
+    assert issubclass(IllegalChoice, ValueError)
+
+
+# -- replay: any unreadable line exits 2, the first disagreeing record exits 1 ---------------
+
+@pytest.fixture(scope="module")
+def game_log(tmp_path_factory) -> list[str]:
+    log = tmp_path_factory.mktemp("log") / "game.jsonl"
+    assert run("play", "12", "--seed", "2", "--bots", "random", "--log", str(log)).exit_code == 0
+    return log.read_text().splitlines()
+
+
+def replay_lines(tmp_path: Path, lines: list[str]):
+    path = tmp_path / "g.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return run("replay", str(path)), str(path)
+
+
+def test_replay_exits_2_for_a_line_that_is_not_json_past_the_first(tmp_path, game_log):
+    lines = list(game_log)
+    lines[4] = "{not json"
+    result, path = replay_lines(tmp_path, lines)
+    assert result.exit_code == 2
+    assert result.output.startswith(f"{path}:5:1: error: not JSON")
+
+
+def test_replay_exits_2_for_a_line_that_is_not_utf8(tmp_path, game_log):
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(("\n".join(game_log[:3]) + "\n").encode() + b"\xff\xfe\n")
+    result = run("replay", str(path))
+    assert result.exit_code == 2 and f"{path}:4:1: error: the line is not UTF-8" in result.output
+
+
+def test_replay_exits_1_for_a_record_that_reads_but_is_not_the_game(tmp_path, game_log):
+    lines = list(game_log)
+    lines[2] = "[1, 2]"  # JSON, but not a decision record
+    result, path = replay_lines(tmp_path, lines)
+    assert result.exit_code == 1 and result.output.startswith(f"{path}:3:1: error: ")
+    index = next(i for i, line in enumerate(game_log) if '"first-number"' in line)
+    record = json.loads(game_log[index])
+    record["choice"] = {"colour": "red"}
+    lines = list(game_log)
+    lines[index] = json.dumps(record)
+    result, path = replay_lines(tmp_path, lines)
+    assert result.exit_code == 1 and result.output.startswith(f"{path}:{index + 1}:1: error: ")
+
+
+def test_replay_exits_1_for_the_first_disagreeing_record(tmp_path, game_log):
+    lines = list(game_log)
+    end = json.loads(lines[-1])
+    end["rounds_won"] += 1
+    lines[-1] = json.dumps(end)
+    result, path = replay_lines(tmp_path, lines)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"{path}:{len(lines)}:1: error: the log says")
+    truncated, _ = replay_lines(tmp_path, game_log[:-1])
+    assert truncated.exit_code == 1 and "the log has no end record" in truncated.output
+
+
+def test_replay_error_has_structured_fields(tmp_path, game_log):
+    error = ReplayError(7, "records after the end of the game", "g.jsonl")
+    assert (error.line, error.message, error.file) == (7, "records after the end of the game",
+                                                       "g.jsonl")
+    assert error.format_message() == "g.jsonl:7:1: error: records after the end of the game"
+
+
+def test_replay_of_a_missing_file_exits_2(tmp_path):
+    result = run("replay", str(tmp_path / "nope.jsonl"))
+    assert result.exit_code == 2
+    assert f"{tmp_path / 'nope.jsonl'}:1:1: error: cannot read the log" in result.output
+
+
+# -- the one mapping of errors to exit codes -----------------------------------------------
+
+def test_a_synergy_forge_error_exits_with_its_code_and_message():
+    with mock.patch("synergy_forge.authoring.validate.validate_paths",
+                    side_effect=CannotWrite("x.json", "cannot write: Disk full")):
+        result = run("validate")
+    assert result.exit_code == 2 and result.output == "x.json: cannot write: Disk full\n"
+
+
+def test_a_bug_is_an_internal_error_exit_3_without_traceback():
+    with mock.patch("synergy_forge.authoring.validate.validate_paths",
+                    side_effect=ZeroDivisionError("oops")):
+        result = run("validate")
+    assert result.exit_code == 3
+    assert "internal error: ZeroDivisionError: oops" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_every_command_is_found_and_listed():
+    help_text = run("--help").output
+    for name in ("build", "judge", "new", "play", "playtest", "replay", "validate"):
+        assert name in help_text
+        assert run(name, "--help").exit_code == 0
+    assert run("nonsense").exit_code == 2
+
+
+# -- exit codes per command (README "Exit codes") ------------------------------------------
+
+def test_validate_exit_codes(tmp_path):
+    assert run("validate").exit_code == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: x\n")
+    assert run("validate", str(bad)).exit_code == 1
+    assert run("validate", str(tmp_path / "missing.yaml")).exit_code == 2
+
+
+def test_judge_exit_codes(tmp_path):
+    assert run("judge", str(ROOT / "missions/rounds/rulebook-example.yaml")).exit_code == 0
+    bad = tmp_path / "round.yaml"
+    bad.write_text("seats: []\n")
+    result = run("judge", str(bad))
+    assert result.exit_code == 2 and f"{bad}:1:" in result.output
+    assert run("judge").exit_code == 2
+
+
+def test_play_exit_codes():
+    assert run("play", "1", "--seed", "1", "--quiet").exit_code == 0
+    assert run("play", "99").exit_code == 2
+    wrong_count = run("play", "1", "--bots", "coop,random", "--players", "4")
+    assert wrong_count.exit_code == 2 and "'--bots'" in wrong_count.output
+
+
+def test_playtest_exit_codes(tmp_path):
+    mission = str(starter_campaign() / "missions" / "01-first-notes.yaml")
+    assert run("playtest", mission, "--games", "2", "--players", "3", "--bots",
+               "coop").exit_code == 0
+    assert run("playtest", str(tmp_path)).exit_code == 2  # a folder without campaign.yaml
+    assert run("playtest", mission, "--players", "6").exit_code == 2
+
+
+def test_new_exit_codes(tmp_path):
+    assert run("new", "mission", str(tmp_path / "m.yaml")).exit_code == 0
+    again = run("new", "mission", str(tmp_path / "m.yaml"))
+    assert again.exit_code == 2 and f"{tmp_path / 'm.yaml'}: already exists" in again.output
+
+
+# -- parameter types: one parser each, errors name the option -------------------------------
+
+@pytest.mark.parametrize(("text", "counts"), [
+    ("all", None), ("3", (3,)), ("3,4,5", (3, 4, 5)), ("5, 3", (3, 5)), ("4,4", (4,)),
+])
+def test_player_counts_parse(text, counts):
+    assert PLAYER_COUNTS.convert(text, None, None) == counts
+
+
+@pytest.mark.parametrize("text", ["6", "2", "3,7", "three", "", "3,,4"])
+def test_player_counts_refuse(text):
+    with pytest.raises(click.BadParameter):
+        PLAYER_COUNTS.convert(text, None, None)
+
+
+def test_bots_and_card_size_parse():
+    assert BOTS.convert("coop, oracle", None, None) == ("coop", "oracle")
+    size = CARD_SIZE.convert("63x88", None, None)
+    assert (size.width, size.height) == (63.0, 88.0)
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (["playtest", "--players", "6"], "'--players'"),
+    (["playtest", "--bots", "coop,clever"], "'--bots'"),
+    (["play", "1", "--bots", "clever"], "'--bots'"),
+    (["build", "--card-size", "63by88"], "'--card-size'"),
+    (["build", "--card-size", "200x300"], "'--card-size'"),
+])
+def test_a_refused_value_names_its_option(args, option):
+    result = run(*args)
+    assert result.exit_code == 2
+    assert f"Invalid value for {option}" in result.output
+
+
+def test_playtest_takes_a_list_of_player_counts():
+    mission = str(starter_campaign() / "missions" / "01-first-notes.yaml")
+    result = run("playtest", mission, "--games", "2", "--players", "3,5", "--bots", "coop",
+                 "--json")
+    assert result.exit_code == 0, result.output
+    cells = json.loads(result.output)["missions"][0]["results"]
+    assert [c["players"] for c in cells] == [3, 5]
+
+
+# -- GitHub annotations (workflow commands) ------------------------------------------------
+
+def test_github_escapes_messages_and_properties():
+    assert escape_data("100% sure\r\nnext") == "100%25 sure%0D%0Anext"
+    assert escape_property("a,b:c.yaml") == "a%2Cb%3Ac.yaml"
+    assert escape_property("50%,x") == "50%25%2Cx"
+    line = annotation(Diagnostic("dir,1/a,b:c.yaml", 3, 7, Severity.ERROR,
+                                 "two lines\nand 5% more: ok, fine", "schema.type"))
+    assert line == ("::error file=dir%2C1/a%2Cb%3Ac.yaml,line=3,col=7,title=schema.type::"
+                    "two lines%0Aand 5%25 more: ok, fine")
+
+
+def test_validate_github_format_escapes_a_file_name(tmp_path):
+    bad = tmp_path / "a,b:c.yaml"
+    bad.write_text("id: x\n")
+    result = run("validate", "--format", "github", str(bad))
+    assert result.exit_code == 1
+    escaped = str(bad).replace(":", "%3A").replace(",", "%2C")
+    assert result.output.startswith(f"::error file={escaped},line=1,col=1,")
+
+
+def test_every_registered_reporter_exists():
+    from synergy_forge.reporting.formats import REPORTERS
+
+    for kind, reporters in REPORTERS.items():
+        for name, reporter in reporters.items():
+            module = importlib.import_module(f"synergy_forge.reporting.{reporter.module}")
+            assert callable(getattr(module, reporter.function)), (kind, name)
+
+
+def test_format_choices_come_from_the_registry_and_json_is_the_same_as_format_json():
+    from synergy_forge.reporting.formats import formats
+
+    assert formats("validate") == ("text", "json", "github")
+    assert formats("judge") == ("text", "json")
+    assert formats("playtest") == ("text", "json", "html")
+    round_file = str(ROOT / "missions/rounds/rulebook-example.yaml")
+    assert run("judge", "--json", round_file).output == \
+        run("judge", "--format", "json", round_file).output
+    assert "[text|json]" in run("judge", "--help").output
+    mission = str(starter_campaign() / "missions" / "01-first-notes.yaml")
+    page = run("playtest", mission, "--games", "2", "--players", "3", "--bots", "coop",
+               "--format", "html")
+    assert page.exit_code == 0 and page.output.startswith("<!DOCTYPE html>")
+
+
+def test_an_output_that_cannot_be_written_exits_2_and_names_it(tmp_path):
+    (tmp_path / "file").write_text("mine\n")
+    log = tmp_path / "file" / "game.jsonl"  # a folder that is a file
+    result = run("play", "1", "--seed", "1", "--quiet", "--log", str(log))
+    assert result.exit_code == 2 and f"{tmp_path / 'file'}: already exists" in result.output
+    assert "--force" not in result.output and "Traceback" not in result.output
+    assert (tmp_path / "file").read_text() == "mine\n"
