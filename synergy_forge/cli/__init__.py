@@ -13,6 +13,8 @@ import click
 from synergy_forge import __version__
 from synergy_forge.authoring.diagnostics import InvalidInput
 from synergy_forge.core.rules import RuleError
+from synergy_forge.pool import WorkerLost
+from synergy_forge.sim.executors import ExecutorError
 
 #: Exit codes shared by every command.
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
@@ -37,6 +39,9 @@ class _Guarded(click.Group):
             click.echo("interrupted", err=True)
             sys.exit(130)
         except RuleError as exc:  # a campaign's rule failed on a table no check foresaw
+            click.echo(f"synergy-forge: error: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        except (WorkerLost, ExecutorError) as exc:  # lost workers, an unreachable cluster
             click.echo(f"synergy-forge: error: {exc}", err=True)
             sys.exit(EXIT_BAD_INPUT)
         except BrokenPipeError:  # output piped into `head` and the like: stop quietly
@@ -419,6 +424,9 @@ def _playtest_sources(paths: tuple[Path, ...]):
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores). Results are the same whatever the number.")
+@click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT; "
+              "default: $DASK_SCHEDULER_ADDRESS, else local processes). Same results "
+              "(docs/scale.md).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object "
               "(docs/playtest.md).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -426,7 +434,8 @@ def _playtest_sources(paths: tuple[Path, ...]):
 @click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
               "declared stars are outside the estimate.")
 def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed: int,
-             jobs: int | None, as_json: bool, html_path: Path | None, check: bool) -> None:
+             jobs: int | None, scheduler: str | None, as_json: bool, html_path: Path | None,
+             check: bool) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
     PATHS are campaign folders or mission files (default: the starter campaign).
@@ -434,6 +443,7 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
     from synergy_forge.reporting.playtest import playtest_html, playtest_text
     from synergy_forge.sim import playtest as pt
     from synergy_forge.sim.bots import BOTS
+    from synergy_forge.sim.executors import executor_for
 
     names = [b.strip() for b in bots.split(",") if b.strip()]
     unknown = [b for b in names if b not in BOTS]
@@ -447,14 +457,16 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
     else:
         raise click.BadParameter("expected 3, 4, 5 or all", param_hint="--players")
     sources = _playtest_sources(paths)
+    executor = executor_for(scheduler, jobs)
     total = sum(games * len(names) * len([p for p in (counts or s.mission.players)
                                           if p in s.mission.players]) for s in sources)
     show = total >= 2000 and not as_json
     if show:
         with click.progressbar(length=total, label="Playing", file=sys.stderr) as bar:
-            cells = pt.run(sources, names, counts, games, seed, jobs, progress=bar.update)
+            cells = pt.run(sources, names, counts, games, seed, progress=bar.update,
+                           executor=executor)
     else:
-        cells = pt.run(sources, names, counts, games, seed, jobs)
+        cells = pt.run(sources, names, counts, games, seed, executor=executor)
     found = pt.estimates(cells)
     report = pt.as_json(cells, found, games, seed, names)
     if as_json:

@@ -17,7 +17,7 @@ from typing import Any
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.pool import run_units
+from synergy_forge.sim.executors import Executor, LocalPool
 from synergy_forge.sim.play import play
 
 #: Coop win rate -> stars: a rate at or above the bound earns that many stars
@@ -132,7 +132,7 @@ class Playable:
 
 def _work(playables: Sequence[Playable], index: int, players: int, bot: str,
           seeds: tuple[int, ...]) -> Tally:
-    # Runs in a worker: `playables` arrived once, with the pool (synergy_forge.pool).
+    # Runs in a worker: `playables` arrived once per worker, with the executor.
     subject = playables[index]
     return play_batch(subject.mission, subject.rulebook, subject.colors, players, bot, seeds)
 
@@ -164,8 +164,14 @@ class Estimate:
 
 def run(playables: Sequence[Playable], bots: Sequence[str],
         players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
-        progress: Callable[[int], None] | None = None, chunk: int = 50) -> list[Cell]:
-    """Play every mission x player count x bot; returns one cell each, in a fixed order."""
+        progress: Callable[[int], None] | None = None, chunk: int = 50,
+        executor: Executor | None = None) -> list[Cell]:
+    """Play every mission x player count x bot; returns one cell each, in a fixed order.
+
+    The work runs on `executor` (default: the local pool with `jobs` workers). Every unit
+    carries its games' seeds, and tallies are added in the units' order, so the cells are the
+    same on one process, any number of local workers or any cluster.
+    """
     units: list[tuple[int, int, str, tuple[int, ...]]] = []
     cells: dict[tuple[int, int, str], Cell] = {}
     for index, subject in enumerate(playables):
@@ -177,12 +183,14 @@ def run(playables: Sequence[Playable], bots: Sequence[str],
                 cells[(index, count, bot)] = Cell(mission, count, bot, Tally())
                 for start in range(0, games, chunk):
                     units.append((index, count, bot, tuple(seeds[start:start + chunk])))
-    # Tallies add up in any order: results are the same whatever the number of workers.
-    for number, tally in run_units(_work, tuple(playables), units, jobs):
-        index, count, bot, part = units[number]
-        cells[(index, count, bot)].tally.add(tally)
+    results: list[Tally | None] = [None] * len(units)
+    for number, tally in (executor or LocalPool(jobs)).map(_work, tuple(playables), units):
+        results[number] = tally
         if progress:
-            progress(len(part))
+            progress(len(units[number][3]))
+    for (index, count, bot, _), tally in zip(units, results, strict=True):
+        assert tally is not None, "an executor finished without every unit's result"
+        cells[(index, count, bot)].tally.add(tally)
     return list(cells.values())
 
 

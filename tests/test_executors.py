@@ -1,0 +1,177 @@
+"""Executors: the same playtest, byte for byte, on one process, the local pool and a real Dask
+cluster; lost workers cost a retry, never a wrong or missing result; workers die with their
+parent."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.cli import main
+from synergy_forge.pool import WorkerLost, run_units
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim import playtest as pt
+from synergy_forge.sim.executors import Dask, LocalPool, executor_for
+
+ROOT = Path(__file__).resolve().parent.parent
+MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
+
+
+def _square_once_killed(shared, index):
+    # The first time unit 3 runs, its worker is killed as by `kill -9` from outside.
+    marker = Path(shared) / f"killed-{index}"
+    if index == 3 and not marker.exists():
+        marker.write_text("")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return index * index
+
+
+def _always_killed(shared, index):
+    if index == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return index
+
+
+def test_pool_runs_again_the_units_of_a_killed_worker_and_yields_each_once(tmp_path):
+    results = list(run_units(_square_once_killed, str(tmp_path), [(i,) for i in range(8)],
+                             jobs=2))
+    assert sorted(i for i, _ in results) == list(range(8))
+    assert dict(results) == {i: i * i for i in range(8)}
+    assert (tmp_path / "killed-3").exists()
+
+
+def test_pool_reports_a_unit_that_kills_every_worker_as_worker_lost():
+    with pytest.raises(WorkerLost, match="died 3 times"):
+        list(run_units(_always_killed, None, [(i,) for i in range(4)], jobs=2))
+
+
+def test_pool_workers_stop_when_their_parent_is_killed(tmp_path):
+    # The parent starts two workers that would run for a minute, writes their pids, waits.
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from synergy_forge.pool import run_units
+        from tests.test_executors import _sleep_forever
+        for _ in run_units(_sleep_forever, {str(tmp_path)!r}, [(0,), (1,)], jobs=2):
+            pass
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("worker-*"))) < 2:
+            assert time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.1)
+        workers = [int(p.name.split("-")[1]) for p in tmp_path.glob("worker-*")]
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        parent.kill()
+
+
+def _sleep_forever(folder, index):
+    (Path(folder) / f"worker-{os.getpid()}").write_text("")
+    time.sleep(60)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A killed child of a dead parent is reaped by init; until then it is a zombie, not running.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def sources():
+    campaign = read_campaign(starter_campaign()).campaign
+    return [pt.Playable(campaign.mission(n), campaign.rulebook, campaign.colors)
+            for n in (2, 5, 13)]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local
+
+
+def _report(cells) -> str:
+    return json.dumps(pt.as_json(cells, pt.estimates(cells), 60, 4, ["coop"]), indent=2)
+
+
+def test_playtest_json_is_the_same_on_one_process_any_pool_and_a_cluster(sources, cluster):
+    def play(executor):
+        return _report(pt.run(sources, ["coop"], None, 60, seed=4, chunk=20, executor=executor))
+
+    alone = play(LocalPool(1))
+    assert play(LocalPool(2)) == alone
+    assert play(LocalPool(3)) == alone
+    assert play(Dask(cluster.scheduler_address)) == alone
+
+
+def test_a_cluster_worker_killed_mid_run_costs_a_retry_not_a_result(sources, cluster):
+    address = cluster.scheduler_address
+    from distributed import Client
+
+    with Client(address, set_as_default=False) as client:
+        pids = list(client.run(os.getpid).values())
+    killed = []
+
+    def kill_one_worker(games: int) -> None:
+        if not killed:  # after the first unit: the others are queued or running
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    cells = pt.run(sources, ["coop"], None, 60, seed=4, chunk=10, progress=kill_one_worker,
+                   executor=Dask(address))
+    assert killed
+    assert [c.tally.games for c in cells] == [60] * len(cells)
+    expected = pt.run(sources, ["coop"], None, 60, seed=4, chunk=10, jobs=1)
+    assert _report(cells) == _report(expected)
+    # The nanny starts a new worker in place of the killed one.
+    with Client(address, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=30)
+
+
+def test_playtest_command_on_a_scheduler_prints_the_same_json(cluster, monkeypatch):
+    runner = CliRunner()
+    args = ["playtest", MISSION, "--games", "40", "--bots", "coop", "--json"]
+    alone = runner.invoke(main, [*args, "--jobs", "1"])
+    on_cluster = runner.invoke(main, [*args, "--scheduler", cluster.scheduler_address])
+    assert alone.exit_code == 0 and on_cluster.exit_code == 0, on_cluster.output
+    assert on_cluster.stdout == alone.stdout
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
+    assert isinstance(executor_for(None, None), Dask)
+    assert runner.invoke(main, args).stdout == alone.stdout
+
+
+def test_an_unreachable_scheduler_is_a_clear_error_not_a_traceback(monkeypatch):
+    from synergy_forge.sim import executors
+
+    monkeypatch.setattr(executors, "executor_for", lambda address, jobs: Dask(address, 2.0))
+    result = CliRunner().invoke(main, ["playtest", MISSION, "--games", "5", "--bots", "coop",
+                                       "--scheduler", "tcp://127.0.0.1:9"])
+    assert result.exit_code == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in result.output
+    assert "Traceback" not in result.output and "bug" not in result.output
