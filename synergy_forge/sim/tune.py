@@ -222,7 +222,7 @@ def _variants(mission: Mission, with_actions: bool) -> list[tuple[Action, ...]]:
     if not with_actions:
         return [base]
     removed = [tuple(a for a in base if a != gone) for gone in base]
-    added = [tuple(sorted((*base, new))) for new in Action if new not in base]
+    added = [(*base, new) for new in Action if new not in base]
     return [base, *removed, *added]
 
 
