@@ -84,44 +84,78 @@ def workers_for(jobs: int | None, units: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, units or 1))
 
 
-def run_units(work: Callable[..., Any], shared: Any, units: Sequence[tuple[Any, ...]],
-              jobs: int | None = None) -> Iterator[tuple[int, Any]]:
-    """`work(shared, *unit)` for every unit, yielding (index of the unit, result) as each
-    finishes, each index once. `work` must be a module-level function (it is pickled by name);
-    callers that need a fixed order sort by the index. Units whose worker died are run again
-    (RETRIES times at most, then WorkerLost); an exception raised by `work` itself propagates."""
-    workers = workers_for(jobs, len(units))
-    if workers == 1:
-        for index, unit in enumerate(units):
-            yield index, work(shared, *unit)
-        return
-    pending = set(range(len(units)))
-    for attempt in range(RETRIES + 1):
-        futures: dict[Future[Any], int] = {}
-        try:
-            with ProcessPoolExecutor(max_workers=min(workers, len(pending)),
-                                     initializer=_install,
-                                     initargs=(shared, os.getpid())) as pool:
-                futures = {pool.submit(_call, work, units[index]): index
+class Pool:
+    """Worker processes kept for several batches of units of one `work` on one `shared` value:
+    the value is sent once, and what workers cache (the bots' tables) stays warm across
+    batches. With one worker the units run in this process, in order."""
+
+    def __init__(self, work: Callable[..., Any], shared: Any, workers: int) -> None:
+        self.work, self.shared, self.workers = work, shared, workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        """`work(shared, *unit)` for every unit, yielding (index of the unit, result) as each
+        finishes, each index once. Units whose worker died are run again on new workers
+        (RETRIES times at most, then WorkerLost); an exception raised by `work` itself
+        propagates."""
+        if self.workers == 1:
+            for index, unit in enumerate(units):
+                yield index, self.work(self.shared, *unit)
+            return
+        pending = set(range(len(units)))
+        for attempt in range(RETRIES + 1):
+            futures: dict[Future[Any], int] = {}
+            try:
+                if self._pool is None:
+                    self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                                     initializer=_install,
+                                                     initargs=(self.shared, os.getpid()))
+                futures = {self._pool.submit(_call, self.work, units[index]): index
                            for index in sorted(pending)}
                 for future in as_completed(futures):
                     result = future.result()
                     index = futures[future]
                     pending.discard(index)
                     yield index, result
-            return
-        except BrokenProcessPool:
-            # Units that finished before the pool broke keep their results; only the rest
-            # run again.
-            for future, index in futures.items():
-                if index in pending and future.done() and not future.cancelled() \
-                        and future.exception() is None:
-                    pending.discard(index)
-                    yield index, future.result()
-            if not pending:
                 return
-            if attempt == RETRIES:
-                raise WorkerLost(
-                    f"worker processes died {RETRIES + 1} times while {len(pending)} of "
-                    f"{len(units)} work units were left (killed from outside, or out of "
-                    "memory?); nothing was reported from the unfinished units") from None
+            except BrokenProcessPool:
+                self._close()
+                # Units that finished before the pool broke keep their results; only the
+                # rest run again.
+                for future, index in futures.items():
+                    if index in pending and future.done() and not future.cancelled() \
+                            and future.exception() is None:
+                        pending.discard(index)
+                        yield index, future.result()
+                if not pending:
+                    return
+                if attempt == RETRIES:
+                    raise WorkerLost(
+                        f"worker processes died {RETRIES + 1} times while {len(pending)} of "
+                        f"{len(units)} work units were left (killed from outside, or out of "
+                        "memory?); nothing was reported from the unfinished units") from None
+            except BaseException:
+                # Stopped early (an error in `work`, Ctrl-C): no worker goes on with the rest.
+                for future in futures:
+                    future.cancel()
+                raise
+
+
+def run_units(work: Callable[..., Any], shared: Any, units: Sequence[tuple[Any, ...]],
+              jobs: int | None = None) -> Iterator[tuple[int, Any]]:
+    """`work(shared, *unit)` for every unit on a pool of its own (see Pool.run). `work` must be
+    a module-level function (it is pickled by name); callers that need a fixed order sort by
+    the index."""
+    with Pool(work, shared, workers_for(jobs, len(units))) as pool:
+        yield from pool.run(units)

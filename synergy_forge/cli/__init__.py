@@ -480,3 +480,7 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
         click.echo(f"report written to {html_path}", err=True)
     failing = [e for e in found if e.fails_check]
     sys.exit(EXIT_FAILED if check and failing else EXIT_OK)
+
+
+# Commands in modules of their own register themselves on `main` when imported.
+from synergy_forge.cli import tune as _tune  # noqa: E402, F401

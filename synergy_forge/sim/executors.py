@@ -14,12 +14,13 @@ when a scheduler is given.
 from __future__ import annotations
 
 import os
+import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from synergy_forge.pool import WorkerLost, run_units
+from synergy_forge.pool import Pool, WorkerLost, run_units, workers_for
 
 #: Dask's own setting for the scheduler to connect to, honoured when --scheduler is not given.
 SCHEDULER_VARIABLE = "DASK_SCHEDULER_ADDRESS"
@@ -29,12 +30,28 @@ class ExecutorError(RuntimeError):
     """The executor cannot run the work: a reported failure (no traceback), exit 2."""
 
 
-class Executor(Protocol):
-    def map(self, work: Callable[..., Any], shared: Any,
-            units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]: ...
+class Session(Protocol):
+    """Workers holding one shared value, running batches of units of one function."""
 
+    def __enter__(self) -> Session: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]: ...
+
+
+class Executor(Protocol):
     @property
     def name(self) -> str: ...
+
+    def session(self, work: Callable[..., Any], shared: Any) -> Session:
+        """Workers for several batches (the shared value sent once, caches kept warm)."""
+        ...
+
+    def map(self, work: Callable[..., Any], shared: Any,
+            units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        """One batch: (unit index, `work(shared, *unit)`) for every unit, as they finish."""
+        ...
 
 
 @dataclass
@@ -46,6 +63,9 @@ class LocalPool:
     @property
     def name(self) -> str:
         return "local pool" + (f" of {self.jobs}" if self.jobs else "")
+
+    def session(self, work: Callable[..., Any], shared: Any) -> Session:
+        return Pool(work, shared, workers_for(self.jobs, sys.maxsize))
 
     def map(self, work: Callable[..., Any], shared: Any,
             units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
@@ -70,48 +90,72 @@ class Dask:
     def name(self) -> str:
         return f"Dask cluster at {self.address}"
 
+    def session(self, work: Callable[..., Any], shared: Any) -> Session:
+        return _DaskSession(self, work, shared)
+
     def map(self, work: Callable[..., Any], shared: Any,
             units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        with _DaskSession(self, work, shared) as session:
+            yield from session.run(units)
+
+
+class _DaskSession:
+    def __init__(self, cluster: Dask, work: Callable[..., Any], shared: Any) -> None:
+        self.cluster, self.work, self.shared = cluster, work, shared
+        self.client: Any = None
+        self.data: Any = None
+
+    def __enter__(self) -> _DaskSession:
         try:
-            from distributed import Client, KilledWorker, as_completed
+            from distributed import Client
         except ImportError:
             raise ExecutorError("running on a Dask cluster needs the 'cluster' extra: pip "
                                 "install 'synergy-forge[cluster]'") from None
+        address, timeout = self.cluster.address, self.cluster.timeout
         try:
-            client = Client(self.address, timeout=self.timeout, set_as_default=False)
+            self.client = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
-            raise ExecutorError(f"cannot reach the Dask scheduler at {self.address}: {exc}"
+            raise ExecutorError(f"cannot reach the Dask scheduler at {address}: {exc}"
                                 ) from None
         try:
-            if not client.scheduler_info().get("workers"):
-                client.wait_for_workers(1, timeout=self.timeout)
+            if not self.client.scheduler_info().get("workers"):
+                self.client.wait_for_workers(1, timeout=timeout)
             # Broadcast: every worker holds a copy, so losing one loses no data.
-            [data] = client.scatter([shared], broadcast=True, hash=False)
-            run = uuid.uuid4().hex
-            futures = {
-                client.submit(_dask_call, work, data, *unit, key=f"unit-{index}-{run}"): index
-                for index, unit in enumerate(units)
-            }
-            try:
-                for future in as_completed(futures, loop=client.loop):
-                    index = futures[future]
-                    try:
-                        result = future.result()
-                    except KilledWorker as exc:
-                        raise WorkerLost(
-                            "a work unit lost its worker more times than the scheduler "
-                            "allows (distributed.scheduler.allowed-failures) on the cluster "
-                            f"at {self.address} ({exc}); nothing was reported from the "
-                            "unfinished units") from None
-                    future.release()
-                    yield index, result
-            finally:
-                client.cancel(list(futures))
+            [self.data] = self.client.scatter([self.shared], broadcast=True, hash=False)
         except TimeoutError as exc:
-            raise ExecutorError(f"the Dask cluster at {self.address} has no worker: {exc}"
+            self.client.close()
+            raise ExecutorError(f"the Dask cluster at {address} has no worker: {exc}"
                                 ) from None
+        except BaseException:
+            self.client.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.client.close()
+
+    def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        from distributed import KilledWorker, as_completed
+
+        client, batch = self.client, uuid.uuid4().hex
+        futures = {client.submit(_dask_call, self.work, self.data, *unit,
+                                 key=f"unit-{index}-{batch}"): index
+                   for index, unit in enumerate(units)}
+        try:
+            for future in as_completed(futures, loop=client.loop):
+                index = futures[future]
+                try:
+                    result = future.result()
+                except KilledWorker as exc:
+                    raise WorkerLost(
+                        "a work unit lost its worker more times than the scheduler allows "
+                        "(distributed.scheduler.allowed-failures) on the cluster at "
+                        f"{self.cluster.address} ({exc}); nothing was reported from the "
+                        "unfinished units") from None
+                future.release()
+                yield index, result
         finally:
-            client.close()
+            client.cancel(list(futures))
 
 
 def executor_for(scheduler: str | None, jobs: int | None) -> Executor:

@@ -40,8 +40,8 @@ from synergy_forge.sim.playtest import (
     STAR_BOT,
     Playable,
     Tally,
-    _work,
     game_seed,
+    play_batch,
     star_range,
     stars_for,
 )
@@ -281,10 +281,14 @@ def grid_size(mission: Mission, with_actions: bool = False) -> int:
 def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int, *,
          counts: Sequence[int] | None = None, budget: int = 40_000, games: int = 400,
          seed: int = 1, with_actions: bool = False, executor: Executor | None = None,
-         valid: Callable[[Mission], bool] | None = None) -> TuneResult:
+         valid: Callable[[Mission], bool] | None = None, strict: bool = True) -> TuneResult:
     """Search for the setting closest to `mission`'s whose coop win rate, over `games` games at
     each player count in `counts`, lands in the band of `stars` (and agrees with `playtest
-    --check` at its default 100 games), spending at most about `budget` games."""
+    --check` at its default 100 games), spending at most about `budget` games.
+
+    Not `strict`: a mission whose own estimate already agrees with `stars` as `playtest
+    --check` sees it (its interval reaches the band) is left as it is.
+    """
     started = time.perf_counter()
     executor = executor or LocalPool()
     played = tuple(sorted(p for p in (counts or mission.players) if p in mission.players))
@@ -300,8 +304,6 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     def play(trials: list[Trial]) -> None:
         """One more batch for each trial, all in one call of the executor."""
         nonlocal spent
-        playables = tuple(Playable(t.setting.apply(mission), rulebook, tuple(colors))
-                          for t in trials)
         units = []
         for index, trial in enumerate(trials):
             start = trial.played
@@ -309,12 +311,12 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
             for p in played:
                 part = seeds[p][start:end]
                 for at in range(0, len(part), UNIT_GAMES):
-                    units.append((index, p, STAR_BOT, tuple(part[at:at + UNIT_GAMES])))
+                    units.append((index, trial.setting, p, tuple(part[at:at + UNIT_GAMES])))
         results: list[Tally | None] = [None] * len(units)
-        for number, tally in executor.map(_work, playables, units):
+        for number, tally in session.run([unit[1:] for unit in units]):
             results[number] = tally
         batch: list[dict[int, Tally]] = [{} for _ in trials]
-        for (index, p, _, _), tally in zip(units, results, strict=True):
+        for (index, _, p, _), tally in zip(units, results, strict=True):
             assert tally is not None
             batch[index].setdefault(p, Tally()).add(tally)
             spent += tally.games
@@ -326,37 +328,51 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
             trial.played = next(n for n in looks if n > trial.played)
             _judge(trial, low, high, games)
 
-    original = Trial(Setting.of(mission), 0, (), 0)
-    play([original])
-    tried += 1
-    while original.verdict is Verdict.UNDECIDED and spent < budget:
+    # One session for the whole search: the mission and rulebook go to each worker once, and
+    # the bots' caches stay warm from one setting to the next.
+    with executor.session(_play_setting, Playable(mission, rulebook, tuple(colors))) as session:
+        original = Trial(Setting.of(mission), 0, (), 0)
         play([original])
-    harder = original.tally.win_rate >= high
-    result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
-                        False, games, seed)
-    if original.verdict is Verdict.IN_BAND:
-        result.proposal = original
-    elif original.verdict is not Verdict.UNDECIDED:
-        # The far end first: when even it falls short, no setting in range reaches the band.
-        setting = extreme_setting(mission, harder)
-        extreme = original
-        if setting != original.setting:
-            extreme = Trial(setting, -1, (), 0)
-            play([extreme])
-            tried += 1
-        result.extreme = extreme
-        if extreme.verdict is not (Verdict.TOO_EASY if harder else Verdict.TOO_HARD):
-            proposal, t, s, exhausted = _search(mission, harder, with_actions, play, budget,
-                                                lambda: spent, valid)
-            tried += t
-            skipped += s
-            result.proposal = proposal
-            result.exhausted = exhausted
-    else:
-        result.exhausted = True
+        tried += 1
+        while original.verdict is Verdict.UNDECIDED and spent < budget:
+            play([original])
+        harder = original.tally.win_rate >= high
+        result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
+                            False, games, seed)
+        agreeing = (original.played >= min(CHECK_GAMES, games)
+                    and _agrees(original.first, low, high)
+                    and _agrees(original.by_count, low, high)
+                    and not any(t.games and not t.wins for t in original.first.values()))
+        if original.verdict is Verdict.IN_BAND or (agreeing and not strict):
+            result.proposal = original
+        elif original.verdict is not Verdict.UNDECIDED:
+            # The far end first: when even it falls short, no setting in range reaches the band.
+            setting = extreme_setting(mission, harder)
+            extreme = original
+            if setting != original.setting:
+                extreme = Trial(setting, -1, (), 0)
+                play([extreme])
+                tried += 1
+            result.extreme = extreme
+            if extreme.verdict is not (Verdict.TOO_EASY if harder else Verdict.TOO_HARD):
+                proposal, t, s, exhausted = _search(mission, harder, with_actions, play, budget,
+                                                    lambda: spent, valid)
+                tried += t
+                skipped += s
+                result.proposal = proposal
+                result.exhausted = exhausted
+        else:
+            result.exhausted = True
     result.games, result.tried, result.skipped = spent, tried, skipped
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _play_setting(subject: Playable, setting: Setting, players: int,
+                  seeds: tuple[int, ...]) -> Tally:
+    # Runs in a worker: only the setting and the seeds travel with each unit.
+    return play_batch(setting.apply(subject.mission), subject.rulebook, subject.colors,
+                      players, STAR_BOT, seeds)
 
 
 def _judge(trial: Trial, low: float, high: float, games: int) -> None:

@@ -1,0 +1,126 @@
+"""`synergy-forge tune`: the closest settings that give a mission the stars its designer wants."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.cli import EXIT_FAILED, EXIT_OK, fail_with, main
+
+
+def _counts(text: str) -> tuple[int, ...] | None:
+    if text == "all":
+        return None
+    try:
+        counts = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        counts = ()
+    if not counts or any(c not in (3, 4, 5) for c in counts):
+        raise click.BadParameter("expected player counts among 3, 4 and 5 (e.g. 3,4) or all",
+                                 param_hint="--players")
+    return counts
+
+
+@main.command()
+@click.argument("target", metavar="MISSION|CAMPAIGN",
+                type=click.Path(exists=True, path_type=Path))
+@click.option("--stars", type=click.IntRange(1, 5), help="The stars wanted (one mission; "
+              "default: its declared stars, changed only if the estimate disagrees).")
+@click.option("--players", default="all", show_default=True,
+              help="Player counts to tune for: e.g. 3,4 or all (the mission's own).")
+@click.option("--budget", type=click.IntRange(100, 100_000_000), default=40_000,
+              show_default=True, help="Games at most per mission.")
+@click.option("--games", type=click.IntRange(25, 1_000_000), default=400, show_default=True,
+              help="Games per player count before a setting is accepted.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="The deals every setting plays (playtest's seeds).")
+@click.option("--actions", "with_actions", is_flag=True,
+              help="Also try one action card more or less.")
+@click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
+              "cores).")
+@click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT; "
+              "default: $DASK_SCHEDULER_ADDRESS, else local processes).")
+@click.option("--write", is_flag=True, help="Apply each change to its file in place (comments "
+              "and layout kept), with the declared stars.")
+def tune(target: Path, stars: int | None, players: str, budget: int, games: int, seed: int,
+         with_actions: bool, jobs: int | None, scheduler: str | None, write: bool) -> None:
+    """Find the settings closest to a mission's own (rounds, lives, allowed failures, starting
+    hand) that give it the stars wanted, as a diff of its file.
+
+    MISSION|CAMPAIGN is a mission file, or a campaign folder: then every mission whose
+    estimate disagrees with its declared stars is tuned towards them. Exit 1 when some
+    mission cannot reach its stars (docs/scale.md).
+    """
+    from synergy_forge.authoring.edit import (
+        EditError,
+        candidate_problems,
+        edit_mission_text,
+        write_mission,
+    )
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
+    from synergy_forge.reporting.tune import tune_text
+    from synergy_forge.sim.executors import executor_for
+    from synergy_forge.sim.tune import tune as search
+
+    counts = _counts(players)
+    if target.is_dir():
+        if stars is not None:
+            raise click.BadParameter("applies to one mission; in a campaign each mission is "
+                                     "tuned to its declared stars", param_hint="--stars")
+        if not (target / CAMPAIGN_FILE).is_file():
+            raise click.BadParameter(f"{target} has no {CAMPAIGN_FILE}",
+                                     param_hint="MISSION|CAMPAIGN")
+        result = read_campaign(target)
+        if result.campaign is None:
+            fail_with(InvalidInput([d for d in result.diagnostics if d.severity == "error"]))
+        campaign = result.campaign
+        assert campaign is not None
+        subjects = [(Path(m.source), m, campaign.rulebook, campaign.colors)
+                    for m in campaign.missions]
+    else:
+        try:
+            mission, rulebook, colors = load_mission_file(target)
+        except InvalidInput as exc:
+            fail_with(exc)
+        subjects = [(target, mission, rulebook, tuple(colors))]
+    executor = executor_for(scheduler, jobs)
+    short = 0
+    for number, (path, mission, rulebook, colors) in enumerate(subjects):
+        if counts and not set(counts) & set(mission.players):
+            click.echo(f"{mission.number} {mission.label()} ({path}): not made for "
+                       f"{players} players; skipped")
+            continue
+        wanted = stars if stars is not None else mission.stars
+        found = search(mission, rulebook, colors, wanted, counts=counts, budget=budget,
+                       games=games, seed=seed, with_actions=with_actions, executor=executor,
+                       valid=lambda m, rb=rulebook: not candidate_problems(m, rb),
+                       strict=stars is not None)
+        text = edited = None
+        written = False
+        if found.proposal is not None:
+            after = found.proposal.setting.apply(mission, wanted)
+            try:
+                text = path.read_text(encoding="utf-8-sig")
+                edited = edit_mission_text(text, str(path), mission, after)
+                if write and edited != text:
+                    write_mission(path, mission, after, str(path))
+                    written = True
+            except (OSError, EditError) as exc:
+                click.echo(f"synergy-forge: error: {path}: {exc}", err=True)
+                short += 1
+        else:
+            short += 1
+        check = (f"synergy-forge playtest {path} --games {games} --seed {seed} --bots coop"
+                 + (f" --players {found.counts[0]}" if len(found.counts) == 1 else "")
+                 + " --check")
+        if number:
+            click.echo("")
+        click.echo(tune_text(found, str(path), text, edited, written, check))
+    if len(subjects) > 1:
+        click.echo(f"\n{len(subjects) - short} of {len(subjects)} missions at their stars"
+                   + (f"; {short} cannot reach them" if short else ""))
+    sys.exit(EXIT_FAILED if short else EXIT_OK)
+
