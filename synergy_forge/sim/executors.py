@@ -44,6 +44,12 @@ class Executor(Protocol):
     @property
     def name(self) -> str: ...
 
+    @property
+    def unit_games(self) -> int:
+        """Games per work unit, so that scheduling costs under a tenth of the unit's time
+        (docs/performance.md, bench/bench_scale.py)."""
+        ...
+
     def session(self, work: Callable[..., Any], shared: Any) -> Session:
         """Workers for several batches (the shared value sent once, caches kept warm)."""
         ...
@@ -59,6 +65,8 @@ class LocalPool:
     """Worker processes on this machine (synergy_forge.pool); `jobs` None means every core."""
 
     jobs: int | None = None
+    #: a unit costs the pool about 0.1 ms against some 250 ms for 50 coop games
+    unit_games: int = 50
 
     @property
     def name(self) -> str:
@@ -85,6 +93,9 @@ class Dask:
     address: str
     #: seconds to wait for the scheduler before giving up
     timeout: float = 20.0
+    #: a Dask task costs some 10-25 ms of scheduling: 100 coop games (about 0.5 s) keep that
+    #: near 5%
+    unit_games: int = 100
 
     @property
     def name(self) -> str:

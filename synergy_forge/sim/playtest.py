@@ -164,7 +164,7 @@ class Estimate:
 
 def run(playables: Sequence[Playable], bots: Sequence[str],
         players: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
-        progress: Callable[[int], None] | None = None, chunk: int = 50,
+        progress: Callable[[int], None] | None = None, chunk: int | None = None,
         executor: Executor | None = None) -> list[Cell]:
     """Play every mission x player count x bot; returns one cell each, in a fixed order.
 
@@ -172,6 +172,8 @@ def run(playables: Sequence[Playable], bots: Sequence[str],
     carries its games' seeds, and tallies are added in the units' order, so the cells are the
     same on one process, any number of local workers or any cluster.
     """
+    executor = executor or LocalPool(jobs)
+    chunk = chunk or executor.unit_games
     units: list[tuple[int, int, str, tuple[int, ...]]] = []
     cells: dict[tuple[int, int, str], Cell] = {}
     for index, subject in enumerate(playables):
@@ -184,7 +186,7 @@ def run(playables: Sequence[Playable], bots: Sequence[str],
                 for start in range(0, games, chunk):
                     units.append((index, count, bot, tuple(seeds[start:start + chunk])))
     results: list[Tally | None] = [None] * len(units)
-    for number, tally in (executor or LocalPool(jobs)).map(_work, tuple(playables), units):
+    for number, tally in executor.map(_work, tuple(playables), units):
         results[number] = tally
         if progress:
             progress(len(units[number][3]))
