@@ -9,6 +9,8 @@ import click
 
 from synergy_forge.authoring.diagnostics import InvalidInput
 from synergy_forge.cli import EXIT_FAILED, EXIT_OK, fail_with, main
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.rules import Rulebook
 
 
 def _counts(text: str) -> tuple[int, ...] | None:
@@ -94,9 +96,13 @@ def tune(target: Path, stars: int | None, players: str, budget: int, games: int,
                        f"{players} players; skipped")
             continue
         wanted = stars if stars is not None else mission.stars
+
+        def valid(candidate: Mission, rulebook: Rulebook = rulebook) -> bool:
+            return not candidate_problems(candidate, rulebook)
+
         found = search(mission, rulebook, colors, wanted, counts=counts, budget=budget,
                        games=games, seed=seed, with_actions=with_actions, executor=executor,
-                       valid=lambda m, rb=rulebook: not candidate_problems(m, rb),
+                       valid=valid,
                        strict=stars is not None)
         text = edited = None
         written = False
