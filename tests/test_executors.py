@@ -175,3 +175,38 @@ def test_an_unreachable_scheduler_is_a_clear_error_not_a_traceback(monkeypatch):
     assert result.exit_code == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in result.output
     assert "Traceback" not in result.output and "bug" not in result.output
+
+
+SHORT = """\
+id: {id}
+number: {number}
+title: Short
+stars: {stars}
+players: [3]
+rounds: 3
+lives: 3
+hand: {{numbers: 6, goals: 4}}
+allowed_failures: 1
+"""
+
+
+def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_process(tmp_path,
+                                                                                    cluster):
+    import re
+
+    (tmp_path / "campaign.yaml").write_text("name: Test\nmissions: [missions/*.yaml]\n")
+    (tmp_path / "missions").mkdir()
+    for number, stars in ((1, 3), (2, 1), (3, 4)):
+        (tmp_path / "missions" / f"0{number}.yaml").write_text(
+            SHORT.format(id=f"short-{number}", number=number, stars=stars))
+    runner = CliRunner()
+    args = ["tune", str(tmp_path), "--games", "50"]
+    alone = runner.invoke(main, [*args, "--jobs", "1"])
+    on_cluster = runner.invoke(main, [*args, "--scheduler", cluster.scheduler_address])
+    assert alone.exit_code == on_cluster.exit_code, on_cluster.output
+
+    def timeless(text: str) -> str:
+        return re.sub(r"games in [0-9.]+ s", "games in - s", text)
+
+    assert timeless(on_cluster.output) == timeless(alone.output)
+    assert alone.output.count("change:") >= 1

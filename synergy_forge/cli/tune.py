@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import click
@@ -11,6 +13,9 @@ from synergy_forge.authoring.diagnostics import InvalidInput
 from synergy_forge.cli import EXIT_FAILED, EXIT_OK, fail_with, main
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
+
+#: Missions tuned side by side on a cluster.
+MISSIONS_AT_ONCE = 4
 
 
 def _counts(text: str) -> tuple[int, ...] | None:
@@ -64,7 +69,7 @@ def tune(target: Path, stars: int | None, players: str, budget: int, games: int,
     )
     from synergy_forge.authoring.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
     from synergy_forge.reporting.tune import tune_text
-    from synergy_forge.sim.executors import executor_for
+    from synergy_forge.sim.executors import LocalPool, executor_for
     from synergy_forge.sim.tune import tune as search
 
     counts = _counts(players)
@@ -89,23 +94,23 @@ def tune(target: Path, stars: int | None, players: str, budget: int, games: int,
             fail_with(exc)
         subjects = [(target, mission, rulebook, tuple(colors))]
     executor = executor_for(scheduler, jobs)
-    short = 0
-    for number, (path, mission, rulebook, colors) in enumerate(subjects):
+
+    def tune_one(subject: tuple[Path, Mission, Rulebook, tuple[str, ...]]) -> tuple[str, bool]:
+        """One mission's report, and whether it reached its stars."""
+        path, mission, rulebook, colors = subject
         if counts and not set(counts) & set(mission.players):
-            click.echo(f"{mission.number} {mission.label()} ({path}): not made for "
-                       f"{players} players; skipped")
-            continue
+            return (f"{mission.number} {mission.label()} ({path}): not made for {players} "
+                    "players; skipped", True)
         wanted = stars if stars is not None else mission.stars
 
-        def valid(candidate: Mission, rulebook: Rulebook = rulebook) -> bool:
+        def valid(candidate: Mission) -> bool:
             return not candidate_problems(candidate, rulebook)
 
         found = search(mission, rulebook, colors, wanted, counts=counts, budget=budget,
                        games=games, seed=seed, with_actions=with_actions, executor=executor,
-                       valid=valid,
-                       strict=stars is not None)
+                       valid=valid, strict=stars is not None)
         text = edited = None
-        written = False
+        written, reached, problem = False, found.proposal is not None, ""
         if found.proposal is not None:
             after = found.proposal.setting.apply(mission, wanted)
             try:
@@ -115,16 +120,24 @@ def tune(target: Path, stars: int | None, players: str, budget: int, games: int,
                     write_mission(path, mission, after, str(path))
                     written = True
             except (OSError, EditError) as exc:
-                click.echo(f"synergy-forge: error: {path}: {exc}", err=True)
-                short += 1
-        else:
-            short += 1
+                problem, reached = f"\n  error: {exc}", False
         check = (f"synergy-forge playtest {path} --games {games} --seed {seed} --bots coop"
                  + (f" --players {found.counts[0]}" if len(found.counts) == 1 else "")
                  + " --check")
-        if number:
-            click.echo("")
-        click.echo(tune_text(found, str(path), text, edited, written, check))
+        return tune_text(found, str(path), text, edited, written, check) + problem, reached
+
+    # On a cluster several missions are tuned at once, to keep its workers busy; the local
+    # pool already has every core busy with one. Reports come in the campaign's order.
+    short = 0
+    if isinstance(executor, LocalPool) or len(subjects) == 1:
+        # In this thread: Ctrl-C stops at once.
+        reports: Iterator[tuple[str, bool]] = map(tune_one, subjects)
+    else:
+        threads = ThreadPoolExecutor(max_workers=MISSIONS_AT_ONCE)
+        reports = threads.map(tune_one, subjects)
+    for number, (report, reached) in enumerate(reports):
+        short += not reached
+        click.echo(("\n" if number else "") + report)
     if len(subjects) > 1:
         click.echo(f"\n{len(subjects) - short} of {len(subjects)} missions at their stars"
                    + (f"; {short} cannot reach them" if short else ""))
