@@ -1,7 +1,7 @@
 """Scale-out and tuning: what a work unit costs to schedule, the same playtest on the local pool
 and on a 2-worker Dask LocalCluster, and `tune`'s games against an exhaustive grid.
 
-    .venv/bin/python bench/bench_scale.py [--games 200] [--skip-tune]
+    .venv/bin/python bench/bench_scale.py [--games 200] [--skip-tune | --only-tune]
 
 Needs the `cluster` extra (distributed). Everything runs on this machine, loopback only.
 """
@@ -136,7 +136,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--skip-tune", action="store_true")
+    parser.add_argument("--only-tune", action="store_true")
     args = parser.parse_args()
+    if args.only_tune:
+        tune_against_grid()
+        return
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",

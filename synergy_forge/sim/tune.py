@@ -334,7 +334,10 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         original = Trial(Setting.of(mission), 0, (), 0)
         play([original])
         tried += 1
-        while original.verdict is Verdict.UNDECIDED and spent < budget:
+        # The original plays all its games, even when clearly outside the band at once: its
+        # estimate is the "before" of the report, the one `playtest` prints.
+        while original.played < games and spent < budget:
+            original.verdict = Verdict.UNDECIDED
             play([original])
         harder = original.tally.win_rate >= high
         result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
