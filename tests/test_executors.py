@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -210,3 +211,21 @@ def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_proces
 
     assert timeless(on_cluster.output) == timeless(alone.output)
     assert alone.output.count("change:") >= 1
+
+
+class _Recording(LocalPool):
+    """The local pool in this process, keeping what would be sent to the workers."""
+
+    def map(self, work, shared, units):
+        self.sent = pickle.dumps((shared, units))
+        return super().map(work, shared, units)
+
+
+def test_only_mission_values_and_seeds_travel_to_workers_never_a_file_path(sources):
+    executor = _Recording(1)
+    cells = pt.run(sources, ["coop"], [3], 4, seed=4, executor=executor)
+    assert all(s.mission.source for s in sources)  # the files they were read from
+    for subject in sources:
+        assert subject.mission.source.encode() not in executor.sent
+        assert Path(subject.mission.source).name.encode() not in executor.sent
+    assert [c.mission.source for c in cells] == [s.mission.source for s in sources]

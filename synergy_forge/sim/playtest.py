@@ -11,7 +11,7 @@ import hashlib
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from synergy_forge.core.engine import Game
@@ -186,7 +186,9 @@ def run(playables: Sequence[Playable], bots: Sequence[str],
                 for start in range(0, games, chunk):
                     units.append((index, count, bot, tuple(seeds[start:start + chunk])))
     results: list[Tally | None] = [None] * len(units)
-    for number, tally in executor.map(_work, tuple(playables), units):
+    # Workers get the missions as values: no file name (a worker reads nothing).
+    shared = tuple(replace(p, mission=replace(p.mission, source="")) for p in playables)
+    for number, tally in executor.map(_work, shared, units):
         results[number] = tally
         if progress:
             progress(len(units[number][3]))

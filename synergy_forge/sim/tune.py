@@ -330,7 +330,8 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
 
     # One session for the whole search: the mission and rulebook go to each worker once, and
     # the bots' caches stay warm from one setting to the next.
-    with executor.session(_play_setting, Playable(mission, rulebook, tuple(colors))) as session:
+    subject = Playable(replace(mission, source=""), rulebook, tuple(colors))
+    with executor.session(_play_setting, subject) as session:
         original = Trial(Setting.of(mission), 0, (), 0)
         play([original])
         tried += 1
