@@ -224,7 +224,9 @@ def test_tune_cli_on_a_campaign_tunes_only_missions_that_disagree(tmp_path):
     result = CliRunner().invoke(main, ["tune", str(folder), "--games", "50", "--jobs", "1"])
     assert result.exit_code == 1  # "wrong" cannot reach 4 stars: every goal is met
     assert "agrees: nothing to change at 1 star" in result.output
-    assert "1 of 2 missions at their stars; 1 cannot reach them" in result.output
+    assert "1 of 2 missions at their stars with the changes above; 1 cannot reach them" \
+        in result.output
+    assert "  1 Easy: 1★ agrees\n  2 Easy: 4★: out of reach (1 star at best)" in result.output
     bad = CliRunner().invoke(main, ["tune", str(folder), "--stars", "2"])
     assert bad.exit_code == 2 and "--stars" in bad.output
 

@@ -68,7 +68,7 @@ def tune(target: Path, stars: int | None, players: str, budget: int, games: int,
         write_mission,
     )
     from synergy_forge.authoring.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
-    from synergy_forge.reporting.tune import tune_text
+    from synergy_forge.reporting.tune import summary_line, tune_text
     from synergy_forge.sim.executors import LocalPool, executor_for
     from synergy_forge.sim.tune import tune as search
 
@@ -95,12 +95,14 @@ def tune(target: Path, stars: int | None, players: str, budget: int, games: int,
         subjects = [(target, mission, rulebook, tuple(colors))]
     executor = executor_for(scheduler, jobs)
 
-    def tune_one(subject: tuple[Path, Mission, Rulebook, tuple[str, ...]]) -> tuple[str, bool]:
-        """One mission's report, and whether it reached its stars."""
+    def tune_one(subject: tuple[Path, Mission, Rulebook, tuple[str, ...]]
+                 ) -> tuple[str, bool, str]:
+        """One mission's report, whether it reached its stars, and its summary line."""
         path, mission, rulebook, colors = subject
         if counts and not set(counts) & set(mission.players):
-            return (f"{mission.number} {mission.label()} ({path}): not made for {players} "
-                    "players; skipped", True)
+            skipped = (f"{mission.number} {mission.label()} ({path}): not made for {players} "
+                       "players; skipped")
+            return skipped, True, skipped
         wanted = stars if stars is not None else mission.stars
 
         def valid(candidate: Mission) -> bool:
@@ -124,22 +126,27 @@ def tune(target: Path, stars: int | None, players: str, budget: int, games: int,
         check = (f"synergy-forge playtest {path} --games {games} --seed {seed} --bots coop"
                  + (f" --players {found.counts[0]}" if len(found.counts) == 1 else "")
                  + " --check")
-        return tune_text(found, str(path), text, edited, written, check) + problem, reached
+        return (tune_text(found, str(path), text, edited, written, check) + problem, reached,
+                summary_line(found, bool(problem)))
 
     # On a cluster several missions are tuned at once, to keep its workers busy; the local
     # pool already has every core busy with one. Reports come in the campaign's order.
     short = 0
     if isinstance(executor, LocalPool) or len(subjects) == 1:
         # In this thread: Ctrl-C stops at once.
-        reports: Iterator[tuple[str, bool]] = map(tune_one, subjects)
+        reports: Iterator[tuple[str, bool, str]] = map(tune_one, subjects)
     else:
         threads = ThreadPoolExecutor(max_workers=MISSIONS_AT_ONCE)
         reports = threads.map(tune_one, subjects)
-    for number, (report, reached) in enumerate(reports):
+    summary = []
+    for number, (report, reached, line) in enumerate(reports):
         short += not reached
+        summary.append(line)
         click.echo(("\n" if number else "") + report)
     if len(subjects) > 1:
-        click.echo(f"\n{len(subjects) - short} of {len(subjects)} missions at their stars"
+        click.echo("\nSummary:\n" + "\n".join(summary))
+        click.echo(f"{len(subjects) - short} of {len(subjects)} missions at their stars "
+                   "with the changes above"
                    + (f"; {short} cannot reach them" if short else ""))
     sys.exit(EXIT_FAILED if short else EXIT_OK)
 

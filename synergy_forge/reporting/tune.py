@@ -85,3 +85,21 @@ def tune_text(result: TuneResult, name: str, before_text: str | None,
         if command:
             lines.append(f"  confirm: {command}")
     return "\n".join(lines)
+
+
+def summary_line(result: TuneResult, problem: bool = False) -> str:
+    """One line per mission for the end of a campaign's tuning."""
+    mission, proposal = result.mission, result.proposal
+    head = f"{mission.number:>3} {mission.label()}: {mission.stars}★"
+    aim = "" if result.target == mission.stars else f" -> {result.target}★"
+    if problem:
+        return f"{head}{aim}: found but not applied (see above)"
+    if proposal is not None and proposal.setting == result.original.setting:
+        return f"{head} agrees" if mission.stars == result.target else \
+            f"{head} -> {result.target}★ (stars only)"
+    if proposal is not None:
+        return f"{head}{aim}: {_setting_text(result.original.setting, proposal.setting)}"
+    if result.exhausted:
+        return f"{head}{aim}: no answer within the budget"
+    reached = stars_for(result.extreme.tally.win_rate) if result.extreme else mission.stars
+    return f"{head}{aim}: out of reach ({_stars(reached)} at best)"
