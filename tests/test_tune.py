@@ -235,3 +235,18 @@ def test_setting_changes_name_every_knob_that_moved():
     before = Setting.of(SHORT)
     after = replace(before, rounds=4, actions=(Action.F,))
     assert before.changes(after) == [("rounds", 3, 4), ("action cards", "none", "F")]
+
+
+def test_candidates_come_nearest_first_and_an_action_card_costs_two_steps():
+    from synergy_forge.sim.tune import _candidates
+
+    mission = replace(SHORT, actions=(Action.F,))
+    found = list(_candidates(mission, harder=True, with_actions=True))
+    distances = [c[0] for c in found]
+    assert distances == sorted(distances) and distances[0] == 0
+    for distance, offsets, variant, setting in found:
+        assert distance == sum(offsets) + (2 if variant else 0)
+        assert len(set(setting.actions) ^ {Action.F}) == (1 if variant else 0)
+        # Towards harder only: never more lives, failures or cards than the original.
+        assert setting.lives <= 3 and setting.hand_numbers <= 6 and setting.rounds >= 3
+    assert {tuple(s.actions) for *_, s in found} >= {(), (Action.F,), (Action.F, Action.A)}
