@@ -229,3 +229,25 @@ def test_only_mission_values_and_seeds_travel_to_workers_never_a_file_path(sourc
         assert subject.mission.source.encode() not in executor.sent
         assert Path(subject.mission.source).name.encode() not in executor.sent
     assert [c.mission.source for c in cells] == [s.mission.source for s in sources]
+
+
+def test_playtest_command_survives_a_killed_pool_worker_with_the_same_json():
+    psutil = pytest.importorskip("psutil")
+    args = ["playtest", MISSION, "--games", "200", "--bots", "coop", "--json"]
+    expected = CliRunner().invoke(main, [*args, "--jobs", "1"]).stdout
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = subprocess.Popen([sys.executable, "-m", "synergy_forge", *args, "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                               env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not (workers := psutil.Process(command.pid).children()):
+            assert time.monotonic() < deadline and command.poll() is None, "no worker started"
+            time.sleep(0.02)
+        workers[0].send_signal(signal.SIGKILL)
+        out, err = command.communicate(timeout=300)
+    finally:
+        command.kill()
+    assert command.returncode == 0, err
+    assert out.decode() == expected
+    assert b"This is a bug" not in err
