@@ -14,6 +14,7 @@ import os
 import time
 
 from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.core.memo import forget_all
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import playtest as pt
 from synergy_forge.sim.executors import Dask, LocalPool
@@ -43,7 +44,7 @@ def sources(count: int = 6):
 def unit_cost(address: str) -> None:
     """Scheduling cost per unit (empty units) against the time of one unit of UNIT_GAMES games."""
     subject = sources(5)[4]
-    subject.rulebook.memo.clear()
+    forget_all()
     pt.play_batch(subject.mission, subject.rulebook, subject.colors, 4, "coop", range(20))
     # CPU time: what the unit costs a core of its own, whatever else shares this host.
     start = time.process_time()
@@ -84,8 +85,10 @@ def pool_against_cluster(address: str, games: int) -> None:
         # A running cluster has imported everything already: one small run first.
         pt.run(subjects[:1], ["coop"], [3], 10, seed=9, executor=Dask(address))
         for name, executor in (("pool", LocalPool(2)), ("cluster", Dask(address))) * 2:
-            for subject in subjects:
-                subject.rulebook.memo.clear()
+            # Cold caches everywhere: here (forked pool workers inherit them) and in the
+            # cluster's workers, which keep theirs from one run to the next.
+            forget_all()
+            client.run(forget_all)
             before_children = os.times().children_user + os.times().children_system
             before_workers = sum(client.run(_cpu).values())
             start = time.perf_counter()
