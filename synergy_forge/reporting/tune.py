@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import difflib
 
-from synergy_forge.core.engine import LOSS_TEXT
 from synergy_forge.core.referee import LossReason
+from synergy_forge.reporting.explain import LOSS_TEXT
 from synergy_forge.sim.playtest import STAR_BOT, describe_stars, stars_for
 from synergy_forge.sim.tune import Setting, Trial, TuneResult, moved_losses
 
