@@ -4,20 +4,75 @@ Playtest (games) and build (documents) both split their work into units that nee
 large value (a campaign, its missions and rulebook). That value goes to each worker once, by
 the pool's initializer, instead of with every unit or as a path each worker reads again. With
 one worker the units run in this process, in order. Imports no layer of the package.
+
+Workers are disposable: every unit is a pure function of the shared value and its own
+arguments (its seeds, its document), so a unit whose worker was lost (killed, out of memory)
+is simply run again on a fresh pool, and each unit's result is yielded exactly once. Workers
+also never outlive their parent: a `kill -9` of the command stops them at once instead of
+leaving them writing for seconds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
+
+from synergy_forge.errors import UnreadableInput
 
 _SHARED: Any = None
 
+#: How many times a unit may lose its worker before the run stops with WorkerLost. Two
+#: retries absorb a worker killed from outside; a unit that kills every worker it runs on
+#: (a crash in native code, memory exhaustion) is reported rather than retried for ever.
+RETRIES = 2
 
-def _install(shared: Any) -> None:
+_PR_SET_PDEATHSIG = 1
+
+
+class WorkerLost(UnreadableInput):
+    """Worker processes kept dying under the same work: a normal, reported failure."""
+
+
+def _follow_parent(parent: int) -> None:
+    """Make this worker die with its parent (the process that started the pool).
+
+    Linux: the kernel sends SIGKILL when the parent dies (prctl PR_SET_PDEATHSIG). Elsewhere,
+    and as a second guard, a daemon thread polls the parent's pid: when the parent is gone the
+    worker is re-parented and os.getppid() changes.
+    """
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # The direct parent is the command itself, or a fork server that dies with it.
+    direct = os.getppid()
+    try:
+        os.kill(parent, 0)
+    except ProcessLookupError:  # the command died before prctl took effect
+        os._exit(1)
+    except PermissionError:
+        pass
+
+    def watch() -> None:
+        while os.getppid() == direct:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _install(shared: Any, parent: int) -> None:
     global _SHARED
+    _follow_parent(parent)
     _SHARED = shared
 
 
@@ -31,18 +86,78 @@ def workers_for(jobs: int | None, units: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, units or 1))
 
 
+class Pool:
+    """Worker processes kept for several batches of units of one `work` on one `shared` value:
+    the value is sent once, and what workers cache (the bots' tables) stays warm across
+    batches. With one worker the units run in this process, in order."""
+
+    def __init__(self, work: Callable[..., Any], shared: Any, workers: int) -> None:
+        self.work, self.shared, self.workers = work, shared, workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        """`work(shared, *unit)` for every unit, yielding (index of the unit, result) as each
+        finishes, each index once. Units whose worker died are run again on new workers
+        (RETRIES times at most, then WorkerLost); an exception raised by `work` itself
+        propagates."""
+        if self.workers == 1:
+            for index, unit in enumerate(units):
+                yield index, self.work(self.shared, *unit)
+            return
+        pending = set(range(len(units)))
+        for attempt in range(RETRIES + 1):
+            futures: dict[Future[Any], int] = {}
+            try:
+                if self._pool is None:
+                    self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                                     initializer=_install,
+                                                     initargs=(self.shared, os.getpid()))
+                futures = {self._pool.submit(_call, self.work, units[index]): index
+                           for index in sorted(pending)}
+                for future in as_completed(futures):
+                    result = future.result()
+                    index = futures[future]
+                    pending.discard(index)
+                    yield index, result
+                return
+            except BrokenProcessPool:
+                self._close()
+                # Units that finished before the pool broke keep their results; only the
+                # rest run again.
+                for future, index in futures.items():
+                    if index in pending and future.done() and not future.cancelled() \
+                            and future.exception() is None:
+                        pending.discard(index)
+                        yield index, future.result()
+                if not pending:
+                    return
+                if attempt == RETRIES:
+                    raise WorkerLost(
+                        f"worker processes died {RETRIES + 1} times while {len(pending)} of "
+                        f"{len(units)} work units were left (killed from outside, or out of "
+                        "memory?); nothing was reported from the unfinished units") from None
+            except BaseException:
+                # Stopped early (an error in `work`, Ctrl-C): no worker goes on with the rest.
+                for future in futures:
+                    future.cancel()
+                raise
+
+
 def run_units(work: Callable[..., Any], shared: Any, units: Sequence[tuple[Any, ...]],
               jobs: int | None = None) -> Iterator[tuple[int, Any]]:
-    """`work(shared, *unit)` for every unit, yielding (index of the unit, result) as each
-    finishes. `work` must be a module-level function (it is pickled by name); callers that need
-    a fixed order sort by the index."""
-    workers = workers_for(jobs, len(units))
-    if workers == 1:
-        for index, unit in enumerate(units):
-            yield index, work(shared, *unit)
-        return
-    with ProcessPoolExecutor(max_workers=workers, initializer=_install,
-                             initargs=(shared,)) as pool:
-        futures = {pool.submit(_call, work, unit): index for index, unit in enumerate(units)}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+    """`work(shared, *unit)` for every unit on a pool of its own (see Pool.run). `work` must be
+    a module-level function (it is pickled by name); callers that need a fixed order sort by
+    the index."""
+    with Pool(work, shared, workers_for(jobs, len(units))) as pool:
+        yield from pool.run(units)

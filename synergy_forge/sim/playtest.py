@@ -11,12 +11,12 @@ import hashlib
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.pool import run_units
+from synergy_forge.sim.executors import Executor, LocalPool
 from synergy_forge.sim.play import play
 
 #: Coop win rate -> stars: a rate at or above the bound earns that many stars
@@ -180,7 +180,7 @@ class Playable:
 
 def _work(playables: Sequence[Playable], index: int, player_count: int, bot: str,
           seeds: tuple[int, ...]) -> Tally:
-    # Runs in a worker: `playables` arrived once, with the pool (synergy_forge.pool).
+    # Runs in a worker: `playables` arrived once per worker, with the executor.
     subject = playables[index]
     return play_batch(subject.mission, subject.rulebook, subject.colors, player_count, bot,
                       seeds)
@@ -213,8 +213,16 @@ class Estimate:
 
 def run(playables: Sequence[Playable], bots: Sequence[str],
         player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
-        progress: Callable[[int], None] | None = None, chunk: int = 50) -> list[Cell]:
-    """Play every mission x player count x bot; returns one cell each, in a fixed order."""
+        progress: Callable[[int], None] | None = None, chunk: int | None = None,
+        executor: Executor | None = None) -> list[Cell]:
+    """Play every mission x player count x bot; returns one cell each, in a fixed order.
+
+    The work runs on `executor` (default: the local pool with `jobs` workers). Every unit
+    carries its games' seeds, and tallies are added in the units' order, so the cells are the
+    same on one process, any number of local workers or any cluster.
+    """
+    executor = executor or LocalPool(jobs)
+    chunk = chunk or executor.unit_games
     units: list[tuple[int, int, str, tuple[int, ...]]] = []
     cells: dict[tuple[int, int, str], Cell] = {}
     for index, subject in enumerate(playables):
@@ -226,12 +234,16 @@ def run(playables: Sequence[Playable], bots: Sequence[str],
                 cells[(index, count, bot)] = Cell(mission, count, bot, Tally())
                 for start in range(0, games, chunk):
                     units.append((index, count, bot, tuple(seeds[start:start + chunk])))
-    # Tallies add up in any order: results are the same whatever the number of workers.
-    for number, tally in run_units(_work, tuple(playables), units, jobs):
-        index, count, bot, part = units[number]
-        cells[(index, count, bot)].tally.add(tally)
+    results: list[Tally | None] = [None] * len(units)
+    # Workers get the missions as values: no file name (a worker reads nothing).
+    shared = tuple(replace(p, mission=replace(p.mission, source="")) for p in playables)
+    for number, tally in executor.map(_work, shared, units):
+        results[number] = tally
         if progress:
-            progress(len(part))
+            progress(len(units[number][3]))
+    for (index, count, bot, _), tally in zip(units, results, strict=True):
+        assert tally is not None, "an executor finished without every unit's result"
+        cells[(index, count, bot)].tally.add(tally)
     return list(cells.values())
 
 
@@ -311,9 +323,10 @@ class PlaytestResult:
 
 def playtest(playables: Sequence[Playable], bots: Sequence[str],
              player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
-             progress: Callable[[int], None] | None = None) -> PlaytestResult:
+             progress: Callable[[int], None] | None = None,
+             executor: Executor | None = None) -> PlaytestResult:
     """Play every mission x player count x bot (`run`) and estimate each mission."""
-    cells = run(playables, bots, player_counts, games, seed, jobs, progress)
+    cells = run(playables, bots, player_counts, games, seed, jobs, progress, executor=executor)
     return PlaytestResult(games, seed, tuple(bots), cells, estimates(cells))
 
 

@@ -28,6 +28,9 @@ PROGRESS_FROM = 2000
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores). Results are the same whatever the number.")
+@click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT; "
+              "default: $DASK_SCHEDULER_ADDRESS, else local processes). Same results "
+              "(docs/scale.md).")
 @click.option("--format", "fmt", type=click.Choice(formats("playtest")), default="text",
               show_default=True, help="text: a summary per mission; json: one object "
               "(docs/playtest.md); html: a page with charts.")
@@ -38,12 +41,13 @@ PROGRESS_FROM = 2000
 @click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
               "declared stars are outside the estimate.")
 def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] | None,
-            bots: tuple[str, ...], seed: int, jobs: int | None, fmt: str, as_json: bool,
-            html_path: Path | None, check: bool) -> None:
+            bots: tuple[str, ...], seed: int, jobs: int | None, scheduler: str | None,
+            fmt: str, as_json: bool, html_path: Path | None, check: bool) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
     PATHS are campaign folders or mission files (default: the starter campaign).
     """
+    from synergy_forge.sim.executors import executor_for
     from synergy_forge.sim.playtest import games_to_play, playtest
 
     from ..inputs import playables
@@ -54,7 +58,8 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
     total = games_to_play(sources, bots, player_counts, games)
     # A bar on a terminal for long runs; off a terminal, a plain line every few seconds.
     with Progress(total, "Playing", bar=total >= PROGRESS_FROM and fmt == "text") as bar:
-        result = playtest(sources, bots, player_counts, games, seed, jobs, progress=bar.update)
+        result = playtest(sources, bots, player_counts, games, seed, progress=bar.update,
+                          executor=executor_for(scheduler, jobs))
     show(render("playtest", fmt, result))
     if html_path is not None:
         write_report(html_path, render("playtest", "html", result))

@@ -1,0 +1,242 @@
+"""Changing a mission file's settings in place, keeping everything else the designer wrote.
+
+`tune --write` changes a few values (stars, rounds, lives, allowed failures, the starting hand,
+the action cards). Rather than load and dump the YAML (which would lose comments, quotes, key
+order and layout), each value is replaced in the original text at the span the parser located
+it at, and a missing key is added as a line of its own after its neighbour in the documented
+order (MISSION-FORMAT.md). The edited text is read back and must give exactly the mission
+asked for, or nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.lint import mission_diagnostics
+from synergy_forge.authoring.loading import mission_from_data, mission_to_data
+from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.yamlfile import Document, parse_document
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.fileio import write_atomic
+
+#: The top-level keys in the documented order: a missing key is added after the last of these
+#: that the file has before it.
+ORDER = ("id", "number", "title", "stars", "players", "rounds", "lives", "hand", "order",
+         "allowed_failures", "challenges", "actions", "super", "hyper", "flavor")
+
+Path_ = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    flow: bool  # a flow collection ({...} or [...]) or a scalar, rather than a block
+
+
+class EditError(Exception):
+    """The file's layout is one this editor does not change by itself."""
+
+
+def _spans(text: str) -> tuple[dict[Path_, _Span], dict[Path_, int]]:
+    """The character span of every value, and the start of every mapping key's line."""
+    values: dict[Path_, _Span] = {}
+    keys: dict[Path_, int] = {}
+    loader = yaml.SafeLoader(text)
+    stack: list[list[Any]] = []  # [path, is mapping, pending key, count, start, flow]
+    try:
+        while True:
+            event: Any = loader.get_event()
+            if event is None or isinstance(event, yaml.StreamEndEvent):
+                break
+            if isinstance(event, yaml.StreamStartEvent | yaml.DocumentStartEvent
+                          | yaml.DocumentEndEvent):
+                continue
+            if isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+                opened, _, _, _, start, flow = stack.pop()
+                values[opened] = _Span(start, _index(event.end_mark), flow)
+                continue
+            # A scalar or the start of a collection: a key, or a value at a path.
+            if stack and stack[-1][1] and stack[-1][2] is None:
+                frame = stack[-1]
+                frame[2] = str(event.value)
+                keys[(*frame[0], frame[2])] = _index(event.start_mark)
+                continue
+            if not stack:
+                path: Path_ = ()
+            elif stack[-1][1]:
+                path = (*stack[-1][0], stack[-1][2])
+                stack[-1][2] = None
+            else:
+                path = (*stack[-1][0], stack[-1][3])
+                stack[-1][3] += 1
+            if isinstance(event, yaml.ScalarEvent):
+                values[path] = _Span(_index(event.start_mark), _index(event.end_mark), True)
+            else:
+                stack.append([path, isinstance(event, yaml.MappingStartEvent), None, 0,
+                              _index(event.start_mark), bool(event.flow_style)])
+    finally:
+        loader.dispose()
+    return values, keys
+
+
+def _index(mark: Any) -> int:
+    return int(mark.index)
+
+
+def _flow(value: Any) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_flow(v) for v in value) + "]"
+    return str(value)
+
+
+def _wanted(mission: Mission) -> dict[str, Any]:
+    """The tunable keys as the file would say them: one number of allowed failures when every
+    player count has the same."""
+    failures = {p: mission.allowed_failures[p] for p in sorted(mission.players)}
+    same = len(set(failures.values())) == 1
+    return {
+        "stars": mission.stars, "rounds": mission.rounds, "lives": mission.lives,
+        "hand": {"numbers": mission.hand_numbers, "goals": mission.hand_goals},
+        "allowed_failures": next(iter(failures.values())) if same else failures,
+        "actions": [str(a) for a in mission.actions],
+    }
+
+
+def edit_mission_text(text: str, name: str, before: Mission, after: Mission) -> str:
+    """`text` (the file `before` was read from) changed to say `after`'s settings."""
+    doc = parse_document(text.encode("utf-8"), name)
+    data: dict[str, Any] = doc.data
+    if not isinstance(data, dict):
+        raise EditError(f"{name}: not a mission file")
+    old, new = _wanted(before), _wanted(after)
+    spans, keys = _spans(text)
+    edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
+    additions: dict[str, str] = {}  # top-level key -> its line
+    for key in ("stars", "rounds", "lives"):
+        if old[key] != new[key]:
+            edits.append((spans[(key,)].start, spans[(key,)].end, str(new[key])))
+    if old["hand"] != new["hand"]:
+        hand = data.get("hand")
+        defaults = {"numbers": 10, "goals": len(before.goals)}
+        said = hand if isinstance(hand, dict) else {}
+        changed = {k: v for k, v in new["hand"].items() if said.get(k, defaults[k]) != v}
+        if isinstance(hand, dict) and spans[("hand",)].flow:
+            edits.append((spans[("hand",)].start, spans[("hand",)].end,
+                          _flow({**hand, **changed})))
+        elif isinstance(hand, dict) and hand:  # a block mapping: change or add each line
+            for part, value in changed.items():
+                if ("hand", part) in spans:
+                    span = spans[("hand", part)]
+                    edits.append((span.start, span.end, str(value)))
+                else:
+                    first = min(keys[("hand", k)] for k in hand)
+                    indent = first - text.rfind("\n", 0, first) - 1
+                    edits.append((first, first, f"{part}: {value}\n" + " " * indent))
+        elif "hand" in data:
+            edits.append((spans[("hand",)].start, spans[("hand",)].end, _flow(changed)))
+        else:
+            additions["hand"] = f"hand: {_flow(changed)}"
+    if old["allowed_failures"] != new["allowed_failures"]:
+        value = new["allowed_failures"]
+        current = data.get("allowed_failures")
+        if current is None:
+            additions["allowed_failures"] = f"allowed_failures: {_flow(value)}"
+        elif isinstance(current, dict) and isinstance(value, dict) and \
+                set(current) == {str(k) for k in value}:
+            for count, failures in value.items():
+                if current[str(count)] != failures:
+                    span = spans[("allowed_failures", str(count))]
+                    edits.append((span.start, span.end, str(failures)))
+        else:
+            span = spans[("allowed_failures",)]
+            edits.append((span.start, span.end, _flow(value)))
+    if old["actions"] != new["actions"]:
+        if "actions" in data:
+            span = spans[("actions",)]
+            if span.flow or not data["actions"] or not new["actions"]:
+                edits.append((span.start, span.end, _flow(new["actions"])))
+            else:  # a block sequence: one "- X" line per card, at its indentation
+                indent = span.start - text.rfind("\n", 0, span.start) - 1
+                items = ("\n" + " " * indent).join(f"- {a}" for a in new["actions"])
+                end = span.end
+                if text[end - 1:end] == "\n":  # block ends after the newline of its last item
+                    end -= 1
+                edits.append((span.start, end, items))
+        else:
+            additions["actions"] = f"actions: {_flow(new['actions'])}"
+    inserted: dict[int, list[str]] = {}
+    for key in ORDER:
+        if key in additions:
+            inserted.setdefault(_after(text, spans, data, key), []).append(additions[key])
+    for at, lines in inserted.items():
+        block = "".join(line + "\n" for line in lines)
+        if at == len(text) and text and not text.endswith("\n"):
+            block = "\n" + block.removesuffix("\n")
+        edits.append((at, at, block))
+    out = text
+    for start, end, replacement in sorted(edits, reverse=True):
+        out = out[:start] + replacement + out[end:]
+    _confirm(out, name, after)
+    return out
+
+
+def _after(text: str, spans: dict[Path_, _Span], data: dict[str, Any], key: str) -> int:
+    """Where to add a top-level `key`: at the start of the line after its nearest preceding
+    key's value (or at the end of the file)."""
+    if spans[()].flow:
+        raise EditError("the mission is written as one flow mapping ({...}); add "
+                        f"'{key}' yourself")
+    earlier = [k for k in ORDER[:ORDER.index(key)] if k in data]
+    if not earlier:
+        return 0
+    end = spans[(earlier[-1],)].end
+    newline = text.find("\n", end)
+    if text[end - 1:end] == "\n":  # a block value ends after its own last newline
+        return end
+    return len(text) if newline < 0 else newline + 1
+
+
+def _confirm(text: str, name: str, after: Mission) -> None:
+    """Read the edited text back: it must be the mission asked for, in every tuned setting."""
+    try:
+        data = parse_document(text.encode("utf-8"), name).data
+        got = mission_from_data(data, after.source)
+    except (InvalidInput, KeyError, TypeError, ValueError) as exc:
+        raise EditError(f"{name}: the edited file would not read back ({exc}); nothing was "
+                        "written") from None
+    if _wanted(got) != _wanted(after) or got.players != after.players:
+        raise EditError(f"{name}: the edited file would not say what was asked; nothing was "
+                        "written")
+
+
+def write_mission(path: Path, before: Mission, after: Mission, name: str | None = None) -> str:
+    """Apply `after`'s settings to the file at `path` in place (atomically); returns the new
+    text. The file keeps its mode, comments, key order and layout."""
+    raw = path.read_bytes()
+    text = raw.decode("utf-8")
+    bom = text.startswith("\ufeff")
+    edited = edit_mission_text(text.removeprefix("\ufeff"), name or str(path), before, after)
+    mode = os.stat(path).st_mode & 0o7777
+    write_atomic(path, ("\ufeff" if bom else "") + edited)
+    os.chmod(path, mode)
+    return edited
+
+
+def candidate_problems(mission: Mission, rulebook: Rulebook,
+                       languages: tuple[str, ...] = ("en",)) -> list[Diagnostic]:
+    """The errors `validate` would report for `mission` written as a file: a tuning candidate
+    must be a valid mission (rounds ≤ 7, allowed failures < players, satisfiable challenges...)."""
+    data = mission_to_data(mission)
+    doc = Document(mission.source or mission.id, data, {(): (1, 1)}, {})
+    found = schema_diagnostics(doc, "mission") or mission_diagnostics(doc, rulebook, languages)
+    return [d for d in found if d.severity is Severity.ERROR]

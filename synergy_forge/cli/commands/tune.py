@@ -1,0 +1,139 @@
+"""`synergy-forge tune`: the closest settings that give a mission the stars its designer wants."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import click
+
+from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.errors import CheckFailed
+
+from ..params import PLAYER_COUNTS
+
+#: Missions tuned side by side on a cluster.
+MISSIONS_AT_ONCE = 4
+
+
+@click.command("tune")
+@click.argument("target", metavar="MISSION|CAMPAIGN",
+                type=click.Path(exists=True, path_type=Path))
+@click.option("--stars", type=click.IntRange(1, 5), help="The stars wanted (one mission; "
+              "default: its declared stars, changed only if the estimate disagrees).")
+@click.option("--players", "counts", type=PLAYER_COUNTS, default="all", show_default=True,
+              help="Player counts to tune for: e.g. 3,4 or all (the mission's own).")
+@click.option("--budget", type=click.IntRange(100, 100_000_000), default=40_000,
+              show_default=True, help="Games at most per mission.")
+@click.option("--games", type=click.IntRange(25, 1_000_000), default=400, show_default=True,
+              help="Games per player count before a setting is accepted.")
+@click.option("--seed", type=int, default=1, show_default=True,
+              help="The deals every setting plays (playtest's seeds).")
+@click.option("--actions", "with_actions", is_flag=True,
+              help="Also try one action card more or less.")
+@click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
+              "cores).")
+@click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT; "
+              "default: $DASK_SCHEDULER_ADDRESS, else local processes).")
+@click.option("--write", is_flag=True, help="Apply each change to its file in place (comments "
+              "and layout kept), with the declared stars.")
+def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, budget: int,
+            games: int, seed: int, with_actions: bool, jobs: int | None, scheduler: str | None,
+            write: bool) -> None:
+    """Find the settings closest to a mission's own (rounds, lives, allowed failures, starting
+    hand) that give it the stars wanted, as a diff of its file.
+
+    MISSION|CAMPAIGN is a mission file, or a campaign folder: then every mission whose
+    estimate disagrees with its declared stars is tuned towards them. Exit 1 when some
+    mission cannot reach its stars (docs/scale.md).
+    """
+    from synergy_forge.authoring.edit import (
+        EditError,
+        candidate_problems,
+        edit_mission_text,
+        write_mission,
+    )
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
+    from synergy_forge.reporting.tune import summary_line, tune_text
+    from synergy_forge.sim.executors import LocalPool, executor_for
+    from synergy_forge.sim.tune import tune as search
+
+    players = ",".join(map(str, counts)) if counts else "all"
+    if target.is_dir():
+        if stars is not None:
+            raise click.BadParameter("applies to one mission; in a campaign each mission is "
+                                     "tuned to its declared stars", param_hint="--stars")
+        if not (target / CAMPAIGN_FILE).is_file():
+            raise click.BadParameter(f"{target} has no {CAMPAIGN_FILE}",
+                                     param_hint="MISSION|CAMPAIGN")
+        result = read_campaign(target)
+        if result.campaign is None:
+            raise InvalidInput([d for d in result.diagnostics if d.severity == "error"])
+        campaign = result.campaign
+        assert campaign is not None
+        subjects = [(Path(m.source), m, campaign.rulebook, campaign.colors)
+                    for m in campaign.missions]
+    else:
+        mission, rulebook, colors = load_mission_file(target)
+        subjects = [(target, mission, rulebook, tuple(colors))]
+    executor = executor_for(scheduler, jobs)
+
+    def tune_one(subject: tuple[Path, Mission, Rulebook, tuple[str, ...]]
+                 ) -> tuple[str, bool, str]:
+        """One mission's report, whether it reached its stars, and its summary line."""
+        path, mission, rulebook, colors = subject
+        if counts and not set(counts) & set(mission.players):
+            skipped = (f"{mission.number} {mission.label()} ({path}): not made for {players} "
+                       "players; skipped")
+            return skipped, True, skipped
+        wanted = stars if stars is not None else mission.stars
+
+        def valid(candidate: Mission) -> bool:
+            return not candidate_problems(candidate, rulebook)
+
+        found = search(mission, rulebook, colors, wanted, counts=counts, budget=budget,
+                       games=games, seed=seed, with_actions=with_actions, executor=executor,
+                       valid=valid, strict=stars is not None)
+        text = edited = None
+        written, reached, problem = False, found.proposal is not None, ""
+        if found.proposal is not None:
+            after = found.proposal.setting.apply(mission, wanted)
+            try:
+                text = path.read_text(encoding="utf-8-sig")
+                edited = edit_mission_text(text, str(path), mission, after)
+                if write and edited != text:
+                    write_mission(path, mission, after, str(path))
+                    written = True
+            except (OSError, EditError) as exc:
+                problem, reached = f"\n  error: {exc}", False
+        check = (f"synergy-forge playtest {path} --games {games} --seed {seed} --bots coop"
+                 + (f" --players {found.counts[0]}" if len(found.counts) == 1 else "")
+                 + " --check")
+        return (tune_text(found, str(path), text, edited, written, check) + problem, reached,
+                summary_line(found, bool(problem)))
+
+    # On a cluster several missions are tuned at once, to keep its workers busy; the local
+    # pool already has every core busy with one. Reports come in the campaign's order.
+    short = 0
+    if isinstance(executor, LocalPool) or len(subjects) == 1:
+        # In this thread: Ctrl-C stops at once.
+        reports: Iterator[tuple[str, bool, str]] = map(tune_one, subjects)
+    else:
+        threads = ThreadPoolExecutor(max_workers=MISSIONS_AT_ONCE)
+        reports = threads.map(tune_one, subjects)
+    summary = []
+    for number, (report, reached, line) in enumerate(reports):
+        short += not reached
+        summary.append(line)
+        click.echo(("\n" if number else "") + report)
+    if len(subjects) > 1:
+        click.echo("\nSummary:\n" + "\n".join(summary))
+        click.echo(f"{len(subjects) - short} of {len(subjects)} missions at their stars "
+                   "with the changes above"
+                   + (f"; {short} cannot reach them" if short else ""))
+    if short:
+        raise CheckFailed()
+

@@ -1,0 +1,179 @@
+"""Where playtest work units run: the local process pool (the default, nothing to start) or a
+Dask distributed cluster (`--scheduler tcp://HOST:PORT`, or Dask's DASK_SCHEDULER_ADDRESS).
+
+An executor maps a module-level function over work units, with one shared value (the missions
+and their rulebook, as data) sent once to each worker, and yields (unit index, result) as units
+finish. Only that value and the units (mission indexes, player counts, bot names, seeds) travel:
+never a file path, so a worker on another machine needs no copy of the campaign. Callers sort by
+the unit index before combining, so results do not depend on where or in what order units ran.
+
+`distributed` is an optional extra (`pip install synergy-forge[cluster]`) and is imported only
+when a scheduler is given.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from synergy_forge.errors import UnreadableInput
+from synergy_forge.pool import Pool, WorkerLost, run_units, workers_for
+
+#: Dask's own setting for the scheduler to connect to, honoured when --scheduler is not given.
+SCHEDULER_VARIABLE = "DASK_SCHEDULER_ADDRESS"
+
+
+class ExecutorError(UnreadableInput):
+    """The executor cannot run the work: a reported failure (no traceback), exit 2."""
+
+
+class Session(Protocol):
+    """Workers holding one shared value, running batches of units of one function."""
+
+    def __enter__(self) -> Session: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]: ...
+
+
+class Executor(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def unit_games(self) -> int:
+        """Games per work unit, so that scheduling costs under a tenth of the unit's time
+        (docs/performance.md, bench/bench_scale.py)."""
+        ...
+
+    def session(self, work: Callable[..., Any], shared: Any) -> Session:
+        """Workers for several batches (the shared value sent once, caches kept warm)."""
+        ...
+
+    def map(self, work: Callable[..., Any], shared: Any,
+            units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        """One batch: (unit index, `work(shared, *unit)`) for every unit, as they finish."""
+        ...
+
+
+@dataclass
+class LocalPool:
+    """Worker processes on this machine (synergy_forge.pool); `jobs` None means every core."""
+
+    jobs: int | None = None
+    #: a unit costs the pool about 0.1 ms against some 250 ms for 50 coop games
+    unit_games: int = 50
+
+    @property
+    def name(self) -> str:
+        return "local pool" + (f" of {self.jobs}" if self.jobs else "")
+
+    def session(self, work: Callable[..., Any], shared: Any) -> Session:
+        return Pool(work, shared, workers_for(self.jobs, sys.maxsize))
+
+    def map(self, work: Callable[..., Any], shared: Any,
+            units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        return run_units(work, shared, units, self.jobs)
+
+
+def _dask_call(work: Callable[..., Any], shared: Any, *unit: Any) -> Any:
+    # Runs on a Dask worker: `shared` is the scattered value, deserialised once per worker
+    # and kept in its memory, so bots' caches stay warm across the units the worker runs.
+    return work(shared, *unit)
+
+
+@dataclass
+class Dask:
+    """A Dask distributed cluster at `address` (tcp://HOST:PORT)."""
+
+    address: str
+    #: seconds to wait for the scheduler before giving up
+    timeout: float = 20.0
+    #: a Dask task costs some 10-25 ms of scheduling: 100 coop games (about 0.5 s) keep that
+    #: near 5%
+    unit_games: int = 100
+
+    @property
+    def name(self) -> str:
+        return f"Dask cluster at {self.address}"
+
+    def session(self, work: Callable[..., Any], shared: Any) -> Session:
+        return _DaskSession(self, work, shared)
+
+    def map(self, work: Callable[..., Any], shared: Any,
+            units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        with _DaskSession(self, work, shared) as session:
+            yield from session.run(units)
+
+
+class _DaskSession:
+    def __init__(self, cluster: Dask, work: Callable[..., Any], shared: Any) -> None:
+        self.cluster, self.work, self.shared = cluster, work, shared
+        self.client: Any = None
+        self.data: Any = None
+
+    def __enter__(self) -> _DaskSession:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ExecutorError("running on a Dask cluster needs the 'cluster' extra: pip "
+                                "install 'synergy-forge[cluster]'") from None
+        address, timeout = self.cluster.address, self.cluster.timeout
+        try:
+            self.client = Client(address, timeout=timeout, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise ExecutorError(f"cannot reach the Dask scheduler at {address}: {exc}"
+                                ) from None
+        try:
+            if not self.client.scheduler_info().get("workers"):
+                self.client.wait_for_workers(1, timeout=timeout)
+            # Broadcast: every worker holds a copy, so losing one loses no data.
+            [self.data] = self.client.scatter([self.shared], broadcast=True, hash=False)
+        except TimeoutError as exc:
+            self.client.close()
+            raise ExecutorError(f"the Dask cluster at {address} has no worker: {exc}"
+                                ) from None
+        except BaseException:
+            self.client.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.client.close()
+
+    def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
+        from distributed import KilledWorker, as_completed
+
+        client, batch = self.client, uuid.uuid4().hex
+        futures = {client.submit(_dask_call, self.work, self.data, *unit,
+                                 key=f"unit-{index}-{batch}"): index
+                   for index, unit in enumerate(units)}
+        try:
+            for future in as_completed(futures, loop=client.loop):
+                index = futures[future]
+                try:
+                    result = future.result()
+                except KilledWorker as exc:
+                    raise WorkerLost(
+                        "a work unit lost its worker more times than the scheduler allows "
+                        "(distributed.scheduler.allowed-failures) on the cluster at "
+                        f"{self.cluster.address} ({exc}); nothing was reported from the "
+                        "unfinished units") from None
+                future.release()
+                yield index, result
+        finally:
+            client.cancel(list(futures))
+
+
+def executor_for(scheduler: str | None, jobs: int | None) -> Executor:
+    """A Dask executor when a scheduler is given (or DASK_SCHEDULER_ADDRESS is set), else the
+    local pool with `jobs` workers."""
+    address = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
+    if address:
+        return Dask(address)
+    return LocalPool(jobs)

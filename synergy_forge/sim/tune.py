@@ -1,0 +1,488 @@
+"""Tuning: the setting closest to a mission's own whose playtest estimate lands in a star band.
+
+The knobs are the ones a designer turns: rounds, lives, allowed failures at each player count,
+the starting hand (number and goal cards) and, when asked, one action card more or less. The
+search is built to spend few games:
+
+- Candidates are tried in order of distance from the original (one step of one knob costs 1,
+  an action card 2), so the first one accepted is the closest.
+- Knobs move only towards the band: a mission that is too easy gets more rounds, fewer lives,
+  fewer allowed failures, a smaller hand; and difficulty is taken to be monotone in each knob,
+  so a setting that is still clearly too easy rules out every setting between it and the
+  original, and one that overshoots rules out every setting beyond it.
+- Sequential testing: each candidate plays growing batches (25, 25, 50, then 100 games per
+  player count) and is dropped as soon as its Wilson interval is clearly outside the band (the
+  bounds `playtest` uses), usually after the first 25.
+- Common random numbers: every candidate plays the same deals, the very seeds `playtest --seed
+  S --games G` would use, so differences between candidates are the settings', not the luck's,
+  and the estimate reported is the one `playtest` will print for the tuned file.
+- The most extreme setting in range is tried first, with the original: if even it cannot reach
+  the band, the answer (at most so many stars with these challenges) comes after one batch.
+
+Pure: takes missions and a rulebook, returns a typed result; the executor decides where games
+run, and results are the same on any executor.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from synergy_forge.core.cards import MAX_ROUNDS, Action
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.executors import Executor, LocalPool
+from synergy_forge.sim.playtest import (
+    STAR_BANDS,
+    STAR_BOT,
+    Playable,
+    Tally,
+    game_seed,
+    play_batch,
+    star_range,
+    stars_for,
+)
+
+#: Games per player count played so far at each look of the sequential test (then every 100).
+LOOKS = (25, 50, 100)
+#: `playtest`'s default games per count: a proposal must also pass `playtest --check` there.
+CHECK_GAMES = 100
+#: Games per work unit (docs/performance.md: scheduling costs well under 10% at this size).
+UNIT_GAMES = 50
+#: Candidates played side by side in each round of batches. Fixed (not the number of
+#: workers), so that which candidate wins does not depend on where the games ran.
+WIDTH = 4
+#: How far from the original the search looks (in steps).
+MAX_DISTANCE = 8
+ACTION_STEP = 2
+
+
+def band(stars: int) -> tuple[float, float]:
+    """The coop win rates [low, high) that earn `stars` (STAR_BANDS)."""
+    bounds = dict((s, b) for b, s in STAR_BANDS)
+    low = bounds[stars]
+    high = bounds.get(stars - 1, 1.01)
+    return low, high
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The tunable part of a mission."""
+
+    rounds: int
+    lives: int
+    allowed_failures: tuple[tuple[int, int], ...]  # (player count, failures), by count
+    hand_numbers: int
+    hand_goals: int
+    actions: tuple[Action, ...]
+
+    @classmethod
+    def of(cls, mission: Mission) -> Setting:
+        return cls(mission.rounds, mission.lives,
+                   tuple(sorted((p, mission.allowed_failures[p]) for p in mission.players)),
+                   mission.hand_numbers, mission.hand_goals, tuple(mission.actions))
+
+    def apply(self, mission: Mission, stars: int | None = None) -> Mission:
+        return replace(mission, rounds=self.rounds, lives=self.lives,
+                       allowed_failures=dict(self.allowed_failures),
+                       hand_numbers=self.hand_numbers, hand_goals=self.hand_goals,
+                       actions=self.actions, stars=mission.stars if stars is None else stars)
+
+    def changes(self, other: Setting) -> list[tuple[str, object, object]]:
+        """(knob, this value, other's value) for every knob that differs."""
+        out: list[tuple[str, object, object]] = []
+        for name in ("rounds", "lives"):
+            if getattr(self, name) != getattr(other, name):
+                out.append((name, getattr(self, name), getattr(other, name)))
+        mine, theirs = dict(self.allowed_failures), dict(other.allowed_failures)
+        for count in sorted(mine):
+            if mine[count] != theirs.get(count):
+                out.append((f"allowed failures at {count} players", mine[count],
+                            theirs.get(count)))
+        if self.hand_numbers != other.hand_numbers:
+            out.append(("number cards in hand", self.hand_numbers, other.hand_numbers))
+        if self.hand_goals != other.hand_goals:
+            out.append(("goal cards in hand", self.hand_goals, other.hand_goals))
+        if self.actions != other.actions:
+            out.append(("action cards", " ".join(self.actions) or "none",
+                        " ".join(other.actions) or "none"))
+        return out
+
+
+class Verdict(StrEnum):
+    IN_BAND = "in band"
+    TOO_EASY = "too easy"
+    TOO_HARD = "too hard"
+    UNDECIDED = "undecided"  # the budget ran out first
+
+
+@dataclass
+class Trial:
+    """A setting and the games it played (the same deals as every other trial)."""
+
+    setting: Setting
+    distance: int
+    offsets: tuple[int, ...]
+    variant: int  # 0: the original action cards; else one added or removed
+    by_count: dict[int, Tally] = field(default_factory=dict)
+    #: per count, the first CHECK_GAMES games: what a default `playtest --check` sees
+    first: dict[int, Tally] = field(default_factory=dict)
+    played: int = 0  # games per player count so far
+    verdict: Verdict = Verdict.UNDECIDED
+
+    @property
+    def tally(self) -> Tally:
+        pooled = Tally()
+        for count in sorted(self.by_count):
+            pooled.add(self.by_count[count])
+        return pooled
+
+    @property
+    def games(self) -> int:
+        return self.tally.games
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return self.tally.interval
+
+    @property
+    def stars(self) -> tuple[int, int]:
+        return star_range(*self.interval)
+
+
+@dataclass
+class TuneResult:
+    mission: Mission
+    target: int
+    counts: tuple[int, ...]
+    original: Trial
+    #: the closest setting in the band, or None
+    proposal: Trial | None
+    #: the most extreme setting in range towards the band (what "at most N stars" is about)
+    extreme: Trial | None
+    games: int  # every game played
+    seconds: float
+    tried: int  # candidates that played at least one batch
+    skipped: int  # candidates ruled out without a game (monotone in each knob)
+    exhausted: bool  # the budget ran out before an answer
+    games_per_count: int
+    seed: int
+
+    @property
+    def tuned(self) -> Mission | None:
+        """The mission with the proposed setting and the target stars declared."""
+        if self.proposal is None:
+            return None
+        return self.proposal.setting.apply(self.mission, self.target)
+
+    @property
+    def reachable(self) -> int | None:
+        """When the band cannot be reached: the nearest stars the extreme setting gives."""
+        if self.proposal is not None or self.extreme is None or self.exhausted:
+            return None
+        rate = self.extreme.tally.win_rate
+        return stars_for(rate)
+
+
+@dataclass(frozen=True)
+class _Knob:
+    name: str
+    start: int
+    low: int
+    high: int
+    harder: int  # the sign of a step that makes the mission harder
+
+
+def _knobs(mission: Mission) -> list[_Knob]:
+    goals = len(mission.goals)
+    knobs = [
+        _Knob("rounds", mission.rounds, 1, min(MAX_ROUNDS, goals), +1),
+        _Knob("lives", mission.lives, 1, max(mission.lives, MAX_ROUNDS), -1),
+    ]
+    knobs += [_Knob(f"af{p}", mission.allowed_failures[p], 0, p - 1, -1)
+              for p in sorted(mission.players)]
+    knobs += [_Knob("numbers", mission.hand_numbers, 2, 10, -1),
+              _Knob("goals", mission.hand_goals, 1, goals, -1)]
+    return knobs
+
+
+def _setting(mission: Mission, knobs: list[_Knob], values: Sequence[int],
+             actions: tuple[Action, ...]) -> Setting:
+    named = dict(zip((k.name for k in knobs), values, strict=True))
+    return Setting(named["rounds"], named["lives"],
+                   tuple((p, named[f"af{p}"]) for p in sorted(mission.players)),
+                   named["numbers"], named["goals"], actions)
+
+
+def _variants(mission: Mission, with_actions: bool) -> list[tuple[Action, ...]]:
+    base = tuple(mission.actions)
+    if not with_actions:
+        return [base]
+    removed = [tuple(a for a in base if a != gone) for gone in base]
+    added = [(*base, new) for new in Action if new not in base]
+    return [base, *removed, *added]
+
+
+def _candidates(mission: Mission, harder: bool, with_actions: bool
+                ) -> Iterator[tuple[int, tuple[int, ...], int, Setting]]:
+    """(distance, offsets, variant, setting), nearest first, every knob moving towards the band.
+
+    Offsets count steps away from the original, per knob; the order is fixed, so the search is
+    the same wherever it runs.
+    """
+    knobs = _knobs(mission)
+    ranges = []
+    for knob in knobs:
+        sign = knob.harder if harder else -knob.harder
+        limit = knob.high if sign > 0 else knob.low
+        ranges.append(range(0, min(abs(limit - knob.start), MAX_DISTANCE) + 1))
+    found = []
+    for variant, actions in enumerate(_variants(mission, with_actions)):
+        extra = ACTION_STEP if variant else 0
+        for offsets in itertools.product(*ranges):
+            distance = sum(offsets) + extra
+            if distance > MAX_DISTANCE:
+                continue
+            found.append((distance, variant, offsets, actions))
+    found.sort(key=lambda c: (c[0], c[1], c[2]))
+    for distance, variant, offsets, actions in found:
+        values = [k.start + (k.harder if harder else -k.harder) * o
+                  for k, o in zip(knobs, offsets, strict=True)]
+        setting = _setting(mission, knobs, values, actions)
+        # More lives than the goal cards can pay for earn a lint warning (R23): not proposed,
+        # unless the original already has them.
+        if setting.rounds + setting.lives - 1 > max(MAX_ROUNDS,
+                                                    mission.rounds + mission.lives - 1):
+            continue
+        yield distance, offsets, variant, setting
+
+
+def extreme_setting(mission: Mission, harder: bool) -> Setting:
+    """Every knob at the end of its range towards harder (or easier)."""
+    knobs = _knobs(mission)
+    values = []
+    for knob in knobs:
+        sign = knob.harder if harder else -knob.harder
+        values.append(knob.high if sign > 0 else knob.low)
+    return _setting(mission, knobs, values, tuple(mission.actions))
+
+
+def grid_size(mission: Mission, with_actions: bool = False) -> int:
+    """Settings an exhaustive grid over the same knobs would play (for the benchmark)."""
+    size = 1
+    for knob in _knobs(mission):
+        size *= knob.high - knob.low + 1
+    return size * len(_variants(mission, with_actions))
+
+
+def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int, *,
+         counts: Sequence[int] | None = None, budget: int = 40_000, games: int = 400,
+         seed: int = 1, with_actions: bool = False, executor: Executor | None = None,
+         valid: Callable[[Mission], bool] | None = None, strict: bool = True) -> TuneResult:
+    """Search for the setting closest to `mission`'s whose coop win rate, over `games` games at
+    each player count in `counts`, lands in the band of `stars` (and agrees with `playtest
+    --check` at its default 100 games), spending at most about `budget` games.
+
+    Not `strict`: a mission whose own estimate already agrees with `stars` as `playtest
+    --check` sees it (its interval reaches the band) is left as it is.
+    """
+    started = time.perf_counter()
+    executor = executor or LocalPool()
+    played = tuple(sorted(p for p in (counts or mission.players) if p in mission.players))
+    if not played:
+        raise ValueError(f"{mission.id} is not made for {', '.join(map(str, counts or ()))} "
+                         "players")
+    low, high = band(stars)
+    seeds = {p: [game_seed(seed, mission.id, p, i) for i in range(games)] for p in played}
+    looks = sorted({n for n in (*LOOKS, *range(200, games, 100)) if n < games} | {games})
+    spent = 0
+    tried = skipped = 0
+
+    def play(trials: list[Trial]) -> None:
+        """One more batch for each trial, all in one call of the executor."""
+        nonlocal spent
+        units = []
+        for index, trial in enumerate(trials):
+            start = trial.played
+            end = next(n for n in looks if n > start)
+            for p in played:
+                part = seeds[p][start:end]
+                for at in range(0, len(part), UNIT_GAMES):
+                    units.append((index, trial.setting, p, tuple(part[at:at + UNIT_GAMES])))
+        results: list[Tally | None] = [None] * len(units)
+        for number, tally in session.run([unit[1:] for unit in units]):
+            results[number] = tally
+        batch: list[dict[int, Tally]] = [{} for _ in trials]
+        for (index, _, p, _), tally in zip(units, results, strict=True):
+            assert tally is not None
+            batch[index].setdefault(p, Tally()).add(tally)
+            spent += tally.games
+        for trial, counts_played in zip(trials, batch, strict=True):
+            for p, tally in counts_played.items():
+                trial.by_count.setdefault(p, Tally()).add(tally)
+                if trial.played < CHECK_GAMES:
+                    trial.first.setdefault(p, Tally()).add(tally)
+            trial.played = next(n for n in looks if n > trial.played)
+            _judge(trial, low, high, games)
+
+    # One session for the whole search: the mission and rulebook go to each worker once, and
+    # the bots' caches stay warm from one setting to the next.
+    subject = Playable(replace(mission, source=""), rulebook, tuple(colors))
+    with executor.session(_play_setting, subject) as session:
+        original = Trial(Setting.of(mission), 0, (), 0)
+        play([original])
+        tried += 1
+        # The original plays all its games, even when clearly outside the band at once: its
+        # estimate is the "before" of the report, the one `playtest` prints.
+        while original.played < games and spent < budget:
+            original.verdict = Verdict.UNDECIDED
+            play([original])
+        harder = original.tally.win_rate >= high
+        result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
+                            False, games, seed)
+        agreeing = (original.played >= min(CHECK_GAMES, games)
+                    and _agrees(original.first, low, high)
+                    and _agrees(original.by_count, low, high)
+                    and not any(t.games and not t.wins for t in original.first.values()))
+        if original.verdict is Verdict.IN_BAND or (agreeing and not strict):
+            result.proposal = original
+        elif original.verdict is not Verdict.UNDECIDED:
+            # The far end first: when even it falls short, no setting in range reaches the band.
+            setting = extreme_setting(mission, harder)
+            extreme = original
+            if setting != original.setting:
+                extreme = Trial(setting, -1, (), 0)
+                play([extreme])
+                tried += 1
+            result.extreme = extreme
+            if extreme.verdict is not (Verdict.TOO_EASY if harder else Verdict.TOO_HARD):
+                proposal, t, s, exhausted = _search(mission, harder, with_actions, play, budget,
+                                                    lambda: spent, valid)
+                tried += t
+                skipped += s
+                result.proposal = proposal
+                result.exhausted = exhausted
+        else:
+            result.exhausted = True
+    result.games, result.tried, result.skipped = spent, tried, skipped
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _play_setting(subject: Playable, setting: Setting, players: int,
+                  seeds: tuple[int, ...]) -> Tally:
+    # Runs in a worker: only the setting and the seeds travel with each unit.
+    return play_batch(setting.apply(subject.mission), subject.rulebook, subject.colors,
+                      players, STAR_BOT, seeds)
+
+
+def _judge(trial: Trial, low: float, high: float, games: int) -> None:
+    """Sequential test after each batch: clearly outside the band, clearly inside, or go on."""
+    wins_low, wins_high = trial.interval
+    if wins_high < low:
+        trial.verdict = Verdict.TOO_HARD
+    elif wins_low >= high:
+        trial.verdict = Verdict.TOO_EASY
+    elif trial.played < min(CHECK_GAMES, games):
+        return
+    elif any(t.games and not t.wins for t in trial.first.values()):
+        # `playtest --check` fails a player count where no game was won (of its first 100).
+        trial.verdict = Verdict.TOO_HARD
+    elif not _agrees(trial.first, low, high):
+        # What a default `playtest --check` would see: its interval must reach the band.
+        trial.verdict = Verdict.TOO_HARD if trial.tally.win_rate < low else Verdict.TOO_EASY
+    elif (low <= wins_low and wins_high < high) or trial.played >= games:
+        rate = trial.tally.win_rate
+        trial.verdict = Verdict.IN_BAND if low <= rate < high else \
+            Verdict.TOO_EASY if rate >= high else Verdict.TOO_HARD
+
+
+def _agrees(by_count: dict[int, Tally], low: float, high: float) -> bool:
+    pooled = Tally()
+    for count in sorted(by_count):
+        pooled.add(by_count[count])
+    wins_low, wins_high = pooled.interval
+    return wins_high >= low and wins_low < high
+
+
+def _search(mission: Mission, harder: bool, with_actions: bool,
+            play: Callable[[list[Trial]], None], budget: int, spent: Callable[[], int],
+            valid: Callable[[Mission], bool] | None
+            ) -> tuple[Trial | None, int, int, bool]:
+    """The candidates nearest first, WIDTH at a time; returns (closest in band, tried,
+    skipped, budget exhausted)."""
+    queue = _candidates(mission, harder, with_actions)
+    next(queue)  # the original itself, already played
+    short_of = Verdict.TOO_EASY if harder else Verdict.TOO_HARD
+    past = Verdict.TOO_HARD if harder else Verdict.TOO_EASY
+    not_far: dict[int, list[tuple[int, ...]]] = {}  # per variant: offsets still short of it
+    too_far: dict[int, list[tuple[int, ...]]] = {}  # per variant: offsets past the band
+    active: list[Trial] = []
+    best: Trial | None = None
+    tried = skipped = 0
+    done = False
+
+    def ruled_out(variant: int, offsets: tuple[int, ...]) -> bool:
+        below = any(all(o <= s for o, s in zip(offsets, seen, strict=True))
+                    for seen in not_far.get(variant, ()))
+        beyond = any(all(o >= s for o, s in zip(offsets, seen, strict=True))
+                     for seen in too_far.get(variant, ()))
+        return below or beyond
+
+    while True:
+        while not done and len(active) < WIDTH:
+            try:
+                distance, offsets, variant, setting = next(queue)
+            except StopIteration:
+                done = True
+                break
+            if best is not None and (distance, variant, offsets) > _rank(best):
+                done = True
+                break
+            if ruled_out(variant, offsets) or (
+                    valid is not None and not valid(setting.apply(mission))):
+                skipped += 1
+                continue
+            active.append(Trial(setting, distance, offsets, variant))
+            tried += 1
+        if best is not None:
+            active = [t for t in active if _rank(t) < _rank(best)]
+        if not active:
+            return best, tried, skipped, False
+        if spent() >= budget:
+            return best, tried, skipped, True
+        play(active)
+        for trial in list(active):
+            if trial.verdict is Verdict.UNDECIDED:
+                continue
+            active.remove(trial)
+            if trial.verdict is short_of:
+                not_far.setdefault(trial.variant, []).append(trial.offsets)
+            elif trial.verdict is past:
+                too_far.setdefault(trial.variant, []).append(trial.offsets)
+            elif best is None or _rank(trial) < _rank(best):
+                best = trial
+
+
+def _rank(trial: Trial) -> tuple[int, int, tuple[int, ...]]:
+    return trial.distance, trial.variant, trial.offsets
+
+
+def loss_shares(tally: Tally) -> dict[str, float]:
+    """Each loss reason's share of all games."""
+    return {reason: count / tally.games for reason, count in sorted(tally.losses.items())} \
+        if tally.games else {}
+
+
+def moved_losses(before: Tally, after: Tally, threshold: float = 0.02
+                 ) -> list[tuple[str, float, float]]:
+    """(reason, share before, share after) for every loss reason whose share moved."""
+    shares_before, shares_after = loss_shares(before), loss_shares(after)
+    reasons = sorted(set(shares_before) | set(shares_after),
+                     key=lambda r: -abs(shares_after.get(r, 0) - shares_before.get(r, 0)))
+    return [(r, shares_before.get(r, 0.0), shares_after.get(r, 0.0)) for r in reasons
+            if abs(shares_after.get(r, 0.0) - shares_before.get(r, 0.0)) >= threshold]
+

@@ -1,0 +1,256 @@
+"""Executors: the same playtest, byte for byte, on one process, the local pool and a real Dask
+cluster; lost workers cost a retry, never a wrong or missing result; workers die with their
+parent."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.cli import main
+from synergy_forge.pool import WorkerLost, run_units
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim import playtest as pt
+from synergy_forge.sim.executors import Dask, LocalPool, executor_for
+
+ROOT = Path(__file__).resolve().parent.parent
+MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
+
+
+def _square_once_killed(shared, index):
+    # The first time unit 3 runs, its worker is killed as by `kill -9` from outside.
+    marker = Path(shared) / f"killed-{index}"
+    if index == 3 and not marker.exists():
+        marker.write_text("")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return index * index
+
+
+def _always_killed(shared, index):
+    if index == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return index
+
+
+def test_pool_runs_again_the_units_of_a_killed_worker_and_yields_each_once(tmp_path):
+    results = list(run_units(_square_once_killed, str(tmp_path), [(i,) for i in range(8)],
+                             jobs=2))
+    assert sorted(i for i, _ in results) == list(range(8))
+    assert dict(results) == {i: i * i for i in range(8)}
+    assert (tmp_path / "killed-3").exists()
+
+
+def test_pool_reports_a_unit_that_kills_every_worker_as_worker_lost():
+    with pytest.raises(WorkerLost, match="died 3 times"):
+        list(run_units(_always_killed, None, [(i,) for i in range(4)], jobs=2))
+
+
+def test_pool_workers_stop_when_their_parent_is_killed(tmp_path):
+    # The parent starts two workers that would run for a minute, writes their pids, waits.
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {str(ROOT)!r})
+        from synergy_forge.pool import run_units
+        from tests.test_executors import _sleep_forever
+        for _ in run_units(_sleep_forever, {str(tmp_path)!r}, [(0,), (1,)], jobs=2):
+            pass
+    """)
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("worker-*"))) < 2:
+            assert time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.1)
+        workers = [int(p.name.split("-")[1]) for p in tmp_path.glob("worker-*")]
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(_alive(pid) for pid in workers)
+    finally:
+        parent.kill()
+
+
+def _sleep_forever(folder, index):
+    (Path(folder) / f"worker-{os.getpid()}").write_text("")
+    time.sleep(60)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A killed child of a dead parent is reaped by init; until then it is a zombie, not running.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def sources():
+    campaign = read_campaign(starter_campaign()).campaign
+    return [pt.Playable(campaign.mission(n), campaign.rulebook, campaign.colors)
+            for n in (2, 5, 13)]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local
+
+
+def _report(cells) -> str:
+    from synergy_forge.reporting.playtest import playtest_to_json
+
+    result = pt.PlaytestResult(60, 4, ("coop",), cells, pt.estimates(cells))
+    return json.dumps(playtest_to_json(result), indent=2)
+
+
+def test_playtest_json_is_the_same_on_one_process_any_pool_and_a_cluster(sources, cluster):
+    def play(executor):
+        return _report(pt.run(sources, ["coop"], None, 60, seed=4, chunk=20, executor=executor))
+
+    alone = play(LocalPool(1))
+    assert play(LocalPool(2)) == alone
+    assert play(LocalPool(3)) == alone
+    assert play(Dask(cluster.scheduler_address)) == alone
+
+
+def test_a_cluster_worker_killed_mid_run_costs_a_retry_not_a_result(sources, cluster):
+    address = cluster.scheduler_address
+    from distributed import Client
+
+    with Client(address, set_as_default=False) as client:
+        pids = list(client.run(os.getpid).values())
+    killed = []
+
+    def kill_one_worker(games: int) -> None:
+        if not killed:  # after the first unit: the others are queued or running
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    cells = pt.run(sources, ["coop"], None, 60, seed=4, chunk=10, progress=kill_one_worker,
+                   executor=Dask(address))
+    assert killed
+    assert [c.tally.games for c in cells] == [60] * len(cells)
+    expected = pt.run(sources, ["coop"], None, 60, seed=4, chunk=10, jobs=1)
+    assert _report(cells) == _report(expected)
+    # The nanny starts a new worker in place of the killed one.
+    with Client(address, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=30)
+
+
+def test_playtest_command_on_a_scheduler_prints_the_same_json(cluster, monkeypatch):
+    runner = CliRunner()
+    args = ["playtest", MISSION, "--games", "40", "--bots", "coop", "--json"]
+    alone = runner.invoke(main, [*args, "--jobs", "1"])
+    on_cluster = runner.invoke(main, [*args, "--scheduler", cluster.scheduler_address])
+    assert alone.exit_code == 0 and on_cluster.exit_code == 0, on_cluster.output
+    assert on_cluster.stdout == alone.stdout
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
+    assert isinstance(executor_for(None, None), Dask)
+    assert runner.invoke(main, args).stdout == alone.stdout
+
+
+def test_an_unreachable_scheduler_is_a_clear_error_not_a_traceback(monkeypatch):
+    from synergy_forge.sim import executors
+
+    monkeypatch.setattr(executors, "executor_for", lambda address, jobs: Dask(address, 2.0))
+    result = CliRunner().invoke(main, ["playtest", MISSION, "--games", "5", "--bots", "coop",
+                                       "--scheduler", "tcp://127.0.0.1:9"])
+    assert result.exit_code == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in result.output
+    assert "Traceback" not in result.output and "bug" not in result.output
+
+
+SHORT = """\
+id: {id}
+number: {number}
+title: Short
+stars: {stars}
+players: [3]
+rounds: 3
+lives: 3
+hand: {{numbers: 6, goals: 4}}
+allowed_failures: 1
+"""
+
+
+def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_process(tmp_path,
+                                                                                    cluster):
+    import re
+
+    (tmp_path / "campaign.yaml").write_text("name: Test\nmissions: [missions/*.yaml]\n")
+    (tmp_path / "missions").mkdir()
+    for number, stars in ((1, 3), (2, 1), (3, 4)):
+        (tmp_path / "missions" / f"0{number}.yaml").write_text(
+            SHORT.format(id=f"short-{number}", number=number, stars=stars))
+    runner = CliRunner()
+    args = ["tune", str(tmp_path), "--games", "50"]
+    alone = runner.invoke(main, [*args, "--jobs", "1"])
+    on_cluster = runner.invoke(main, [*args, "--scheduler", cluster.scheduler_address])
+    assert alone.exit_code == on_cluster.exit_code, on_cluster.output
+
+    def timeless(text: str) -> str:
+        return re.sub(r"games in [0-9.]+ s", "games in - s", text)
+
+    assert timeless(on_cluster.output) == timeless(alone.output)
+    assert alone.output.count("change:") >= 1
+
+
+class _Recording(LocalPool):
+    """The local pool in this process, keeping what would be sent to the workers."""
+
+    def map(self, work, shared, units):
+        self.sent = pickle.dumps((shared, units))
+        return super().map(work, shared, units)
+
+
+def test_only_mission_values_and_seeds_travel_to_workers_never_a_file_path(sources):
+    executor = _Recording(1)
+    cells = pt.run(sources, ["coop"], [3], 4, seed=4, executor=executor)
+    assert all(s.mission.source for s in sources)  # the files they were read from
+    for subject in sources:
+        assert subject.mission.source.encode() not in executor.sent
+        assert Path(subject.mission.source).name.encode() not in executor.sent
+    assert [c.mission.source for c in cells] == [s.mission.source for s in sources]
+
+
+def test_playtest_command_survives_a_killed_pool_worker_with_the_same_json():
+    psutil = pytest.importorskip("psutil")
+    args = ["playtest", MISSION, "--games", "200", "--bots", "coop", "--json"]
+    expected = CliRunner().invoke(main, [*args, "--jobs", "1"]).stdout
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = subprocess.Popen([sys.executable, "-m", "synergy_forge", *args, "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                               env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not (workers := psutil.Process(command.pid).children()):
+            assert time.monotonic() < deadline and command.poll() is None, "no worker started"
+            time.sleep(0.02)
+        workers[0].send_signal(signal.SIGKILL)
+        out, err = command.communicate(timeout=300)
+    finally:
+        command.kill()
+    assert command.returncode == 0, err
+    assert out.decode() == expected
+    assert b"This is a bug" not in err

@@ -1,0 +1,252 @@
+"""tune: the closest setting in a star band, found with few games, the same on any executor,
+written into the designer's file without losing a comment."""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.authoring.edit import (
+    EditError,
+    candidate_problems,
+    edit_mission_text,
+    write_mission,
+)
+from synergy_forge.authoring.loading import load_mission_file, mission_from_data
+from synergy_forge.authoring.yamlfile import parse_document
+from synergy_forge.cli import main
+from synergy_forge.core.cards import Action
+from synergy_forge.core.mission import Mission
+from synergy_forge.sim import playtest as pt
+from synergy_forge.sim.executors import LocalPool
+from synergy_forge.sim.tune import Setting, Verdict, band, grid_size, tune
+
+COLORS = ("red", "yellow", "green", "blue", "purple")
+SHORT = Mission(id="short", number=1, title={"en": "Short"}, stars=1, rounds=3, lives=3,
+                players=(3,), allowed_failures={3: 1}, hand_numbers=6, hand_goals=4)
+
+
+@pytest.fixture(scope="module")
+def tuned(rulebook):
+    return tune(SHORT, rulebook, COLORS, 3, games=100, executor=LocalPool(1))
+
+
+def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rulebook, tuned):
+    assert tuned.original.verdict is Verdict.TOO_EASY
+    assert tuned.proposal is not None and tuned.proposal.verdict is Verdict.IN_BAND
+    mission = tuned.tuned
+    assert mission is not None and mission.stars == 3
+    low, high = band(3)
+    # The very games `playtest --games 100 --seed 1 --players 3 --check` plays (same seeds).
+    cells = pt.run([pt.Playable(mission, rulebook, COLORS)], ["coop"], [3], 100, seed=1,
+                   jobs=1)
+    [estimate] = pt.estimates(cells)
+    assert not estimate.fails_check
+    assert low <= estimate.rate < high
+    assert estimate.rate == tuned.proposal.tally.win_rate
+
+
+def test_tune_moves_every_knob_towards_harder_for_a_mission_that_is_too_easy(tuned):
+    before, after = tuned.original.setting, tuned.proposal.setting
+    assert after.rounds >= before.rounds and after.lives <= before.lives
+    assert after.hand_numbers <= before.hand_numbers and after.hand_goals <= before.hand_goals
+    assert dict(after.allowed_failures)[3] <= dict(before.allowed_failures)[3]
+    assert before.changes(after)
+
+
+def test_tune_spends_far_fewer_games_than_a_grid_over_the_same_knobs(tuned):
+    assert tuned.games * 4 <= grid_size(SHORT) * 100 * len(tuned.counts)
+    # Sequential tests: most settings stop long before the full 100 games.
+    assert tuned.games < tuned.tried * 100
+
+
+def test_tune_gives_the_same_answer_on_one_process_and_on_the_pool(rulebook, tuned):
+    again = tune(SHORT, rulebook, COLORS, 3, games=100, executor=LocalPool(2))
+    assert again.proposal.setting == tuned.proposal.setting
+    assert again.games == tuned.games
+    assert again.proposal.tally == tuned.proposal.tally
+
+
+def test_tune_leaves_a_mission_already_in_its_band_as_it_is(rulebook, tuned):
+    result = tune(tuned.tuned, rulebook, COLORS, 3, games=100, executor=LocalPool(1))
+    assert result.proposal is result.original
+    assert result.tried == 1
+
+
+def test_a_candidate_must_pass_validate_checks(rulebook):
+    assert candidate_problems(SHORT, rulebook) == []
+    too_long = replace(SHORT, rounds=8)  # R23: at most 7 rounds
+    assert any(d.check == "mission.rounds" for d in candidate_problems(too_long, rulebook))
+    never_fails = replace(SHORT, allowed_failures={3: 3})
+    assert any(d.check == "mission.allowed-failures"
+               for d in candidate_problems(never_fails, rulebook))
+
+
+FILE = """\
+# yaml-language-server: $schema=../schemas/mission.schema.json
+id: short   # the id stays
+number: 1
+title: {en: "Short"}
+stars: 1
+
+rounds: 3      # three to win
+lives: 3
+hand: {numbers: 6, goals: 4}
+allowed_failures: 1   # one may miss
+flavor:
+  en: "Text."
+"""
+
+
+def _read(text: str) -> Mission:
+    return mission_from_data(parse_document(text.encode(), "m.yaml").data)
+
+
+def test_edit_changes_only_the_values_and_keeps_comments_order_and_layout():
+    before = _read(FILE)
+    after = replace(before, stars=3, rounds=5, hand_numbers=5,
+                    allowed_failures={3: 0, 4: 1, 5: 1})
+    out = edit_mission_text(FILE, "m.yaml", before, after)
+    assert out == FILE.replace("stars: 1", "stars: 3").replace("rounds: 3 ", "rounds: 5 ") \
+        .replace("numbers: 6", "numbers: 5") \
+        .replace("allowed_failures: 1 ", "allowed_failures: {3: 0, 4: 1, 5: 1} ")
+    assert _read(out) == replace(after, source="")
+
+
+def test_edit_adds_missing_keys_after_their_neighbours_and_edits_block_collections():
+    text = textwrap.dedent("""\
+        id: short
+        number: 1
+        title: Short
+        stars: 2
+        rounds: 3
+        lives: 3
+        hand:
+          goals: 4   # fewer goals
+        challenges: [minimum-5]
+        actions:
+          - F
+          - H
+        """)
+    before = _read(text)
+    after = replace(before, hand_numbers=8, allowed_failures={3: 1, 4: 1, 5: 1},
+                    actions=(Action.F, Action.H, Action.D))
+    out = edit_mission_text(text, "m.yaml", before, after)
+    assert "  numbers: 8\n  goals: 4   # fewer goals\nallowed_failures: 1\nchallenges" in out
+    assert out.endswith("actions:\n  - F\n  - H\n  - D\n")
+    assert _read(out) == after
+    removed = replace(before, actions=(Action.H,), lives=2)
+    out = edit_mission_text(text, "m.yaml", before, removed)
+    assert out.endswith("actions:\n  - H\n") and "lives: 2\n" in out
+    assert _read(out) == removed
+
+
+def test_edit_refuses_a_file_written_as_one_flow_mapping_rather_than_guess():
+    text = "{id: short, number: 1, title: Short, stars: 2, rounds: 3, lives: 3}\n"
+    before = _read(text)
+    with pytest.raises(EditError):
+        edit_mission_text(text, "m.yaml", before, replace(before, actions=(Action.F,)))
+    # Values already in the file are still changed in place.
+    assert "rounds: 4" in edit_mission_text(text, "m.yaml", before, replace(before, rounds=4))
+
+
+def test_write_mission_is_atomic_in_place_and_keeps_the_file_mode(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text(FILE)
+    path.chmod(0o600)
+    before = _read(FILE)
+    write_mission(path, before, replace(before, lives=2))
+    assert "lives: 2\n" in path.read_text() and "# one may miss" in path.read_text()
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == ["m.yaml"]
+
+
+def _campaign(tmp_path: Path, missions: dict[str, str]) -> Path:
+    (tmp_path / "campaign.yaml").write_text(
+        "name: Test\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n")
+    (tmp_path / "goals").mkdir()
+    (tmp_path / "goals" / "always.yaml").write_text(
+        'id: always\nname: Always\ntext: "Any sum will do."\nrule: "sum >= 0"\n')
+    (tmp_path / "missions").mkdir()
+    for name, text in missions.items():
+        (tmp_path / "missions" / name).write_text(text)
+    return tmp_path
+
+
+EASY = """\
+id: easy
+number: 1
+title: Easy   # every goal is met
+stars: 1
+players: [3]
+rounds: 1
+lives: 1
+goals: [always]
+"""
+
+
+def test_tune_cli_says_a_band_out_of_reach_clearly_and_exits_1(tmp_path):
+    folder = _campaign(tmp_path, {"01-easy.yaml": EASY})
+    path = folder / "missions" / "01-easy.yaml"
+    result = CliRunner().invoke(main, ["tune", str(path), "--stars", "3", "--games", "50",
+                                       "--jobs", "1", "--write"])
+    assert result.exit_code == 1, result.output
+    assert "at most 1 star with these challenges; the closest is" in result.output
+    assert path.read_text() == EASY  # nothing written
+
+
+def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
+    path = tmp_path / "short.yaml"
+    path.write_text(FILE.replace("number: 1", "number: 1\nplayers: [3]"))
+    runner = CliRunner()
+    result = runner.invoke(main, ["tune", str(path), "--stars", "3", "--games", "100",
+                                  "--jobs", "1", "--write"])
+    assert result.exit_code == 0, result.output
+    assert "-stars: 1" in result.output and "+stars: 3" in result.output
+    assert "written to" in result.output and "search:" in result.output
+    assert "# three to win" in path.read_text()
+    mission, _, _ = load_mission_file(path)
+    assert mission.stars == 3
+    check = runner.invoke(main, ["playtest", str(path), "--games", "100", "--bots", "coop",
+                                 "--check", "--jobs", "1"])
+    assert check.exit_code == 0, check.output
+
+
+def test_tune_cli_on_a_campaign_tunes_only_missions_that_disagree(tmp_path):
+    agreeing = EASY
+    wrong = EASY.replace("id: easy", "id: wrong").replace("number: 1", "number: 2") \
+        .replace("stars: 1", "stars: 4")
+    folder = _campaign(tmp_path, {"01-easy.yaml": agreeing, "02-wrong.yaml": wrong})
+    result = CliRunner().invoke(main, ["tune", str(folder), "--games", "50", "--jobs", "1"])
+    assert result.exit_code == 1  # "wrong" cannot reach 4 stars: every goal is met
+    assert "agrees: nothing to change at 1 star" in result.output
+    assert "1 of 2 missions at their stars with the changes above; 1 cannot reach them" \
+        in result.output
+    assert "  1 Easy: 1★ agrees\n  2 Easy: 4★: out of reach (1 star at best)" in result.output
+    bad = CliRunner().invoke(main, ["tune", str(folder), "--stars", "2"])
+    assert bad.exit_code == 2 and "--stars" in bad.output
+
+
+def test_setting_changes_name_every_knob_that_moved():
+    before = Setting.of(SHORT)
+    after = replace(before, rounds=4, actions=(Action.F,))
+    assert before.changes(after) == [("rounds", 3, 4), ("action cards", "none", "F")]
+
+
+def test_candidates_come_nearest_first_and_an_action_card_costs_two_steps():
+    from synergy_forge.sim.tune import _candidates
+
+    mission = replace(SHORT, actions=(Action.F,))
+    found = list(_candidates(mission, harder=True, with_actions=True))
+    distances = [c[0] for c in found]
+    assert distances == sorted(distances) and distances[0] == 0
+    for distance, offsets, variant, setting in found:
+        assert distance == sum(offsets) + (2 if variant else 0)
+        assert len(set(setting.actions) ^ {Action.F}) == (1 if variant else 0)
+        # Towards harder only: never more lives, failures or cards than the original.
+        assert setting.lives <= 3 and setting.hand_numbers <= 6 and setting.rounds >= 3
+    assert {tuple(s.actions) for *_, s in found} >= {(), (Action.F,), (Action.F, Action.A)}
