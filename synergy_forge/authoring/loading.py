@@ -17,7 +17,11 @@ from synergy_forge.authoring.definitions import (
     text_of,
 )
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
-from synergy_forge.authoring.lint import definition_diagnostics, mission_diagnostics
+from synergy_forge.authoring.lint import (
+    action_pairing_diagnostics,
+    definition_diagnostics,
+    mission_diagnostics,
+)
 from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
@@ -204,6 +208,8 @@ def read_campaign(folder: Path, with_missions: bool = True) -> CampaignResult:
         by_number.setdefault(mission.number, mission)
         missions.append(mission)
     missions.sort(key=lambda m: (m.number, m.id))
+    result.diagnostics += action_pairing_diagnostics(
+        [(docs[m.source], frozenset(m.actions)) for m in missions])
     expected = 1
     for mission in missions:
         if mission.number > expected:
