@@ -59,7 +59,7 @@ def test_every_document_is_there_with_its_pages(starter_kit):
         # 6 sheets; 5 action cards and 4 specials: 1 sheet each. Each sheet has a back page.
         expected = {"missions.pdf": 4, "goals.pdf": 10, "numbers.pdf": 12, "actions.pdf": 2,
                     "specials.pdf": 2, "calibration.pdf": 2, "challenges.pdf": 1,
-                    "rulebook.pdf": 4}
+                    "rulebook.pdf": 3}
         for name, count in expected.items():
             assert pages(folder / name) == count, name
         assert pages(folder / f"print-and-play-{language}.pdf") == sum(expected.values())
@@ -200,3 +200,13 @@ def test_bad_input(tmp_path):
     result = runner.invoke(main, ["build", str(broken), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1 and "01-first-notes.yaml:2:1: error:" in result.output
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").rglob("*.pdf"))
+
+
+def test_a4_kit_keeps_4_mm_blank_edges_and_wcag_aa_contrast(starter_kit):
+    from pagecheck import ink_bounds, low_contrast_characters
+
+    for language in ("en", "fr"):
+        pdf = starter_kit / language / f"print-and-play-{language}.pdf"
+        assert min(min(b) for b in ink_bounds(pdf, scale=2)) >= 4.0
+        checked, low = low_contrast_characters(pdf)
+        assert checked > 15000 and not low, low[:10]

@@ -288,3 +288,31 @@ def test_the_rulebook_teaches_how_to_play_first_with_counts_and_an_example(lette
     english = flat(text_of(letter_kit / "en" / "rulebook.pdf"))
     assert english.find("A round, step by step") < english.find("Challenges")
     assert "Red has 5, the second lowest: met. Yellow has 10" in english
+
+
+def test_more_lives_than_the_lives_card_shows_is_an_error_at_the_line(tmp_path):
+    folder = small_campaign(tmp_path, {"1": ""})
+    mission = folder / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("rounds: 2\nlives: 2", "rounds: 1\nlives: 8"))
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert result.exit_code == 1
+    assert "1.yaml:6:8: error: a mission has at most 7 lives, not 8" in result.output
+    mission.write_text(mission.read_text().replace("lives: 8", "lives: 7"))
+    assert CliRunner().invoke(main, ["validate", str(folder)]).exit_code == 0
+
+
+def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
+    # At the default card size the word fits (validate is happy); on 50 x 70 mm cards it is
+    # wider than the title's box, which only the rendered page can tell.
+    from synergy_forge.textfit import font
+
+    n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > 46)
+    assert font(True).width("W" * n, 6.0) < 54
+    folder = small_campaign(tmp_path, {"1": ""})
+    mission = folder / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("title: Mission 1", "title: " + "W" * n))
+    assert CliRunner().invoke(main, ["validate", str(folder)]).exit_code == 0
+    result = CliRunner().invoke(main, ["build", str(folder), "--out", str(tmp_path / "o"),
+                                       "--no-png", "--jobs", "1", "--card-size", "50x70"])
+    assert result.exit_code == 1
+    assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output

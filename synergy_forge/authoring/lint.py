@@ -77,6 +77,13 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
         found.append(doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
                                     f"rounds (one goal card per round, R23), not {rounds}",
                                     "mission.rounds"))
+    elif lives > MAX_ROUNDS:
+        # R23: at most 7 rounds can be played, so at most 7 lives can ever be lost; the
+        # printed lives card runs from 0 to 7.
+        found.append(doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, not "
+                                    f"{lives}: no more than {MAX_ROUNDS} rounds can be played "
+                                    "(R23), and the lives card runs from 0 to 7",
+                                    "mission.lives"))
     elif rounds + lives - 1 > MAX_ROUNDS:
         usable = MAX_ROUNDS - rounds + 1
         found.append(doc.diagnostic(

@@ -237,22 +237,27 @@ def html_for(job: Job, campaign: Campaign, options: Options,
 
 
 def _overflows(document: Any) -> list[str]:
-    """Every `.fit` box whose content runs past its own bottom edge."""
+    """Every `.fit` box whose content runs past its own bottom or right edge (issue 11: a word
+    wider than its box is clipped as surely as a text too tall)."""
     found = []
 
-    def bottom(box: Any) -> float:
+    def extent(box: Any) -> tuple[float, float]:
+        right = box.position_x + box.margin_width()
         end = box.position_y + box.margin_height()
         for child in getattr(box, "children", []):
-            end = max(end, bottom(child))
-        return end
+            r, e = extent(child)
+            right, end = max(right, r), max(end, e)
+        return right, end
 
     def walk(box: Any) -> None:
         element = getattr(box, "element", None)
         if element is not None and "fit" in (element.get("class") or "").split() and \
                 getattr(box, "element_tag", "") and box.children:
+            right_limit = box.content_box_x() + box.width
             limit = box.content_box_y() + box.height
-            content = max(bottom(child) for child in box.children)
-            if content > limit + 0.5:
+            extents = [extent(child) for child in box.children]
+            if max(e for _, e in extents) > limit + 0.5 or \
+                    max(r for r, _ in extents) > right_limit + 0.5:
                 found.append(element.get("data-what") or "a text")
                 return
         for child in getattr(box, "children", []):
