@@ -15,7 +15,8 @@ A root helper: it reads the fonts under templates/fonts and imports no layer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
+from itertools import repeat
 
 from synergy_forge.resources import templates_dir
 
@@ -26,20 +27,27 @@ STEP = 0.5
 MIN_PT = 6.0
 
 
-@dataclass(frozen=True)
+@dataclass
 class Font:
     advances: dict[int, int]  # code point -> advance, in font units
     units: int  # units per em
 
+    def em_width(self, text: str) -> float:
+        """The width of `text` in ems (unknown glyphs count as one em)."""
+        return sum(map(self.by_char.get, text, repeat(self.units))) / self.units
+
+    @cached_property
+    def by_char(self) -> dict[str, int]:
+        return {chr(cp): advance for cp, advance in self.advances.items()}
+
     def width(self, text: str, pt: float) -> float:
-        """The width of `text` at `pt` points, in mm (unknown glyphs count as an em)."""
-        units = sum(self.advances.get(ord(ch), self.units) for ch in text)
-        return units / self.units * pt * MM_PER_PT * SHAPING_ALLOWANCE
+        """The width of `text` at `pt` points, in mm."""
+        return self.em_width(text) * pt * MM_PER_PT * SHAPING_ALLOWANCE
 
 
 @cache
 def font(bold: bool = False) -> Font:
-    from fontTools.ttLib import TTFont
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
     name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
     with TTFont(templates_dir() / "fonts" / name, lazy=True) as ttf:
@@ -48,12 +56,18 @@ def font(bold: bool = False) -> Font:
         return Font(advances, ttf["head"].unitsPerEm)
 
 
+@cache
+def _drawable() -> frozenset[str]:
+    both = font(False).advances.keys() & font(True).advances.keys()
+    return frozenset(chr(cp) for cp in both) | {"\n", "\t"}
+
+
 def missing_glyphs(text: str) -> list[tuple[int, str]]:
     """(index, character) of each character the bundled fonts cannot draw."""
-    regular, bold = font(False), font(True)
-    return [(i, ch) for i, ch in enumerate(text)
-            if ch not in "\n\t" and (ord(ch) not in regular.advances
-                                     or ord(ch) not in bold.advances)]
+    if set(text) <= _drawable():
+        return []
+    drawable = _drawable()
+    return [(i, ch) for i, ch in enumerate(text) if ch not in drawable]
 
 
 @dataclass(frozen=True)
@@ -71,28 +85,39 @@ class Box:
 Paragraph = str | tuple[str, str]  # a text, or (bold lead-in, text)
 
 
-def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False) -> int | None:
-    """How many lines `text` wraps to in `width` mm; None when a word is wider than that."""
+def _words(text: Paragraph, bold: bool) -> list[list[float]]:
+    """Each line of a paragraph as its words' widths in ems, a space's width last."""
+    space = font(bold).em_width(" ")
     if isinstance(text, tuple):
-        words = [(w, True) for w in text[0].split()] + [(w, bold) for w in text[1].split()]
-        paragraphs = [words]
+        lines = [[font(True).em_width(w) for w in text[0].split()]
+                 + [font(bold).em_width(w) for w in text[1].split()]]
     else:
-        paragraphs = [[(w, bold) for w in p.split()] for p in text.split("\n")]
-    space = font(bold).width(" ", pt)
+        lines = [[font(bold).em_width(w) for w in line.split()] for line in text.split("\n")]
+    return [[*line, space] for line in lines]
+
+
+def _count(lines: list[list[float]], width: float, scale: float) -> int | None:
+    """How many lines the words wrap to in `width` mm at `scale` mm per em; None when a word
+    is wider than that."""
     count = 0
-    for paragraph in paragraphs:
+    for *words, space in lines:
         count += 1
         line = 0.0
-        for word, heavy in paragraph:
-            w = font(heavy).width(word, pt)
+        for em in words:
+            w = em * scale
             if w > width:
                 return None
-            if line and line + space + w > width:
+            if line and line + space * scale + w > width:
                 count += 1
                 line = w
             else:
-                line = line + space + w if line else w
+                line = line + space * scale + w if line else w
     return count
+
+
+def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False) -> int | None:
+    """How many lines `text` wraps to in `width` mm; None when a word is wider than that."""
+    return _count(_words(text, bold), width, pt * MM_PER_PT * SHAPING_ALLOWANCE)
 
 
 def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float | None:
@@ -100,10 +125,11 @@ def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float 
 
     A list is a block of paragraphs, `gap` mm apart.
     """
-    paragraphs = text if isinstance(text, list) else [text]
+    paragraphs = [_words(p, box.bold) for p in (text if isinstance(text, list) else [text])]
     pt = box.pt
     while pt >= box.min_pt - 1e-9:
-        counts = [lines_needed(p, box.width, pt, box.bold) for p in paragraphs]
+        scale = pt * MM_PER_PT * SHAPING_ALLOWANCE
+        counts = [_count(p, box.width, scale) for p in paragraphs]
         if None not in counts:
             height = sum(c for c in counts if c is not None) * pt * box.line_height * MM_PER_PT
             if height + gap * (len(paragraphs) - 1) <= box.height + 0.01:
@@ -112,6 +138,7 @@ def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float 
     return None
 
 
+@cache
 def card_boxes(width: float = 63.0, height: float = 88.0, safe: float = 4.0) -> dict[str, Box]:
     """The fitted text boxes of a card of `width` x `height` mm with a `safe` margin, by field;
     the templates place them (templates/faces.html.j2) and print the fitted size."""

@@ -173,6 +173,8 @@ def action_pairing_diagnostics(missions: list[tuple[Document, frozenset[Action]]
     found: list[Diagnostic] = []
     kept: list[frozenset[Action]] = []
     for doc, used in missions:
+        if used in kept:  # many missions share their action cards
+            continue
         if pair_action_cards([*kept, used]) is None:
             found.append(doc.diagnostic(
                 ("actions",), f"with the other missions' action cards, {', '.join(sorted(used))} "

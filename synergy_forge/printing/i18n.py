@@ -12,6 +12,7 @@ synergy_forge/printing/locale` (docs/printing.md).
 from __future__ import annotations
 
 import gettext
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from io import BytesIO
@@ -61,7 +62,7 @@ class Translator:
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         return self.gettext(singular if n == 1 else plural)
 
-    def text(self, value: dict[str, str] | None, what: str = "") -> str:
+    def text(self, value: Mapping[str, str] | None, what: str = "") -> str:
         """A user text in this language, or English (recorded as missing)."""
         if not value:
             return ""

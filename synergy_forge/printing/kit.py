@@ -126,9 +126,9 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
         for c in range(len(campaign.colors)):
             for goal_id in goal_ids:
                 definition = campaign.rulebook.goal(goal_id)
-                face = Face("goal", f"goal-{c}-{goal_id}", definition, c,
+                goal = Face("goal", f"goal-{c}-{goal_id}", definition, c,
                             definition.origin.split(":")[0], tuple(added.get(goal_id, ())))
-                kit["goals"].append(Card("goals", face, _back("goal", c)))
+                kit["goals"].append(Card("goals", goal, _back("goal", c)))
     for c, color in enumerate(campaign.colors):
         for i, value in enumerate(NUMBER_VALUES):
             card = NumberCard(value, color)
@@ -140,9 +140,9 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
             kit["actions"].append(Card("actions", Face("action", f"action-{action}", action),
                                        _back("action")))
     else:
-        for front, back in pairs:
-            kit["actions"].append(Card("actions", Face("action", f"action-{front}", front),
-                                       Face("action", f"action-{back}", back)))
+        for first, second in pairs:
+            kit["actions"].append(Card("actions", Face("action", f"action-{first}", first),
+                                       Face("action", f"action-{second}", second)))
     for kind in ("super", "hyper", "lives", "rounds"):
         kit["specials"].append(Card("specials", Face(kind, kind), _back(kind)))
     return kit

@@ -104,20 +104,22 @@ def environment(translator: Translator, campaign: Campaign,
     def mission_layout(mission: Any) -> dict[str, Any]:
         """A mission card's boxes: the title and the flavour text take the lines they need
         (at most their boxes), and the rules block gets the height left between them."""
-        taken = {}
+        taken: dict[str, dict[str, Any]] = {}
+        heights: dict[str, float] = {}
         for name, text in (("title", translator.text(mission.title)),
                            ("flavor", translator.text(mission.flavor))):
             box = boxes[name]
             pt = fit(text, box) or box.min_pt
             lines = (lines_needed(text, box.width, pt, box.bold) or 99) if text else 0
             height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
-            taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm", "height": height}
-        top = MISSION_HEAD + taken["title"]["height"] + MISSION_STATS
+            taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
+            heights[name] = height
+        top = MISSION_HEAD + heights["title"] + MISSION_STATS
         rules_box = replace(boxes["mission-rules"], height=round(
-            card.height - 2 * card.safe - top - taken["flavor"]["height"] - 1.0, 2))
-        lines = mission_lines(mission, campaign, translator)
-        size = fit(list(lines), rules_box, RULES_GAP) or rules_box.min_pt
-        return {"title": taken["title"], "flavor": taken["flavor"], "lines": lines,
+            card.height - 2 * card.safe - top - heights["flavor"] - 1.0, 2))
+        rules = mission_lines(mission, campaign, translator)
+        size = fit(list(rules), rules_box, RULES_GAP) or rules_box.min_pt
+        return {"title": taken["title"], "flavor": taken["flavor"], "lines": rules,
                 "rules": f"font-size:{size}pt;top:{top:.2f}mm;height:{rules_box.height}mm"}
 
     env.globals.update(
