@@ -150,7 +150,7 @@ def card_boxes(width: float = 63.0, height: float = 88.0, safe: float = 4.0) -> 
         "mission-rules": Box(inner, height - 2 * safe - 36.5, 7.0),
         "goal-symbol": Box(inner, 19.0, 48.0, bold=True, line_height=1.1, min_pt=24.0),
         "goal-name": Box(inner, 10.0, 12.0, bold=True),
-        "goal-text": Box(inner, height - 2 * safe - 46.0, 9.5),
+        "goal-text": Box(inner, height - 2 * safe - 49.0, 9.5),  # above "Added by mission"
         "action-name": Box(inner, 10.0, 12.0, bold=True),
         "action-text": Box(inner, height - 2 * safe - 44.0, 9.0),
     }
