@@ -121,6 +121,11 @@ def test_each_colour_has_the_seven_base_goals_and_the_campaign_goal_is_an_added_
     assert [(f.data.id, f.missions) for f in added] == [("close-call", (21,))] * 5
 
 
+def test_campaign_goal_cards_say_which_missions_add_them_in_each_language(letter_kit):
+    assert "Added by mission 21" in flat(text_of(letter_kit / "en" / "goals.pdf"))
+    assert "Ajoutée par la mission 21" in flat(text_of(letter_kit / "fr" / "goals.pdf"))
+
+
 def test_mission_cards_say_which_goal_cards_to_take(letter_kit):
     missions = flat(text_of(letter_kit / "en" / "missions.pdf"))
     assert "Goal deck the base goal cards without Unique ≠ with Close call ±1" in missions

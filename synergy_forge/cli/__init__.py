@@ -308,8 +308,12 @@ def _card_size(text: str):
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI per-card PNGs.")
+@click.option("--tts", is_flag=True, help="Also export deck sheets and a saved object for "
+              "Tabletop Simulator, into OUT/<lang>/tts/ (made from the PNGs).")
+@click.option("--tts-url-base", metavar="URL", help="Where you will upload the TTS sheets: "
+              "their URLs become URL/<file> instead of file:// URLs.")
 def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_size: str,
-          jobs: int | None, no_png: bool) -> None:
+          jobs: int | None, no_png: bool, tts: bool, tts_url_base: str | None) -> None:
     """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
 
     Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
@@ -322,6 +326,14 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     from synergy_forge.printing.render import build as render_kit
     from synergy_forge.resources import starter_campaign
 
+    if tts and no_png:
+        raise click.UsageError("--tts makes its deck sheets from the PNGs: drop --no-png")
+    if tts_url_base is not None:
+        if not tts:
+            raise click.UsageError("--tts-url-base is for --tts")
+        if not tts_url_base.startswith(("http://", "https://")):
+            raise click.BadParameter("expected an http:// or https:// URL",
+                                     param_hint="--tts-url-base")
     folder = campaign_dir or starter_campaign()
     size = _card_size(card_size)
     try:
@@ -346,7 +358,7 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
         if language not in result.campaign.languages:
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
-    options = Options(paper, size, png=not no_png)
+    options = Options(paper, size, png=not no_png, tts=tts, tts_url_base=tts_url_base)
     from synergy_forge.printing.render import jobs_for
 
     try:
@@ -360,6 +372,9 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
         sys.exit(EXIT_BAD_INPUT)
     problems = 0
     for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
+        if r.job.kind == "tts":
+            click.echo(f"  {os.path.relpath(r.path)}  Tabletop Simulator, {len(r.pngs)} image(s)")
+            continue
         extra = f", {len(r.pngs)} PNGs" if r.pngs else ""
         click.echo(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
     for r in results:
@@ -376,8 +391,12 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
                    err=True)
     if len(missing) > 20:
         click.echo(f"warning: … and {len(missing) - 20} more missing translations", err=True)
-    pngs = sum(len(r.pngs) for r in results)
-    click.echo(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
+    pdfs = [r for r in results if r.job.kind != "tts"]
+    pngs = sum(len(r.pngs) for r in pdfs)
+    exports = len(results) - len(pdfs)
+    click.echo(f"Built {len(pdfs)} PDFs and {pngs} PNGs"
+               + (f", {exports} Tabletop Simulator export(s)" if exports else "")
+               + f" in {out_dir}"
                + (f"; {problems} text(s) do not fit" if problems else ""))
     sys.exit(EXIT_FAILED if problems else EXIT_OK)
 

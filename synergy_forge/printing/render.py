@@ -174,6 +174,10 @@ class Options:
     paper: str = "a4"
     card: CardSize = field(default_factory=CardSize)
     png: bool = True
+    #: Tabletop Simulator export (printing/tts.py), made from the PNGs; needs `png`.
+    tts: bool = False
+    #: Where the TTS sheets will be uploaded: their URLs become this + file name.
+    tts_url_base: str | None = None
 
 
 def _pages_for(kit_cards: list, layout: Sheet) -> list[dict[str, Any]]:
@@ -289,8 +293,16 @@ def render_job(campaign: Campaign, job: Job, out_dir: str, options: Options) -> 
     result = Rendered(job, target, len(document.pages), 0.0, overflows, translator.missing,
                       refused)
     if job.kind == "cards" and options.png:
+        sheets = None
+        if options.tts:  # the group's Tabletop Simulator sheets, from the same images
+            from synergy_forge.printing.tts import GroupSheets
+
+            sheets = GroupSheets(campaign, job.language, job.group, options.card)
         result.pngs = _rasterise(pdf, faces, _inside(Path(out_dir),
-                                                     Path(job.language) / "png" / job.group))
+                                                     Path(job.language) / "png" / job.group),
+                                 sheets.add if sheets else None)
+        if sheets:
+            sheets.write(_inside(Path(out_dir), Path(job.language) / "tts"))
     result.seconds = time.perf_counter() - started
     return result
 
@@ -302,8 +314,10 @@ def _inside(root: Path, relative: Path) -> Path:
     return target
 
 
-def _rasterise(pdf: bytes, faces: list[Face], folder: Path) -> list[Path]:
-    """Each page (one card with its bleed) as a 300 DPI PNG, for print-on-demand services."""
+def _rasterise(pdf: bytes, faces: list[Face], folder: Path,
+               also: Callable[[Face, Any], None] | None = None) -> list[Path]:
+    """Each page (one card with its bleed) as a 300 DPI PNG, for print-on-demand services;
+    `also` gets each face's image too."""
     import pypdfium2 as pdfium
 
     written = []
@@ -314,6 +328,8 @@ def _rasterise(pdf: bytes, faces: list[Face], folder: Path) -> list[Path]:
             # The bleed box is the media box here: the whole page, bleed included.
             bitmap = page.render(scale=PNG_DPI / 72, may_draw_forms=False)
             image = bitmap.to_pil()
+            if also is not None:
+                also(face, image)
             buffer = BytesIO()
             image.save(buffer, format="PNG", dpi=(PNG_DPI, PNG_DPI), optimize=False)
             written.append(write_atomic(folder / f"{face.key}.png", buffer.getvalue()))
@@ -400,6 +416,15 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         combined = combine(out_dir.resolve() / language, language)
         results.append(Rendered(Job("print-and-play", language), combined, _count(combined),
                                 0.0))
+        if options.tts:
+            from synergy_forge.printing import tts
+
+            started = time.perf_counter()
+            export = tts.export(campaign, out_dir / language, language, options.card,
+                                options.tts_url_base)
+            results.append(Rendered(Job("tts", language), export.saved_object, 0,
+                                    time.perf_counter() - started, missing=export.missing,
+                                    pngs=export.images))
     return results
 
 
