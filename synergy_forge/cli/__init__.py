@@ -114,13 +114,18 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
     """Check missions, campaigns, goals, challenges and rounds.
 
     PATHS are files or folders (a folder with campaign.yaml is a campaign; any other folder is
-    searched for *.yaml and *.json). Default: the bundled starter campaign. Exits 0 when there
-    is no error (warnings allowed), 1 when there are errors, 2 on a usage error.
+    searched for *.yaml, *.yml and *.json). Default: the bundled starter campaign. Exits 0 when
+    there is no error (warnings allowed), 1 when there are errors, 2 on a usage error (a folder
+    with no file to check is one).
     """
     from synergy_forge.authoring.validate import validate_paths
     from synergy_forge.resources import starter_campaign
 
     report = validate_paths(list(paths) or [starter_campaign()])
+    if report.files == 0:  # a folder with nothing to check is a mistake in the command
+        click.echo(f"{', '.join(map(str, paths))}: no file to check (a campaign.yaml, or "
+                   f"*.yaml, *.yml, *.json files)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     if fmt == "json":
         click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     elif fmt == "github":
@@ -265,20 +270,24 @@ def replay(log_file: Path) -> None:
     Exits 0 when every decision is legal and the outcome is the same, 1 naming the first
     record that is illegal or disagrees, 2 when the file cannot be read.
     """
-    from synergy_forge.authoring.gamelog import ReplayError
+    from synergy_forge.authoring.gamelog import ReplayError, log_lines
     from synergy_forge.authoring.gamelog import replay as replay_log
+    from synergy_forge.fileio import open_regular
 
     try:
-        text = log_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        click.echo(f"{log_file}:1:1: error: cannot read the log: {reason}", err=True)
+        stream = open_regular(log_file)
+    except OSError as exc:
+        click.echo(f"{log_file}:1:1: error: cannot read the log: {exc.strerror}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     try:
-        game = replay_log(text.splitlines())
+        with stream:
+            game = replay_log(log_lines(stream))
     except ReplayError as exc:
-        click.echo(f"{log_file}:{exc.line}:1: error: {str(exc).split(': ', 1)[1]}", err=True)
-        sys.exit(EXIT_BAD_INPUT if exc.line == 1 else EXIT_FAILED)
+        click.echo(f"{log_file}:{exc.line}:1: error: {exc.message}", err=True)
+        sys.exit(EXIT_FAILED)
+    except OSError as exc:  # a read error part way through
+        click.echo(f"{log_file}:1:1: error: cannot read the log: {exc.strerror}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     click.echo(f"{log_file}: replayed {game.outcome.rounds_played} round(s): "  # type: ignore
                f"{game.outcome} (same outcome as recorded)")
 
