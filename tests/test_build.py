@@ -59,7 +59,7 @@ def test_every_document_is_there_with_its_pages(starter_kit):
         # 6 sheets; 5 action cards and 4 specials: 1 sheet each. Each sheet has a back page.
         expected = {"missions.pdf": 4, "goals.pdf": 10, "numbers.pdf": 12, "actions.pdf": 2,
                     "specials.pdf": 2, "calibration.pdf": 2, "challenges.pdf": 1,
-                    "rulebook.pdf": 2}
+                    "rulebook.pdf": 3}
         for name, count in expected.items():
             assert pages(folder / name) == count, name
         assert pages(folder / f"print-and-play-{language}.pdf") == sum(expected.values())
@@ -126,10 +126,10 @@ def build_small(tmp_path: Path, title: str, out: str) -> Path:
         (campaign / "missions").mkdir(parents=True)
         (campaign / "campaign.yaml").write_text(
             "name: {en: Small, fr: Petite}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n")
-        for n in (1, 2):
-            (campaign / "missions" / f"{n}.yaml").write_text(
-                f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
-                f"rounds: 2\nlives: 2\n", encoding="utf-8")
+    for n in (1, 2):
+        (campaign / "missions" / f"{n}.yaml").write_text(
+            f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
+            f"rounds: 2\nlives: 2\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / out),
                                        "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code in (0, 1), result.output
@@ -159,13 +159,20 @@ def test_the_url_fetcher_refuses_what_is_not_ours():
     response.close()
 
 
-def test_text_that_does_not_fit_is_reported(tmp_path):
-    long_title = "A title far too long " * 6
-    result = CliRunner().invoke(main, ["build", str(build_small_campaign(tmp_path, long_title)),
-                                       "--out", str(tmp_path / "o"), "--no-png", "--jobs", "1",
-                                       "--lang", "en"])
+def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_its_line(
+        tmp_path):
+    shrunk = build_small(tmp_path, "A title rather long " * 6, "first")
+    assert "A title rather long" in text_of(shrunk / "en" / "missions.pdf")
+    long_title = "A title far too long " * 12
+    campaign = build_small_campaign(tmp_path, long_title)
+    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
+                                       "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code == 1
-    assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output
+    # Found from the fonts' metrics before rendering: one error per text, at its field.
+    assert result.output.count("1.yaml:3:") == 2  # the English and the French title
+    assert "1.yaml:3:13: error: title (en) does not fit on its card, even at 6 pt" in \
+        result.output
+    assert "nothing was built" in result.output
 
 
 def build_small_campaign(tmp_path: Path, title: str) -> Path:
@@ -194,3 +201,13 @@ def test_bad_input(tmp_path):
     result = runner.invoke(main, ["build", str(broken), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1 and "01-first-notes.yaml:2:1: error:" in result.output
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").rglob("*.pdf"))
+
+
+def test_a4_kit_keeps_4_mm_blank_edges_and_wcag_aa_contrast(starter_kit):
+    from pagecheck import ink_bounds, low_contrast_characters
+
+    for language in ("en", "fr"):
+        pdf = starter_kit / language / f"print-and-play-{language}.pdf"
+        assert min(min(b) for b in ink_bounds(pdf, scale=2)) >= 4.0
+        checked, low = low_contrast_characters(pdf)
+        assert checked > 15000 and not low, low[:10]

@@ -128,8 +128,8 @@ def test_campaign_checks(tmp_path):
         "c/challenges/bad.yaml": "id: bad\nkind: constraint\nname: Bad\ntext: Bad\n"
                                  "rule: sum > lefty\n",
         "c/goals/broken.yaml": "id: broken\nname: B\ntext: B\nrule: \"sum ==\"\n",
-        "c/goals/equal.yaml": "id: equal\nname: {en: E, fr: E}\ntext: {en: E, fr: E}\n"
-                              "rule: sum in others\n",
+        "c/goals/equal.yaml": "id: equal\nname: {en: E, fr: E}\nsymbol: '='\n"
+                              "text: {en: E, fr: E}\nrule: sum in others\n",
     }
     assert found(tmp_path, files, "c") == [
         ("c/challenges/bad.yaml", 5, 13, "error", "definition.rule"),
@@ -230,7 +230,8 @@ def test_a_rule_that_fails_on_some_table_is_an_error_at_its_line(tmp_path):
         "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, past-the-end]\n",
                                      lives=1),
         "c/goals/past-the-end.yaml": "id: past-the-end\nname: {en: P, fr: P}\n"
-                                     "text: {en: P, fr: P}\nrule: \"sum == distinct[3]\"\n",
+                                     "text: {en: P, fr: P}\nrule: \"sum == distinct[3]\"\n"
+                                     "symbol: P\n",
         "c/challenges/halves.yaml": "id: halves\nkind: value\nname: {en: H, fr: H}\n"
                                     "text: {en: H, fr: H}\nrule: \"value / 2\"\n",
     }
@@ -254,7 +255,7 @@ def test_a_rule_failing_in_play_is_a_located_error_not_a_crash(tmp_path):
         "c/missions/a.yaml": mission("a", 1, "goals: [equal, unique, fragile]\n", lives=1),
         "c/goals/fragile.yaml": "id: fragile\nname: {en: F, fr: F}\ntext: {en: F, fr: F}\n"
                                 "rule: \"sum in others or (distinct | length == 5 and "
-                                "12 // (sum - 4) > 1)\"\n",
+                                "12 // (sum - 4) > 1)\"\nsymbol: F\n",
     }
     assert found(tmp_path, files, "c") == []
     campaign = read_campaign(tmp_path / "c").campaign

@@ -11,12 +11,21 @@ import itertools
 from collections.abc import Mapping
 from typing import Any
 
+from synergy_forge.authoring.definitions import default_symbol, text_of
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.yamlfile import Document
-from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, MAX_ROUNDS, NumberCard
+from synergy_forge.core.cards import (
+    DEFAULT_COLORS,
+    GOAL_IDS,
+    MAX_ROUNDS,
+    Action,
+    NumberCard,
+    pair_action_cards,
+)
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
+from synergy_forge.textfit import card_boxes, fit, missing_glyphs
 
 WARNING = Severity.WARNING
 
@@ -85,6 +94,13 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
         found.append(doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
                                     f"rounds (one goal card per round, R23), not {rounds}",
                                     "mission.rounds"))
+    elif lives is not None and lives > MAX_ROUNDS:
+        # R23: at most 7 rounds can be played, so at most 7 lives can ever be lost; the
+        # printed lives card runs from 0 to 7.
+        found.append(doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, not "
+                                    f"{lives}: no more than {MAX_ROUNDS} rounds can be played "
+                                    "(R23), and the lives card runs from 0 to 7",
+                                    "mission.lives"))
     elif rounds is not None and lives is not None and rounds <= deck and \
             lives - 1 > deck - rounds:
         # R23: each round uses one of a seat's `deck` goal cards, so after deck - rounds + 1
@@ -178,6 +194,55 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
                     "mission.unsatisfiable"))
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
+        found += printable(doc, field_name, field_name)
+    return found
+
+
+def action_pairing_diagnostics(missions: list[tuple[Document, frozenset[Action]]]
+                               ) -> list[Diagnostic]:
+    """The missions that force the action cards to be printed one to a card.
+
+    The kit prints two action cards on one physical card when some pairing leaves no mission
+    using both faces of a card (cards.pair_action_cards); the missions are added in order, and
+    each one after which no pairing remains is named (and left out for the ones after it).
+    """
+    found: list[Diagnostic] = []
+    kept: list[frozenset[Action]] = []
+    for doc, used in missions:
+        if used in kept:  # many missions share their action cards
+            continue
+        if pair_action_cards([*kept, used]) is None:
+            found.append(doc.diagnostic(
+                ("actions",), f"with the other missions' action cards, {', '.join(sorted(used))} "
+                "leave no way to print the action cards two to a card without a mission needing "
+                "both faces of one card: they will be printed one to a card, with a common back",
+                "campaign.action-cards", severity=WARNING))
+        else:
+            kept.append(used)
+    return found
+
+
+def printable(doc: Document, field_name: str, box_name: str) -> list[Diagnostic]:
+    """A card text the bundled fonts cannot draw, or that does not fit in its box on the card
+    even at the smallest size (textfit.MIN_PT): errors at the text, in each language."""
+    value = doc.data.get(field_name)
+    if value is None:
+        return []
+    box = card_boxes()[box_name]
+    found = []
+    texts = [((field_name,), "en", value)] if isinstance(value, str) else \
+        [((field_name, lang), lang, text) for lang, text in value.items() if isinstance(text, str)]
+    for path, lang, text in texts:
+        missing = missing_glyphs(text)
+        if missing:
+            chars = ", ".join(f"'{ch}' (U+{ord(ch):04X})" for _, ch in missing[:3])
+            found.append(doc.diagnostic(path, f"{field_name} ({lang}): the card's fonts have no "
+                                        f"glyph for {chars}; it would print as a box",
+                                        "text.glyph"))
+        elif fit(text, box) is None:
+            found.append(doc.diagnostic(
+                path, f"{field_name} ({lang}) does not fit on its card, even at {box.min_pt:g} pt "
+                f"({box.width:g} x {box.height:g} mm): shorten it", "text.fit"))
     return found
 
 
@@ -187,5 +252,16 @@ def _nth(n: int) -> str:
 
 
 def definition_diagnostics(doc: Document, languages: tuple[str, ...]) -> list[Diagnostic]:
-    """Language checks for a campaign's own goal or challenge (rules are checked on reading)."""
-    return text_languages(doc, ("name",), languages) + text_languages(doc, ("text",), languages)
+    """Language and print checks for a campaign's own goal or challenge (rules are checked on
+    reading)."""
+    found = text_languages(doc, ("name",), languages) + text_languages(doc, ("text",), languages)
+    if "kind" in doc.data:  # a challenge: printed on the mission cards and the reference sheet
+        return found + [d for f in ("name", "text") for d in printable(doc, f, "action-text")
+                        if d.check == "text.glyph"]
+    if "symbol" not in doc.data:
+        found.append(doc.diagnostic(
+            ("id",), f"goal '{doc.data['id']}' has no symbol: its card will show "
+            f"'{default_symbol(text_of(doc.data['name']))}'; add one such as symbol: \"+1\" "
+            "(docs/definitions.md)", "goal.symbol", severity=WARNING))
+    return (found + printable(doc, "symbol", "goal-symbol") + printable(doc, "name", "goal-name")
+            + printable(doc, "text", "goal-text"))

@@ -17,7 +17,11 @@ from synergy_forge.authoring.definitions import (
     text_of,
 )
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
-from synergy_forge.authoring.lint import definition_diagnostics, mission_diagnostics
+from synergy_forge.authoring.lint import (
+    action_pairing_diagnostics,
+    definition_diagnostics,
+    mission_diagnostics,
+)
 from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
@@ -212,10 +216,12 @@ def read_campaign(folder: Path, with_missions: bool = True,
     # even one with errors elsewhere: "mission 3 is missing" would be false.
     by_id: dict[str, str] = {}
     by_number: dict[int, Document] = {}
+    docs: dict[str, Document] = {}
     for path in paths:
         sub = result.read(path)
         if sub is None:
             continue
+        docs[sub.file] = sub
         mission, found = check_mission(sub, rulebook, languages, result.broken)
         result.diagnostics += found
         if mission is not None:
@@ -235,6 +241,8 @@ def read_campaign(folder: Path, with_missions: bool = True,
                     f"{by_number[number].file}", "campaign.duplicate-number"))
             by_number.setdefault(number, sub)
     missions.sort(key=lambda m: (m.number, m.id))
+    result.diagnostics += action_pairing_diagnostics(
+        [(docs[m.source], frozenset(m.actions)) for m in missions])
     expected = 1
     for number, sub in sorted(by_number.items()):
         if number > expected:

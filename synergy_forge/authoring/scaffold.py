@@ -104,6 +104,7 @@ rule: "sum is odd"
 id: close-call
 name:
 {texts("Close call", "De justesse")}
+symbol: "±1"                      # printed large on the card and in its corner (3 characters)
 text:
 {texts("Be exactly 1 away from another player's sum.",
        "Soyez à exactement 1 de la somme d'un autre joueur.")}

@@ -76,3 +76,27 @@ class NumberCard(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.color} {self.value}"
+
+
+def pair_action_cards(used_together: list[frozenset[Action]]) -> list[tuple[Action, Action]] | None:
+    """Two action cards a physical card, so that no mission uses both faces of one card.
+
+    `used_together` holds each mission's action cards. The pairing is the first one in
+    alphabetical order (A with the first letter it may share a card with, and so on), so the
+    same missions give the same sheets; None when no pairing exists.
+    """
+    apart = {(a, b) for used in used_together for a in used for b in used if a != b}
+    order = list(Action)
+
+    def pairs(left: list[Action]) -> list[tuple[Action, Action]] | None:
+        if not left:
+            return []
+        first, rest = left[0], left[1:]
+        for other in rest:
+            if (first, other) not in apart:
+                tail = pairs([a for a in rest if a != other])
+                if tail is not None:
+                    return [(first, other), *tail]
+        return None
+
+    return pairs(order)

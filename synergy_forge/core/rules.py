@@ -475,6 +475,8 @@ class Definition:
     origin: str = ""
     builtin: bool = False
     check: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+    #: GOAL only: the short sign printed large on the card (+1, =, ≠...), read across a table.
+    symbol: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", MappingProxyType(dict(self.name)))
@@ -488,7 +490,8 @@ class Definition:
         # worker process as its data and is compiled again there (a native twin by its id).
         native = self.check is not None and NATIVE.get(self.id) is self.check
         return (_restored, (self.id, self.kind, dict(self.name), dict(self.text), self.rule,
-                            self.direction, self.step, self.origin, self.builtin, native))
+                            self.direction, self.step, self.origin, self.builtin, native,
+                            self.symbol))
 
     def card_text(self, language: str = "en") -> str:
         return self.text.get(language) or self.text.get("en") or ""
@@ -496,9 +499,10 @@ class Definition:
 
 def _restored(id: str, kind: RuleKind, name: dict[str, str], text: dict[str, str],
               rule: str | None, direction: int, step: int, origin: str, builtin: bool,
-              native: bool) -> Definition:
+              native: bool, symbol: str = "") -> Definition:
     check = NATIVE[id] if native else compile_rule(kind, rule, origin) if rule else None
-    return Definition(id, kind, name, text, rule, direction, step, origin, builtin, check)
+    return Definition(id, kind, name, text, rule, direction, step, origin, builtin, check,
+                      symbol)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ synergy_forge/printing/locale` (docs/printing.md).
 from __future__ import annotations
 
 import gettext
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from io import BytesIO
@@ -59,9 +60,14 @@ class Translator:
         return translated
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
-        return self.gettext(singular if n == 1 else plural)
+        if self.language == SOURCE_LANGUAGE:
+            return singular if n == 1 else plural
+        if (singular, 0) not in self._catalog:  # plural entries are keyed (msgid, form)
+            self.missing.add(singular)
+            return singular if n == 1 else plural
+        return self._translations.ngettext(singular, plural, n)
 
-    def text(self, value: dict[str, str] | None, what: str = "") -> str:
+    def text(self, value: Mapping[str, str] | None, what: str = "") -> str:
         """A user text in this language, or English (recorded as missing)."""
         if not value:
             return ""

@@ -5,13 +5,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from synergy_forge.core.cards import GOAL_IDS, NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.mission import Campaign
+from synergy_forge.core.cards import (
+    GOAL_IDS,
+    NUMBER_VALUES,
+    Action,
+    NumberCard,
+    pair_action_cards,
+)
+from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.referee import SeatPlay, Table, settle
+from synergy_forge.printing.i18n import Translator
 
 GROUPS = ("missions", "goals", "numbers", "actions", "specials")
 #: Each colour also has a symbol, so that nobody needs to tell colours apart (by position).
 SYMBOLS = ("●", "▲", "■", "◆", "★")
+#: Each colour's ink: the band of its number and goal cards and its backs.
 INKS = ("#d7263d", "#f2b701", "#2e9e44", "#1b6fc2", "#7b3fa0")
+NEUTRAL_INK = "#2b2d42"
+PAPER = "#fbfaf7"
+DARK = "#1d1d1f"
+WHITE = "#ffffff"
+#: WCAG AA for normal text; every text of the kit is held to it (large text would need 3:1).
+AA = 4.5
 
 
 @dataclass(frozen=True)
@@ -23,6 +38,8 @@ class Face:
     data: Any = None
     color: int | None = None  # colour index, for colour decks
     source: str = ""  # the user file the text comes from, for overflow reports
+    #: goal cards of a campaign's own goal: the numbers of the missions that add it
+    missions: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -32,9 +49,62 @@ class Card:
     back: Face
 
 
+def _channel(value: int) -> float:
+    c = value / 255
+    return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+
+def luminance(colour: str) -> float:
+    """WCAG relative luminance of a #rrggbb colour."""
+    r, g, b = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+    return 0.2126 * _channel(r) + 0.7152 * _channel(g) + 0.0722 * _channel(b)
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours, from 1 to 21."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def on(background: str) -> str:
+    """White or near-black, whichever reads better on `background`."""
+    return WHITE if contrast(WHITE, background) >= contrast(DARK, background) else DARK
+
+
+def text_ink(ink: str, background: str = PAPER, ratio: float = AA + 0.1) -> str:
+    """`ink` darkened just enough to be read as text on `background` (WCAG AA)."""
+    r, g, b = (int(ink[i:i + 2], 16) for i in (1, 3, 5))
+    for step in range(0, 101):
+        k = 1 - step / 100
+        colour = f"#{round(r * k):02x}{round(g * k):02x}{round(b * k):02x}"
+        if contrast(colour, background) >= ratio:
+            return colour
+    return "#000000"
+
+
+def colours(index: int | None) -> dict[str, str]:
+    """The CSS colours of a card of colour `index` (None: neutral): --ink fills bands and
+    backs, --on-ink is text on them, --ink-text is the colour as text on the card's paper."""
+    ink = INKS[index] if index is not None else NEUTRAL_INK
+    return {"ink": ink, "on-ink": on(ink), "ink-text": text_ink(ink), "paper": PAPER}
+
+
 def _back(deck: str, color: int | None = None) -> Face:
     key = f"back-{deck}" + (f"-{color}" if color is not None else "")
     return Face("back", key, deck, color)
+
+
+def goal_changes(mission: Mission) -> tuple[list[str], list[str]]:
+    """(goal ids the mission takes out of the base set, ids it adds), in deck order."""
+    removed = [g for g in GOAL_IDS if g not in mission.goals]
+    added = [g for g in mission.goals if g not in GOAL_IDS]
+    return removed, added
+
+
+def action_pairs(campaign: Campaign) -> list[tuple[Action, Action]] | None:
+    """The action cards two to a physical card, none with two actions a mission uses
+    together; None when the campaign's missions leave no such pairing (printed one a card)."""
+    return pair_action_cards([frozenset(m.actions) for m in campaign.missions])
 
 
 def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
@@ -46,25 +116,105 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
     for k in range(0, len(faces), 2):
         back = faces[k + 1] if k + 1 < len(faces) else _back("mission")
         kit["missions"].append(Card("missions", faces[k], back))
-    goal_ids = list(GOAL_IDS)
+    # Each colour's base set is the seven goals of RULES.md; a campaign's own goal follows,
+    # in every colour, marked with the missions that add it to the goal deck.
+    added: dict[str, list[int]] = {}
     for m in missions:
-        goal_ids += [g for g in m.goals if g not in goal_ids]
-    for c in range(len(campaign.colors)):
-        for goal_id in goal_ids:
-            definition = campaign.rulebook.goal(goal_id)
-            kit["goals"].append(Card("goals", Face("goal", f"goal-{c}-{goal_id}", definition, c,
-                                                   definition.origin.split(":")[0]),
-                                     _back("goal", c)))
+        for g in goal_changes(m)[1]:
+            added.setdefault(g, []).append(m.number)
+    for goal_ids in (list(GOAL_IDS), list(added)):
+        for c in range(len(campaign.colors)):
+            for goal_id in goal_ids:
+                definition = campaign.rulebook.goal(goal_id)
+                goal = Face("goal", f"goal-{c}-{goal_id}", definition, c,
+                            definition.origin.split(":")[0], tuple(added.get(goal_id, ())))
+                kit["goals"].append(Card("goals", goal, _back("goal", c)))
     for c, color in enumerate(campaign.colors):
         for i, value in enumerate(NUMBER_VALUES):
             card = NumberCard(value, color)
             kit["numbers"].append(Card("numbers", Face("number", f"number-{c}-{i}", card, c),
                                        _back("number", c)))
-    actions = list(Action)
-    for k in range(0, len(actions), 2):
-        front, reverse = actions[k], actions[k + 1]
-        kit["actions"].append(Card("actions", Face("action", f"action-{front}", front),
-                                   Face("action", f"action-{reverse}", reverse)))
+    pairs = action_pairs(campaign)
+    if pairs is None:
+        for action in Action:
+            kit["actions"].append(Card("actions", Face("action", f"action-{action}", action),
+                                       _back("action")))
+    else:
+        for first, second in pairs:
+            kit["actions"].append(Card("actions", Face("action", f"action-{first}", first),
+                                       Face("action", f"action-{second}", second)))
     for kind in ("super", "hyper", "lives", "rounds"):
         kit["specials"].append(Card("specials", Face(kind, kind), _back(kind)))
     return kit
+
+
+@dataclass(frozen=True)
+class ExampleSeat:
+    color: int
+    first: int
+    second: int
+    goal: Any  # the goal's Definition
+    total: int
+    met: bool
+
+
+def example_round(campaign: Campaign) -> tuple[list[ExampleSeat], bool]:
+    """The rulebook's worked example (missions/rounds/rulebook-example.yaml): three players,
+    no challenge, one failure allowed; the seats and whether the round is won, as the referee
+    settles it."""
+    chosen = ((3, 2, "second-lowest"), (5, 5, "one-higher"), (1, 3, "one-lower"))
+    colors = campaign.colors
+    table = Table(tuple(SeatPlay(NumberCard(a, colors[i]), NumberCard(b, colors[i]), goal)
+                        for i, (a, b, goal) in enumerate(chosen)), allowed_failures=1,
+                  colors=colors)
+    verdict = settle(table, campaign.rulebook)
+    seats = [ExampleSeat(i, a, b, campaign.rulebook.goal(goal), verdict.sums[i], verdict.met[i])
+             for i, (a, b, goal) in enumerate(chosen)]
+    return seats, verdict.success
+
+
+def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[tuple[str, str]]:
+    """What a mission card says beyond its numbers, as (label, text) lines, so that it can be
+    played without the rulebook: play order, starting hand, goal deck, each challenge with its
+    rule, each action card with its name, the super and hyper cards."""
+    _ = tr.gettext
+    rulebook = campaign.rulebook
+    steps = {"number": _("number"), "goal": _("goal")}
+    lines = [(_("Play order"), ", ".join(steps[s] for s in mission.order.split("-")))]
+    if len(set(mission.allowed_failures.values())) > 1:
+        lines.append((_("May miss their goal"), " · ".join(
+            _("{players} players {allowed}").format(players=p, allowed=a)
+            for p, a in mission.allowed_failures.items())))
+    removed, added = goal_changes(mission)
+
+    def names(ids: list[str]) -> str:
+        return ", ".join(f"{tr.text(rulebook.goal(g).name)} {rulebook.goal(g).symbol}"
+                         for g in ids)
+
+    if not removed and not added:
+        deck = _("the 7 base goal cards")
+    else:
+        parts = [_("the base goal cards")]
+        if removed:
+            parts.append(_("without {names}").format(names=names(removed)))
+        if added:
+            parts.append(_("with {names}").format(names=names(added)))
+        deck = " ".join(parts)
+    lines.append((_("Goal deck"), deck))
+    if mission.hand_numbers == 10 and mission.hand_goals == len(mission.goals):
+        lines.append((_("Starting hand"), _("all your cards")))
+    else:
+        lines.append((_("Starting hand"), _(
+            "{numbers} number and {goals} goal cards; the rest are your decks"
+        ).format(numbers=mission.hand_numbers, goals=mission.hand_goals)))
+    for cid in mission.challenges:
+        challenge = rulebook.challenge(cid)
+        lines.append((tr.text(challenge.name), tr.text(challenge.text)))
+    if mission.actions:
+        lines.append((_("Action cards"), " · ".join(
+            f"{a} {tr.text(campaign.actions[a].name)}" for a in mission.actions)))
+    if mission.super:
+        lines.append((_("Super card"), _("its holder must meet their goal")))
+    if mission.hyper:
+        lines.append((_("Hyper card"), _("if its holder misses their goal, all is lost")))
+    return lines

@@ -17,7 +17,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from io import BytesIO
 from pathlib import Path
 from typing import Any
@@ -29,12 +29,27 @@ from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import write_atomic
 from synergy_forge.pool import run_units
 from synergy_forge.printing.i18n import Translator
-from synergy_forge.printing.kit import GROUPS, INKS, SYMBOLS, Face, build_kit
-from synergy_forge.printing.layout import PAPERS, PER_SHEET, CardSize, Sheet, sheet
+from synergy_forge.printing.kit import (
+    GROUPS,
+    SYMBOLS,
+    Face,
+    action_pairs,
+    build_kit,
+    colours,
+    example_round,
+    goal_changes,
+    mission_lines,
+)
+from synergy_forge.printing.layout import EDGE, PAPERS, PER_SHEET, Bleed, CardSize, Sheet, sheet
 from synergy_forge.resources import templates_dir
+from synergy_forge.textfit import MM_PER_PT, card_boxes, fit, lines_needed
 
 PNG_DPI = 300
-NEUTRAL_INK = "#2b2d42"
+#: mm between the lines of a mission card's rules block (kit.mission_lines)
+RULES_GAP = 0.6
+#: a mission card's head (number, stars) and stats row with their margins, in mm
+MISSION_HEAD = 6.0
+MISSION_STATS = 10.0
 #: Fonts are subset with a fixed timestamp (fontTools reads SOURCE_DATE_EPOCH), so that the
 #: same input gives byte-identical PDFs. 2026-01-01T00:00:00Z.
 FIXED_EPOCH = "1767225600"
@@ -66,7 +81,9 @@ def url_fetcher(refused: list[str]) -> Any:
     return AssetFetcher(allowed_protocols=("file",))
 
 
-def environment(translator: Translator, campaign: Campaign) -> Environment:
+def environment(translator: Translator, campaign: Campaign,
+                card: CardSize | None = None) -> Environment:
+    card = card or CardSize()
     env = Environment(
         loader=FileSystemLoader(templates_dir()),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True),
@@ -79,10 +96,42 @@ def environment(translator: Translator, campaign: Campaign) -> Environment:
     env.install_gettext_callables(  # type: ignore[attr-defined]
         translator.gettext, translator.ngettext, newstyle=True)
     actions = campaign.actions
+    boxes = card_boxes(card.width, card.height, card.safe)
+
+    def fitted(text: str, box: str) -> str:
+        """The font size of `text` in its box (textfit): too long a text gets the smallest
+        size, and the check after rendering reports it."""
+        return f"font-size:{fit(text, boxes[box]) or boxes[box].min_pt}pt"
+
+    def mission_layout(mission: Any) -> dict[str, Any]:
+        """A mission card's boxes: the title and the flavour text take the lines they need
+        (at most their boxes), and the rules block gets the height left between them."""
+        taken: dict[str, dict[str, Any]] = {}
+        heights: dict[str, float] = {}
+        for name, text in (("title", translator.text(mission.title)),
+                           ("flavor", translator.text(mission.flavor))):
+            box = boxes[name]
+            pt = fit(text, box) or box.min_pt
+            lines = (lines_needed(text, box.width, pt, box.bold) or 99) if text else 0
+            height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
+            taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
+            heights[name] = height
+        top = MISSION_HEAD + heights["title"] + MISSION_STATS
+        rules_box = replace(boxes["mission-rules"], height=round(
+            card.height - 2 * card.safe - top - heights["flavor"] - 1.0, 2))
+        rules = mission_lines(mission, campaign, translator)
+        size = fit(list(rules), rules_box, RULES_GAP) or rules_box.min_pt
+        return {"title": taken["title"], "flavor": taken["flavor"], "lines": rules,
+                "rules": f"font-size:{size}pt;top:{top:.2f}mm;height:{rules_box.height}mm"}
+
     env.globals.update(
         t=translator.text,
-        ink=lambda i: INKS[i] if i is not None else NEUTRAL_INK,
+        colours=lambda i: ";".join(f"--{k}:{v}" for k, v in colours(i).items()),
         symbol=lambda i: SYMBOLS[i] if i is not None else "",
+        fitted=fitted,
+        mission_layout=mission_layout,
+        rules_gap=RULES_GAP,
+        goal_changes=goal_changes,
         challenge=campaign.rulebook.challenge,
         goal=campaign.rulebook.goal,
         action=lambda letter: actions[Action(letter)],
@@ -158,7 +207,7 @@ def _single_faces(kit_cards: list) -> list[Face]:
 def html_for(job: Job, campaign: Campaign, options: Options,
              translator: Translator) -> tuple[str, list[Face]]:
     """The final HTML of a job, and (for cards jobs) the face of each page."""
-    env = environment(translator, campaign)
+    env = environment(translator, campaign, options.card)
     title = f"{translator.text(dict(campaign.name))} - {job.name}"
     paper = {"width": PAPERS[options.paper][0], "height": PAPERS[options.paper][1]}
     kit = build_kit(campaign)
@@ -169,8 +218,8 @@ def html_for(job: Job, campaign: Campaign, options: Options,
         return html, []
     if job.kind == "cards":
         faces = _single_faces(kit[job.group])
-        html = env.get_template("single.html.j2").render(title=title, size=options.card,
-                                                        cards=faces)
+        html = env.get_template("single.html.j2").render(
+            title=title, size=options.card, cards=faces, bleed=Bleed.even(options.card.bleed))
         return html, faces
     if job.kind in ("rulebook", "challenges"):
         parts = ("rules",) if job.kind == "rulebook" else ("challenges",)
@@ -179,31 +228,44 @@ def html_for(job: Job, campaign: Campaign, options: Options,
         html = env.get_template("rulebook.html.j2").render(
             title=title, paper=paper, parts=parts, goals=goals,
             actions=sorted(campaign.actions.items()),
-            challenges=list(campaign.rulebook.challenges.values()))
+            challenges=list(campaign.rulebook.challenges.values()),
+            kit=kit, campaign=campaign, paired=action_pairs(campaign) is not None,
+            colour_symbols=SYMBOLS[:len(campaign.colors)],
+            example=example_round(campaign))
         return html, []
-    registration = [(15, 250), (paper["width"] - 25, 250), (15, 20), (paper["width"] - 25, 20)]
+    # In the page's corners, clear of the text (which starts 14 mm down and 16 mm in) and of
+    # the edge the printer cannot reach.
+    corner = EDGE + 0.5
+    registration = [(corner, corner), (paper["width"] - corner - 10, corner),
+                    (corner, paper["height"] - corner - 10),
+                    (paper["width"] - corner - 10, paper["height"] - corner - 10)]
     html = env.get_template("calibration.html.j2").render(
         title=title, paper=paper, registration=registration)
     return html, []
 
 
 def _overflows(document: Any) -> list[str]:
-    """Every `.fit` box whose content runs past its own bottom edge."""
+    """Every `.fit` box whose content runs past its own bottom or right edge (issue 11: a word
+    wider than its box is clipped as surely as a text too tall)."""
     found = []
 
-    def bottom(box: Any) -> float:
+    def extent(box: Any) -> tuple[float, float]:
+        right = box.position_x + box.margin_width()
         end = box.position_y + box.margin_height()
         for child in getattr(box, "children", []):
-            end = max(end, bottom(child))
-        return end
+            r, e = extent(child)
+            right, end = max(right, r), max(end, e)
+        return right, end
 
     def walk(box: Any) -> None:
         element = getattr(box, "element", None)
         if element is not None and "fit" in (element.get("class") or "").split() and \
                 getattr(box, "element_tag", None) and box.children:
+            right_limit = box.content_box_x() + box.width
             limit = box.content_box_y() + box.height
-            content = max(bottom(child) for child in box.children)
-            if content > limit + 0.5:
+            extents = [extent(child) for child in box.children]
+            if max(e for _, e in extents) > limit + 0.5 or \
+                    max(r for r, _ in extents) > right_limit + 0.5:
                 found.append(element.get("data-what") or "a text")
                 return
         for child in getattr(box, "children", []):

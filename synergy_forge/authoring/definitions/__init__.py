@@ -67,7 +67,15 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
         id=data["id"], kind=kind, name=text_of(data["name"]), text=text_of(data["text"]),
         rule=rule, direction=direction, step=data.get("step", 50),
         origin="" if builtin else f"{doc.file}:{line}", builtin=builtin, check=check,
+        symbol=data.get("symbol") or (default_symbol(text_of(data["name"]))
+                                      if kind is RuleKind.GOAL else ""),
     ), problems
+
+
+def default_symbol(name: dict[str, str]) -> str:
+    """The symbol printed for a goal that gives none: the initials of its English name."""
+    words = (name.get("en") or next(iter(name.values()), "?")).split()
+    return "".join(w[0] for w in words[:2]).upper() or "?"
 
 
 def rule_diagnostic(doc: Document, rule: str, problem: RuleProblem) -> Diagnostic:

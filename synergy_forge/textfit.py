@@ -1,0 +1,156 @@
+"""Fitting card texts into their boxes from the bundled fonts' metrics, without rendering.
+
+Every fixed-size text box of a card (a mission's title and flavour text, a goal's name, symbol
+and text...) has a `Box`: its size in mm and its preferred font size. `fit` tries the preferred
+size, then smaller ones in half-point steps down to the box's minimum (about 6 pt), and gives
+the first size at which the text wraps into the box, or None when even the minimum does not fit
+(a word wider than the box included). The wrapping is greedy at spaces, as the browser engine
+does, with the fonts' advance widths and a small allowance for shaping: `validate` and `build`
+both use it, so a text that will not fit is reported before anything is rendered, and the
+card's template prints the fitted size.
+
+A root helper: it reads the fonts under templates/fonts and imports no layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, cached_property
+from itertools import repeat
+
+from synergy_forge.resources import templates_dir
+
+MM_PER_PT = 25.4 / 72
+#: Kerning and shaping make a line at most this much wider than its advance widths say.
+SHAPING_ALLOWANCE = 1.03
+STEP = 0.5
+MIN_PT = 6.0
+
+
+@dataclass
+class Font:
+    advances: dict[int, int]  # code point -> advance, in font units
+    units: int  # units per em
+
+    def em_width(self, text: str) -> float:
+        """The width of `text` in ems (unknown glyphs count as one em)."""
+        return sum(map(self.by_char.get, text, repeat(self.units))) / self.units
+
+    @cached_property
+    def by_char(self) -> dict[str, int]:
+        return {chr(cp): advance for cp, advance in self.advances.items()}
+
+    def width(self, text: str, pt: float) -> float:
+        """The width of `text` at `pt` points, in mm."""
+        return self.em_width(text) * pt * MM_PER_PT * SHAPING_ALLOWANCE
+
+
+@cache
+def font(bold: bool = False) -> Font:
+    from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
+
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    with TTFont(templates_dir() / "fonts" / name, lazy=True) as ttf:
+        metrics = ttf["hmtx"].metrics
+        advances = {cp: metrics[glyph][0] for cp, glyph in ttf.getBestCmap().items()}
+        return Font(advances, ttf["head"].unitsPerEm)
+
+
+@cache
+def _drawable() -> frozenset[str]:
+    both = font(False).advances.keys() & font(True).advances.keys()
+    return frozenset(chr(cp) for cp in both) | {"\n", "\t"}
+
+
+def missing_glyphs(text: str) -> list[tuple[int, str]]:
+    """(index, character) of each character the bundled fonts cannot draw."""
+    if set(text) <= _drawable():
+        return []
+    drawable = _drawable()
+    return [(i, ch) for i, ch in enumerate(text) if ch not in drawable]
+
+
+@dataclass(frozen=True)
+class Box:
+    """A fixed-size text box: width and height in mm, preferred size in pt."""
+
+    width: float
+    height: float
+    pt: float
+    bold: bool = False
+    line_height: float = 1.25
+    min_pt: float = MIN_PT
+
+
+Paragraph = str | tuple[str, str]  # a text, or (bold lead-in, text)
+
+
+def _words(text: Paragraph, bold: bool) -> list[list[float]]:
+    """Each line of a paragraph as its words' widths in ems, a space's width last."""
+    space = font(bold).em_width(" ")
+    if isinstance(text, tuple):
+        lines = [[font(True).em_width(w) for w in text[0].split()]
+                 + [font(bold).em_width(w) for w in text[1].split()]]
+    else:
+        lines = [[font(bold).em_width(w) for w in line.split()] for line in text.split("\n")]
+    return [[*line, space] for line in lines]
+
+
+def _count(lines: list[list[float]], width: float, scale: float) -> int | None:
+    """How many lines the words wrap to in `width` mm at `scale` mm per em; None when a word
+    is wider than that."""
+    count = 0
+    for *words, space in lines:
+        count += 1
+        line = 0.0
+        for em in words:
+            w = em * scale
+            if w > width:
+                return None
+            if line and line + space * scale + w > width:
+                count += 1
+                line = w
+            else:
+                line = line + space * scale + w if line else w
+    return count
+
+
+def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False) -> int | None:
+    """How many lines `text` wraps to in `width` mm; None when a word is wider than that."""
+    return _count(_words(text, bold), width, pt * MM_PER_PT * SHAPING_ALLOWANCE)
+
+
+def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float | None:
+    """The largest size from box.pt down to box.min_pt at which `text` fits, or None.
+
+    A list is a block of paragraphs, `gap` mm apart.
+    """
+    paragraphs = [_words(p, box.bold) for p in (text if isinstance(text, list) else [text])]
+    pt = box.pt
+    while pt >= box.min_pt - 1e-9:
+        scale = pt * MM_PER_PT * SHAPING_ALLOWANCE
+        counts = [_count(p, box.width, scale) for p in paragraphs]
+        if None not in counts:
+            height = sum(c for c in counts if c is not None) * pt * box.line_height * MM_PER_PT
+            if height + gap * (len(paragraphs) - 1) <= box.height + 0.01:
+                return pt
+        pt = round(pt - STEP, 2)
+    return None
+
+
+@cache
+def card_boxes(width: float = 63.0, height: float = 88.0, safe: float = 4.0) -> dict[str, Box]:
+    """The fitted text boxes of a card of `width` x `height` mm with a `safe` margin, by field;
+    the templates place them (templates/faces.html.j2) and print the fitted size."""
+    inner = width - 2 * safe
+    return {
+        "title": Box(inner, 10.0, 11.0, bold=True),
+        "flavor": Box(inner, 9.5, 7.0),
+        # a mission's play order, hand, goal deck, challenges, actions (kit.mission_lines)
+        "mission-rules": Box(inner, height - 2 * safe - 36.5, 7.0),
+        "goal-symbol": Box(inner, 19.0, 48.0, bold=True, line_height=1.1, min_pt=24.0),
+        "goal-name": Box(inner, 10.0, 12.0, bold=True),
+        "goal-text": Box(inner, height - 2 * safe - 49.0, 9.5),  # above "Added by mission"
+        "action-name": Box(inner, 10.0, 12.0, bold=True),
+        "action-text": Box(inner, height - 2 * safe - 44.0, 9.0),
+    }

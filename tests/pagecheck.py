@@ -1,0 +1,110 @@
+"""Reading rendered PDF pages back, for the print tests: every character's fill colour against
+the pixels around it (WCAG contrast), and where ink lies on a page."""
+
+from __future__ import annotations
+
+import ctypes
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pypdfium2 as pdfium
+import pypdfium2.raw as raw
+
+MM = 72 / 25.4
+
+
+def _luminance(rgb: np.ndarray) -> np.ndarray:
+    c = rgb / 255.0
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return c @ np.array([0.2126, 0.7152, 0.0722])
+
+
+def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    la, lb = _luminance(np.array([a, b], dtype=float))
+    high, low = max(la, lb), min(la, lb)
+    return float((high + 0.05) / (low + 0.05))
+
+
+@dataclass
+class LowContrast:
+    page: int
+    char: str
+    fill: tuple[int, int, int]
+    background: tuple[int, int, int]
+    ratio: float
+    needed: float
+
+
+def low_contrast_characters(path: Path, scale: float = 2.0) -> tuple[int, list[LowContrast]]:
+    """(characters checked, those below WCAG AA against the pixels around them).
+
+    The background of a character is the commonest colour in a thin ring just outside its box,
+    leaving out pixels close to the character's own colour (its neighbours' glyphs).
+    Large text (18 pt, or 14 pt bold) needs 3:1, other text 4.5:1.
+    """
+    document = pdfium.PdfDocument(path)
+    checked, found = 0, []
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            height = page.get_height()
+            image = np.asarray(page.render(scale=scale).to_pil().convert("RGB")).astype(int)
+            text = page.get_textpage()
+            for k in range(text.count_chars()):
+                char = chr(raw.FPDFText_GetUnicode(text, k))
+                if char.isspace() or not char.isprintable():
+                    continue
+                r, g, b, a = (ctypes.c_uint() for _ in range(4))
+                if not raw.FPDFText_GetFillColor(text, k, r, g, b, a) or a.value == 0:
+                    continue
+                fill = (r.value, g.value, b.value)
+                left, bottom, right, top = text.get_charbox(k)
+                x0, x1 = int(left * scale) - 3, int(right * scale) + 3
+                y0, y1 = int((height - top) * scale) - 3, int((height - bottom) * scale) + 3
+                if x0 < 0 or y0 < 0 or x1 >= image.shape[1] or y1 >= image.shape[0]:
+                    continue
+                box = image[y0:y1 + 1, x0:x1 + 1]
+                ring = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]])
+                far = ring[np.abs(ring - np.array(fill)).sum(axis=1) > 60]
+                if not len(far):
+                    continue
+                background = Counter(map(tuple, (far // 8) * 8 + 4)).most_common(1)[0][0]
+                size = raw.FPDFText_GetFontSize(text, k)
+                weight = raw.FPDFText_GetFontWeight(text, k)
+                large = size >= 18 or (size >= 14 and weight >= 600)
+                needed = 3.0 if large else 4.5
+                ratio = contrast(fill, background)
+                checked += 1
+                if ratio < needed - 0.05:  # the ring's colour is quantised to 8 levels
+                    found.append(LowContrast(index, char, fill, background, ratio, needed))
+            text.close()
+            page.close()
+    finally:
+        document.close()
+    return checked, found
+
+
+def ink_bounds(path: Path, scale: float = 1.0) -> list[tuple[float, float, float, float]]:
+    """Per page, the distance in mm from the left, top, right and bottom edges to the nearest
+    pixel that is not white."""
+    document = pdfium.PdfDocument(path)
+    bounds = []
+    try:
+        for index in range(len(document)):
+            page = document[index]
+            image = np.asarray(page.render(scale=scale).to_pil().convert("L"))
+            rows = np.where((image < 250).any(axis=1))[0]
+            cols = np.where((image < 250).any(axis=0))[0]
+            h, w = image.shape
+            px = MM * scale
+            if not len(rows):
+                bounds.append((w / px, h / px, w / px, h / px))
+            else:
+                bounds.append((cols[0] / px, rows[0] / px, (w - 1 - cols[-1]) / px,
+                               (h - 1 - rows[-1]) / px))
+            page.close()
+    finally:
+        document.close()
+    return bounds

@@ -1,0 +1,323 @@
+"""The print-and-play kit at the table (issue 13): physically right, readable, playable from
+its own pages, printable on home printers. Letter is built here; A4 in test_build.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as raw
+import pytest
+from click.testing import CliRunner
+from pagecheck import MM, ink_bounds, low_contrast_characters
+
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.cli import main
+from synergy_forge.core.cards import Action, pair_action_cards
+from synergy_forge.printing.kit import INKS, PAPER, build_kit, colours, contrast
+from synergy_forge.printing.layout import EDGE, PAPERS, sheet
+from synergy_forge.resources import starter_campaign
+from synergy_forge.textfit import Box, card_boxes, fit
+
+#: Most home printers leave this much of every edge blank.
+PRINTER_MARGIN = 4.0
+
+
+def text_of(path: Path, index: int | None = None) -> str:
+    document = pdfium.PdfDocument(path)
+    try:
+        pages = range(len(document)) if index is None else [index]
+        return "\n".join(document[i].get_textpage().get_text_range() for i in pages)
+    finally:
+        document.close()
+
+
+def flat(text: str) -> str:
+    return " ".join(text.replace("\r", " ").replace("\n", " ").replace("\ufffe", "").split())
+
+
+@pytest.fixture(scope="module")
+def letter_kit(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("letter")
+    result = CliRunner().invoke(main, ["build", "--paper", "letter", "--out", str(out),
+                                       "--no-png", "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+@pytest.fixture(scope="module")
+def starter():
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    return campaign
+
+
+# -- physically right ---------------------------------------------------------------------------
+
+def test_no_mission_uses_both_faces_of_one_action_card(starter):
+    cards = build_kit(starter)["actions"]
+    assert len(cards) == 5
+    for card in cards:
+        faces = {card.front.data, card.back.data}
+        for mission in starter.missions:
+            assert not faces <= set(mission.actions), (mission.number, faces)
+    # Missions 17 (C, D), 29 (I, J) and 30 (A, B, C, D) are what the old fixed pairs broke.
+    assert {frozenset(m.actions) for m in starter.missions} >= {
+        frozenset("CD"), frozenset("IJ"), frozenset("ABCD")}
+
+
+def test_pairing_is_impossible_when_six_actions_are_used_together():
+    assert pair_action_cards([frozenset(Action(a) for a in "ABCDEF")]) is None
+    assert pair_action_cards([frozenset(Action(a) for a in "ABCDE")]) is not None
+    assert pair_action_cards([]) == [(Action.A, Action.B), (Action.C, Action.D),
+                                     (Action.E, Action.F), (Action.G, Action.H),
+                                     (Action.I, Action.J)]
+
+
+def small_campaign(tmp_path: Path, missions: dict[str, str]) -> Path:
+    folder = tmp_path / "camp"
+    (folder / "missions").mkdir(parents=True)
+    (folder / "campaign.yaml").write_text("name: Small\nmissions: [missions/*.yaml]\n")
+    for name, extra in missions.items():
+        number = int(name)
+        (folder / "missions" / f"{name}.yaml").write_text(
+            f"id: m{number}\nnumber: {number}\ntitle: Mission {number}\nstars: 1\nrounds: 2\n"
+            f"lives: 2\n{extra}", encoding="utf-8")
+    return folder
+
+
+def test_single_sided_action_cards_when_missions_force_it_and_validate_names_them(tmp_path):
+    folder = small_campaign(tmp_path, {"1": "actions: [A, B, C]\n",
+                                       "2": "actions: [A, B, C, D, E, F]\n",
+                                       "3": "actions: [G, H]\n"})
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert result.exit_code == 0, result.output  # a warning: the kit still prints
+    assert "2.yaml:7:10: warning: with the other missions' action cards, A, B, C, D, E, F " \
+        "leave no way" in result.output
+    assert "1.yaml" not in result.output and "3.yaml" not in result.output
+    campaign = read_campaign(folder).campaign
+    cards = build_kit(campaign)["actions"]
+    assert len(cards) == 10 and {c.back.kind for c in cards} == {"back"}
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["build", str(folder), "--out", str(out), "--no-png",
+                                       "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    # Fronts page, backs page, fronts page, backs page: the backs carry no action text.
+    pdf = out / "en" / "actions.pdf"
+    assert "Recover" in text_of(pdf, 0) and "Recover" not in text_of(pdf, 1)
+    assert "Recover" not in text_of(pdf, 3) and "Action card" in text_of(pdf, 3)
+
+
+def test_lives_and_rounds_cards_run_from_0_to_7(letter_kit):
+    specials = flat(text_of(letter_kit / "en" / "specials.pdf", 0))
+    assert specials.count("0 1 2 3 4 5 6 7") == 2
+
+
+def test_each_colour_has_the_seven_base_goals_and_the_campaign_goal_is_an_added_card(starter):
+    goals = build_kit(starter)["goals"]
+    base = [c.front for c in goals if not c.front.missions]
+    added = [c.front for c in goals if c.front.missions]
+    assert len(base) == 35 and len({f.data.id for f in base}) == 7
+    assert [(f.data.id, f.missions) for f in added] == [("close-call", (21,))] * 5
+
+
+def test_campaign_goal_cards_say_which_missions_add_them_in_each_language(letter_kit):
+    assert "Added by mission 21" in flat(text_of(letter_kit / "en" / "goals.pdf"))
+    assert "Ajoutée par la mission 21" in flat(text_of(letter_kit / "fr" / "goals.pdf"))
+
+
+def test_mission_cards_say_which_goal_cards_to_take(letter_kit):
+    missions = flat(text_of(letter_kit / "en" / "missions.pdf"))
+    assert "Goal deck the base goal cards without Unique ≠ with Close call ±1" in missions
+    assert "Goal deck the 7 base goal cards" in missions
+    assert "Starting hand 6 number and 4 goal cards; the rest are your decks" in missions
+    french = flat(text_of(letter_kit / "fr" / "missions.pdf"))
+    assert "Objectifs les cartes Objectif de base sans Unique ≠ avec De justesse ±1" in french
+
+
+def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
+    missions = flat(text_of(letter_kit / "en" / "missions.pdf"))
+    # Mission 30: each challenge with its rule, each action card with its name.
+    for challenge in starter.missions[-1].challenges:
+        definition = starter.rulebook.challenge(challenge)
+        assert f"{definition.name['en']} {definition.text['en']}" in missions
+    assert "Action cards A Recover · B Switch · C Double recovery · D Trade goals" in missions
+    assert "Hyper card if its holder misses their goal, all is lost" in missions
+
+
+def test_nothing_is_printed_within_4_mm_of_a_letter_page_edge(letter_kit):
+    for language in ("en", "fr"):
+        bounds = ink_bounds(letter_kit / language / f"print-and-play-{language}.pdf", scale=2)
+        assert min(min(b) for b in bounds) >= PRINTER_MARGIN
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_cut_lines_and_crop_marks_stay_inside_the_printable_area(paper):
+    layout = sheet(paper)
+    width, height = PAPERS[paper]
+    for slot in layout.fronts + layout.backs:
+        assert slot.x - slot.bleed.left >= EDGE and slot.y - slot.bleed.top >= EDGE
+        assert slot.x + layout.card.width + slot.bleed.right <= width - EDGE
+        assert slot.y + layout.card.height + slot.bleed.bottom <= height - EDGE
+        # cut lines well inside: at least 7 mm from every edge
+        assert min(slot.x, slot.y, width - slot.x - 63, height - slot.y - 88) >= 7
+    for mark in layout.marks:
+        assert mark.x >= EDGE and mark.y >= EDGE
+        assert mark.x + mark.width <= width - EDGE and mark.y + mark.height <= height - EDGE
+    # Letter is too short for a gutter: rows share their cut lines.
+    assert (layout.gutter_y == 0) == (paper == "letter")
+
+
+def test_every_character_meets_wcag_aa_on_letter(letter_kit):
+    for language in ("en", "fr"):
+        checked, low = low_contrast_characters(
+            letter_kit / language / f"print-and-play-{language}.pdf")
+        assert checked > 15000
+        assert not low, low[:10]
+
+
+def test_each_colour_has_text_colours_that_meet_aa():
+    for i in range(len(INKS)):
+        c = colours(i)
+        assert contrast(c["ink-text"], PAPER) >= 4.5
+        assert contrast(c["on-ink"], c["ink"]) >= 4.5
+    assert colours(1)["on-ink"] != "#ffffff"  # yellow carries dark text
+
+
+def test_calibration_crosses_never_touch_the_text(letter_kit):
+    path = letter_kit / "en" / "calibration.pdf"
+    document = pdfium.PdfDocument(path)
+    try:
+        for index in range(2):
+            page = document[index]
+            width, height = page.get_width() / MM, page.get_height() / MM
+            corner = EDGE + 0.5
+            crosses = [(x, y) for x in (corner, width - corner - 10)
+                       for y in (corner, height - corner - 10)]
+            text = page.get_textpage()
+            assert text.count_chars() > 10
+            for k in range(text.count_chars()):
+                left, bottom, right, top = (v / MM for v in text.get_charbox(k))
+                top, bottom = height - top, height - bottom
+                for x, y in crosses:
+                    apart = right < x - 1 or left > x + 11 or bottom < y - 1 or top > y + 11
+                    assert apart, (index, k, (left, top), (x, y))
+    finally:
+        document.close()
+
+
+def test_the_hyper_card_has_its_own_sign(letter_kit):
+    specials = text_of(letter_kit / "en" / "specials.pdf", 0)
+    assert "Ω" in specials
+    assert "\nH\n" not in f"\n{specials}\n".replace("\r", "")
+
+
+# -- readable ------------------------------------------------------------------------------------
+
+def test_every_goal_has_a_symbol_printed_large_and_in_the_corner(letter_kit, starter):
+    symbols = {g.id: g.symbol for g in starter.rulebook.goals.values()}
+    assert symbols == {"one-higher": "+1", "one-lower": "−1", "equal": "=", "unique": "≠",
+                       "between": "<•<", "second-highest": "2↑", "second-lowest": "2↓",
+                       "close-call": "±1"}
+    document = pdfium.PdfDocument(letter_kit / "en" / "goals.pdf")
+    try:
+        text = document[0].get_textpage()
+        sizes = {}
+        for k in range(text.count_chars()):
+            char = text.get_text_range(k, 1)
+            if char == "≠":
+                sizes.setdefault(char, []).append(raw.FPDFText_GetFontSize(text, k))
+        # once large in the middle (readable at 1.5 m: about 12 mm high), once in the corner
+        assert max(sizes["≠"]) >= 40 and min(sizes["≠"]) >= 12
+    finally:
+        document.close()
+
+
+def test_a_goal_without_symbol_gets_its_initials_and_a_warning(tmp_path):
+    folder = small_campaign(tmp_path, {"1": ""})
+    (folder / "campaign.yaml").write_text("name: Small\nmissions: [missions/*.yaml]\n"
+                                          "goals: [goals/*.yaml]\n")
+    (folder / "goals").mkdir()
+    (folder / "goals" / "near.yaml").write_text(
+        "id: near\nname: Near miss\ntext: Be 2 away from someone.\n"
+        "rule: \"(sum - 2) in others or (sum + 2) in others\"\n")
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert "near.yaml:1:5: warning: goal 'near' has no symbol: its card will show 'NM'" in \
+        result.output
+    assert read_campaign(folder).campaign.rulebook.goal("near").symbol == "NM"
+    (folder / "goals" / "near.yaml").write_text(
+        "id: near\nname: Near miss\nsymbol: \"±2±\"\ntext: Be 2 away.\nrule: \"sum in others\"\n")
+    assert "symbol" not in CliRunner().invoke(main, ["validate", str(folder)]).output
+    (folder / "goals" / "near.yaml").write_text(
+        "id: near\nname: Near miss\nsymbol: \"±2±2\"\ntext: Be 2 away.\nrule: \"sum in others\"\n")
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert result.exit_code == 1 and "near.yaml:3:9: error:" in result.output
+
+
+def test_texts_shrink_step_by_step_to_6_pt_before_they_do_not_fit():
+    box = card_boxes()["title"]
+    assert fit("Short", box) == 11.0
+    sizes = [fit("A title rather long " * n, box) for n in range(1, 9)]
+    assert sizes[0] == 11.0 and sizes == sorted(sizes, key=lambda s: -(s or 0))
+    assert 6.0 in sizes and None in sizes  # the last step before not fitting at all
+    assert fit("x" * 300, Box(55, 80, 9)) is None  # one word wider than the box
+
+
+def test_validate_reports_wide_words_and_characters_without_glyphs_at_their_line(tmp_path):
+    folder = small_campaign(tmp_path, {"1": "flavor: " + "W" * 300 + "\n",
+                                       "2": "flavor: \"Good luck 🎲\"\n"})
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert result.exit_code == 1
+    assert "1.yaml:7:9: error: flavor (en) does not fit on its card, even at 6 pt" in \
+        result.output
+    assert "2.yaml:7:9: error: flavor (en): the card's fonts have no glyph for '🎲' (U+1F3B2)" \
+        in result.output
+
+
+# -- a rulebook to play from ---------------------------------------------------------------------
+
+def test_the_rulebook_teaches_how_to_play_first_with_counts_and_an_example(letter_kit):
+    for language, words in (("en", ("how to play", "Components", "50 number cards",
+                                    "35 goal cards", "5 goal cards of this campaign",
+                                    "Setup", "A round, step by step", "An example round",
+                                    "Goals", "Action cards", "Challenges", "Super and hyper",
+                                    "Winning and losing", "±1", "Odd total")),
+                            ("fr", ("comment jouer", "Matériel", "50 cartes numérotées",
+                                    "Mise en place", "Un exemple de manche",
+                                    "Victoire et défaite"))):
+        text = flat(text_of(letter_kit / language / "rulebook.pdf"))
+        positions = [text.find(w) for w in words]
+        assert -1 not in positions, [w for w, p in zip(words, positions, strict=True) if p < 0]
+        assert positions[:2] == sorted(positions[:2])
+        assert "this campaign's own" not in text
+    english = flat(text_of(letter_kit / "en" / "rulebook.pdf"))
+    assert english.find("A round, step by step") < english.find("Challenges")
+    assert "Red has 5, the second lowest: met. Yellow has 10" in english
+
+
+def test_more_lives_than_the_lives_card_shows_is_an_error_at_the_line(tmp_path):
+    folder = small_campaign(tmp_path, {"1": ""})
+    mission = folder / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("rounds: 2\nlives: 2", "rounds: 1\nlives: 8"))
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert result.exit_code == 1
+    assert "1.yaml:6:8: error: a mission has at most 7 lives, not 8" in result.output
+    mission.write_text(mission.read_text().replace("lives: 8", "lives: 7"))
+    assert CliRunner().invoke(main, ["validate", str(folder)]).exit_code == 0
+
+
+def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
+    # At the default card size the word fits (validate is happy); on 50 x 70 mm cards it is
+    # wider than the title's box, which only the rendered page can tell.
+    from synergy_forge.textfit import font
+
+    n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > 46)
+    assert font(True).width("W" * n, 6.0) < 54
+    folder = small_campaign(tmp_path, {"1": ""})
+    mission = folder / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("title: Mission 1", "title: " + "W" * n))
+    assert CliRunner().invoke(main, ["validate", str(folder)]).exit_code == 0
+    result = CliRunner().invoke(main, ["build", str(folder), "--out", str(tmp_path / "o"),
+                                       "--no-png", "--jobs", "1", "--card-size", "50x70"])
+    assert result.exit_code == 1
+    assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output
