@@ -295,31 +295,40 @@ def _card_size(text: str):
     return CardSize(width, height)
 
 
+def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
+    if not value.strip():
+        raise click.BadParameter("must name a folder (an empty name would write into the "
+                                 "current folder)")
+    return Path(value)
+
+
 @main.command()
 @click.argument("campaign_dir", required=False, type=click.Path(exists=True, file_okay=False,
                                                                 path_type=Path))
 @click.option("--lang", "lang", default="all", show_default=True,
               help="A language of the campaign (en, fr), or all of them.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("output"), show_default=True, help="Folder for the PDFs and PNGs.")
+@click.option("--out", "out_dir", default="output", show_default=True, callback=_out_folder,
+              help="Folder for the PDFs and PNGs (and the cache, in OUT/.cache).")
 @click.option("--card-size", default="63x88", show_default=True,
               help="Card size in mm (poker size by default).")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI per-card PNGs.")
+@click.option("--no-cache", is_flag=True, help="Render everything again, without reading or "
+              "keeping OUT/.cache (the output is the same).")
+@click.option("--watch", is_flag=True, help="Build, then build again on every save in the "
+              "campaign folder, until Ctrl-C.")
 def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_size: str,
-          jobs: int | None, no_png: bool) -> None:
+          jobs: int | None, no_png: bool, no_cache: bool, watch: bool) -> None:
     """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
 
     Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
     calibration page, one combined print-and-play PDF, and 300 DPI PNGs of every card with
-    its bleed. Exits 1 when the campaign has errors or a text does not fit on its card.
+    its bleed. Only what changed since the last build into the same --out is rendered again.
+    Exits 1 when the campaign has errors or a text does not fit on its card.
     """
-    from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.layout import LayoutError, sheet
-    from synergy_forge.printing.render import Options
-    from synergy_forge.printing.render import build as render_kit
     from synergy_forge.resources import starter_campaign
 
     folder = campaign_dir or starter_campaign()
@@ -328,14 +337,41 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
         sheet(paper, size)
     except LayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="--card-size") from None
+    code = _build_once(folder, lang, paper, out_dir, size, jobs, no_png, no_cache)
+    if not watch:
+        sys.exit(code)
+    import watchfiles
+
+    outside = out_dir.resolve()
+
+    def campaign_file(change: watchfiles.Change, path: str) -> bool:
+        return not Path(path).resolve().is_relative_to(outside) and \
+            path.endswith((".yaml", ".yml", ".json"))
+
+    click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
+    try:
+        for _ in watchfiles.watch(folder, watch_filter=campaign_file, debounce=200, step=50,
+                                  raise_interrupt=False):
+            _build_once(folder, lang, paper, out_dir, size, jobs, no_png, no_cache)
+            click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
+    except KeyboardInterrupt:
+        pass
+
+
+def _build_once(folder: Path, lang: str, paper: str, out_dir: Path, size, jobs: int | None,
+                no_png: bool, no_cache: bool) -> int:
+    """One build; returns the exit code (usage errors exit at once, even with --watch)."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.i18n import available_languages
+    from synergy_forge.printing.render import Options, OutputFolderError, jobs_for
+    from synergy_forge.printing.render import build as render_kit
+
     result = read_campaign(folder)
     for diagnostic in result.diagnostics:
         click.echo(str(diagnostic), err=True)
     if result.campaign is None:
         click.echo("the campaign has errors: nothing was built", err=True)
-        sys.exit(EXIT_FAILED)
-    from synergy_forge.printing.i18n import available_languages
-
+        return EXIT_FAILED
     languages = list(result.campaign.languages) if lang == "all" else [lang]
     known = available_languages()
     for language in languages:
@@ -347,14 +383,14 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
     options = Options(paper, size, png=not no_png)
-    from synergy_forge.printing.render import jobs_for
-
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
         with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
                                file=sys.stderr) as bar:
             results = render_kit(result.campaign, out_dir, languages, options, jobs,
-                                 progress=lambda r: bar.update(1))
+                                 progress=lambda r: bar.update(1), cache=not no_cache)
+    except OutputFolderError as exc:
+        click.echo(f"synergy-forge: error: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     except OSError as exc:
         click.echo(f"{exc.filename or out_dir}: cannot write: {exc.strerror}", err=True)
         sys.exit(EXIT_BAD_INPUT)
@@ -379,7 +415,7 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     pngs = sum(len(r.pngs) for r in results)
     click.echo(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
                + (f"; {problems} text(s) do not fit" if problems else ""))
-    sys.exit(EXIT_FAILED if problems else EXIT_OK)
+    return EXIT_FAILED if problems else EXIT_OK
 
 
 def _playtest_sources(paths: tuple[Path, ...]):

@@ -30,6 +30,18 @@ def text_of(value: Any) -> dict[str, str]:
     return dict(value or {})
 
 
+#: A rule's failure depends on its kind and text only; trying every table takes a quarter of a
+#: second, so each rule is tried once per process (the studio reads a campaign on every save).
+_FAILURES: dict[tuple[str, str], str | None] = {}
+
+
+def _failure(kind: RuleKind, rule: str, check: Any) -> str | None:
+    key = (str(kind), rule)
+    if key not in _FAILURES:
+        _FAILURES[key] = rule_failure(kind, check)
+    return _FAILURES[key]
+
+
 def definition_from(doc: Document, kind_file: str, builtin: bool = False,
                     native: bool = False) -> tuple[Definition | None, list[Diagnostic]]:
     """A Definition from a parsed goal or challenge file, or the diagnostics that prevent it."""
@@ -51,7 +63,7 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
     elif rule is not None:
         rule_line, _ = doc.where(("rule",))
         check = compile_rule(kind, rule, f"{doc.file}:{rule_line}")
-        failure = None if builtin else rule_failure(kind, check)
+        failure = None if builtin else _failure(kind, rule, check)
         if failure is not None:  # an error, but the definition is kept: missions naming it
             problems.append(  # are not also told it does not exist
                 doc.diagnostic(("rule",), failure, "definition.rule-fails"))
