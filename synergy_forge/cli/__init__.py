@@ -504,3 +504,14 @@ def playtest(paths: tuple[Path, ...], games: int, players: str, bots: str, seed:
         click.echo(f"report written to {html_path}", err=True)
     failing = [e for e in found if e.fails_check]
     sys.exit(EXIT_FAILED if check and failing else EXIT_OK)
+
+
+def _register() -> None:
+    # One module per command from here on; the studio's own package is imported only when the
+    # command runs.
+    from synergy_forge.cli.studio import studio
+
+    main.add_command(studio)
+
+
+_register()
