@@ -193,3 +193,87 @@ def test_bad_input(tmp_path):
     result = runner.invoke(main, ["build", str(broken), "--out", str(tmp_path / "o")])
     assert result.exit_code == 1 and "01-first-notes.yaml:2:1: error:" in result.output
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").rglob("*.pdf"))
+
+
+def kit_files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*")
+            if p.is_file() and p.relative_to(out).parts[0] not in (".cache", ".lock")}
+
+
+def test_a_rebuild_renders_only_the_changed_pieces_and_equals_no_cache(tmp_path, monkeypatch):
+    from synergy_forge.printing import render
+
+    out = build_small(tmp_path, "Same", "a")
+    rendered: list[str] = []
+    original = render.render_piece
+
+    def counting(shared, html, key, *rest):
+        rendered.append(key)
+        return original(shared, html, key, *rest)
+
+    monkeypatch.setattr(render, "render_piece", counting)
+    build_small(tmp_path, "Same", "a")
+    assert rendered == []  # nothing changed: nothing drawn
+    mission = tmp_path / "camp" / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Other'"))
+    build_small(tmp_path, "Same", "a")
+    # Mission 1's face (cards PDF) and the sheet page it is on (front): nothing else.
+    assert len(rendered) == 2
+    assert "Other" in text_of(out / "en" / "missions.pdf")
+    fresh = CliRunner().invoke(main, ["build", str(tmp_path / "camp"), "--out",
+                                      str(tmp_path / "b"), "--no-png", "--jobs", "1", "--lang",
+                                      "en", "--no-cache"])
+    assert fresh.exit_code == 0, fresh.output
+    assert kit_files(out) == kit_files(tmp_path / "b")
+    assert not (tmp_path / "b" / ".cache").exists()
+    # The old title's pieces were pruned: the cache is what a first build of this input makes.
+    again = CliRunner().invoke(main, ["build", str(tmp_path / "camp"), "--out",
+                                      str(tmp_path / "c"), "--no-png", "--jobs", "1", "--lang",
+                                      "en"])
+    assert again.exit_code == 0, again.output
+    assert sorted(p.name for p in (out / ".cache").iterdir()) == \
+        sorted(p.name for p in (tmp_path / "c" / ".cache").iterdir())
+
+
+def test_empty_out_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["build", "--out", "", "--no-png"])
+    assert result.exit_code == 2 and "must name a folder" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_symlink_inside_out_is_a_usage_error_before_anything_is_written(tmp_path):
+    out = tmp_path / "out"
+    (out / "en").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out / "en" / "png").symlink_to(elsewhere)
+    result = CliRunner().invoke(main, ["build", "--out", str(out), "--lang", "en"])
+    assert result.exit_code == 2 and "symbolic link" in result.output, result.output
+    assert sorted(p.name for p in out.rglob("*")) == ["en", "png"]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_second_build_into_the_same_folder_is_refused(tmp_path):
+    from synergy_forge.printing.render import locked
+
+    out = tmp_path / "out"
+    with locked(out):  # a build is running
+        result = CliRunner().invoke(main, ["build", "--out", str(out), "--lang", "en"])
+    assert result.exit_code == 2 and "another build is writing into this folder" in \
+        result.output
+    assert not (out / "en").exists()
+
+
+def test_nothing_is_left_outside_out(tmp_path, monkeypatch):
+    import tempfile
+
+    system = tmp_path / "system-tmp"
+    system.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system))
+    campaign = build_small_campaign(tmp_path, "Clean")
+    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o2"),
+                                       "--lang", "en", "--jobs", "2", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert list(system.iterdir()) == []  # WeasyPrint's font folders went to OUT/.tmp
+    assert not (tmp_path / "o2" / ".tmp").exists()

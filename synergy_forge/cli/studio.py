@@ -50,7 +50,8 @@ def studio(campaign_dir: Path | None, port: int, host: str, lang: str | None,
         sys.exit(EXIT_BAD_INPUT)
 
     def ready(url: str) -> None:
-        click.echo(f"Studio for {folder} at {url} (Ctrl-C to stop)")
+        shown = folder.resolve().name if str(folder) == "." else folder
+        click.echo(f"Studio for {shown} at {url} (Ctrl-C to stop)")
         if not no_browser:
             import webbrowser
 

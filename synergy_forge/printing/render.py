@@ -156,13 +156,14 @@ def _single_faces(kit_cards: list) -> list[Face]:
 
 
 def html_for(job: Job, campaign: Campaign, options: Options, translator: Translator,
-             only: list | None = None,
-             env: Environment | None = None) -> tuple[str, list[Face]]:
+             only: list | None = None, env: Environment | None = None,
+             side: str | None = None) -> tuple[str, list[Face]]:
     """The final HTML of a job, and (for cards jobs) the face of each page.
 
-    `only` narrows a sheets job to some of its group's cards (one sheet) and a cards job to
-    some faces (one card face): the pieces an incremental build renders and caches. `env` is
-    an environment() to reuse (compiling the templates is the slow part).
+    `only` narrows a sheets job to some of its group's cards (one sheet), `side` to its
+    "front" or "back" page, and a cards job to some faces (one card face): the pieces an
+    incremental build renders and caches. `env` is an environment() to reuse (compiling the
+    templates is the slow part).
     """
     env = env or environment(translator, campaign)
     title = f"{translator.text(dict(campaign.name))} - {job.name}"
@@ -170,9 +171,10 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
     kit = build_kit(campaign)
     if job.kind == "sheets":
         layout = sheet(options.paper, options.card)
+        pages = _pages_for(kit[job.group] if only is None else only, layout)
+        pages = [page for page in pages if side is None or page["side"] == side]
         html = env.get_template("sheets.html.j2").render(
-            title=title, sheet=layout,
-            pages=_pages_for(kit[job.group] if only is None else only, layout), mark=2.6)
+            title=title, sheet=layout, pages=pages, mark=2.6)
         return html, []
     if job.kind == "cards":
         faces = _single_faces(kit[job.group]) if only is None else only
@@ -358,8 +360,8 @@ COMBINED = ["calibration.pdf", *(f"{g}.pdf" for g in GROUPS), "challenges.pdf", 
 
 @dataclass
 class _Document:
-    """A job as the pieces it is drawn in: one per sheet (front and back page), one per card
-    face, or the whole document; each piece is cached under the hash of its HTML."""
+    """A job as the pieces it is drawn in: one per page of sheets, one per card face, or the
+    whole document; each piece is cached under the hash of its HTML."""
 
     job: Job
     keys: list[str]
@@ -398,13 +400,17 @@ def _plan(campaign: Campaign, languages: list[str], options: Options) -> list[_D
         env = environment(translator, campaign)
         for job in jobs_for([language]):
             parts: list[Any] = [None]
-            if job.kind == "sheets":
+            sides: list[str | None] = [None]
+            if job.kind == "sheets":  # one page a piece: a sheet's front, then its back
                 cards = kit[job.group]
-                parts = [cards[i:i + PER_SHEET] for i in range(0, len(cards), PER_SHEET)]
+                parts = [cards[i:i + PER_SHEET] for i in range(0, len(cards), PER_SHEET)
+                         for _ in range(2)]
+                sides = ["front", "back"] * (len(parts) // 2)
             elif job.kind == "cards":
                 parts = [[face] for face in _single_faces(kit[job.group])]
-            html = [html_for(job, campaign, options, translator, only=part, env=env)[0]
-                    for part in parts]
+                sides = [None] * len(parts)
+            html = [html_for(job, campaign, options, translator, only=part, env=env,
+                             side=side)[0] for part, side in zip(parts, sides, strict=True)]
             png = job.kind == "cards" and options.png
             keys = [_digest(assets, "png" if png else "pdf", text) for text in html]
             faces = [part[0] for part in parts] if job.kind == "cards" else []
@@ -510,7 +516,7 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
           cache: bool = True) -> list[Rendered]:
     """Render every document for every language, on `jobs` processes (default: all cores).
 
-    Incremental: each piece (a sheet, a card face, a whole document) is kept in OUT/.cache/
+    Incremental: each piece (a page of sheets, a card face, a whole document) is kept in OUT/.cache/
     under the hash of its final HTML, the assets and the options, and rendered again only when
     that changes; entries this build did not use are deleted. With cache=False a fresh cache
     is used and thrown away: the output is the same, byte for byte. Raises
@@ -568,6 +574,8 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     for index in order:
         if not waiting[index]:
             finish(index)
+    if todo:
+        import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
     for number, took in run_units(render_piece, None, todo, jobs):
         index = owners[number]
         seconds[index] += took

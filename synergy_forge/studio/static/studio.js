@@ -84,8 +84,10 @@ function drawEstimate(box, m) {
   table.append(head);
   for (const p of e.players) {
     const tr = el("tr");
-    tr.append(el("td", null, p.players), el("td", null, p.games), el("td", null, percent(p.rate)),
-              el("td", null, "[" + percent(p.low) + ", " + percent(p.high) + "]"));
+    const played = p.games > 0;
+    tr.append(el("td", null, p.players), el("td", null, p.games),
+              el("td", null, played ? percent(p.rate) : "–"),
+              el("td", null, played ? "[" + percent(p.low) + ", " + percent(p.high) + "]" : ""));
     table.append(tr);
   }
   box.append(line, bar, table);
