@@ -212,3 +212,19 @@ def test_no_campaign_is_a_usage_error(tmp_path):
                              "--no-browser"], capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert result.returncode == 2 and "no campaign here" in result.stderr
+
+
+def test_the_studio_draws_the_very_html_build_prints():
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing import render
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    preview = render.CardPreview(campaign, "fr")
+    printed = {html for document in render._plan(campaign, ["fr"], render.Options())
+               if document.job.name == "cards-missions.pdf" for html in document.html}
+    faces = [face for card in preview.kit["missions"] for face in (card.front, card.back)]
+    assert len(faces) == 30
+    assert {preview.html("missions", face) for face in faces} == printed
+    image, overflows = render.CardPreview.render(preview.html("missions", faces[0]))
+    assert image.startswith(b"\x89PNG") and overflows == []

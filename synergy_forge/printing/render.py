@@ -168,7 +168,7 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
     env = env or environment(translator, campaign)
     title = f"{translator.text(dict(campaign.name))} - {job.name}"
     paper = {"width": PAPERS[options.paper][0], "height": PAPERS[options.paper][1]}
-    kit = build_kit(campaign)
+    kit = build_kit(campaign) if only is None else {}
     if job.kind == "sheets":
         layout = sheet(options.paper, options.card)
         pages = _pages_for(kit[job.group] if only is None else only, layout)
@@ -300,10 +300,16 @@ class CardPreview:
     fonts loaded once. Not thread-safe: use it from one thread."""
 
     def __init__(self, campaign: Campaign, language: str, options: Options | None = None):
-        self.campaign = campaign
         self.options = options or Options()
         self.translator = Translator(language)
         self.env = environment(self.translator, campaign)
+        self.use(campaign)
+
+    def use(self, campaign: Campaign) -> None:
+        """Draw `campaign`'s cards from now on, keeping the compiled templates: they read the
+        campaign (its rules, actions) through the environment's globals, replaced here."""
+        self.campaign = campaign
+        self.env.globals.update(environment(self.translator, campaign).globals)
         self.kit = build_kit(campaign)
 
     def html(self, group: str, face: Face) -> str:

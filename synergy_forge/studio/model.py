@@ -168,7 +168,6 @@ class Studio:
         self.planned: Counter[tuple[str, int]] = Counter()  # games asked for, not yet counted
         self.stopping = threading.Event()
         self._preview: CardPreview | None = None
-        self._preview_for: Campaign | None = None
 
     # -- the watcher's side ---------------------------------------------------------------
 
@@ -186,11 +185,11 @@ class Studio:
                                      else "en")
         pending: dict[str, str] = {}
         if snapshot.campaign is not None:
-            if self._preview_for is not snapshot.campaign:
-                self._preview = CardPreview(snapshot.campaign, language)
-                self._preview_for = snapshot.campaign
             preview = self._preview
-            assert preview is not None
+            if preview is None or preview.translator.language != language:
+                preview = self._preview = CardPreview(snapshot.campaign, language)
+            else:
+                preview.use(snapshot.campaign)
             cards = {face.data.id: card for card in preview.kit["missions"]
                      for face in (card.front, card.back) if face.kind == "mission"}
             for entry in snapshot.entries:
