@@ -277,3 +277,43 @@ def test_nothing_is_left_outside_out(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert list(system.iterdir()) == []  # WeasyPrint's font folders went to OUT/.tmp
     assert not (tmp_path / "o2" / ".tmp").exists()
+
+
+def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    campaign = build_small_campaign(tmp_path, "Watched")
+    out = tmp_path / "watched"
+    root = Path(__file__).resolve().parent.parent
+    process = subprocess.Popen(
+        [sys.executable, "-m", "synergy_forge", "build", str(campaign), "--out", str(out),
+         "--lang", "en", "--no-png", "--jobs", "1", "--watch"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"})
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+
+    def wait_for_builds(count: int) -> None:
+        deadline = time.monotonic() + 120
+        while sum(line.startswith("Built ") for line in lines) < count:
+            assert time.monotonic() < deadline and process.poll() is None, lines
+            time.sleep(0.1)
+
+    try:
+        wait_for_builds(1)
+        time.sleep(1)  # the watcher starts right after the first build
+        mission = campaign / "missions" / "1.yaml"
+        mission.write_text(mission.read_text().replace("en: 'Watched'", "en: 'Saved again'"))
+        wait_for_builds(2)
+        assert "Saved again" in text_of(out / "en" / "missions.pdf")
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr, stderr

@@ -340,8 +340,11 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     code = _build_once(folder, lang, paper, out_dir, size, jobs, no_png, no_cache)
     if not watch:
         sys.exit(code)
+    import logging
+
     import watchfiles
 
+    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its own Ctrl-C notice
     outside = out_dir.resolve()
 
     def campaign_file(change: watchfiles.Change, path: str) -> bool:
