@@ -3,7 +3,9 @@
     .venv/bin/python bench/bench_studio.py [--saves 10]
 
 1. One card, front and back, to PNG through `render.CardPreview` (the studio's API): HTML from
-   the templates, WeasyPrint, PDFium at 150 DPI. Best and median of 20, after one warm-up.
+   the templates, WeasyPrint, PDFium at 150 DPI. Best and median of 20, after one warm-up, in
+   wall time and in this process's CPU time (what it takes when no other process wants the
+   core; the load average is printed).
 2. Update latency, in headless Chromium (Debian's package, through Playwright) on the studio
    of a copy of the starter campaign (30 missions): the time from a mission file's save to
    (a) its new title shown on the page, (b) its new card image loaded, with no page reload.
@@ -36,18 +38,19 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-sync", "--no-first-run"]
 
 
-def one_card() -> list[float]:
+def one_card() -> tuple[list[float], list[float]]:
     campaign = read_campaign(starter_campaign()).campaign
     assert campaign is not None
     preview = CardPreview(campaign, "en")
     card = preview.kit["missions"][3]
-    times = []
+    times, cpu = [], []
     for _ in range(21):
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         for face in (card.front, card.back):
             CardPreview.render(preview.html("missions", face))
         times.append(time.perf_counter() - started)
-    return times[1:]
+        cpu.append(time.process_time() - used)
+    return times[1:], cpu[1:]
 
 
 def latency(saves: int) -> tuple[list[float], list[float]]:
@@ -113,10 +116,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--saves", type=int, default=10)
     args = parser.parse_args()
-    card = one_card()
-    print(f"{os.cpu_count()} cores")
+    card, cpu = one_card()
+    print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
     print(f"one card, front and back to PNG: best {min(card) * 1000:.0f} ms, "
-          f"median {statistics.median(card) * 1000:.0f} ms (20 runs)")
+          f"median {statistics.median(card) * 1000:.0f} ms (20 runs); CPU time of this "
+          f"process: best {min(cpu) * 1000:.0f} ms, median {statistics.median(cpu) * 1000:.0f} ms")
     texts, cards = latency(args.saves)
     for label, values in (("save -> title on the page", texts),
                           ("save -> new card image loaded", cards)):
