@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import multiprocessing
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -342,10 +343,18 @@ def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
     def campaign_file(change: watchfiles.Change, path: str) -> bool:
         return path.endswith((".yaml", ".yml", ".json"))
 
-    studio.reload()
+    def reload() -> None:
+        try:
+            studio.reload()
+        except Exception as exc:  # our mistake: say so, and keep watching for the next save
+            print(f"synergy-forge studio: internal error while reading the campaign: "
+                  f"{type(exc).__name__}: {exc}; this is a bug, please report it",
+                  file=sys.stderr)
+        if on_reload:
+            on_reload()
+
+    reload()
     for _ in watchfiles.watch(studio.folder, watch_filter=campaign_file, debounce=50, step=20,
                               stop_event=studio.stopping, yield_on_timeout=False,
                               raise_interrupt=False):
-        studio.reload()
-        if on_reload:
-            on_reload()
+        reload()
