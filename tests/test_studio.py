@@ -257,3 +257,12 @@ def test_the_studio_draws_the_very_html_build_prints():
     assert {preview.html("missions", face) for face in faces} == printed
     image, overflows = render.CardPreview.render(preview.html("missions", faces[0]))
     assert image.startswith(b"\x89PNG") and overflows == []
+
+
+def test_a_page_of_another_site_cannot_reach_it_by_a_dns_name(studio):
+    server, _ = studio
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection.request("GET", "/api/state", headers={"Host": f"attacker.example:{server.port}"})
+    response = connection.getresponse()
+    assert response.status == 400 and b"missions" not in response.read()
+    connection.close()

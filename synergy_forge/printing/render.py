@@ -1,11 +1,16 @@
 """Rendering the print-and-play kit: Jinja templates to HTML, WeasyPrint to PDF, PDFium to PNG.
 
-Every document is rendered in its own worker process (they are independent), with:
+Every document is drawn in pieces (a page of sheets, a card face, or the whole document),
+each in a worker process, with:
 - autoescaping on, and user text only ever passed as data, never compiled as a template;
 - a URL fetcher that serves the project's own assets and refuses everything else;
 - fixed PDF metadata and identifier, so the same input gives the same bytes;
-- atomic writes (temporary file, then rename) to paths inside the output folder;
+- a cache of pieces in OUT/.cache under the hash of their final HTML and assets, so that a
+  rebuild draws only what changed (the output is the same with or without it);
+- atomic writes (temporary file, then rename) to paths inside the output folder, one build at
+  a time (a lock), and WeasyPrint's temporary files inside it too;
 - a check of every fixed-size text box: text that does not fit is reported with its source.
+`CardPreview` draws one face from the same HTML, fast, for the studio.
 """
 
 from __future__ import annotations
@@ -549,9 +554,8 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
            temp: Path) -> list[Rendered]:
     documents = _plan(campaign, languages, options)
     todo: list[tuple[str, str, str, str, bool]] = []
-    owners: list[int] = []
+    owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
     waiting = [0] * len(documents)
-    planned: set[str] = set()
     # Longest first: the card faces with their PNGs take the most time.
     order = sorted(range(len(documents)), key=lambda i: (
         documents[i].job.kind != "cards", documents[i].job.group != "numbers",
@@ -560,12 +564,14 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
         document = documents[index]
         png = document.job.kind == "cards" and options.png
         for key, html in zip(document.keys, document.html, strict=True):
-            if key in planned or (store / f"{key}.json").is_file():
+            if (store / f"{key}.json").is_file():
                 continue
-            planned.add(key)
-            todo.append((html, key, str(store), str(temp), png))
-            owners.append(index)
-            waiting[index] += 1
+            if key not in owners:
+                owners[key] = []
+                todo.append((html, key, str(store), str(temp), png))
+            if index not in owners[key]:
+                owners[key].append(index)
+                waiting[index] += 1
     used: set[str] = set()
     results: list[Rendered] = []
     seconds = [0.0] * len(documents)
@@ -583,11 +589,11 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     if todo:
         import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
     for number, took in run_units(render_piece, None, todo, jobs):
-        index = owners[number]
-        seconds[index] += took
-        waiting[index] -= 1
-        if not waiting[index]:
-            finish(index)
+        for index in owners[todo[number][1]]:
+            seconds[index] += took
+            waiting[index] -= 1
+            if not waiting[index]:
+                finish(index)
     by_name = {(r.job.language, r.job.name): r for r in results}
     for language in languages:
         parts = [by_name[(language, name)].path for name in COMBINED]

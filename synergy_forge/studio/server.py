@@ -159,7 +159,10 @@ def serve(studio: Studio, sock: socket.socket, on_ready: Callable[[str], None]) 
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
-    hosts = [host, shown, "localhost", "127.0.0.1", "[::1]"]
+    # On the loopback, only names of this machine: a page elsewhere cannot reach the studio
+    # through a DNS name of its own pointing here. On every interface, the user chose the LAN.
+    hosts = ["*"] if host in ("0.0.0.0", "::") else [host, shown, "localhost", "127.0.0.1",
+                                                      "[::1]"]
     config = uvicorn.Config(create_app(studio, hosts), log_level="info", access_log=True,
                             lifespan="off", timeout_graceful_shutdown=2)
     # One line per request; uvicorn's own start and stop messages would only repeat ours.
