@@ -266,3 +266,19 @@ def test_a_page_of_another_site_cannot_reach_it_by_a_dns_name(studio):
     response = connection.getresponse()
     assert response.status == 400 and b"missions" not in response.read()
     connection.close()
+
+
+def test_a_title_too_long_for_its_card_is_reported_after_every_save(tmp_path):
+    from synergy_forge.studio.model import Studio
+
+    folder = small_campaign(tmp_path / "camp")
+    mission = folder / "missions" / "01-first-notes.yaml"
+    mission.write_text(mission.read_text(encoding="utf-8").replace(
+        'en: "First notes"', 'en: "' + "A title far too long " * 6 + '"'), encoding="utf-8")
+    studio = Studio(folder)
+    studio.reload()
+    first = studio.state()["missions"][0]
+    assert first["overflows"] == ["title"]
+    assert studio.state()["missions"][1]["overflows"] == []  # the other side of the card
+    studio.reload()  # the face is not drawn again: what it found is kept with it
+    assert studio.state()["missions"][0]["overflows"] == first["overflows"]

@@ -16,7 +16,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +54,6 @@ class Entry:
     number: int | None = None
     title: str = ""
     faces: tuple[str, str] | None = None  # front and back: hashes of their HTML
-    overflows: list[str] = field(default_factory=list)
     play_key: str = ""  # what the estimate depends on
 
 
@@ -163,7 +162,8 @@ class Studio:
         self.changed = threading.Condition(self.lock)
         self.version = 0
         self.snapshot = Snapshot(folder.name, [], [])
-        self.images: dict[str, bytes] = {}  # face hash -> PNG
+        #: face hash -> its PNG, and the texts on it that do not fit ("file|field")
+        self.images: dict[str, tuple[bytes, list[str]]] = {}
         self.tallies: dict[str, dict[int, Tally]] = {}  # play key -> player count -> games
         self.clients = 0
         self.planned: Counter[tuple[str, int]] = Counter()  # games asked for, not yet counted
@@ -220,20 +220,12 @@ class Studio:
             used = set(pending)
             self.images = {k: v for k, v in self.images.items() if k in used}
             self._publish()
-        overflows: dict[str, list[str]] = {}
         for digest in missing:
             if self.stopping.is_set():
                 return
-            image, found = CardPreview.render(pending[digest], PREVIEW_DPI)
-            overflows[digest] = found
+            drawn = CardPreview.render(pending[digest], PREVIEW_DPI)
             with self.lock:
-                self.images[digest] = image
-                self._publish()
-        if overflows:
-            with self.lock:
-                for entry in self.snapshot.entries:
-                    for digest in entry.faces or ():
-                        entry.overflows += [o.partition("|")[2] for o in overflows.get(digest, [])]
+                self.images[digest] = drawn
                 self._publish()
 
     def _publish(self) -> None:
@@ -295,7 +287,8 @@ class Studio:
 
     def image(self, digest: str) -> bytes | None:
         with self.lock:
-            return self.images.get(digest)
+            drawn = self.images.get(digest)
+            return drawn[0] if drawn else None
 
     def state(self) -> dict[str, Any]:
         """Everything the page shows, as JSON data (the page escapes every text in it)."""
@@ -311,7 +304,11 @@ class Studio:
                     "stars": mission.stars if mission else None,
                     "errors": errors, "warnings": len(entry.diagnostics) - errors,
                     "diagnostics": [_diagnostic(d) for d in entry.diagnostics],
-                    "overflows": entry.overflows, "card": None, "estimate": None,
+                    "overflows": [field for digest in entry.faces or () if digest in self.images
+                                  for source, _, field in (o.partition("|") for o in
+                                                           self.images[digest][1])
+                                  if source == entry.file],
+                    "card": None, "estimate": None,
                 }
                 if entry.faces is not None:
                     item["card"] = [f"/cards/{d}.png" if d in self.images else None
