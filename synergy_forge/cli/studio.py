@@ -39,6 +39,9 @@ def studio(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     if lang is not None and lang not in available_languages():
         raise click.BadParameter(f"no translation for {lang!r}; available: "
                                  f"{', '.join(available_languages())}", param_hint="--lang")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: listening on {host}: other machines that can reach it will see "
+                   "your campaign's files as the studio shows them", err=True)
     from synergy_forge.studio.model import Studio
     from synergy_forge.studio.server import listen, serve
 

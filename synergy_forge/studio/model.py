@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, check_mission, display, read_campaign
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
@@ -107,7 +107,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
             try:
                 doc = read_document(Path(file), file)
                 mission, _ = check_mission(doc, base.rulebook, base.languages)
-            except Exception:  # read_campaign has already said why
+            except InvalidInput:  # read_campaign has already said why
                 mission = None
             if not any(d.severity is Severity.ERROR for d in found):
                 entry.mission = mission
