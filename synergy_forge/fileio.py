@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 
 def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True) -> Path:
@@ -38,3 +40,24 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True) -> Pa
             os.unlink(tmp)
         raise
     return path
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open `path` for reading only if it is a regular file: a FIFO, a device or a socket would
+    block or never end, a folder cannot be read. Raises OSError (its strerror says why).
+
+    Opened without blocking, so that a FIFO with no writer is refused rather than waited on.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a folder, expected a file", str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe, FIFO or device); give a "
+                          "file", str(path))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import os
+import shutil
+import tempfile
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
 
+from synergy_forge.authoring.schema import validator
 from synergy_forge.authoring.validate import validate_file
+from synergy_forge.cli import main
+from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS
 
 scalars = st.none() | st.booleans() | st.integers(-10, 100) | st.floats(allow_nan=False) | \
     st.text(max_size=12)
@@ -62,3 +75,186 @@ def test_huge_and_deep_files(tmp_path):
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("a: &a [1, 1]\nb: &b [*a, *a]\nc: &c [*b, *b]\n")
     assert "aliases" in validate_file(bomb)[0][0].message
+
+
+# --- Every command, on documents generated from the schemas (issue 11, item 7) -------------
+#
+# hypothesis-jsonschema draws documents that pass each schema (the inlined schema the
+# validator itself uses); some are then made realistic (built-in goal and challenge ids, so
+# that the referee and the engine run) and some are broken in one place (a float for a whole
+# number, a boolean, a missing or extra field, a huge number, deep nesting). Each document is
+# handed to the commands in-process; none may end in an internal error (exit 3) or raise.
+# SYNERGY_FUZZ_EXAMPLES sets the number of documents per test (docs/fuzzing.md); a deadline
+# per document catches a hang or a runaway rule.
+
+FUZZ_EXAMPLES = int(os.environ.get("SYNERGY_FUZZ_EXAMPLES", "12"))
+COMMANDS = settings(
+    max_examples=FUZZ_EXAMPLES, deadline=timedelta(seconds=20), derandomize=FUZZ_EXAMPLES < 50,
+    suppress_health_check=list(HealthCheck),
+)
+HOSTILE = st.sampled_from([1.0, 2.5, True, False, None, "3", "", 10**30, -1, [], {},
+                           [[[[[[1]]]]]], float("inf"), "x" * 300])
+
+
+def from_kind(kind: str, part: str = "") -> st.SearchStrategy[Any]:
+    return from_schema(validator(kind, part).schema)
+
+
+def paths_of(data: Any, path: tuple = ()) -> list[tuple]:
+    """Every place in a JSON document, the root included."""
+    found = [path]
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found += paths_of(value, (*path, key))
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            found += paths_of(value, (*path, i))
+    return found
+
+
+def broken(draw: Any, data: Any) -> Any:
+    """`data` with one place replaced by a hostile value, removed, or given an extra field."""
+    data = copy.deepcopy(data)
+    path = draw(st.sampled_from(paths_of(data)))
+    if not path:
+        return draw(HOSTILE)
+    parent = data
+    for part in path[:-1]:
+        parent = parent[part]
+    how = draw(st.sampled_from(["replace", "remove", "extra"]))
+    if how == "remove":
+        del parent[path[-1]]
+    elif how == "extra" and isinstance(parent, dict):
+        parent["injected"] = draw(HOSTILE)
+    else:
+        parent[path[-1]] = draw(HOSTILE)
+    return data
+
+
+def realistic(draw: Any, data: dict) -> dict:
+    """Built-in ids in place of random ones, so the referee and the engine are reached."""
+    if "goals" in data:
+        data["goals"] = draw(st.lists(st.sampled_from(GOAL_IDS), min_size=1, max_size=7,
+                                      unique=True))
+    if "challenges" in data:
+        data["challenges"] = draw(st.lists(st.sampled_from(CHALLENGE_IDS), max_size=3,
+                                           unique=True))
+    for seat in data.get("seats", []):
+        seat["goal"] = draw(st.sampled_from(GOAL_IDS))
+        seat["numbers"] = [c if isinstance(c, int) else c.get("value", 1)
+                           for c in seat["numbers"]]
+    data.pop("colors", None) if "seats" in data else None
+    return data
+
+
+def document(draw: Any, kind: str) -> Any:
+    data = draw(from_kind(kind))
+    if draw(st.booleans()):
+        data = realistic(draw, data)
+    if draw(st.booleans()):
+        data = broken(draw, data)
+    return data
+
+
+def invoke(*args: Any) -> Any:
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exit_code in (0, 1, 2), (args, result.output, result.exception)
+    assert "internal error" not in result.output, (args, result.output)
+    if not isinstance(result.exception, SystemExit | type(None)):
+        raise result.exception
+    return result
+
+
+def written(data: Any, name: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="fuzz-"))
+    path = folder / name
+    text = json.dumps(data, ensure_ascii=False) if name.endswith(".json") else \
+        yaml.safe_dump(data, allow_unicode=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@COMMANDS
+@given(st.data(), st.sampled_from(["m.json", "m.yaml"]))
+def test_generated_missions_through_validate_play_and_playtest(data, name):
+    mission = data.draw(st.composite(lambda draw: document(draw, "mission"))())
+    path = written(mission, name)
+    try:
+        if invoke("validate", path).exit_code == 0:
+            players = mission.get("players", [3, 4, 5])[0]
+            invoke("play", path, "--players", players, "--seed", "1", "--bots", "random",
+                   "--quiet")
+            invoke("playtest", path, "--games", "2", "--bots", "random,coop", "--jobs", "1",
+                   "--json")
+    finally:
+        shutil.rmtree(path.parent)
+
+
+@COMMANDS
+@given(st.data())
+def test_generated_rounds_through_judge(data):
+    table = data.draw(st.composite(lambda draw: document(draw, "round"))())
+    path = written(table, "r.json")
+    try:
+        invoke("judge", path)
+        invoke("judge", "--json", "--data-rules", path)
+    finally:
+        shutil.rmtree(path.parent)
+
+
+RULE_TOKENS = st.sampled_from([
+    "sum", "others", "sums", "distinct", "left", "right", "value", "first", "second", "1",
+    "1000", "1001", "2.5", "+", "-", "*", "**", "/", "//", "%", "==", "<", ">=", "in",
+    "not", "and", "or", "is", "none", "odd", "if", "else", "(", ")", "[", "]", ",", "|",
+    "length", "abs", "max", "sort", "'x'", "~", ".", "range", "lipsum", "(", "10 ** 4301",
+])
+
+
+@COMMANDS
+@given(st.data(), st.sampled_from(["goal", "challenge"]))
+def test_generated_definitions_through_validate(data, kind):
+    definition = data.draw(from_kind(kind))
+    if data.draw(st.booleans()):
+        definition["rule"] = " ".join(data.draw(st.lists(RULE_TOKENS, max_size=25)))
+    if data.draw(st.booleans()):
+        definition = broken(data.draw, definition)
+    path = written(definition, "d.yaml")
+    try:
+        invoke("validate", path)
+    finally:
+        shutil.rmtree(path.parent)
+
+
+@pytest.fixture(scope="module")
+def game_log(tmp_path_factory):
+    log = tmp_path_factory.mktemp("log") / "g.jsonl"
+    invoke("play", "20", "--players", "3", "--seed", "7", "--bots", "random", "--log", log)
+    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+
+@COMMANDS
+@given(st.data())
+def test_tampered_and_generated_logs_through_replay(game_log, data):
+    records = copy.deepcopy(game_log)
+    how = data.draw(st.sampled_from(["break", "generate", "drop", "swap"]))
+    index = data.draw(st.integers(0, len(records) - 1))
+    if how == "break":
+        records[index] = broken(data.draw, records[index])
+    elif how == "generate":
+        part = data.draw(st.sampled_from(["game", "decision", "end"]))
+        records[index] = data.draw(from_kind("gamelog", part))
+    elif how == "drop":
+        del records[index]
+    else:
+        other = data.draw(st.integers(0, len(records) - 1))
+        records[index], records[other] = records[other], records[index]
+    path = written(None, "g.jsonl")
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    try:
+        result = invoke("replay", path)
+        if records != game_log:
+            # A changed log replays only if it is still a game the engine accepts throughout:
+            # never when a record is no longer in the schema's shape.
+            assert result.exit_code != 2, result.output
+    finally:
+        shutil.rmtree(path.parent)

@@ -54,8 +54,13 @@ def test_replay_names_the_first_bad_record(tmp_path):
     (tmp_path / "bad.jsonl").write_text("\n".join(lines) + "\n")
     result = run("replay", str(tmp_path / "bad.jsonl"))
     assert result.exit_code == 1 and "bad.jsonl:4:1: error:" in result.output
+    # A file that can be read but is not a game log is a bad log (1); one that cannot be read
+    # at all is a usage error (2).
     (tmp_path / "junk.jsonl").write_text("not json\n")
-    assert run("replay", str(tmp_path / "junk.jsonl")).exit_code == 2
-    assert run("replay", str(tmp_path / "missing.jsonl")).exit_code == 2
+    result = run("replay", str(tmp_path / "junk.jsonl"))
+    assert result.exit_code == 1 and "junk.jsonl:1:1: error: not JSON" in result.output
     (tmp_path / "empty.jsonl").write_text("")
-    assert run("replay", str(tmp_path / "empty.jsonl")).exit_code == 2
+    result = run("replay", str(tmp_path / "empty.jsonl"))
+    assert result.exit_code == 1 and "the log is empty" in result.output
+    assert run("replay", str(tmp_path / "missing.jsonl")).exit_code == 2
+    assert run("replay", str(tmp_path)).exit_code == 2

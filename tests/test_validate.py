@@ -126,8 +126,8 @@ def test_campaign_checks(tmp_path):
                               "rule: sum in others\n",
     }
     assert found(tmp_path, files, "c") == [
-        ("c/challenges/bad.yaml", 5, 7, "error", "definition.rule"),
-        ("c/goals/broken.yaml", 4, 7, "error", "definition.rule"),
+        ("c/challenges/bad.yaml", 5, 13, "error", "definition.rule"),
+        ("c/goals/broken.yaml", 4, 8, "error", "definition.rule"),
         ("c/goals/equal.yaml", 1, 5, "error", "definition.duplicate-id"),
         ("c/missions/b.yaml", 1, 5, "error", "campaign.duplicate-id"),
         ("c/missions/b.yaml", 2, 9, "error", "campaign.duplicate-number"),
@@ -235,7 +235,8 @@ def test_a_rule_that_fails_on_some_table_is_an_error_at_its_line(tmp_path):
     output = run("validate", str(tmp_path / "c")).output
     assert "the rule 'sum == distinct[3]' fails for sum=0" in output
     assert "list object has no element 3" in output
-    assert "a value rule must give a whole number; 'value / 2' gave 0.0 for value=0" in output
+    assert "a value rule must give a whole number from -1000 to 1000; 'value / 2' gave 0.0 " \
+        "for value=0" in output
 
 
 def test_a_rule_failing_in_play_is_a_located_error_not_a_crash(tmp_path):

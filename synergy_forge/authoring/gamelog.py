@@ -8,19 +8,19 @@ then one record per decision, in the order the engine asked; last, the outcome.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, BinaryIO
 
 from synergy_forge import __version__
 from synergy_forge.authoring.definitions import definition_from, standard_rulebook
-from synergy_forge.authoring.loading import definition_to_data, mission_from_data, mission_to_data
+from synergy_forge.authoring.diagnostics import errors
+from synergy_forge.authoring.loading import check_mission, definition_to_data, mission_to_data
 from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.core.cards import Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
-from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import ActionUse
-from synergy_forge.core.rules import Rulebook
+from synergy_forge.core.rules import Definition
 
 LOG_FORMAT = 1
 
@@ -49,25 +49,35 @@ def encode(choice: Any) -> Any:
 
 
 def decode(data: Any, kind: DecisionKind) -> Any:
-    """A recorded choice back as a value; raises ValueError when it is not one."""
+    """A recorded choice back as a value; raises ValueError when it is not the shape `kind`
+    takes. The record already passed its schema (gamelog.schema.json): types are exact."""
     if kind in (DecisionKind.SUPER, DecisionKind.HYPER):
         if not isinstance(data, int) or isinstance(data, bool):
-            raise ValueError("expected a seat number")
+            raise ValueError(f"a {kind} choice is a seat number")
         return data
     if kind is DecisionKind.GOAL:
-        return GoalCard(str(data["goal"]), str(data["color"]))
+        if not isinstance(data, dict) or set(data) != {"goal", "color"}:
+            raise ValueError("a goal choice is a goal card {goal, color}")
+        return GoalCard(data["goal"], data["color"])
     if kind in (DecisionKind.FIRST_NUMBER, DecisionKind.SECOND_NUMBER, DecisionKind.TAKE_BACK):
-        return NumberCard(int(data["value"]), str(data["color"]))
+        return _card(data, f"a {kind} choice")
     if data is None:
         return None
+    if not isinstance(data, dict) or "card" not in data:
+        raise ValueError("an action choice is an action use {card, seat, ...} or null")
     return ActionUse(
-        Action(data["card"]), int(data["seat"]), target=data.get("target"),
-        other=data.get("other"),
+        Action(data["card"]), data["seat"], target=data.get("target"), other=data.get("other"),
         seats=tuple(data["seats"]) if "seats" in data else None,
-        replacement=decode(data["with"], DecisionKind.FIRST_NUMBER) if "with" in data else None,
-        cards=tuple(decode(c, DecisionKind.FIRST_NUMBER) for c in data["cards"])
+        replacement=_card(data["with"], "'with'") if "with" in data else None,
+        cards=tuple(_card(c, "each of 'cards'") for c in data["cards"])
         if "cards" in data else None,
     )
+
+
+def _card(data: Any, what: str) -> NumberCard:
+    if not isinstance(data, dict) or set(data) != {"value", "color"}:
+        raise ValueError(f"{what} is a number card {{value, color}}")
+    return NumberCard(data["value"], data["color"])
 
 
 def header(game: Game, bots: Sequence[str]) -> dict[str, Any]:
@@ -123,92 +133,200 @@ class ReplayError(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(f"line {line}: {message}")
         self.line = line
+        self.message = message
 
 
-def game_from_header(data: dict[str, Any], line: int = 1) -> tuple[Game, list[str]]:
-    """Set the game of a log's first record up again; raises ReplayError when it cannot be."""
+#: The longest line a log may hold: a game record with a campaign's definitions is a few
+#: kilobytes; past this the line is refused before it is parsed, so memory stays flat.
+MAX_LINE = 256 * 1024
+
+
+def log_lines(stream: BinaryIO) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a binary stream, read one bounded line at a time.
+
+    Raises ReplayError for a line longer than MAX_LINE or not UTF-8 (a BOM at the very start
+    is dropped, as `validate` does).
+    """
+    number = 0
+    while True:
+        raw = stream.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            raise ReplayError(number, f"the line is longer than {MAX_LINE // 1024} KiB; a game "
+                              "log's lines are far shorter")
+        if number == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        try:
+            yield number, raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ReplayError(number, "the line is not UTF-8 text") from None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {key!r} appears twice")
+        found[key] = value
+    return found
+
+
+def _parse(number: int, text: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ReplayError(number, f"not JSON: {exc.msg} (column {exc.colno})") from None
+    except RecursionError:
+        raise ReplayError(number, "the record is nested too deeply") from None
+    except ValueError as exc:  # our hooks, and integers of thousands of digits
+        raise ReplayError(number, f"not valid JSON: {exc}") from None
+
+
+def _check(number: int, record: Any, part: str) -> None:
+    """The record against its $def of gamelog.schema.json: the first problem, at its line."""
+    problems = schema_diagnostics(Document("log", record, {(): (number, 1)}, {}), "gamelog",
+                                  part)
+    if problems:
+        raise ReplayError(number, f"{_WHAT[part]}: {problems[0].message}")
+
+
+_WHAT = {"game": "the game record", "decision": "the decision record", "end": "the end record"}
+
+
+def game_from_header(data: Any, line: int = 1) -> tuple[Game, list[str]]:
+    """Set the game of a log's first record up again, checking it as `validate` checks files:
+    the record's schema, each definition as a goal or challenge file (no built-in id redefined),
+    the mission as a mission file with those definitions. Raises ReplayError."""
     if not isinstance(data, dict) or data.get("type") != "game":
         raise ReplayError(line, "the first record must be the game record (type: game)")
-    rulebook: Rulebook = standard_rulebook()
-    own = []
-    for raw in data.get("definitions", []):
-        kind = "goal" if "kind" not in raw else "challenge"
-        definition, found = definition_from(Document("log", raw, {(): (line, 1)}, {}), kind)
-        if definition is None:
-            raise ReplayError(line, f"definition {raw.get('id')!r}: {found[0].message}")
+    if data.get("format") != LOG_FORMAT:
+        raise ReplayError(line, f"log format {data.get('format')!r} is not one this version "
+                          f"reads (format {LOG_FORMAT})")
+    _check(line, data, "game")
+    builtin = standard_rulebook()
+    own: list[Definition] = []
+    for i, raw in enumerate(data["definitions"]):
+        doc = Document("log", raw, {(): (line, 1)}, {})
+        definition, found = definition_from(doc, "challenge" if "kind" in raw else "goal")
+        problems = errors(found)
+        where = f"definition {i + 1} ({raw['id']})"
+        if problems or definition is None:
+            raise ReplayError(line, f"{where}: {problems[0].message}")
+        if definition.id in builtin.goals or definition.id in builtin.challenges:
+            raise ReplayError(line, f"{where}: '{definition.id}' is a built-in id; a log "
+                              "cannot redefine it")
+        if any(d.id == definition.id for d in own):
+            raise ReplayError(line, f"{where}: '{definition.id}' is defined twice")
         own.append(definition)
-    rulebook = rulebook.extended(own)
-    mission_data = data.get("mission")
-    doc = Document("log", mission_data, {(): (line, 1)}, {})
-    problems = schema_diagnostics(doc, "mission")
-    if problems:
+    rulebook = builtin.extended(own)
+    mission, found = check_mission(Document("log", data["mission"], {(): (line, 1)}, {}),
+                                   rulebook)
+    problems = errors(found)
+    if mission is None or problems:
         raise ReplayError(line, f"the mission is not valid: {problems[0].message}")
-    mission: Mission = mission_from_data(mission_data)
-    try:
-        game = Game(mission, int(data["players"]), int(data["seed"]), rulebook,
-                    tuple(data["colors"]))
-        bots = [str(b) for b in data["bots"]]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ReplayError(line, f"the game record is incomplete: {exc}") from None
-    return game, bots
+    players, colors, bots = data["players"], data["colors"], data["bots"]
+    if players not in mission.players:
+        raise ReplayError(line, f"mission {mission.id} is for "
+                          f"{', '.join(map(str, mission.players))} players, not {players}")
+    if len(colors) != players or len(bots) != players:
+        raise ReplayError(line, f"{players} players need {players} colours and {players} bots, "
+                          f"the log has {len(colors)} and {len(bots)}")
+    return Game(mission, players, data["seed"], rulebook, tuple(colors)), list(bots)
 
 
-def replay(lines: Sequence[str]) -> Game:
-    """Re-run a log through the engine; returns the finished game or raises ReplayError."""
-    records = []
-    for number, text in enumerate(lines, start=1):
-        if not text.strip():
-            continue
-        try:
-            records.append((number, json.loads(text)))
-        except json.JSONDecodeError as exc:
-            raise ReplayError(number, f"not JSON: {exc.msg}") from None
-    if not records:
-        raise ReplayError(1, "the log is empty")
-    game, _ = game_from_header(records[0][1], records[0][0])
-    position = 1
+class _Records:
+    """The log's records one at a time, blank lines skipped; `last` is the last line read."""
+
+    def __init__(self, lines: Iterable[str] | Iterable[tuple[int, str]]) -> None:
+        self._lines = iter(lines)
+        self.last = 0
+
+    def next(self) -> tuple[int, Any] | None:
+        for item in self._lines:
+            number, text = item if isinstance(item, tuple) else (self.last + 1, item)
+            self.last = number
+            if text.strip():
+                return number, _parse(number, text)
+        return None
+
+
+def replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
+    """Re-run a log through the engine; returns the finished game or raises ReplayError at the
+    first record that is not what the engine would accept in its position.
+
+    `lines` are the log's lines (or (number, line) pairs, as `log_lines` gives), read one at a
+    time: nothing is kept but the game.
+    """
+    records = _Records(lines)
+    first = records.next()
+    if first is None:
+        raise ReplayError(max(records.last, 1), "the log is empty")
+    game, _ = game_from_header(first[1], first[0])
     while not game.over:
-        decisions = game.pending()
         choices = []
-        for decision in decisions:
-            if position >= len(records):
-                raise ReplayError(records[-1][0] + 1, f"the log ends, but seat {decision.seat} "
-                                  f"still has a {decision.kind} decision to make")
-            number, record = records[position]
-            position += 1
+        for decision in game.pending():
+            expected = f"seat {decision.seat}'s {decision.kind} decision " + \
+                _round_name(game.round_number)
+            found = records.next()
+            if found is None:
+                raise ReplayError(records.last + 1, f"the log ends early: expected {expected}")
+            number, record = found
             if not isinstance(record, dict) or record.get("type") != "decision":
-                raise ReplayError(number, f"expected seat {decision.seat}'s {decision.kind} "
-                                  "decision")
-            if record.get("seat") != decision.seat or record.get("kind") != decision.kind:
-                raise ReplayError(number, f"the engine asks seat {decision.seat} for "
-                                  f"{decision.kind}, the log has seat {record.get('seat')} "
-                                  f"{record.get('kind')}")
+                raise ReplayError(number, f"expected {expected}, found "
+                                  f"{_kind_of_record(record)}")
+            _check(number, record, "decision")
+            position = (record["round"], record["seat"], record["kind"])
+            if position != (game.round_number, decision.seat, decision.kind):
+                raise ReplayError(number, f"the engine asks for {expected}, the log has seat "
+                                  f"{record['seat']}'s {record['kind']} decision "
+                                  f"{_round_name(record['round'])}")
             try:
-                choice = decode(record.get("choice"), decision.kind)
-            except (KeyError, TypeError, ValueError) as exc:
+                choice = decode(record["choice"], decision.kind)
+            except ValueError as exc:
                 raise ReplayError(number, f"the choice cannot be read: {exc}") from None
             if choice not in decision.choices:
                 raise ReplayError(number, f"illegal: seat {decision.seat} cannot choose "
-                                  f"{record.get('choice')} for {decision.kind}")
+                                  f"{json.dumps(record['choice'])} for {decision.kind}")
             choices.append(choice)
         try:
             game.apply(choices)
         except IllegalChoice as exc:
-            raise ReplayError(records[position - 1][0], str(exc)) from None
-    if position >= len(records):
-        raise ReplayError(records[-1][0] + 1, "the log has no end record")
-    number, end = records[position]
-    expected = outcome_record(game)
-    if end != expected:
-        raise ReplayError(number, f"the log says {_summary(end)}, the engine {_summary(expected)}")
-    if position + 1 < len(records):
-        raise ReplayError(records[position + 1][0], "records after the end of the game")
+            raise ReplayError(records.last, str(exc)) from None
+    expected_end = outcome_record(game)
+    found = records.next()
+    if found is None:
+        raise ReplayError(records.last + 1, f"the log has no end record; the engine finished "
+                          f"the game: {_summary(expected_end)}")
+    number, end = found
+    if not isinstance(end, dict) or end.get("type") != "end":
+        raise ReplayError(number, f"the engine finished the game ({_summary(expected_end)}); "
+                          f"expected the end record, found {_kind_of_record(end)}")
+    _check(number, end, "end")
+    if end != expected_end:
+        raise ReplayError(number, f"the log says {_summary(end)}, the engine "
+                          f"{_summary(expected_end)}")
+    after = records.next()
+    if after is not None:
+        raise ReplayError(after[0], "records after the end of the game")
     return game
 
 
-def _summary(record: Any) -> str:
-    if not isinstance(record, dict):
-        return repr(record)
-    result = record.get("result")
-    reason = f" ({record.get('reason')})" if record.get("reason") else ""
-    return f"{result}{reason} after {record.get('rounds_played')} round(s)"
+def _round_name(number: int) -> str:
+    return "before round 1" if number == 0 else f"of round {number}"
+
+
+def _kind_of_record(record: Any) -> str:
+    if isinstance(record, dict) and isinstance(record.get("type"), str):
+        return f"a record of type {record['type'][:20]!r}"
+    return "a record without a type" if isinstance(record, dict) else "no record (not an object)"
+
+
+def _summary(record: dict[str, Any]) -> str:
+    reason = f" ({record['reason']})" if record["reason"] else ""
+    return f"{record['result']}{reason} after {record['rounds_played']} round(s)"

@@ -14,7 +14,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.core.cards import DEFAULT_COLORS, MAX_ROUNDS, NumberCard
 from synergy_forge.core.referee import SeatPlay, Table, settle
-from synergy_forge.core.rules import Rulebook, RuleKind
+from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
 
 WARNING = Severity.WARNING
 
@@ -136,11 +136,18 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
                                     "cards make a sum (combine)", "mission.combine"))
     if len(known) == len(challenges) and challenges and not any(
         d.check == "mission.passing" for d in found
-    ) and not keepable_pairs(tuple(challenges), rulebook):
-        found.append(doc.diagnostic(
-            ("challenges",), f"no two number cards of one colour keep all of "
-            f"{', '.join(challenges)}: every round would lose the mission (R9)",
-            "mission.unsatisfiable"))
+    ):
+        try:
+            keepable = keepable_pairs(tuple(challenges), rulebook)
+        except RuleError as exc:  # a campaign's rule that fails (also reported at its file)
+            found.append(doc.diagnostic(
+                ("challenges",), f"the challenges cannot be played: {exc}", "mission.rule-fails"))
+        else:
+            if not keepable:
+                found.append(doc.diagnostic(
+                    ("challenges",), f"no two number cards of one colour keep all of "
+                    f"{', '.join(challenges)}: every round would lose the mission (R9)",
+                    "mission.unsatisfiable"))
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
     return found

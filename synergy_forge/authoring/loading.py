@@ -273,7 +273,7 @@ def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     folder = find_campaign(path)
     if folder is not None:
         context = read_campaign(folder, with_missions=False)
-        if context.campaign is None:
+        if context.campaign is None or errors(context.diagnostics):
             raise InvalidInput(errors(context.diagnostics))
         rulebook, languages = context.campaign.rulebook, context.campaign.languages
         colors = context.campaign.colors

@@ -6,7 +6,7 @@ import json
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
@@ -28,16 +28,31 @@ def registry() -> Registry:
     return Registry().with_resources(resources)
 
 
+def _whole(checker: Any, value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# JSON Schema counts 1.0 as an integer; the game does not (a hand of 6.0 cards, a round's
+# super seat 1.0): every format's whole numbers are ints here, so schema and loader agree.
+_Validator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _whole),
+)
+
+
 @cache
-def validator(kind: str) -> Draft202012Validator:
+def validator(kind: str, part: str = "") -> Draft202012Validator:
     """A validator for one file kind, its cross-file $refs inlined once through the registry.
 
     The schemas on disk keep their $refs (editors follow them); inlining them here saves
     jsonschema a registry lookup on every use, which was a third of validation time.
     """
     uri = f"{BASE}{kind}.schema.json"
-    schema = _inline(registry().contents(uri), registry().resolver(uri))
-    return Draft202012Validator(schema)
+    contents = registry().contents(uri)
+    if part:  # one of the file's $defs (a game log's record kinds)
+        contents = contents["$defs"][part]
+    schema = _inline(contents, registry().resolver(uri))
+    return _Validator(schema)
 
 
 def _inline(node: Any, resolver: Any) -> Any:
@@ -55,10 +70,11 @@ def _inline(node: Any, resolver: Any) -> Any:
             for k, v in node.items() if k != "$defs"}
 
 
-def schema_diagnostics(doc: Document, kind: str) -> list[Diagnostic]:
-    """One diagnostic per schema violation in `doc`, each at the offending node."""
+def schema_diagnostics(doc: Document, kind: str, part: str = "") -> list[Diagnostic]:
+    """One diagnostic per schema violation in `doc`, each at the offending node (against one
+    of the schema's $defs when `part` names it)."""
     found = []
-    for error in validator(kind).iter_errors(doc.data):
+    for error in validator(kind, part).iter_errors(doc.data):
         error = _deepest(error)
         path = tuple(error.absolute_path)
         message, on_key, path = _describe(error, path)
@@ -146,6 +162,8 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
         return f"{where} cannot have the key {value!r}; keys must be {rule}", True, \
             (*path, value)
     if v in ("anyOf", "oneOf"):
+        if isinstance(value, float) and value.is_integer() and "integer" in json.dumps(arg):
+            return f"{where}: {value} is not a whole number: write {int(value)}", False, path
         return f"{where} must be {_alternatives(error)}, got {_kind_of(value)}", False, path
     if v == "required":
         missing = [name for name in arg if isinstance(value, dict) and name not in value]
@@ -163,6 +181,8 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
         return f"{error.message}", True, path
     if v == "type":
         wanted = arg if isinstance(arg, list) else [arg]
+        if "integer" in wanted and isinstance(value, float) and value.is_integer():
+            return f"{where}: {value} is not a whole number: write {int(value)}", False, path
         expected = " or ".join(_TYPES.get(t, t) for t in wanted)
         return f"{where} must be {expected}, got {_kind_of(value)}{hint}", False, path
     if v == "enum":

@@ -7,13 +7,14 @@ node so that later checks can point at the exact spot.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.fileio import open_regular
 
 MAX_BYTES = 2 * 1024 * 1024
 MAX_DEPTH = 64
@@ -32,6 +33,13 @@ class Document:
     data: Any
     values: dict[PathKey, tuple[int, int]]
     keys: dict[PathKey, tuple[int, int]]
+    #: The file's text, for messages that quote a line (empty for data not read from a file).
+    text: str = field(default="", repr=False, compare=False)
+
+    def line_text(self, line: int) -> str:
+        """Line `line` (1-based) of the file, or "" when unknown."""
+        lines = self.text.splitlines()
+        return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def where(self, path: PathKey, key: bool = False) -> tuple[int, int]:
         """The closest known position of `path` (its key when `key`), walking up to the root."""
@@ -58,7 +66,7 @@ def read_document(path: Path, display: str | None = None) -> Document:
     """Read and parse `path`. Raises InvalidInput with a located diagnostic on any problem."""
     name = display or str(path)
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             raw = handle.read(MAX_BYTES + 1)
     except IsADirectoryError:
         raise _error(name, 1, 1, "is a folder, expected a file", "file") from None
@@ -95,7 +103,7 @@ def parse_document(raw: bytes, name: str) -> Document:
         raise _error(name, 1, 1, f"YAML syntax: {exc}") from None
     finally:
         loader.dispose()
-    return Document(name, data, values, keys)
+    return Document(name, data, values, keys, text)
 
 
 def _build(loader: Any, name: str) -> tuple[Any, dict[PathKey, tuple[int, int]], dict]:

@@ -114,13 +114,18 @@ def validate(paths: tuple[Path, ...], fmt: str) -> None:
     """Check missions, campaigns, goals, challenges and rounds.
 
     PATHS are files or folders (a folder with campaign.yaml is a campaign; any other folder is
-    searched for *.yaml and *.json). Default: the bundled starter campaign. Exits 0 when there
-    is no error (warnings allowed), 1 when there are errors, 2 on a usage error.
+    searched for *.yaml, *.yml and *.json). Default: the bundled starter campaign. Exits 0 when
+    there is no error (warnings allowed), 1 when there are errors, 2 on a usage error (a folder
+    with no file to check is one).
     """
     from synergy_forge.authoring.validate import validate_paths
     from synergy_forge.resources import starter_campaign
 
     report = validate_paths(list(paths) or [starter_campaign()])
+    if report.files == 0:  # a folder with nothing to check is a mistake in the command
+        click.echo(f"{', '.join(map(str, paths))}: no file to check (a campaign.yaml, or "
+                   f"*.yaml, *.yml, *.json files)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     if fmt == "json":
         click.echo(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     elif fmt == "github":
@@ -265,20 +270,24 @@ def replay(log_file: Path) -> None:
     Exits 0 when every decision is legal and the outcome is the same, 1 naming the first
     record that is illegal or disagrees, 2 when the file cannot be read.
     """
-    from synergy_forge.authoring.gamelog import ReplayError
+    from synergy_forge.authoring.gamelog import ReplayError, log_lines
     from synergy_forge.authoring.gamelog import replay as replay_log
+    from synergy_forge.fileio import open_regular
 
     try:
-        text = log_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        click.echo(f"{log_file}:1:1: error: cannot read the log: {reason}", err=True)
+        stream = open_regular(log_file)
+    except OSError as exc:
+        click.echo(f"{log_file}:1:1: error: cannot read the log: {exc.strerror}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     try:
-        game = replay_log(text.splitlines())
+        with stream:
+            game = replay_log(log_lines(stream))
     except ReplayError as exc:
-        click.echo(f"{log_file}:{exc.line}:1: error: {str(exc).split(': ', 1)[1]}", err=True)
-        sys.exit(EXIT_BAD_INPUT if exc.line == 1 else EXIT_FAILED)
+        click.echo(f"{log_file}:{exc.line}:1: error: {exc.message}", err=True)
+        sys.exit(EXIT_FAILED)
+    except OSError as exc:  # a read error part way through
+        click.echo(f"{log_file}:1:1: error: cannot read the log: {exc.strerror}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     click.echo(f"{log_file}: replayed {game.outcome.rounds_played} round(s): "  # type: ignore
                f"{game.outcome} (same outcome as recorded)")
 
@@ -315,12 +324,17 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI per-card PNGs.")
+@click.option("--tts", is_flag=True, help="Also export deck sheets and a saved object for "
+              "Tabletop Simulator, into OUT/<lang>/tts/ (made from the PNGs).")
+@click.option("--tts-url-base", metavar="URL", help="Where you will upload the TTS sheets: "
+              "their URLs become URL/<file> instead of file:// URLs.")
 @click.option("--no-cache", is_flag=True, help="Render everything again, without reading or "
               "keeping OUT/.cache (the output is the same).")
 @click.option("--watch", is_flag=True, help="Build, then build again on every save in the "
               "campaign folder, until Ctrl-C.")
 def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_size: str,
-          jobs: int | None, no_png: bool, no_cache: bool, watch: bool) -> None:
+          jobs: int | None, no_png: bool, tts: bool, tts_url_base: str | None, no_cache: bool,
+          watch: bool) -> None:
     """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
 
     Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
@@ -331,13 +345,22 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     from synergy_forge.printing.layout import LayoutError, sheet
     from synergy_forge.resources import starter_campaign
 
+    if tts and no_png:
+        raise click.UsageError("--tts makes its deck sheets from the PNGs: drop --no-png")
+    if tts_url_base is not None:
+        if not tts:
+            raise click.UsageError("--tts-url-base is for --tts")
+        if not tts_url_base.startswith(("http://", "https://")):
+            raise click.BadParameter("expected an http:// or https:// URL",
+                                     param_hint="--tts-url-base")
     folder = campaign_dir or starter_campaign()
     size = _card_size(card_size)
     try:
         sheet(paper, size)
     except LayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="--card-size") from None
-    code = _build_once(folder, lang, paper, out_dir, size, jobs, no_png, no_cache)
+    tts_options = (tts, tts_url_base)
+    code = _build_once(folder, lang, paper, out_dir, size, jobs, no_png, no_cache, tts_options)
     if not watch:
         sys.exit(code)
     import logging
@@ -355,15 +378,16 @@ def build(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path, card_
     try:
         for _ in watchfiles.watch(folder, watch_filter=campaign_file, debounce=200, step=50,
                                   raise_interrupt=False):
-            _build_once(folder, lang, paper, out_dir, size, jobs, no_png, no_cache)
+            _build_once(folder, lang, paper, out_dir, size, jobs, no_png, no_cache, tts_options)
             click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
     except KeyboardInterrupt:
         pass
 
 
 def _build_once(folder: Path, lang: str, paper: str, out_dir: Path, size, jobs: int | None,
-                no_png: bool, no_cache: bool) -> int:
+                no_png: bool, no_cache: bool, tts_options: tuple[bool, str | None]) -> int:
     """One build; returns the exit code (usage errors exit at once, even with --watch)."""
+    tts, tts_url_base = tts_options
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.i18n import available_languages
     from synergy_forge.printing.render import Options, OutputFolderError, jobs_for
@@ -385,7 +409,7 @@ def _build_once(folder: Path, lang: str, paper: str, out_dir: Path, size, jobs: 
         if language not in result.campaign.languages:
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
-    options = Options(paper, size, png=not no_png)
+    options = Options(paper, size, png=not no_png, tts=tts, tts_url_base=tts_url_base)
     try:
         with click.progressbar(length=len(jobs_for(languages)), label="Rendering",
                                file=sys.stderr) as bar:
@@ -399,6 +423,9 @@ def _build_once(folder: Path, lang: str, paper: str, out_dir: Path, size, jobs: 
         sys.exit(EXIT_BAD_INPUT)
     problems = 0
     for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
+        if r.job.kind == "tts":
+            click.echo(f"  {os.path.relpath(r.path)}  Tabletop Simulator, {len(r.pngs)} image(s)")
+            continue
         extra = f", {len(r.pngs)} PNGs" if r.pngs else ""
         click.echo(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
     for r in results:
@@ -415,8 +442,12 @@ def _build_once(folder: Path, lang: str, paper: str, out_dir: Path, size, jobs: 
                    err=True)
     if len(missing) > 20:
         click.echo(f"warning: … and {len(missing) - 20} more missing translations", err=True)
-    pngs = sum(len(r.pngs) for r in results)
-    click.echo(f"Built {len(results)} PDFs and {pngs} PNGs in {out_dir}"
+    pdfs = [r for r in results if r.job.kind != "tts"]
+    pngs = sum(len(r.pngs) for r in pdfs)
+    exports = len(results) - len(pdfs)
+    click.echo(f"Built {len(pdfs)} PDFs and {pngs} PNGs"
+               + (f", {exports} Tabletop Simulator export(s)" if exports else "")
+               + f" in {out_dir}"
                + (f"; {problems} text(s) do not fit" if problems else ""))
     return EXIT_FAILED if problems else EXIT_OK
 

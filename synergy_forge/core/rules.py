@@ -7,6 +7,7 @@ may carry a native `check` instead (see `native.py`), which tests prove equal to
 
 from __future__ import annotations
 
+import difflib
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -14,7 +15,8 @@ from enum import StrEnum
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateSyntaxError, meta
+from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from synergy_forge.core.cards import Action
@@ -67,8 +69,27 @@ VARIABLES: Mapping[RuleKind, Mapping[str, str]] = {
     RuleKind.PASSING: {},
 }
 
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+class _RuleSandbox(ImmutableSandboxedEnvironment):
+    """The sandbox, with `*` and `**` kept to numbers at run time too: `[0] * 1000` repeated
+    would build lists of any size, which the allow-list's static checks also refuse."""
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        if not (_number(left) and _number(right)):
+            raise SecurityError(f"'{operator}' works on numbers only in a rule")
+        if operator == "**" and not (isinstance(right, int) and 0 <= right <= MAX_POWER):
+            raise SecurityError(f"a power may only be 0 to {MAX_POWER}")
+        return super().call_binop(context, operator, left, right)
+
+
 # One sandbox for every rule; it holds no state a rule can change.
-_SANDBOX = ImmutableSandboxedEnvironment(undefined=StrictUndefined)
+_SANDBOX = _RuleSandbox(undefined=StrictUndefined)
 
 
 class RuleError(ValueError):
@@ -80,19 +101,202 @@ class RuleError(ValueError):
         self.detail, self.origin = detail, origin
 
 
-def rule_problems(kind: RuleKind, rule: str) -> list[str]:
-    """Every reason `rule` cannot be used for a definition of `kind`; empty when it can."""
+#: What a rule may be made of (docs/definitions.md "What a rule may use"). Anything else is
+#: refused when the rule is read, so that no rule can cost more than a few microseconds.
+MAX_RULE_LENGTH = 500
+MAX_NESTING = 20  # brackets; checked on the text, since Jinja's parser recurses on them
+MAX_DEPTH = 50  # of the parse tree; the sandbox's compiler and the grid recurse on it, and
+# Python compiles at most 200 nested brackets in the code Jinja writes
+MAX_PREFIXES = 10  # signs or `not`s in a row: Jinja's parser recurses on each as well
+MAX_LITERAL = 1000
+MAX_POWER = 3  # `x ** 2`, `x ** 3`: a literal exponent only
+#: A value, combine or sum rule gives a whole number within this bound (and so every sum does).
+MAX_VALUE = 1000
+#: No whole number in a rule may grow past this, whatever the variables (below 2**63, so that
+#: the grid's arrays compute exactly what Python does).
+MAX_MAGNITUDE = 10**15
+FILTERS = ("abs", "length", "count", "min", "max", "sum", "sort", "unique", "first", "last")
+TESTS = ("none", "odd", "even", "divisibleby")
+_LISTS = {"others", "sums", "distinct"}
+_CONSTANTS = {"true", "false", "none", "True", "False", "None"}
+_KEYWORDS = {"and", "or", "not", "in", "is", "if", "else", "true", "false", "none", "True",
+             "False", "None"}
+_OPERATORS = {"+", "-", "*", "/", "//", "%", "**", "==", "!=", "<", "<=", ">", ">=", "(", ")",
+              "[", "]", ",", "|"}
+# Node types of an allowed rule (a second line of defence behind the token checks).
+_NODES = (nodes.Const, nodes.Name, nodes.List, nodes.Tuple, nodes.Add, nodes.Sub, nodes.Mul,
+          nodes.Div, nodes.FloorDiv, nodes.Mod, nodes.Pow, nodes.Neg, nodes.Pos, nodes.Compare,
+          nodes.Operand, nodes.And, nodes.Or, nodes.Not, nodes.CondExpr, nodes.Test,
+          nodes.Filter, nodes.Getitem)
+
+
+class RuleProblem(str):
+    """A reason a rule is refused, with `offset`: where in the rule text it is (0-based)."""
+
+    offset: int
+
+    def __new__(cls, message: str, offset: int = 0) -> RuleProblem:
+        problem = super().__new__(cls, message)
+        problem.offset = offset
+        return problem
+
+
+def rule_problems(kind: RuleKind, rule: str) -> list[RuleProblem]:
+    """Every reason `rule` cannot be used for a definition of `kind`; empty when it can.
+
+    Checked in order of cost, each before anything that could be slow or recurse on it: the
+    length and bracket nesting of the text, each token against the allow-list, then the parse
+    tree's depth and the size its numbers can reach.
+    """
+    if len(rule) > MAX_RULE_LENGTH:
+        return [RuleProblem(f"the rule is {len(rule)} characters long; at most "
+                            f"{MAX_RULE_LENGTH} are allowed", MAX_RULE_LENGTH)]
+    depth = 0
+    for offset, char in enumerate(rule):
+        depth += (char in "([{") - (char in ")]}")
+        if depth > MAX_NESTING:
+            return [RuleProblem(f"brackets nested more than {MAX_NESTING} deep", offset)]
+    allowed = VARIABLES[kind]
+    problem = _token_problem(kind, rule, allowed)
+    if problem is not None:
+        return [problem]
     try:
         ast = _SANDBOX.parse("{{ (" + rule + ") }}")
     except TemplateSyntaxError as exc:
-        return [f"the rule does not compile: {exc.message}"]
-    allowed = VARIABLES[kind]
-    unknown = sorted(meta.find_undeclared_variables(ast) - set(allowed))
-    if unknown:
-        names = ", ".join(unknown)
-        known = ", ".join(allowed) or "none"
-        return [f"the rule uses unknown variable(s) {names}; a {kind} rule may use: {known}"]
-    return []
+        return [RuleProblem(f"the rule does not compile: {exc.message}")]
+    problem = _tree_problem(ast.body[0].nodes[0])  # type: ignore[attr-defined]
+    return [problem] if problem is not None else []
+
+
+def _token_problem(kind: RuleKind, rule: str, allowed: Mapping[str, str]) -> RuleProblem | None:
+    try:
+        tokens = list(_SANDBOX.lexer.tokeniter("{{ " + rule + " }}", "rule"))
+    except TemplateSyntaxError as exc:
+        return RuleProblem(f"the rule does not compile: {exc.message}")
+    offset = -3
+    previous: list[str] = []  # the significant tokens so far
+    found: tuple[str, int] | None = None
+    run = 0
+    for index, (_, token, value) in enumerate(tokens):
+        at, offset = offset, offset + len(value)
+        if token == "whitespace" or (index == 0 and token == "variable_begin"):
+            continue
+        if token == "variable_end" and index == len(tokens) - 1:
+            break
+        before = previous[-1] if previous else ""
+        # Signs and `not` in a row: Jinja's parser recurses once for each.
+        prefix = value == "not" or (value in ("-", "+") and (
+            before in _OPERATORS - {")", "]"} or before in _KEYWORDS - _CONSTANTS or not before))
+        run = run + 1 if prefix else 0
+        if run > MAX_PREFIXES:
+            found = (f"more than {MAX_PREFIXES} signs or 'not's in a row", at)
+        elif token == "string":
+            found = (f"text ({value}) is not allowed in a rule: rules work on numbers", at)
+        elif token in ("integer", "float"):
+            number = float(value.replace("_", "")) if token == "float" else \
+                int(value.replace("_", ""), 0)
+            if abs(number) > MAX_LITERAL:
+                found = (f"{value} is too large: numbers in a rule are at most {MAX_LITERAL}", at)
+            elif before == "**" and (token == "float" or number > MAX_POWER):
+                found = (f"a power may only be a literal 0 to {MAX_POWER}", at)
+        elif token == "name":
+            after = next((v for _, t, v in tokens[index + 1:] if t != "whitespace"), "")
+            if before == "|":
+                if value not in FILTERS:
+                    found = (f"the filter '{value}' is not allowed; a rule may use "
+                             f"{', '.join(FILTERS)}", at)
+                elif after == "(":
+                    found = (f"the filter '{value}' takes no arguments in a rule", at)
+            elif (before == "is" and value != "not") or previous[-2:] == ["is", "not"]:
+                if value not in TESTS:
+                    found = (f"the test '{value}' is not allowed; a rule may use "
+                             f"{', '.join(TESTS)}", at)
+            elif value not in _KEYWORDS and value not in allowed:
+                known = ", ".join(allowed) or "none"
+                close = difflib.get_close_matches(value, list(allowed), n=1)
+                did = f" (did you mean '{close[0]}'?)" if close else ""
+                found = (f"unknown variable '{value}'{did}; a {kind} rule may use: {known}", at)
+            elif after == "(" and value not in _KEYWORDS:
+                found = (f"'{value}' is not a function: calls are not allowed in a rule", at)
+        elif value == "**" and next((t for _, t, _ in tokens[index + 1:]
+                                     if t != "whitespace"), "") != "integer":
+            found = (f"a power may only be a literal 0 to {MAX_POWER}", offset)
+        elif token == "operator" and value not in _OPERATORS:
+            what = {".": "attribute access (.) is", "~": "joining text (~) is",
+                    ":": "slices (:) are", "{": "mappings ({ }) are",
+                    "=": "assignments (=) are"}.get(value, f"'{value}' is")
+            found = (f"{what} not allowed in a rule", at)
+        elif token not in ("operator",):
+            found = (f"'{value.strip()}' is not allowed in a rule", max(at, 0))
+        if found is not None:
+            return RuleProblem(found[0], max(found[1], 0))
+        previous.append(value)
+    return None
+
+
+def _tree_problem(root: nodes.Node) -> RuleProblem | None:
+    """The first node an allowed rule cannot hold, or numbers that could grow too large.
+
+    Walks the tree with an explicit stack (nothing here recurses in Python); `bound` is the
+    largest magnitude each subexpression can reach, every variable being at most MAX_VALUE
+    and `others`, `sums` and `distinct` at most 5 long.
+    """
+    order: list[tuple[nodes.Node, int]] = []
+    stack: list[tuple[nodes.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return RuleProblem(f"the rule is nested more than {MAX_DEPTH} levels deep (each "
+                               "operation on the result of another is a level); simplify it")
+        if not isinstance(node, _NODES):
+            return RuleProblem(f"{type(node).__name__.lower()} is not allowed in a rule")
+        if isinstance(node, nodes.CondExpr) and node.expr2 is None:
+            return RuleProblem("'x if condition' needs an 'else' in a rule")
+        if isinstance(node, nodes.Const) and isinstance(node.value, str):
+            return RuleProblem("text is not allowed in a rule: rules work on numbers")
+        if isinstance(node, nodes.Filter | nodes.Test) and (
+                node.kwargs or node.dyn_args or node.dyn_kwargs
+                or (node.args and getattr(node, "name", "") != "divisibleby")):
+            return RuleProblem(f"'{node.name}' takes no arguments in a rule")
+        order.append((node, depth))
+        stack.extend((child, depth + 1) for child in node.iter_child_nodes())
+    bound: dict[int, float] = {}
+    size: dict[int, int] = {}  # the most items each list can hold
+    for node, _ in reversed(order):  # children before their parents
+        parts = [bound.get(id(child), 0) for child in node.iter_child_nodes()]
+        if isinstance(node, nodes.Const):
+            value = abs(node.value) if isinstance(node.value, int | float) else 1
+        elif isinstance(node, nodes.Name):
+            value = MAX_VALUE
+            if node.name in _LISTS:
+                size[id(node)] = 5  # one sum per seat
+        elif isinstance(node, nodes.Add | nodes.Sub):
+            value = parts[0] + parts[1]
+        elif isinstance(node, nodes.Mul):
+            if any(isinstance(side, nodes.List | nodes.Tuple) or (
+                    isinstance(side, nodes.Name) and side.name in _LISTS)
+                   for side in (node.left, node.right)):
+                return RuleProblem("a list cannot be multiplied in a rule")
+            value = parts[0] * parts[1]
+        elif isinstance(node, nodes.Pow):
+            exponent = node.right.value if isinstance(node.right, nodes.Const) else None
+            if type(exponent) is not int or not 0 <= exponent <= MAX_POWER:
+                return RuleProblem(f"a power may only be a literal 0 to {MAX_POWER}")
+            value = max(parts[0], 1) ** exponent
+        elif isinstance(node, nodes.List | nodes.Tuple):
+            value, size[id(node)] = max(parts, default=0), len(node.items)
+        elif isinstance(node, nodes.Filter) and node.name in ("sum", "length", "count"):
+            length = size.get(id(node.node), MAX_VALUE)  # a list's length, at most
+            value = length * max(parts[0], 1) if node.name == "sum" else length
+        else:  # comparisons, tests, and/or/not, choices, min, max, abs, x[k], /, //, %
+            value = max(parts, default=1)
+        if isinstance(node, nodes.Filter) and node.name in ("sort", "unique", "first", "last"):
+            size[id(node)] = size.get(id(node.node), MAX_VALUE)
+        if value > MAX_MAGNITUDE:
+            return RuleProblem(f"numbers in the rule can grow past {MAX_MAGNITUDE:,}; "
+                               "keep them small")
+        bound[id(node)] = value
+    return None
 
 
 def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., Any]:
@@ -126,10 +330,11 @@ def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., A
 
     def number(*args: Any) -> int:
         result = expression(dict(zip(names, args, strict=True)))
-        if isinstance(result, bool) or not isinstance(result, int):
+        if isinstance(result, bool) or not isinstance(result, int) or \
+                abs(result) > MAX_VALUE:
             given = ", ".join(f"{k}={v!r}" for k, v in zip(names, args, strict=True))
-            raise RuleError(f"a {kind} rule must give a whole number; '{rule}' gave "
-                            f"{result!r} for {given}", origin)
+            raise RuleError(f"a {kind} rule must give a whole number from {-MAX_VALUE} to "
+                            f"{MAX_VALUE}; '{rule}' gave {result!r} for {given}", origin)
         return result
 
     return lru_cache(maxsize=8192)(number)

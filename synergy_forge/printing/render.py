@@ -136,6 +136,10 @@ class Options:
     paper: str = "a4"
     card: CardSize = field(default_factory=CardSize)
     png: bool = True
+    #: Tabletop Simulator export (printing/tts.py), made from the PNGs; needs `png`.
+    tts: bool = False
+    #: Where the TTS sheets will be uploaded: their URLs become this + file name.
+    tts_url_base: str | None = None
 
 
 def _pages_for(kit_cards: list, layout: Sheet) -> list[dict[str, Any]]:
@@ -606,6 +610,10 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
                           source)
         results.append(Rendered(Job("print-and-play", language), combined,
                                 sum(by_name[(language, n)].pages for n in COMBINED), 0.0))
+        if options.tts:
+            results.append(_tts(campaign, out_dir, language, options, store, used,
+                                [d for d in documents if d.job.language == language
+                                 and d.job.kind == "cards"]))
     _prune(store, used)
     return results
 
@@ -635,18 +643,38 @@ def _assemble(document: _Document, out_dir: Path, store: Path, options: Options,
     return result
 
 
+def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options, store: Path,
+         used: set[str], cards: list[_Document]) -> Rendered:
+    """The Tabletop Simulator export (printing/tts.py), from the PNGs just placed. Each group's
+    deck sheets are cached under the hash of its faces: a group whose cards did not change is
+    not composed again."""
+    from synergy_forge.printing import tts
+
+    started = time.perf_counter()
+    folder = _inside(out_dir, Path(language) / "tts")
+    for document in cards:
+        group = document.job.group
+        key = _digest("tts", group, repr(options.card), *document.keys)
+        used.add(key)
+        listing = store / f"{key}.json"
+        if listing.is_file():
+            for name in json.loads(listing.read_text()):
+                _place(folder / name, store / f"{key}-{name}")
+            continue
+        sheets = tts.GroupSheets(campaign, language, group, options.card)
+        sheets.add_pngs(_inside(out_dir, Path(language) / "png" / group))
+        written = sheets.write(folder)
+        for path in written:
+            write_atomic(store / f"{key}-{path.name}", path.read_bytes())
+        write_atomic(listing, json.dumps([path.name for path in written]))
+    export = tts.export(campaign, out_dir / language, language, options.card,
+                        options.tts_url_base)
+    return Rendered(Job("tts", language), export.saved_object, 0,
+                    time.perf_counter() - started, missing=export.missing, pngs=export.images)
+
+
 def _prune(store: Path, used: set[str]) -> None:
     """Delete every cache entry this build did not use (and leftovers of killed writes)."""
     for path in store.iterdir():
         if path.name[:64] not in used:
             path.unlink(missing_ok=True)
-
-
-def _count(path: Path) -> int:
-    import pypdfium2 as pdfium
-
-    document = pdfium.PdfDocument(path)
-    try:
-        return len(document)
-    finally:
-        document.close()

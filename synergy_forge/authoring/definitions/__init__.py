@@ -6,7 +6,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, errors
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
 from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import Action
@@ -16,6 +16,7 @@ from synergy_forge.core.rules import (
     Definition,
     Rulebook,
     RuleKind,
+    RuleProblem,
     compile_rule,
     rule_failure,
     rule_problems,
@@ -52,7 +53,7 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
     kind = RuleKind.GOAL if kind_file == "goal" else RuleKind(data["kind"])
     rule = data.get("rule")
     if rule is not None:
-        found = [doc.diagnostic(("rule",), p, "definition.rule") for p in rule_problems(kind, rule)]
+        found = [rule_diagnostic(doc, rule, p) for p in rule_problems(kind, rule)]
         if found:
             return None, found
     line, _ = doc.where(())
@@ -73,6 +74,23 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
         rule=rule, direction=direction, step=data.get("step", 50),
         origin="" if builtin else f"{doc.file}:{line}", builtin=builtin, check=check,
     ), problems
+
+
+def rule_diagnostic(doc: Document, rule: str, problem: RuleProblem) -> Diagnostic:
+    """A refused rule, at the column of the problem when the rule sits on one line of the file,
+    with the rule quoted and a caret under the problem."""
+    line, column = doc.where(("rule",))
+    source = doc.line_text(line)
+    quoted = source[column - 1:column] in ("'", '"')
+    start = column - 1 + quoted
+    if source[start:start + problem.offset] == rule[:problem.offset]:
+        column = start + problem.offset + 1
+    shown, at = rule.replace("\n", " "), problem.offset
+    if len(shown) > 72:  # a window around the problem
+        begin = max(0, at - 36)
+        shown, at = shown[begin:begin + 72], at - begin
+    message = f"{problem}\n    {shown}\n    {' ' * at}^"
+    return Diagnostic(doc.file, line, column, Severity.ERROR, message, "definition.rule")
 
 
 def read_definition(path: Path, kind_file: str, display: str | None = None) -> Definition:
