@@ -20,6 +20,7 @@ from bench_engine import MISSION
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.core.memo import forget_all
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.playtest import Playable, play_batch, run
 
@@ -33,7 +34,7 @@ def per_bot(games: dict[str, int], repeats: int = 3) -> None:
     for bot, count in games.items():
         rates = []
         for _ in range(repeats):
-            rulebook.memo.clear()  # each run from cold caches
+            forget_all()  # each run from cold caches
             start = time.perf_counter()
             play_batch(MISSION, rulebook, COLORS, 5, bot, range(count))
             rates.append(count / (time.perf_counter() - start))

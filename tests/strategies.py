@@ -4,39 +4,61 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from synergy_forge.core.cards import CHALLENGE_IDS, DEFAULT_COLORS, GOAL_IDS, Action, NumberCard
+from synergy_forge.core.cards import (
+    CHALLENGE_IDS,
+    DEFAULT_COLORS,
+    GOAL_IDS,
+    NUMBER_VALUES,
+    Action,
+    NumberCard,
+)
 from synergy_forge.core.referee import ActionUse, SeatPlay, Table
 
 
 @st.composite
 def tables(draw, challenges=None, actions: bool = True, min_seats: int = 3) -> Table:
+    """A table a real round can produce (S9): each colour's cards drawn from its ten, and
+    sometimes the two seats of an earlier I holding each other's card."""
     n = draw(st.integers(min_seats, 5))
     colors = DEFAULT_COLORS[:n]
-    plays = []
-    for i in range(n):
-        # Mostly own colour; sometimes another seat's card (after I in an earlier round's sense).
-        color = st.sampled_from(colors) if draw(st.integers(0, 9)) == 0 else st.just(colors[i])
-        first = NumberCard(draw(st.integers(1, 5)), draw(color))
-        second = NumberCard(draw(st.integers(1, 5)), draw(color))
-        plays.append(SeatPlay(first, second, draw(st.sampled_from(GOAL_IDS))))
+    decks = {c: [NumberCard(v, c) for v in draw(st.permutations(NUMBER_VALUES))]
+             for c in colors}
     if challenges is None:
         pool = [c for c in CHALLENGE_IDS if c != "goals-left"]
         challenges = tuple(draw(st.lists(st.sampled_from(pool), unique=True, max_size=4)))
     super_seat = draw(st.none() | st.integers(0, n - 1))
     hyper_seat = draw(st.none() | st.integers(0, n - 1))
+    cards = draw(st.lists(st.sampled_from(list(Action)), unique=True, max_size=n)) \
+        if actions else []
+    # Another seat's card, after I in an earlier round's sense: never when I is used now.
+    swap: tuple[int, ...] = ()
+    if Action.I not in cards and draw(st.integers(0, 4)) == 0:
+        swap = tuple(draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2,
+                                   unique=True)))
+    plays = []
+    for i in range(n):
+        own = decks[colors[i]]
+        foreign = None
+        if swap and i in swap and draw(st.booleans()):
+            foreign = decks[colors[swap[1] if i == swap[0] else swap[0]]].pop()
+        first, second = own.pop(), own.pop()
+        if foreign is not None:
+            if draw(st.booleans()):
+                first = foreign
+            else:
+                second = foreign
+        plays.append(SeatPlay(first, second, draw(st.sampled_from(GOAL_IDS))))
     uses: list[ActionUse] = []
-    if actions:
-        cards = draw(st.lists(st.sampled_from(list(Action)), unique=True, max_size=n))
-        users = draw(st.permutations(range(n)))
-        seat = st.integers(0, n - 1)
-        for card, user in zip(cards, users, strict=False):
-            if card in (Action.H, Action.J) and user in (super_seat, hyper_seat):
-                continue
-            pair = draw(st.lists(seat, min_size=2, max_size=2, unique=True).map(tuple))
-            uses.append(ActionUse(
-                card, user, target=draw(seat), other=draw(seat.filter(lambda s, u=user: s != u)),
-                seats=pair, replacement=NumberCard(draw(st.integers(1, 5)), colors[user]),
-            ))
+    users = draw(st.permutations(range(n)))
+    seat = st.integers(0, n - 1)
+    for card, user in zip(cards, users, strict=False):
+        if card in (Action.H, Action.J) and user in (super_seat, hyper_seat):
+            continue
+        pair = draw(st.lists(seat, min_size=2, max_size=2, unique=True).map(tuple))
+        uses.append(ActionUse(
+            card, user, target=draw(seat), other=draw(seat.filter(lambda s, u=user: s != u)),
+            seats=pair, replacement=decks[colors[user]].pop(),
+        ))
     return Table(tuple(plays), challenges, draw(st.integers(0, n - 1)), super_seat, hyper_seat,
                  tuple(uses), colors)
 

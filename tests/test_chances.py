@@ -11,7 +11,7 @@ from functools import cache
 from unittest import mock
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from synergy_forge.authoring.definitions import standard_rulebook
@@ -105,7 +105,11 @@ def test_the_grid_agrees_with_the_referee_table_by_table(data):
     try:
         chances._grid(rich(), goals, ignored, [s.sums for s in supports])
     except Unsettled:
-        return  # the rule fails on some table: the chances are then worked out table by table
+        # A rule fails on some table: the chances are then worked out table by table, which
+        # the next test covers. Rare, or hypothesis fails for rejecting too many.
+        event("unsettled on the grid")
+        assume(False)
+    event("on the grid")
     round_args = (rich(), goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own)
     goal_args = (rich(), goals, ignored, seat, supports, own)
     fast = [chances.success_chances(*round_args), chances.goal_chances(*goal_args)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from synergy_forge.core.rules import RuleError, RuleKind, compile_rule, rule_problems
@@ -71,13 +71,21 @@ def tables(draw):
     return sums, neighbours
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(conditions(2), min_size=40, max_size=40))
+def test_the_grid_takes_nearly_every_rule(rules):
+    # A refused rule is worked out table by table (exact, slower): the grid must be the rule.
+    taken = sum(grid_rule(rule) is not None for rule in rules)
+    assert taken >= 0.95 * len(rules), [r for r in rules if grid_rule(r) is None]
+
+
 @settings(max_examples=600, deadline=None)
 @given(rule=conditions(2), table=tables())
 def test_the_grid_answers_as_the_sandbox(rule, table):
     assume(not rule_problems(RuleKind.GOAL, rule))  # every rule the allow-list accepts
     grid = grid_rule(rule)
-    if grid is None:
-        return  # refused: the chances are then worked out table by table
+    assume(grid is not None)  # refused: worked out table by table (the test above: rarely)
+    assert grid is not None
     sandbox = compile_rule(RuleKind.GOAL, rule)
     sums, neighbours = table
     own, others = sums[0], sums[1:]
@@ -94,7 +102,13 @@ def test_the_grid_answers_as_the_sandbox(rule, table):
     try:
         answer = grid(axes[0], Many(axes[1:]), Many(axes), left_axis, right_axis)
     except Unsettled:
+        # Right where the sandbox fails; where it answers, the grid was only unsure (slower,
+        # never wrong), which must stay rare: hypothesis fails when it rejects too many.
+        event("unsettled: the sandbox fails" if expected is None else
+              "unsettled: the sandbox answers")
+        assume(expected is None)
         return
+    event("answered")
     assert expected is not None, (rule, table, "the sandbox fails here, the grid did not say so")
     assert bool(np.all(answer)) == expected and bool(np.any(answer)) == expected, (rule, table)
 

@@ -80,6 +80,38 @@ BAD = {
          "actions.yaml:9:5: error: seat 0 already used action F; one action per seat (R12)",
          "actions.yaml:10:5: error: action F is used twice"],
     ),
+    # S9: tables no real round can produce, each refused at the offending card.
+    "copies.yaml": (
+        "seats:\n  - {numbers: [5, 5], goal: equal}\n"
+        "  - {numbers: [{value: 5, color: red}, 1], goal: equal}\n"
+        "  - {numbers: [1, 1], goal: equal}\n",
+        ["copies.yaml:3:16: error: red 5 is on the table 3 times; red has only 2 of them"],
+    ),
+    "copies-b.yaml": (
+        "seats:\n  - {numbers: [4, 4], goal: equal}\n  - {numbers: [3, 1], goal: equal}\n"
+        "  - {numbers: [1, 1], goal: equal}\nactions:\n"
+        "  - {card: B, seat: 1, with: {value: 4, color: red}}\n",
+        ["copies-b.yaml:6:30: error: red 4 is on the table 3 times; red has only 2 of them"],
+    ),
+    "colour.yaml": (
+        "seats:\n  - {numbers: [3, {value: 2, color: purple}], goal: equal}\n"
+        "  - {numbers: [1, 1], goal: equal}\n  - {numbers: [1, 1], goal: equal}\n",
+        ["colour.yaml:2:19: error: purple 2 is of a colour nobody plays at this table "
+         "(red, yellow, green)"],
+    ),
+    "foreign.yaml": (
+        "seats:\n  - {numbers: [{value: 2, color: yellow}, 3], goal: equal}\n"
+        "  - {numbers: [{value: 2, color: green}, 1], goal: equal}\n"
+        "  - {numbers: [1, 1], goal: equal}\n",
+        ["foreign.yaml:3:16: error: seat 1 cannot hold green 2: the one I of a mission swaps"],
+    ),
+    "swapped.yaml": (
+        "seats:\n  - {numbers: [{value: 2, color: yellow}, 3], goal: equal}\n"
+        "  - {numbers: [2, 1], goal: equal}\n  - {numbers: [1, 1], goal: equal}\n"
+        "actions:\n  - {card: I, seat: 2, seats: [0, 1]}\n",
+        ["swapped.yaml:2:16: error: seat 0 cannot hold yellow 2: number cards change seats only "
+         "through I"],
+    ),
     "alias.yaml": ("a: &x 1\nseats: *x\n", ["alias.yaml:1:4: error: anchors and aliases"]),
     "duplicate.yaml": ("seats: []\nseats: []\n", ["duplicate.yaml:2:1: error: the key 'seats'"]),
 }

@@ -94,7 +94,7 @@ def test_r7_difference_then_double_then_five(rulebook):
 
 
 def test_r7_identical_needs_same_colour(rulebook):
-    other = NumberCard(3, "blue")
+    other = NumberCard(3, "green")  # seat 2's card, come to seat 0 through an earlier I (S9)
     v = judge(make_table((3, other, "unique"), (3, 3, "unique"), (1, 1, "unique"),
                          challenges=("double-plus-3",)), rulebook)
     assert [s.sum for s in v.seats] == [6, 9, 5]
@@ -214,3 +214,56 @@ def test_unknown_ids_and_bad_seats_are_reported(rulebook):
     wheres = {p.where for p in caught.value.problems}
     assert wheres == {("seats", 0, "goal"), ("challenges", 0), ("super",),
                       ("actions", 0, "target")}
+
+
+def _problems(table, rulebook):
+    with pytest.raises(IllegalRound) as caught:
+        judge(table, rulebook)
+    return [(p.where, p.message) for p in caught.value.problems]
+
+
+def test_s9_no_more_copies_of_a_card_than_its_colour_has(rulebook):
+    red5 = NumberCard(5, "red")
+    found = _problems(make_table((5, 5, "equal"), (red5, 1, "equal"), (1, 1, "equal")), rulebook)
+    assert found == [(("seats", 1, "numbers", 0),
+                      "red 5 is on the table 3 times; red has only 2 of them")]
+
+
+def test_s9_the_b_replacement_counts_as_a_copy(rulebook):
+    red4 = NumberCard(4, "red")
+    found = _problems(make_table((4, 4, "equal"), (3, 1, "equal"), (1, 1, "equal"),
+                                 actions=(ActionUse(Action.B, 1, replacement=red4),)), rulebook)
+    assert [where for where, _ in found] == [("actions", 0, "with")]
+
+
+def test_s9_a_b_user_may_replay_the_card_b_returned(rulebook):
+    # Red 5 played, B takes the other red 5 from the hand, the first comes back as card 3.
+    red5 = NumberCard(5, "red")
+    v = judge(make_table((5, 5, "equal"), (3, 1, "equal"), (1, 1, "equal"),
+                         actions=(ActionUse(Action.B, 0, replacement=red5),)), rulebook)
+    assert v.seats[0].sum == 10
+
+
+def test_s9_a_colour_nobody_at_the_table_plays_is_refused(rulebook):
+    found = _problems(make_table((3, NumberCard(2, "purple"), "equal"), (1, 1, "equal"),
+                                 (1, 1, "equal")), rulebook)
+    assert [where for where, _ in found] == [("seats", 0, "numbers", 1)]
+    assert "nobody plays" in found[0][1]
+
+
+def test_s9_another_seats_card_only_through_one_swap(rulebook):
+    yellow2, green2, red4 = NumberCard(2, "yellow"), NumberCard(2, "green"), NumberCard(4, "red")
+    # Seats 0 and 1 hold each other's cards: one I in an earlier round did that.
+    judge(make_table((yellow2, 3, "equal"), (red4, 1, "equal"), (1, 1, "equal")), rulebook)
+    # A third seat's colour as well: more than one I.
+    found = _problems(make_table((yellow2, 3, "equal"), (green2, 1, "equal"), (1, 1, "equal")),
+                      rulebook)
+    assert [where for where, _ in found] == [("seats", 1, "numbers", 0)]
+    # Two cards of other colours at one seat.
+    found = _problems(make_table((yellow2, NumberCard(3, "yellow"), "equal"), (4, 1, "equal"),
+                                 (1, 1, "equal")), rulebook)
+    assert [where for where, _ in found] == [("seats", 0, "numbers", 1)]
+    # I used in this very round: it was not used before, so nobody holds another's card yet.
+    found = _problems(make_table((yellow2, 3, "equal"), (2, 1, "equal"), (1, 1, "equal"),
+                                 actions=(ActionUse(Action.I, 2, seats=(0, 1)),)), rulebook)
+    assert [where for where, _ in found] == [("seats", 0, "numbers", 0)]

@@ -13,6 +13,7 @@ from typing import Any
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.core.cards import DEFAULT_COLORS, MAX_ROUNDS, NumberCard
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
 
@@ -45,9 +46,9 @@ def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tupl
 
     Asked of the referee: three seats play the pair, and the verdict says what it broke.
     """
-    key = ("keepable", challenges)
-    if key in rulebook.memo:
-        return rulebook.memo[key]
+    found = _KEEPABLE.get((rulebook, challenges))
+    if found is not None:
+        return list(found)
     kept = []
     color = DEFAULT_COLORS[0]
     for a, b in itertools.product(range(1, 6), repeat=2):
@@ -55,8 +56,12 @@ def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tupl
         verdict = settle(Table((play, play, play), challenges), rulebook)
         if not verdict.violations[0]:
             kept.append((a, b))
-    rulebook.memo[key] = kept
+    _KEEPABLE.remember((rulebook, challenges), tuple(kept))
     return kept
+
+
+#: keepable_pairs per (rulebook, challenges): a campaign asks about each challenge set once.
+_KEEPABLE: Memo[tuple[Rulebook, tuple[str, ...]], tuple[tuple[int, int], ...]] = Memo(1024)
 
 
 def mission_diagnostics(doc: Document, rulebook: Rulebook,

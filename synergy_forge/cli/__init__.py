@@ -223,6 +223,7 @@ def play(mission: str, players: int | None, seed: int | None, bots: str,
     from synergy_forge.authoring.gamelog import Recorder, write_log
     from synergy_forge.core.engine import Game
     from synergy_forge.fileio import write_atomic
+    from synergy_forge.reporting.explain import outcome_text
     from synergy_forge.reporting.narrate import heading, round_story
     from synergy_forge.sim.bots import BOTS
     from synergy_forge.sim.play import play as play_game
@@ -255,7 +256,7 @@ def play(mission: str, players: int | None, seed: int | None, bots: str,
     play_game(game, names, on_decision=recorder, after_round=show)
     if not started and not quiet:
         click.echo(heading(game, names) + "\n")
-    click.echo(str(game.outcome))
+    click.echo(outcome_text(game.outcome))
     if recorder is not None and log_path is not None:
         records = recorder.finish(game)
         write_atomic(log_path, write_log(records))
@@ -273,6 +274,7 @@ def replay(log_file: Path) -> None:
     from synergy_forge.authoring.gamelog import ReplayError, log_lines
     from synergy_forge.authoring.gamelog import replay as replay_log
     from synergy_forge.fileio import open_regular
+    from synergy_forge.reporting.explain import outcome_text
 
     try:
         stream = open_regular(log_file)
@@ -289,7 +291,7 @@ def replay(log_file: Path) -> None:
         click.echo(f"{log_file}:1:1: error: cannot read the log: {exc.strerror}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     click.echo(f"{log_file}: replayed {game.outcome.rounds_played} round(s): "  # type: ignore
-               f"{game.outcome} (same outcome as recorded)")
+               f"{outcome_text(game.outcome)} (same outcome as recorded)")
 
 
 def _card_size(text: str):

@@ -7,8 +7,15 @@ card back) are all collected before any is revealed; the action step asks seats 
 seat order (R12). Rounds are settled by the same referee as `judge` (`referee.settle`), and
 actions move cards through the same `referee.arrange`.
 
+A game is three things apart (OpenSpiel's split): its `Setup`, fixed at the start (mission,
+player count, seed, rulebook, colours); its state, which `apply` moves on and `copy()` branches
+cheaply (python-chess's `Board.copy()`: hands, decks and rows are tuples, shared until they
+change); and what a seat may see, `observe(seat)`, an immutable `Observation` that reaches no
+hidden card, no seed and nothing mutable. Only the oracle, which cheats by design, is handed
+`observe_all()`.
+
 The engine holds no global state and draws randomness only from the `random.Random(seed)` it
-was given. Its internals are mutable for speed; what a seat sees is an `Observation`.
+was given.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from synergy_forge.core.cards import DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard, Order
 from synergy_forge.core.mission import Mission
@@ -33,7 +40,7 @@ from synergy_forge.core.referee import (
     pair_sum,
     settle,
 )
-from synergy_forge.core.rules import Rulebook
+from synergy_forge.core.rules import ChallengePlan, Rulebook
 
 
 class GoalCard(NamedTuple):
@@ -44,6 +51,9 @@ class GoalCard(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.color} {self.goal}"
+
+
+_T = TypeVar("_T")
 
 
 class DecisionKind(StrEnum):
@@ -73,23 +83,13 @@ class IllegalChoice(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """How a mission ended; in words: `reporting.explain.outcome_text`."""
+
     won: bool
     reason: LossReason | None
     rounds_won: int
     lives: int
     rounds_played: int
-
-    def __str__(self) -> str:
-        return "Won" if self.won else f"Lost: {LOSS_TEXT[self.reason]}"  # type: ignore[index]
-
-
-LOSS_TEXT = {
-    LossReason.LIVES: "the last life was lost",
-    LossReason.HYPER: "the hyper card's holder missed its goal",
-    LossReason.CHALLENGE: "a player could not keep a challenge",
-    LossReason.NUMBERS: "a player had fewer than two number cards",
-    LossReason.GOALS: "a player had no goal card left",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,8 +119,29 @@ def _distinct(cards: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(sorted(set(cards)))
 
 
+def _without(cards: tuple[_T, ...], card: _T) -> tuple[_T, ...]:
+    """`cards` less its first copy of `card` (hands are tuples: shared by copies of a game)."""
+    i = cards.index(card)
+    return cards[:i] + cards[i + 1:]
+
+
+class Setup(NamedTuple):
+    """What a game is played with, fixed before the first decision. The seed decides every
+    deal, so it is never shown to a seat; the holders of the super and hyper cards are
+    chosen by the first decisions (R24) and kept by the game's state. Each game has its own,
+    which its copies share."""
+
+    mission: Mission
+    players: int
+    seed: int
+    rulebook: Rulebook
+    colors: tuple[str, ...]
+    plan: ChallengePlan
+    allowed_failures: int
+
+
 class Game:
-    """One mission played by `players` seats."""
+    """One mission played by `players` seats: its setup and its state."""
 
     def __init__(self, mission: Mission, players: int, seed: int, rulebook: Rulebook,
                  colors: Sequence[str] = DEFAULT_COLORS) -> None:
@@ -129,30 +150,35 @@ class Game:
                              f"not {players}")
         if len(colors) < players:
             raise ValueError(f"{players} players need {players} colours, got {len(colors)}")
+        self.setup = Setup(mission, players, seed, rulebook, tuple(colors[:players]),
+                           rulebook.plan(mission.challenges), mission.failures_allowed(players))
+        # The setup's fields, as attributes: the engine's inner loop reads them constantly.
         self.mission = mission
         self.players = players
         self.seed = seed
         self.rulebook = rulebook
-        self.colors = tuple(colors[:players])
-        self.plan = rulebook.plan(mission.challenges)
-        self.allowed_failures = mission.failures_allowed(players)
+        self.colors = self.setup.colors
+        self.plan = self.setup.plan
+        self.allowed_failures = self.setup.allowed_failures
         rng = random.Random(seed)
         # R2: every seat shuffles its own number and goal cards into two decks and draws.
-        self.hands: list[list[NumberCard]] = []
-        self.goal_hands: list[list[GoalCard]] = []
-        self.decks: list[list[NumberCard]] = []
-        self.goal_decks: list[list[GoalCard]] = []
+        # Hands, decks (drawn from the end) and rows are tuples: a copy of the game shares
+        # them until they change.
+        self.hands: list[tuple[NumberCard, ...]] = []
+        self.goal_hands: list[tuple[GoalCard, ...]] = []
+        self.decks: list[tuple[NumberCard, ...]] = []
+        self.goal_decks: list[tuple[GoalCard, ...]] = []
         for color in self.colors:
             numbers = [NumberCard(v, color) for v in NUMBER_VALUES]
             goals = [GoalCard(g, color) for g in mission.goals]
             rng.shuffle(numbers)
             rng.shuffle(goals)
-            self.hands.append(numbers[: mission.hand_numbers])
-            self.decks.append(numbers[mission.hand_numbers:])
-            self.goal_hands.append(goals[: mission.hand_goals])
-            self.goal_decks.append(goals[mission.hand_goals:])
-        self.discards: list[list[NumberCard | GoalCard]] = [[] for _ in range(players)]
-        self.available: set[Action] = set(mission.actions)
+            self.hands.append(tuple(numbers[: mission.hand_numbers]))
+            self.decks.append(tuple(numbers[mission.hand_numbers:]))
+            self.goal_hands.append(tuple(goals[: mission.hand_goals]))
+            self.goal_decks.append(tuple(goals[mission.hand_goals:]))
+        self.discards: list[tuple[NumberCard | GoalCard, ...]] = [() for _ in range(players)]
+        self.available: frozenset[Action] = frozenset(mission.actions)
         self.super_seat: int | None = None
         self.hyper_seat: int | None = None
         self.lives = mission.lives
@@ -161,10 +187,25 @@ class Game:
         self.history: list[RoundRecord] = []
         self.outcome: Outcome | None = None
         self._pending: list[Decision] | None = None
-        self._action_list: list[ActionUse] = []
+        self._public: tuple[Any, ...] | None = None
+        self._action_list: tuple[ActionUse, ...] = ()
+        self._seconds_legal: list[tuple[NumberCard, ...]] = []
         self._new_round_table()
         self._phase = _Phase.SUPER
         self._skip_automatic()
+
+    def copy(self) -> Game:
+        """An independent game in the same state: applying a choice to one leaves the other
+        as it was. Cheap: cards are immutable and hands, decks and rows tuples, so only the
+        per-seat lists are copied."""
+        twin = object.__new__(Game)
+        twin.__dict__.update(self.__dict__)
+        for name in ("hands", "goal_hands", "decks", "goal_decks", "discards", "history",
+                     "firsts", "goals_played", "seconds", "_seconds_legal"):
+            setattr(twin, name, list(getattr(self, name)))
+        if self._pending is not None:
+            twin._pending = list(self._pending)
+        return twin
 
     # -- the table of the current round -------------------------------------------------------
 
@@ -173,7 +214,7 @@ class Game:
         self.firsts: list[NumberCard | None] = [None] * n
         self.goals_played: list[GoalCard | None] = [None] * n
         self.seconds: list[NumberCard | None] = [None] * n
-        self.actions: list[ActionUse] = []
+        self.actions: tuple[ActionUse, ...] = ()
         self._arrangement: Arrangement | None = None
         self._action_seat = 0
         self._takers: tuple[int, ...] = ()
@@ -235,10 +276,10 @@ class Game:
         return tuple(card for card in hand
                      if not pair_sum(rulebook, challenges, first, card, delta)[1])
 
-    def action_choices(self, seat: int) -> list[ActionUse]:
+    def action_choices(self, seat: int) -> tuple[ActionUse, ...]:
         """Every legal use of an available action card by `seat` now (R12–R15)."""
         if not self.available or any(use.seat == seat for use in self.actions):
-            return []  # R12: one action per seat per round
+            return ()  # R12: one action per seat per round
         n = self.players
         holder = seat in (self.super_seat, self.hyper_seat)
         out: list[ActionUse] = []
@@ -261,12 +302,13 @@ class Game:
                 out += [ActionUse(card, seat, target=t) for t in range(n)]
             elif card in (Action.H, Action.J) and not holder:  # R15
                 out.append(ActionUse(card, seat))
-        return out
+        return tuple(out)
 
     def apply(self, choices: Sequence[Any]) -> None:
         """Make the pending decisions, one choice each in the order `pending()` gave them."""
         decisions = self.pending()
         self._pending = None
+        self._public = None
         if len(choices) != len(decisions):
             raise IllegalChoice(f"{len(decisions)} decision(s) are due, got {len(choices)}",
                                 "engine")
@@ -282,12 +324,13 @@ class Game:
             self._start_round()
         elif phase is _Phase.CARD1 or phase is _Phase.CARD2:
             for decision, choice in zip(decisions, choices, strict=True):
+                seat = decision.seat
                 if decision.kind is DecisionKind.GOAL:
-                    self.goal_hands[decision.seat].remove(choice)
-                    self.goals_played[decision.seat] = choice
+                    self.goal_hands[seat] = _without(self.goal_hands[seat], choice)
+                    self.goals_played[seat] = choice
                 else:
-                    self.hands[decision.seat].remove(choice)
-                    self.firsts[decision.seat] = choice
+                    self.hands[seat] = _without(self.hands[seat], choice)
+                    self.firsts[seat] = choice
             self._arrangement = None
             self._phase = _Phase.CARD2 if phase is _Phase.CARD1 else _Phase.ACTIONS
             if self._phase is _Phase.ACTIONS:
@@ -298,7 +341,7 @@ class Game:
             self._action_seat += 1
         elif phase is _Phase.CARD3:
             for decision, choice in zip(decisions, choices, strict=True):
-                self.hands[decision.seat].remove(choice)
+                self.hands[decision.seat] = _without(self.hands[decision.seat], choice)
                 self.seconds[decision.seat] = choice
             self._evaluate()
         elif phase is _Phase.TAKE_BACK:
@@ -344,25 +387,26 @@ class Game:
         self._phase = _Phase.CARD1
 
     def _use_action(self, use: ActionUse) -> None:
-        self.available.discard(use.card)
+        self.available = self.available - {use.card}
         seat = use.seat
         for card in use.cards or ():  # A and C: back from the discard row to the hand
-            self.discards[seat].remove(card)
-            self.hands[seat].append(card)
-        if use.card is Action.B:
+            self.discards[seat] = _without(self.discards[seat], card)
+            self.hands[seat] += (card,)
+        if use.card is Action.B:  # the first card on the table for one in the hand
+            assert use.replacement is not None
             on_table = self.arrangement().firsts[seat]
-            self.hands[seat].remove(use.replacement)  # type: ignore[arg-type]
-            self.hands[seat].append(on_table)
-        self.actions.append(use)
+            self.hands[seat] = (*_without(self.hands[seat], use.replacement), on_table)
+        self.actions = (*self.actions, use)
         self._arrangement = None
 
     def _evaluate(self) -> None:
-        plays = tuple(
-            SeatPlay(self.firsts[i], self.seconds[i], self.goals_played[i].goal)  # type: ignore
-            for i in range(self.players)
-        )
-        table = Table(plays, self.mission.challenges, self.allowed_failures, self.super_seat,
-                      self.hyper_seat, tuple(self.actions), self.colors)
+        plays = []
+        for first, second, goal in zip(self.firsts, self.seconds, self.goals_played,
+                                       strict=True):
+            assert first is not None and second is not None and goal is not None
+            plays.append(SeatPlay(first, second, goal.goal))
+        table = Table(tuple(plays), self.mission.challenges, self.allowed_failures,
+                      self.super_seat, self.hyper_seat, self.actions, self.colors)
         verdict = settle(table, self.rulebook)
         self.last_verdict = verdict
         if verdict.success:
@@ -395,19 +439,25 @@ class Game:
         # R17, R18: each seat clears the cards lying in front of it now.
         placed = self.arrangement()
         for i in range(self.players):
-            cards: list[NumberCard | GoalCard] = [placed.firsts[i], self.seconds[i]]
+            second = self.seconds[i]
+            assert second is not None  # a round is cleared after card 3
+            cards: list[NumberCard | GoalCard] = [placed.firsts[i], second]
             if i in kept:
                 cards.remove(kept[i])
-                self.hands[i].append(kept[i])
+                self.hands[i] += (kept[i],)
             cards.append(placed.goals[i])
-            self.discards[i].extend(cards)
+            self.discards[i] = (*self.discards[i], *cards)
         self._new_round_table()
         # R19: draw one of each, if the deck has any.
         for i in range(self.players):
-            if self.decks[i]:
-                self.hands[i].append(self.decks[i].pop())
-            if self.goal_decks[i]:
-                self.goal_hands[i].append(self.goal_decks[i].pop())
+            deck = self.decks[i]
+            if deck:
+                self.hands[i] += (deck[-1],)
+                self.decks[i] = deck[:-1]
+            goals = self.goal_decks[i]
+            if goals:
+                self.goal_hands[i] += (goals[-1],)
+                self.goal_decks[i] = goals[:-1]
         self._start_round()
 
     def _end(self, won: bool, reason: LossReason | None) -> None:
@@ -417,7 +467,28 @@ class Game:
     # -- what a seat may see ------------------------------------------------------------------
 
     def observe(self, seat: int) -> Observation:
-        return Observation(self, seat)
+        """What `seat` sees now, as a value: its own hands and everything face up."""
+        public = self._public
+        if public is None:  # the same for every seat until the next apply()
+            public = self._public = self._public_view()
+        return Observation(seat, tuple(sorted(self.hands[seat])),
+                           tuple(sorted(self.goal_hands[seat])), *public)
+
+    def _public_view(self) -> tuple[Any, ...]:
+        # In Observation's field order, after seat, hand and goal_hand.
+        return (self.mission, self.players, self.colors, self.rulebook, self.arrangement(),
+                tuple(self.seconds), tuple(self.discards), self.actions, self.available,
+                tuple(map(len, self.hands)), tuple(map(len, self.goal_hands)),
+                tuple(map(len, self.decks)), tuple(map(len, self.goal_decks)),
+                self.lives, self.rounds_won, self.round_number, self.super_seat,
+                self.hyper_seat)
+
+    def observe_all(self) -> Omniscient:
+        """Everything, hidden hands included: for the oracle bot, which cheats by design and
+        says so. No ordinary bot is handed this."""
+        return Omniscient(self.setup, tuple(self.hands), tuple(self.goal_hands),
+                          tuple(self.firsts), tuple(self.goals_played), self.super_seat,
+                          self.hyper_seat, self.round_number)
 
     def cards_of(self, color: str) -> Iterator[tuple[str, NumberCard | GoalCard]]:
         """Every card of one colour with where it is (for conservation checks and tests)."""
@@ -445,96 +516,56 @@ def _refusal(decision: Decision, choice: Any) -> str:
     return f"seat {decision.seat} cannot choose {choice!r} for {decision.kind}"
 
 
-class Observation:
-    """What one seat can see: its own hand, everything face up, and public counts.
+class Observation(NamedTuple):
+    """What one seat can see, as an immutable value: its own hands, everything face up, and
+    public counts. Every field is a tuple, a frozenset, a number or an immutable object (the
+    mission and the rulebook are read-only too), so a bot can change nothing through it; it
+    holds no other seat's hidden card, no deck order and not the seed that dealt them."""
 
-    A read-only view on the game; every property returns a fresh immutable value. Nothing here
-    shows another seat's hand or deck order.
-    """
-
-    __slots__ = ("_game", "seat")
-
-    def __init__(self, game: Game, seat: int) -> None:
-        self._game = game
-        self.seat = seat
-
-    @property
-    def mission(self) -> Mission:
-        return self._game.mission
-
-    @property
-    def players(self) -> int:
-        return self._game.players
-
-    @property
-    def colors(self) -> tuple[str, ...]:
-        return self._game.colors
-
-    @property
-    def rulebook(self) -> Rulebook:
-        return self._game.rulebook
-
-    @property
-    def hand(self) -> tuple[NumberCard, ...]:
-        return tuple(sorted(self._game.hands[self.seat]))
-
-    @property
-    def goal_hand(self) -> tuple[GoalCard, ...]:
-        return tuple(sorted(self._game.goal_hands[self.seat]))
-
-    @property
-    def deck_sizes(self) -> tuple[tuple[int, int], ...]:
-        g = self._game
-        return tuple((len(g.decks[i]), len(g.goal_decks[i])) for i in range(g.players))
-
-    @property
-    def hand_sizes(self) -> tuple[tuple[int, int], ...]:
-        g = self._game
-        return tuple((len(g.hands[i]), len(g.goal_hands[i])) for i in range(g.players))
-
-    @property
-    def discards(self) -> tuple[tuple[NumberCard | GoalCard, ...], ...]:
-        return tuple(tuple(row) for row in self._game.discards)
+    seat: int
+    hand: tuple[NumberCard, ...]
+    goal_hand: tuple[GoalCard, ...]
+    mission: Mission
+    players: int
+    colors: tuple[str, ...]
+    rulebook: Rulebook
+    #: the round's cards as they lie after passing and the actions so far (R4, R13)
+    placed: Arrangement
+    seconds: tuple[NumberCard | None, ...]
+    discards: tuple[tuple[NumberCard | GoalCard, ...], ...]
+    actions_used: tuple[ActionUse, ...]
+    actions_available: frozenset[Action]
+    #: per seat, how many number cards and goal cards are in its hands and left in its decks
+    hand_numbers: tuple[int, ...]
+    hand_goals: tuple[int, ...]
+    deck_numbers: tuple[int, ...]
+    deck_goals: tuple[int, ...]
+    lives: int
+    rounds_won: int
+    round_number: int
+    super_seat: int | None
+    hyper_seat: int | None
 
     @property
     def table(self) -> tuple[tuple[NumberCard | None, GoalCard | None, NumberCard | None], ...]:
         """Per seat, the face-up (first number, goal, second number) lying in front of it now."""
-        g = self._game
-        placed = g.arrangement()
-        return tuple((placed.firsts[i], placed.goals[i], g.seconds[i])
-                     for i in range(g.players))
+        placed, seconds = self.placed, self.seconds
+        return tuple((placed.firsts[i], placed.goals[i], seconds[i])
+                     for i in range(self.players))
 
     @property
     def deltas(self) -> tuple[int, ...]:
-        return self._game.arrangement().deltas
+        return self.placed.deltas
 
     @property
-    def actions_used(self) -> tuple[ActionUse, ...]:
-        return tuple(self._game.actions)
+    def hand_sizes(self) -> tuple[tuple[int, int], ...]:
+        """Per seat, (number cards, goal cards) in its hands."""
+        return tuple(zip(self.hand_numbers, self.hand_goals, strict=True))
 
     @property
-    def actions_available(self) -> frozenset[Action]:
-        return frozenset(self._game.available)
-
-    @property
-    def lives(self) -> int:
-        return self._game.lives
-
-    @property
-    def rounds_won(self) -> int:
-        return self._game.rounds_won
-
-    @property
-    def round_number(self) -> int:
-        return self._game.round_number
-
-    @property
-    def super_seat(self) -> int | None:
-        return self._game.super_seat
-
-    @property
-    def hyper_seat(self) -> int | None:
-        return self._game.hyper_seat
+    def deck_sizes(self) -> tuple[tuple[int, int], ...]:
+        """Per seat, (number cards, goal cards) left in its decks."""
+        return tuple(zip(self.deck_numbers, self.deck_goals, strict=True))
 
     def snapshot(self) -> dict[str, Any]:
         """Everything this seat can see, as one comparable value."""
@@ -542,3 +573,17 @@ class Observation:
                  "discards", "table", "deltas", "actions_used", "actions_available", "lives",
                  "rounds_won", "round_number", "super_seat", "hyper_seat")
         return {name: getattr(self, name) for name in names}
+
+
+class Omniscient(NamedTuple):
+    """Everything in play, every hand included: what the oracle bot sees (`observe_all`)."""
+
+    setup: Setup
+    hands: tuple[tuple[NumberCard, ...], ...]
+    goal_hands: tuple[tuple[GoalCard, ...], ...]
+    #: the round's plays so far, as laid down (before passing and actions)
+    firsts: tuple[NumberCard | None, ...]
+    goals_played: tuple[GoalCard | None, ...]
+    super_seat: int | None
+    hyper_seat: int | None
+    round_number: int

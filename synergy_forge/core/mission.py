@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Any
 
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
 from synergy_forge.core.rules import ActionText, Rulebook
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Mission:
-    """One mission card."""
+    """One mission card. Immutable, its mappings included (read-only views): every seat's
+    observation shows it, and the playtester plays thousands of games with one."""
 
     id: str
     number: int
@@ -35,11 +38,26 @@ class Mission:
     #: the file it was read from, for messages ("" when built in code)
     source: str = ""
 
+    def __post_init__(self) -> None:
+        for name in ("title", "allowed_failures", "flavor"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Read-only views cannot be pickled: a mission travels to a worker as plain dicts.
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name in ("title", "allowed_failures", "flavor"):
+            values[name] = dict(values[name])
+        return (_mission, (values,))
+
     def failures_allowed(self, players: int) -> int:
         return self.allowed_failures[players]
 
     def label(self, language: str = "en") -> str:
         return self.title.get(language) or self.title.get("en") or self.id
+
+
+def _mission(values: dict[str, Any]) -> Mission:
+    return Mission(**values)
 
 
 @dataclass(frozen=True)

@@ -7,23 +7,27 @@ every input a round can produce; the data definitions stay the source of truth.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 
-def _second_highest(sum, others, sums, distinct, left, right):
+def _second_highest(sum: int, others: list[int], sums: list[int], distinct: list[int],
+                    left: int | None, right: int | None) -> bool:
     return len(distinct) >= 2 and sum == distinct[-2]
 
 
-def _second_lowest(sum, others, sums, distinct, left, right):
+def _second_lowest(sum: int, others: list[int], sums: list[int], distinct: list[int],
+                   left: int | None, right: int | None) -> bool:
     return len(distinct) >= 2 and sum == distinct[1]
 
 
-def _between(sum, others, sums, distinct, left, right):
+def _between(sum: int, others: list[int], sums: list[int], distinct: list[int],
+             left: int | None, right: int | None) -> bool:
     return left is not None and right is not None and (left < sum < right or right < sum < left)
 
 
-NATIVE: dict[str, Callable[..., Any]] = {
+NATIVE: Mapping[str, Callable[..., Any]] = MappingProxyType({
     # goals: (sum, others, sums, distinct, left, right)
     "one-higher": lambda s, others, *_: s - 1 in others,
     "one-lower": lambda s, others, *_: s + 1 in others,
@@ -47,4 +51,4 @@ NATIVE: dict[str, Callable[..., Any]] = {
     # sum: (sum, first, second, identical)
     "double-plus-3": lambda total, f, s, identical: total + 3 if identical else total,
     "five-is-ten": lambda total, *_: 10 if total == 5 else total,
-}
+})

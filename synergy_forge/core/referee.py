@@ -6,12 +6,21 @@ engine, `judge` on the command line and the playtester all settle rounds through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
-from synergy_forge.core.cards import DEFAULT_COLORS, MAX_PLAYERS, MIN_PLAYERS, Action, NumberCard
+from synergy_forge.core.cards import (
+    DEFAULT_COLORS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUMBER_VALUES,
+    Action,
+    NumberCard,
+)
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
 
 
@@ -103,7 +112,7 @@ class Verdict(NamedTuple):
     violations: tuple[tuple[str, ...], ...]
     table: Table
     #: per seat: (first card, second card, e1, e2, c1, c2)
-    cards: tuple[tuple, ...] = ()
+    cards: tuple[tuple[NumberCard, NumberCard, int, int, int, int], ...] = ()
     #: per seat: the (left, right) neighbour sums its goal saw (R10)
     neighbours: tuple[tuple[int | None, int | None], ...] = ()
 
@@ -193,6 +202,7 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
         problems.append(
             Problem(("challenges",), "goals cannot pass both left and right in one round (R4)")
         )
+    problems += _card_problems(table)
     if not table.actions:
         return problems
 
@@ -240,6 +250,75 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
     return problems
 
 
+#: How many copies of each value one colour's number cards hold (RULES.md "Components").
+_COPIES = Counter(NUMBER_VALUES)
+
+
+def _card_problems(table: Table) -> list[Problem]:
+    """The number cards no real round can show: a colour nobody at this table plays, more
+    copies of a card than its colour has, a card of another seat's colour that could not have
+    reached this seat (S9)."""
+    colors = table.colors
+    # The usual round: every seat plays two cards of its own colour and nobody uses B. Then
+    # each colour shows two cards at most and all is possible.
+    for play, color in zip(table.plays, colors, strict=False):
+        if play.first.color != color or play.second.color != color:
+            break
+    else:
+        for use in table.actions:
+            if use.card is Action.B:
+                break
+        else:
+            return []
+    problems: list[Problem] = []
+    colors = colors[: table.players]
+    owner = {color: seat for seat, color in enumerate(colors)}
+    b_user = {use.seat: k for k, use in enumerate(table.actions)
+              if use.card is Action.B and use.replacement is not None}
+    swapped = any(use.card is Action.I for use in table.actions)
+    # Every physical number card of the round, with where the round file names it. A B user
+    # may play as card 3 the first card B returned to its hand (R13): then it is one card.
+    cards: list[tuple[int, NumberCard, tuple[str | int, ...]]] = []
+    for i, play in enumerate(table.plays):
+        cards.append((i, play.first, ("seats", i, "numbers", 0)))
+        if not (i in b_user and play.second == play.first):
+            cards.append((i, play.second, ("seats", i, "numbers", 1)))
+        replacement = table.actions[b_user[i]].replacement if i in b_user else None
+        if replacement is not None:
+            cards.append((i, replacement, ("actions", b_user[i], "with")))
+    seen: Counter[NumberCard] = Counter()
+    foreign: dict[int, int] = {}  # seat -> the seat whose colour it holds (S9)
+    for seat, card, where in cards:
+        if card.color not in owner:
+            playing = ", ".join(colors)
+            problems.append(Problem(where, f"{card} is of a colour nobody plays at this table "
+                                    f"({playing})"))
+            continue
+        seen[card] += 1
+        copies = _COPIES.get(card.value)
+        if copies and seen[card] > copies:
+            problems.append(Problem(where, f"{card} is on the table {seen[card]} times; "
+                                    f"{card.color} has only {copies} of them"))
+        source = owner[card.color]
+        if source == seat:
+            continue
+        if swapped:
+            problems.append(Problem(where, f"seat {seat} cannot hold {card}: number cards "
+                                    "change seats only through I, once a mission, and I is "
+                                    "used in this round (S9)"))
+        elif seat in foreign:
+            problems.append(Problem(where, f"seat {seat} cannot hold a second card of another "
+                                    "seat's colour: the one I of a mission moves one card to "
+                                    "it (S9)"))
+        elif any(other not in (seat, source) or (other == source and were != seat)
+                 for other, were in foreign.items()):
+            problems.append(Problem(where, f"seat {seat} cannot hold {card}: the one I of a "
+                                    "mission swaps the cards of two seats only (S9)"))
+        else:
+            foreign[seat] = source
+    return problems
+
+
 def judge(table: Table, rulebook: Rulebook) -> Verdict:
     """Settle one round. Raises IllegalRound when `table` breaks the rules of play itself."""
     problems = table_problems(table, rulebook)
@@ -281,22 +360,28 @@ def _arrange(firsts: list[Any], goals: list[Any], actions: Sequence[ActionUse],
     deltas = [0] * n
     ignored: set[int] = set()
     extra_failures = 0
+    # Every use here names what its card needs (table_problems checks a round file's; the
+    # engine builds only such uses): the asserts say so to the type checker.
     for use in actions:
         card = use.card
         if card is Action.F or card is Action.G:
-            deltas[use.target] += 1 if card is Action.F else -1  # type: ignore[index]
+            assert use.target is not None
+            deltas[use.target] += 1 if card is Action.F else -1
         elif card is Action.B:
-            firsts[use.seat] = use.replacement  # type: ignore[assignment]
+            firsts[use.seat] = use.replacement
             deltas[use.seat] = 0  # S2: F/G leave with the card
         elif card is Action.I:
-            a, b = use.seats  # type: ignore[misc]
+            assert use.seats is not None
+            a, b = use.seats
             firsts[a], firsts[b] = firsts[b], firsts[a]
             deltas[a], deltas[b] = deltas[b], deltas[a]  # S2: F/G travel with the card
         elif card is Action.D:
             o = use.other
-            goals[use.seat], goals[o] = goals[o], goals[use.seat]  # type: ignore[index]
+            assert o is not None
+            goals[use.seat], goals[o] = goals[o], goals[use.seat]
         elif card is Action.E:
-            a, b = use.seats  # type: ignore[misc]
+            assert use.seats is not None
+            a, b = use.seats
             goals[a], goals[b] = goals[b], goals[a]
         elif card is Action.H:
             extra_failures += 1
@@ -326,18 +411,43 @@ def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
     return e1, e2, c1, c2, total, identical, broken
 
 
-def pair_sum(rulebook: Any, challenges: tuple[str, ...], first: NumberCard,
+def pair_sum(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard,
              second: NumberCard, delta: int = 0) -> tuple[int, bool]:
-    """(sum, a challenge broken) for one seat's two cards (R5–R9), remembered on the rulebook:
-    the engine's R9 check and the bots ask about the same few pairs game after game."""
-    pairs = rulebook.memo.get(("pair-sums", challenges))
+    """(sum, a challenge broken) for one seat's two cards (R5–R9), remembered here: the
+    engine's R9 check and the bots ask about the same few pairs game after game."""
+    pairs = _PAIR_SUMS.get((rulebook, challenges))
     if pairs is None:
-        pairs = rulebook.memo[("pair-sums", challenges)] = {}
+        pairs = _PAIR_SUMS.remember((rulebook, challenges), {})
     found = pairs.get((first, second, delta))
     if found is None:
         e = seat_sum(rulebook.plan(challenges), first, second, delta)
         found = pairs[(first, second, delta)] = (e[4], bool(e[6]))
     return found
+
+
+@overload
+def round_succeeds(failures: int, allowed: int, super_met: bool = True,
+                   hyper_met: bool = True) -> bool: ...
+@overload
+def round_succeeds(failures: Any, allowed: int, super_met: Any = True,
+                   hyper_met: Any = True) -> Any: ...
+def round_succeeds(failures: Any, allowed: int, super_met: Any = True,
+                   hyper_met: Any = True) -> Any:
+    """R16, the one definition: the round succeeds when at most `allowed` counted seats failed
+    (H included) and the super holder met its goal. With `hyper_met`, also that the mission
+    goes on, which a hyper holder's miss ends whatever the round's result (R16, R21): what the
+    bots and the oracle play for.
+
+    Over bools for one table; over numpy's boolean arrays for a grid of possible tables
+    (`sim.chances`), one verdict per table: hence `&` rather than `and`.
+    """
+    return (failures <= allowed) & super_met & hyper_met
+
+
+#: pair_sum's answers per (rulebook, challenges), then per (first, second, change): the inner
+#: memos are bounded by the cards there are (25 x 25 pairs, a few changes).
+_PAIR_SUMS: Memo[tuple[Rulebook, tuple[str, ...]],
+                 dict[tuple[NumberCard, NumberCard, int], tuple[int, bool]]] = Memo(256)
 
 
 def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | None]:
@@ -348,8 +458,9 @@ def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | 
     return left, right
 
 
-def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
-                   ignored: set[int] | frozenset[int]) -> tuple[list[bool], list, int]:
+def evaluate_goals(goal_checks: Mapping[str, Callable[..., Any]], goals: Sequence[str],
+                   sums: list[int], ignored: set[int] | frozenset[int],
+                   ) -> tuple[list[bool], list[tuple[int | None, int | None]], int]:
     """Which seats meet their goal: (met, (left, right) seen per seat, counted failures).
 
     "Others" are the other counted seats (R14); neighbours skip ignored seats (R10). Shared by
@@ -357,8 +468,10 @@ def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
     """
     n = len(sums)
     met = [False] * n
-    neighbours: list = [None] * n
+    neighbours: list[tuple[int | None, int | None]] = [(None, None)] * n
     failures = 0
+    left: int | None
+    right: int | None
     if not ignored:
         distinct = sorted(set(sums))
         for i in range(n):
@@ -382,8 +495,8 @@ def evaluate_goals(goal_checks: Any, goals: Sequence[str], sums: list[int],
             others, everyone = counted_sums, [*counted_sums, own]
         left = right = None
         left_seat, right_seat = neighbour_seats(i, counted)
-        if left_seat is not None and left_seat != right_seat:
-            left, right = sums[left_seat], sums[right_seat]  # type: ignore[index]
+        if left_seat is not None and right_seat is not None and left_seat != right_seat:
+            left, right = sums[left_seat], sums[right_seat]
         ok = goal_checks[goals[i]](own, others, everyone, sorted(set(everyone)), left, right)
         met[i] = ok
         if counted[i] and not ok:
@@ -410,7 +523,7 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
 
     # R5–R9, seat by seat.
     sums = [0] * n
-    cards: list = [None] * n
+    cards: list[tuple[NumberCard, NumberCard, int, int, int, int]] = []
     violations: list[tuple[str, ...]] = [()] * n
     broken_any = False
     for i in range(n):
@@ -419,15 +532,15 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
         if broken:
             violations[i] = broken
             broken_any = True
-        cards[i] = (first, second, e1, e2, c1, c2)
+        cards.append((first, second, e1, e2, c1, c2))
 
     met, neighbours, failures = evaluate_goals(rulebook.goal_checks, goals, sums, ignored)
     counted = tuple(i not in ignored for i in range(n))
 
     allowed = table.allowed_failures + extra_failures
-    success = failures <= allowed  # R16
-    if table.super_seat is not None and not met[table.super_seat]:
-        success = False
+    super_seat = table.super_seat
+    success = round_succeeds(failures, allowed,
+                             True if super_seat is None else bool(met[super_seat]))
     reasons: tuple[LossReason, ...] = ()
     if table.hyper_seat is not None and not met[table.hyper_seat]:
         reasons = (LossReason.HYPER,)

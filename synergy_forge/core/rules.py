@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from jinja2 import StrictUndefined, TemplateSyntaxError, nodes
@@ -20,6 +21,7 @@ from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from synergy_forge.core.cards import Action
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
 
 
@@ -389,9 +391,12 @@ def rule_failure(kind: RuleKind, check: Callable[..., Any]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Definition:
-    """One goal card or challenge: its id, kind, names and card text, and its rule."""
+    """One goal card or challenge: its id, kind, names and card text, and its rule.
+
+    Immutable, names and texts included (read-only mappings): bots read definitions through
+    the rulebook of their observation."""
 
     id: str
     kind: RuleKind
@@ -406,6 +411,10 @@ class Definition:
     origin: str = ""
     builtin: bool = False
     check: Callable[..., Any] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", MappingProxyType(dict(self.name)))
+        object.__setattr__(self, "text", MappingProxyType(dict(self.text)))
 
     def label(self, language: str = "en") -> str:
         return self.name.get(language) or self.name.get("en") or self.id
@@ -454,38 +463,42 @@ class ChallengePlan:
     constraints: tuple[tuple[str, Callable[..., Any]], ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Rulebook:
-    """The goals and challenges a table knows: the built-ins plus a campaign's own."""
+    """The goals and challenges a table knows: the built-ins plus a campaign's own.
+
+    Immutable: its mappings are read-only views and it keeps no cache, so a bot that reads it
+    (through its observation) can change nothing for anyone. What is derived from it is
+    remembered by the module that derives it (`plan` here, pair sums in the referee), keyed by
+    the rulebook itself: rulebooks compare and hash by identity.
+    """
 
     goals: Mapping[str, Definition]
     challenges: Mapping[str, Definition]
-    # Memo of facts derived from the fields above (plan(), the lint's keepable pairs): it
-    # never changes what the rulebook says.
-    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
-
     #: goal id -> check, for the referee's inner loop.
-    goal_checks: Mapping[str, Callable[..., Any]] = field(init=False, compare=False, repr=False)
+    goal_checks: Mapping[str, Callable[..., Any]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "goals", MappingProxyType(dict(self.goals)))
+        object.__setattr__(self, "challenges", MappingProxyType(dict(self.challenges)))
         checks = {gid: g.check for gid, g in self.goals.items()}
-        object.__setattr__(self, "goal_checks", checks)
+        object.__setattr__(self, "goal_checks", MappingProxyType(checks))
 
     def plan(self, challenge_ids: tuple[str, ...]) -> ChallengePlan:
         """The challenges `challenge_ids` name, grouped by kind, in the order R7 applies them."""
-        plan = self.memo.get(challenge_ids)
+        plan = _PLANS.get((self, challenge_ids))
         if plan is None:
             found = [self.challenges[c] for c in challenge_ids]
-            plan = ChallengePlan(
+            plan = _PLANS.remember((self, challenge_ids), ChallengePlan(
                 direction=sum(c.direction for c in found if c.kind is RuleKind.PASSING),
-                value_rules=tuple(c.check for c in found if c.kind is RuleKind.VALUE),
+                value_rules=tuple(c.check for c in found
+                                  if c.kind is RuleKind.VALUE and c.check is not None),
                 combine=next((c.check for c in found if c.kind is RuleKind.COMBINE), None),
                 sum_rules=tuple(c.check for c in sorted(found, key=lambda c: c.step)
-                                if c.kind is RuleKind.SUM),  # S4
+                                if c.kind is RuleKind.SUM and c.check is not None),  # S4
                 constraints=tuple((c.id, c.check) for c in found
-                                  if c.kind is RuleKind.CONSTRAINT),
-            )
-            self.memo[challenge_ids] = plan
+                                  if c.kind is RuleKind.CONSTRAINT and c.check is not None),
+            ))
         return plan
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -506,3 +519,6 @@ class Rulebook:
             target[definition.id] = definition
         return Rulebook(goals, challenges)
 
+
+#: The plan of each (rulebook, challenges) asked: a rulebook has few challenge sets.
+_PLANS: Memo[tuple[Rulebook, tuple[str, ...]], ChallengePlan] = Memo(1024)

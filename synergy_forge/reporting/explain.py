@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
-from synergy_forge.core.referee import SeatVerdict, Verdict
+from synergy_forge.core.engine import Outcome
+from synergy_forge.core.referee import LossReason, SeatVerdict, Verdict
 from synergy_forge.core.rules import Rulebook, RuleKind
 
 
@@ -25,7 +28,7 @@ def _sum_steps(seat: SeatVerdict, verdict: Verdict, rulebook: Rulebook) -> str:
     a = _card(seat.first.value, seat.first_effective, seat.counted_first)
     b = _card(seat.second.value, seat.second_effective, seat.counted_second)
     combine = next((c for c in challenges if c.kind is RuleKind.COMBINE), None)
-    if combine is None:
+    if combine is None or combine.check is None:
         total = seat.counted_first + seat.counted_second
         text = f"{a} + {b} = {total}"
     else:
@@ -34,6 +37,8 @@ def _sum_steps(seat: SeatVerdict, verdict: Verdict, rulebook: Rulebook) -> str:
     identical = seat.first.color == seat.second.color and \
         seat.first_effective == seat.second_effective
     for rule in sorted((c for c in challenges if c.kind is RuleKind.SUM), key=lambda c: c.step):
+        if rule.check is None:  # every loaded challenge has one; a hand-made one may not
+            continue
         after = rule.check(total, seat.counted_first, seat.counted_second, identical)
         if after != total:
             text += f", {rule.id} makes it {after}"
@@ -108,10 +113,25 @@ def verdict_text(verdict: Verdict, rulebook: Rulebook) -> str:
         met = verdict.seats[table.super_seat].success
         summary += f"; super holder seat {table.super_seat} {'met' if met else 'missed'} its goal"
     lines.append(summary + ")")
-    reasons = {
-        "hyper": f"the hyper holder, seat {table.hyper_seat}, missed its goal",
-        "challenge": "a seat did not live up to a challenge",
-    }
     for reason in verdict.lost_reasons:
-        lines.append(f"Mission lost: {reasons.get(str(reason), str(reason))}")
+        seat = f" (seat {table.hyper_seat})" if reason is LossReason.HYPER else ""
+        lines.append(f"Mission lost: {LOSS_TEXT[reason]}{seat}")
     return "\n".join(lines)
+
+
+#: Why a mission was lost, in the words of every report (`judge`, `play`, `replay`).
+LOSS_TEXT: Mapping[LossReason, str] = MappingProxyType({
+    LossReason.LIVES: "the last life was lost",
+    LossReason.HYPER: "the hyper card's holder missed its goal",
+    LossReason.CHALLENGE: "a player could not keep a challenge",
+    LossReason.NUMBERS: "a player had fewer than two number cards",
+    LossReason.GOALS: "a player had no goal card left",
+})
+
+
+def outcome_text(outcome: Outcome) -> str:
+    """'Won', or 'Lost: ' and why (R20, R21)."""
+    if outcome.won:
+        return "Won"
+    assert outcome.reason is not None, "the engine says why every lost mission was lost"
+    return f"Lost: {LOSS_TEXT[outcome.reason]}"

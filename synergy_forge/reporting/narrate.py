@@ -30,18 +30,18 @@ def heading(game: Game, bots: list[str]) -> str:
 
 def describe_action(use: ActionUse) -> str:
     card = use.card
+    taken = " and ".join(map(str, use.cards or ()))
+    first, second = use.seats or (None, None)
     what = {
-        "A": lambda: f"takes {use.cards[0]} back from the discard row",  # type: ignore[index]
+        "A": lambda: f"takes {taken} back from the discard row",
         "B": lambda: f"swaps its first number card for {use.replacement} from its hand",
-        "C": lambda: "takes " + " and ".join(map(str, use.cards or ())) + " back from the "
-                     "discard row",
+        "C": lambda: f"takes {taken} back from the discard row",
         "D": lambda: f"exchanges goal cards with seat {use.other}",
-        "E": lambda: f"exchanges the goal cards of seats {use.seats[0]} and {use.seats[1]}",  # type: ignore[index]
+        "E": lambda: f"exchanges the goal cards of seats {first} and {second}",
         "F": lambda: f"adds 1 to seat {use.target}'s first number card",
         "G": lambda: f"takes 1 from seat {use.target}'s first number card",
         "H": lambda: "lets one more player miss this round",
-        "I": lambda: f"exchanges the first number cards of seats {use.seats[0]} and "  # type: ignore[index]
-                     f"{use.seats[1]}",  # type: ignore[index]
+        "I": lambda: f"exchanges the first number cards of seats {first} and {second}",
         "J": lambda: "is ignored this round",
     }[str(card)]()
     return f"seat {use.seat} uses {card}: {what}"

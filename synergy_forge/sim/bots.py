@@ -1,7 +1,15 @@
 """Bots: players that see only their own observation and answer one decision at a time.
 
 A bot is any object with `choose(observation, decision) -> choice`. Adding one is one class
-and one line in BOTS.
+and one line in BOTS. What it is shown is what its `sees` says: "seat" (the default) its
+seat's `Observation`; "nothing" (the random bot, which reads nothing) None; "all"
+`Game.observe_all()`, every hand: the oracle's cheat, said aloud.
+
+What a bot works out is remembered in two kinds of memo (synergy_forge.core.memo), neither
+reachable from any observation: a bot's own memory (`Bot.memory`: scores of its own hands,
+private to its seat, kept across games for speed), and this module's memos of pure functions of
+public facts (the priors of a mission, the sums a seat can still make given the face-up cards),
+which every seat may share because they hold nothing hidden.
 """
 
 from __future__ import annotations
@@ -13,23 +21,44 @@ from itertools import chain
 from typing import Any, Protocol
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard, Observation
-from synergy_forge.core.referee import arrange, evaluate_goals, pair_sum, seat_sum
+from synergy_forge.core.engine import (
+    Decision,
+    DecisionKind,
+    Game,
+    GoalCard,
+    Observation,
+    Omniscient,
+    Setup,
+)
+from synergy_forge.core.memo import Memo
+from synergy_forge.core.referee import (
+    arrange,
+    evaluate_goals,
+    pair_sum,
+    round_succeeds,
+    seat_sum,
+)
+from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Support, goal_chances, success_chances
 
 
 class Bot(Protocol):
     name: str
 
-    def choose(self, observation: Observation, decision: Decision) -> Any: ...
+    def choose(self, observation: Any, decision: Decision) -> Any: ...
+
+
+#: What a bot is shown (`sees`), when it does not say: its seat's observation.
+SEES_SEAT = "seat"
 
 
 class RandomBot:
     """Uniform over the legal choices."""
 
     name = "random"
+    sees = "nothing"  # it reads nothing: building its observation would only cost time
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
 
     def choose(self, observation: Observation, decision: Decision) -> Any:
@@ -39,6 +68,16 @@ class RandomBot:
 _EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
 
 AFFINITY_SAMPLES = 300
+
+#: A memory of one seat's own scores, by (rulebook, challenges, goals, players, ..., hand).
+ScoreMemory = Memo[tuple[Any, ...], dict[Any, float]]
+#: Entries a bot's memory keeps: one per hand and goals seen (about 1 kB each).
+MEMORY_SIZE = 4096
+
+# Memos of public facts, shared by every seat (see the module's docstring).
+_PUBLIC_SUPPORTS: Memo[tuple[Any, ...], tuple[Support, ...]] = Memo(1000)
+_SUPPORTS: Memo[tuple[Any, ...], Support] = Memo(50_000)
+_AFFINITY: Memo[tuple[Any, ...], dict[tuple[str, int], float]] = Memo(256)
 
 
 class GreedyBot:
@@ -51,8 +90,9 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
+        self.memory: ScoreMemory = Memo(MEMORY_SIZE) if memory is None else memory
 
     def _pick(self, choices: Any, score: Callable[[Any], float]) -> Any:
         """The best-scoring choice; ties broken by the bot's own generator."""
@@ -78,7 +118,8 @@ class GreedyBot:
 
     # -- the model of the others -----------------------------------------------------------
 
-    def _supports(self, obs: Observation, table: Any, deltas: tuple[int, ...]) -> list[Support]:
+    def _supports(self, obs: Observation, table: Any,
+                  deltas: tuple[int, ...]) -> tuple[Support, ...]:
         """What each seat's sum may be, seen from here: a second card not yet played is any
         of that colour's unseen cards, each equally likely, that keeps the challenges (R9).
 
@@ -90,19 +131,16 @@ class GreedyBot:
         rulebook, challenges, colors = obs.rulebook, obs.mission.challenges, obs.colors
         foreign = [c for c in obs.hand if c.color != colors[obs.seat]]
         discards = obs.discards
-        key = (challenges, discards, table, deltas)
-        shared = rulebook.memo.setdefault("public-supports", {})
-        supports = None if foreign else shared.get(key)
+        key = (rulebook, challenges, colors, discards, table, deltas)
+        supports = None if foreign else _PUBLIC_SUPPORTS.get(key)
         if supports is None:
             unseen = _unseen(colors, chain(chain.from_iterable(discards),
                                            chain.from_iterable(table), foreign))
-            supports = [_support(rulebook, challenges, table[seat][0], deltas[seat],
-                                 colors[seat], unseen[colors[seat]])
-                        for seat in range(obs.players)]
-            if not foreign:
-                if len(shared) > 1000:
-                    shared.clear()
-                shared[key] = supports
+            supports = tuple(_support(rulebook, challenges, table[seat][0], deltas[seat],
+                                      colors[seat], unseen[colors[seat]])
+                             for seat in range(obs.players))
+            if not foreign:  # what its own hand rules out stays with this seat
+                _PUBLIC_SUPPORTS.remember(key, supports)
         return supports
 
     def _goal_chances(self, obs: Observation, goals: Sequence[str],
@@ -129,13 +167,14 @@ class GreedyBot:
         """P(goal met | own sum) against other seats playing any two cards of their colour.
 
         Estimated once per mission and player count from a fixed sample (so every bot and
-        every process gets the same table) and kept on the rulebook: the first card and the
-        goal card are chosen before the others' goals are known, where only this prior helps.
+        every process gets the same table) and shared by every seat (public facts only): the
+        first card and the goal card are chosen before the others' goals are known, where only
+        this prior helps.
         """
-        key = ("affinity", obs.mission.challenges, obs.mission.goals, obs.players)
-        table = obs.rulebook.memo.get(key)
-        if table is not None:
-            return table
+        key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players)
+        found = _AFFINITY.get(key)
+        if found is not None:
+            return found
         plan = obs.rulebook.plan(obs.mission.challenges)
         pair_sums = []
         cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
@@ -151,7 +190,7 @@ class GreedyBot:
                    for _ in range(AFFINITY_SAMPLES)]
         checks = obs.rulebook.goal_checks
         own_range = sorted(set(pair_sums) | set(range(0, 16)))
-        table = {}
+        table: dict[tuple[str, int], float] = {}
         for goal in set(obs.mission.goals):
             check = checks[goal]
             for own in own_range:
@@ -162,8 +201,7 @@ class GreedyBot:
                              others[-1]):
                         met += 1
                 table[(goal, own)] = met / len(samples)
-        obs.rulebook.memo[key] = table
-        return table
+        return _AFFINITY.remember(key, table)
 
     def _first(self, obs: Observation, decision: Decision) -> NumberCard:
         hand = obs.hand
@@ -173,13 +211,13 @@ class GreedyBot:
             goals = frozenset({table_goal.goal})
         if self._passing(obs):
             goals = frozenset(obs.mission.goals)  # the goal to meet will come from a neighbour
-        # A pure function of the hand and the goals: remembered across games.
-        key = ("first-scores", obs.mission.challenges, obs.mission.goals, obs.players, goals,
-               hand)
-        scores = obs.rulebook.memo.get(key)
+        # A pure function of the hand and the goals: remembered across games, by this seat only.
+        key = ("first", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
+               goals, hand)
+        scores = self.memory.get(key)
         if scores is None:
             affinity = self._affinity(obs)
-            best = {}  # own sum -> its chance for the most hopeful goal
+            best: dict[int, float] = {}  # own sum -> its chance for the most hopeful goal
             scores = {}
             for first in set(hand):
                 rest = list(hand)
@@ -191,7 +229,7 @@ class GreedyBot:
                         chance = best[x] = max(affinity.get((g, x), 0.0) for g in goals)
                     top = max(top, chance)
                 scores[first] = top
-            obs.rulebook.memo[key] = scores
+            self.memory.remember(key, scores)
         return self._pick(decision.choices, scores.__getitem__)
 
     def _passing(self, obs: Observation) -> bool:
@@ -203,9 +241,9 @@ class GreedyBot:
             return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
         first = obs.table[obs.seat][0]
         delta = obs.deltas[obs.seat]
-        key = ("goal-scores", obs.mission.challenges, obs.mission.goals, obs.players, first,
-               delta, obs.hand)
-        scores = obs.rulebook.memo.get(key)
+        key = ("goal", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
+               first, delta, obs.hand)
+        scores = self.memory.get(key)
         if scores is None:
             affinity = self._affinity(obs)
             if first is None:  # goal-number-number: for the best pair still possible
@@ -213,17 +251,17 @@ class GreedyBot:
                     obs, f, 0, [c for c in obs.hand if c != f])}
             else:
                 sums = set(self._plan_sums(obs, first, delta, list(obs.hand)))
-            scores = {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
-                      for g in set(obs.mission.goals)}
-            obs.rulebook.memo[key] = scores
+            scores = self.memory.remember(
+                key, {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
+                      for g in set(obs.mission.goals)})
         return self._pick(decision.choices, lambda g: scores.get(g.goal, 0.0))
 
     def _second(self, obs: Observation, decision: Decision) -> NumberCard:
-        table = obs.table
-        first = table[obs.seat][0]
+        placed = obs.placed  # at card 3, every first card and goal lies on the table
+        first = placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
         sums = {c: _pair(obs, first, c, delta)[0] for c in decision.choices}
-        chances = self._goal_chances(obs, [t[1].goal for t in table], set(sums.values()))
+        chances = self._goal_chances(obs, [g.goal for g in placed.goals], set(sums.values()))
         return self._pick(decision.choices, lambda c: chances[sums[c]])
 
     def _action(self, obs: Observation, decision: Decision) -> Any:
@@ -242,7 +280,7 @@ class GreedyBot:
             if use is not None and use.card is Action.B:
                 delta = 0  # S2: changes leave with the card
                 own_hand.remove(use.replacement)
-                own_hand.append(table[obs.seat][0])
+                own_hand.append(obs.placed.firsts[obs.seat])
             sums = set(self._plan_sums(obs, first, delta, own_hand))
             if not sums:
                 return 0.0
@@ -287,11 +325,12 @@ class CoopBot(GreedyBot):
         """P(round succeeds and the mission goes on | this seat plays each card of `mine`)."""
         table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
         supports = self._supports(obs, table, deltas)
-        own = {c: _pair(obs, table[me][0], c, deltas[me])[0] for c in mine}
+        placed = obs.placed  # after card 2, every first card and goal lies on the table
+        own = {c: _pair(obs, placed.firsts[me], c, deltas[me])[0] for c in mine}
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
         allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
             1 for u in obs.actions_used if u.card is Action.H)
-        by_sum = success_chances(obs.rulebook, [t[1].goal for t in table], ignored, allowed,
+        by_sum = success_chances(obs.rulebook, [g.goal for g in placed.goals], ignored, allowed,
                                  obs.super_seat, obs.hyper_seat, me, supports,
                                  sorted(set(own.values())))
         return {card: by_sum[s] for card, s in own.items()}
@@ -326,19 +365,19 @@ def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
     return unseen
 
 
-def _support(rulebook: Any, challenges: tuple[str, ...], first: NumberCard, delta: int,
+def _support(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard, delta: int,
              color: str, unseen: dict[int, int]) -> Support:
     """How many of a seat's possible second cards give each sum, keeping the challenges."""
-    key = ("support", challenges, first, delta, color, tuple(unseen.items()))
-    support = rulebook.memo.get(key)
+    key = (rulebook, challenges, first, delta, color, tuple(unseen.items()))
+    support = _SUPPORTS.get(key)
     if support is None:
         weights: dict[int, float] = {}
         for value, count in unseen.items():
             total, broken = pair_sum(rulebook, challenges, first, NumberCard(value, color), delta)
             if count > 0 and not broken:
                 weights[total] = weights.get(total, 0.0) + count
-        support = Support.of(weights or {0: 1.0})  # nothing legal left: R9 ends the mission
-        rulebook.memo[key] = support
+        # nothing legal left: R9 ends the mission
+        support = _SUPPORTS.remember(key, Support.of(weights or {0: 1.0}))
     return support
 
 
@@ -353,17 +392,18 @@ class OracleBot:
     """
 
     name = "oracle"
+    #: The cheat, said aloud: this bot is handed `Game.observe_all()`, every hand included.
+    sees = "all"
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
 
-    def choose(self, observation: Observation, decision: Decision) -> Any:
+    def choose(self, observation: Omniscient, decision: Decision) -> Any:
         if len(decision.choices) == 1:
             return decision.choices[0]
-        game = observation._game  # the cheat: the whole game, hidden cards included
         kind = decision.kind
         if kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL, DecisionKind.SECOND_NUMBER):
-            plan = _oracle_plan(game)
+            plan = _oracle_plan(observation)
             first, goal, second = plan[decision.seat]
             wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
                       DecisionKind.SECOND_NUMBER: second}[kind]
@@ -376,14 +416,22 @@ class OracleBot:
         return self.rng.choice(decision.choices)
 
 
-def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
-    """The round's joint play, computed once per round and shared by every oracle seat."""
-    key = ("oracle-plan", game.round_number)
-    cached = getattr(game, "_oracle", None)
-    if cached is not None and cached[0] == key:
+#: Each round's joint play, shared by the oracle seats of a game: by (the game's setup, round).
+#: Keyed by the setup's id, and the setup kept beside the plan: while the entry lives, no other
+#: game's setup can have that id.
+_ORACLE_PLANS: Memo[tuple[int, int], tuple[Setup, list[tuple[Any, Any, Any]]]] = Memo(64)
+
+
+def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
+    """The round's joint play, computed at the round's first oracle decision and shared by
+    every oracle seat of the game (a game's setup is its own: copies of a game share it)."""
+    setup = game.setup
+    key = (id(setup), game.round_number)
+    cached = _ORACLE_PLANS.get(key)
+    if cached is not None and cached[0] is setup:
         return cached[1]
-    n, plan = game.players, game.plan
-    plays_known = [(game.firsts[i], game.goals_played[i]) for i in range(n)]
+    n, plan, rulebook, challenges = setup.players, setup.plan, setup.rulebook, \
+        setup.mission.challenges
     # Per seat, its possible plays (first, goal, second) with what the referee makes of them:
     # (sum, goal id, challenge broken). Plays alike in those are alike for the search, so only
     # the first of each kind is tried (which is the one a search over all of them would keep).
@@ -392,15 +440,16 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
     for i in range(n):
         hand = sorted(set(game.hands[i]))
         goals = sorted(set(game.goal_hands[i]))
-        firsts = [plays_known[i][0]] if plays_known[i][0] is not None else hand
-        goal_options = [plays_known[i][1]] if plays_known[i][1] is not None else goals
+        known_first, known_goal = game.firsts[i], game.goals_played[i]
+        firsts = [known_first] if known_first is not None else hand
+        goal_options = [known_goal] if known_goal is not None else goals
         seen: dict[tuple[int, str, bool], tuple[Any, Any, Any]] = {}
         for f in firsts:
             rest = list(game.hands[i])
-            if plays_known[i][0] is None:
+            if known_first is None:
                 rest.remove(f)
             for s in sorted(set(rest)):
-                total, broken = pair_sum(game.rulebook, game.mission.challenges, f, s)
+                total, broken = pair_sum(rulebook, challenges, f, s)
                 if broken:
                     continue
                 for g in goal_options:
@@ -408,21 +457,23 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
         if not seen:  # nothing keeps the challenges: play anything, the mission is lost (R9)
             f = firsts[0]
             s = sorted(set(game.hands[i]))[0] if game.hands[i] else f
-            total, broken = pair_sum(game.rulebook, game.mission.challenges, f, s)
+            total, broken = pair_sum(rulebook, challenges, f, s)
             seen[(total, goal_options[0].goal, broken)] = (f, goal_options[0], s)
         candidates.append(list(seen.values()))
         facts.append(list(seen))
     # Where each played goal card lands (R4), from the referee's own arrangement.
     lands = arrange(list(range(n)), list(range(n)), (), plan.direction).goals
-    checks = game.rulebook.goal_checks
-    allowed, super_seat, hyper_seat = game.allowed_failures, game.super_seat, game.hyper_seat
+    checks = rulebook.goal_checks
+    allowed, super_seat, hyper_seat = setup.allowed_failures, game.super_seat, game.hyper_seat
 
     def score(choice: list[int]) -> tuple[int, int]:
         picked = [facts[i][c] for i, c in enumerate(choice)]
         met, _, failures = evaluate_goals(checks, [picked[lands[j]][1] for j in range(n)],
                                           [p[0] for p in picked], frozenset())
-        won = failures <= allowed and (super_seat is None or met[super_seat]) and \
-            (hyper_seat is None or met[hyper_seat]) and not any(p[2] for p in picked)
+        won = round_succeeds(failures, allowed,
+                             True if super_seat is None else bool(met[super_seat]),
+                             True if hyper_seat is None else bool(met[hyper_seat])) \
+            and not any(p[2] for p in picked)  # R9: a broken challenge loses the mission
         return (int(won), sum(met))
 
     current = [0] * n
@@ -440,14 +491,32 @@ def _oracle_plan(game: Any) -> list[tuple[Any, Any, Any]]:
         if not improved or best[0]:
             break
     chosen = [candidates[i][c] for i, c in enumerate(current)]
-    game._oracle = (key, chosen)
+    _ORACLE_PLANS.remember(key, (setup, chosen))
     return chosen
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,
                          "oracle": OracleBot}
 
+# The memory of the bot of each kind at each seat, kept from one game to the next (a hand
+# seen in one game comes back in the next), each private to its seat.
+_MEMORIES: dict[tuple[str, int], ScoreMemory] = {}
+
 
 def make_bot(name: str, seed: int, seat: int) -> Bot:
-    """A bot with its own generator, derived from the game's seed and its seat."""
-    return BOTS[name](random.Random(f"{name}:{seed}:{seat}"))
+    """A bot with its own generator, derived from the game's seed and its seat, and its
+    seat's memory."""
+    memory = _MEMORIES.get((name, seat))
+    if memory is None:
+        memory = _MEMORIES[(name, seat)] = Memo(MEMORY_SIZE)
+    bot: Bot = BOTS[name](random.Random(f"{name}:{seed}:{seat}"), memory)
+    return bot
+
+
+def view_for(bot: Bot, game: Game, seat: int) -> Observation | Omniscient | None:
+    """What `bot` at `seat` is shown, as its `sees` says: its observation, nothing, or
+    everything (the oracle)."""
+    sees = getattr(bot, "sees", SEES_SEAT)
+    if sees == SEES_SEAT:
+        return game.observe(seat)
+    return game.observe_all() if sees == "all" else None

@@ -11,8 +11,8 @@ question: the probability that the seat meets its own goal.
 Two ways, one answer:
 - the grid: every combination of possible sums at once, one axis per seat, the goals' own
   rules run over arrays (synergy_forge.sim.grid). The grid depends only on public facts, so every
-  seat of a round shares it (kept in the rulebook's memo); each seat then weighs it by its own
-  view of the others.
+  seat of a round shares it (kept in this module's memo of grids); each seat then weighs it by
+  its own view of the others.
 - table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
 tests/test_chances.py holds the two to each other.
 """
@@ -24,12 +24,17 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from synergy_forge.core.referee import evaluate_goals, neighbour_seats
+from synergy_forge.core.memo import Memo
+from synergy_forge.core.referee import evaluate_goals, neighbour_seats, round_succeeds
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, both, count_true, grid_rule
+from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, count_true, grid_rule
 
-#: Grids kept per rulebook before the memo of grids is emptied (a round needs one or two).
-_KEEP = 64
+# This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
+# per rulebook; the grids of the last rounds (a round needs one or two); and, per question
+# about a round, its answer table by table.
+_GRID_RULES: Memo[Rulebook, dict[str, GridRule | None]] = Memo(64)
+_GRIDS: Memo[tuple[Any, ...], _Grid] = Memo(64)
+_TABLES: Memo[tuple[Any, ...], dict[tuple[int, ...], bool]] = Memo(4096)
 
 
 class Support(NamedTuple):
@@ -57,8 +62,9 @@ def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset
     grid's axis for that seat), so that every seat of a round can share one grid.
     """
     def wins(met: list[bool], failures: int) -> bool:
-        return failures <= allowed and (super_seat is None or met[super_seat]) and \
-            (hyper_seat is None or met[hyper_seat])
+        return round_succeeds(failures, allowed,
+                              True if super_seat is None else bool(met[super_seat]),
+                              True if hyper_seat is None else bool(met[hyper_seat]))
 
     return _chances(rulebook, tuple(goals), ignored, seat, supports, own,
                     lambda grid: grid.won(allowed, super_seat, hyper_seat),
@@ -87,10 +93,10 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 
 def _grid_rules(rulebook: Rulebook) -> dict[str, GridRule | None]:
-    rules = rulebook.memo.get("grid-rules")
+    rules = _GRID_RULES.get(rulebook)
     if rules is None:
-        rules = {gid: grid_rule(g.rule) if g.rule else None for gid, g in rulebook.goals.items()}
-        rulebook.memo["grid-rules"] = rules
+        rules = _GRID_RULES.remember(rulebook, {gid: grid_rule(g.rule) if g.rule else None
+                                                for gid, g in rulebook.goals.items()})
     return rules
 
 
@@ -101,18 +107,10 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
         axes[seat] = tuple(sorted(set(mine) | set(own)))
-    key = ("round-grid", goals, ignored, tuple(axes))
-    memo = rulebook.memo
-    grid = memo.get(key)
+    key = (rulebook, goals, ignored, tuple(axes))
+    grid = _GRIDS.get(key)
     if grid is None:
-        grid = _grid(rulebook, goals, ignored, axes)
-        kept = memo.setdefault("round-grids", [])
-        if len(kept) >= _KEEP:
-            for old in kept:
-                memo.pop(old, None)
-            kept.clear()
-        kept.append(key)
-        memo[key] = grid
+        grid = _GRIDS.remember(key, _grid(rulebook, goals, ignored, axes))
     operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
     for j in range(len(goals)):
@@ -151,10 +149,10 @@ class _Grid:
         key = ("won", allowed, super_seat, hyper_seat)
         won = self._arrays.get(key)
         if won is None:
-            won = self._met_count >= sum(self.counted) - allowed
-            for seat in (super_seat, hyper_seat):
-                if seat is not None:
-                    won = both(won, self.met[seat])
+            failures = sum(self.counted) - self._met_count
+            won = round_succeeds(failures, allowed,
+                                 True if super_seat is None else self.met[super_seat],
+                                 True if hyper_seat is None else self.met[hyper_seat])
             won = self._arrays[key] = np.broadcast_to(won, self.shape).astype(float)
         return won
 
@@ -185,7 +183,7 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
         seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
         left_seat, right_seat = neighbour_seats(i, counted)
         left = right = None
-        if left_seat is not None and left_seat != right_seat:
+        if left_seat is not None and right_seat is not None and left_seat != right_seat:
             left, right = sums[left_seat], sums[right_seat]
         rule = rules[goals[i]]
         assert rule is not None
@@ -199,11 +197,10 @@ def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int
     checks = rulebook.goal_checks
     # The answer for a table depends only on public facts and the sums: every seat of a round
     # shares one memo of them.
-    public = ("round-tables", goals, ignored, question)
-    memo: dict[tuple[int, ...], bool] = rulebook.memo.get(public) or {}
-    if len(rulebook.memo) > 50_000:
-        rulebook.memo.clear()
-    rulebook.memo[public] = memo
+    public = (rulebook, goals, ignored, question)
+    memo = _TABLES.get(public)
+    if memo is None:
+        memo = _TABLES.remember(public, {})
     joint: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
     for j, support in enumerate(supports):
         if j != seat:

@@ -183,7 +183,7 @@ def _value(node: nodes.Node, seat: _Seat, active: Any) -> Any:
         return node.value
     if isinstance(node, nodes.List | nodes.Tuple):
         return Many([_number(_value(item, seat, active), active) for item in node.items])
-    if type(node) in _ARITHMETIC:
+    if isinstance(node, nodes.BinExpr) and type(node) in _ARITHMETIC:
         left = _number(_value(node.left, seat, active), active)
         right = _number(_value(node.right, seat, active), active)
         if isinstance(node, nodes.Div | nodes.FloorDiv | nodes.Mod):
@@ -348,6 +348,7 @@ class GridRule:
     def __init__(self, rule: str) -> None:
         self.rule = rule
         template = _PARSER.parse("{{ (" + rule + ") }}")
+        # type: ignore: the body of "{{ (rule) }}" is one Output node, which jinja types as Node
         self._expression = template.body[0].nodes[0]  # type: ignore[attr-defined]
 
     def __call__(self, own: Any, others: Many, everyone: Many, left: Any, right: Any) -> Any:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from synergy_forge.core.engine import Decision, Game
-from synergy_forge.sim.bots import Bot, make_bot
+from synergy_forge.sim.bots import SEES_SEAT, Bot, make_bot
 
 
 def play(game: Game, bot_names: Sequence[str], *,
@@ -22,10 +22,16 @@ def play(game: Game, bot_names: Sequence[str], *,
     `after_round(game)` after every settled round.
     """
     bots: list[Bot] = [make_bot(name, game.seed, seat) for seat, name in enumerate(bot_names)]
+    # What each bot is shown (as bots.view_for says), decided once: its seat's observation, nothing
+    # (the random bot reads nothing), or everything (the oracle's cheat).
+    sees = [getattr(bot, "sees", SEES_SEAT) for bot in bots]
     rounds_seen = 0
     while not game.over:
         decisions = game.pending()
-        choices = [bots[d.seat].choose(game.observe(d.seat), d) for d in decisions]
+        choices = [bots[d.seat].choose(
+            game.observe(d.seat) if sees[d.seat] == SEES_SEAT
+            else game.observe_all() if sees[d.seat] == "all" else None, d)
+            for d in decisions]
         if on_decision is not None:
             for decision, choice in zip(decisions, choices, strict=True):
                 on_decision(game, decision, choice)

@@ -10,6 +10,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severi
 from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import Action
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
 from synergy_forge.core.rules import (
     ActionText,
@@ -33,14 +34,14 @@ def text_of(value: Any) -> dict[str, str]:
 
 #: A rule's failure depends on its kind and text only; trying every table takes a quarter of a
 #: second, so each rule is tried once per process (the studio reads a campaign on every save).
-_FAILURES: dict[tuple[str, str], str | None] = {}
+_FAILURES: Memo[tuple[str, str], str | None] = Memo(256)
 
 
 def _failure(kind: RuleKind, rule: str, check: Any) -> str | None:
     key = (str(kind), rule)
-    if key not in _FAILURES:
-        _FAILURES[key] = rule_failure(kind, check)
-    return _FAILURES[key]
+    if key in _FAILURES:
+        return _FAILURES[key]
+    return _FAILURES.remember(key, rule_failure(kind, check))
 
 
 def definition_from(doc: Document, kind_file: str, builtin: bool = False,

@@ -1,0 +1,50 @@
+"""Bounded memos for pure functions: the one kind of cache the package keeps.
+
+Each memo belongs to the module that fills it, as a private module-level value (or, for a bot's
+own memory, to that bot), never to a rulebook, a mission or a game that a bot's observation
+reaches: what one seat works out cannot be read or changed through another seat's view. Every
+memo remembers answers of a pure function of its key (so emptying it changes no result, only
+the time), and holds at most `size` entries: when full, it starts again empty, which costs less
+on every hit than keeping the least recently used order.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+#: Every memo made, to empty them all (a list: a memo is a dict, so not hashable).
+_ALL: list[weakref.ref[Memo[object, object]]] = []
+
+
+class Memo(dict[K, V]):
+    """A dict of at most `size` entries; `remember` adds one, emptying the memo when full.
+
+    A dict, so that a look-up (`get`) costs what a dict's does: the engine and the bots ask
+    their memos millions of times a playtest.
+    """
+
+    __slots__ = ("__weakref__", "size")
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+        _ALL.append(weakref.ref(self))  # type: ignore[arg-type]  # memos of any key and value
+
+    def remember(self, key: K, value: V) -> V:
+        if len(self) >= self.size:
+            self.clear()
+        self[key] = value
+        return value
+
+
+def forget_all() -> None:
+    """Empty every memo in this process: for benchmarks from cold caches."""
+    _ALL[:] = [ref for ref in _ALL if ref() is not None]
+    for ref in _ALL:
+        memo = ref()
+        if memo is not None:
+            memo.clear()
