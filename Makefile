@@ -32,7 +32,9 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_validate.py
 	$(BIN)/python bench/bench_engine.py
 	$(BIN)/python bench/bench_build.py
+	$(BIN)/python bench/bench_incremental.py
+	$(BIN)/python bench/bench_studio.py
 	$(BIN)/python bench/bench_playtest.py
 
 clean:
-	rm -rf $(VENV) output/*.pdf output/png
+	rm -rf $(VENV) output/*.pdf output/png output/.cache output/.tmp

@@ -1,3 +1,5 @@
 from synergy_forge.cli import main
 
-main()
+# Guarded: worker processes started with "spawn" (the studio's) import this module again.
+if __name__ == "__main__":
+    main()

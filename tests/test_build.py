@@ -126,10 +126,10 @@ def build_small(tmp_path: Path, title: str, out: str) -> Path:
         (campaign / "missions").mkdir(parents=True)
         (campaign / "campaign.yaml").write_text(
             "name: {en: Small, fr: Petite}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n")
-    for n in (1, 2):
-        (campaign / "missions" / f"{n}.yaml").write_text(
-            f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
-            f"rounds: 2\nlives: 2\n", encoding="utf-8")
+        for n in (1, 2):
+            (campaign / "missions" / f"{n}.yaml").write_text(
+                f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
+                f"rounds: 2\nlives: 2\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / out),
                                        "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code in (0, 1), result.output
@@ -164,7 +164,7 @@ def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_i
     shrunk = build_small(tmp_path, "A title rather long " * 6, "first")
     assert "A title rather long" in text_of(shrunk / "en" / "missions.pdf")
     long_title = "A title far too long " * 12
-    campaign = build_small_campaign(tmp_path, long_title)
+    campaign = build_small_campaign(tmp_path / "long", long_title)
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
                                        "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code == 1
@@ -211,3 +211,127 @@ def test_a4_kit_keeps_4_mm_blank_edges_and_wcag_aa_contrast(starter_kit):
         assert min(min(b) for b in ink_bounds(pdf, scale=2)) >= 4.0
         checked, low = low_contrast_characters(pdf)
         assert checked > 15000 and not low, low[:10]
+
+
+def kit_files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*")
+            if p.is_file() and p.relative_to(out).parts[0] not in (".cache", ".lock")}
+
+
+def test_a_rebuild_renders_only_the_changed_pieces_and_equals_no_cache(tmp_path, monkeypatch):
+    from synergy_forge.printing import render
+
+    out = build_small(tmp_path, "Same", "a")
+    rendered: list[str] = []
+    original = render.render_piece
+
+    def counting(shared, html, key, *rest):
+        rendered.append(key)
+        return original(shared, html, key, *rest)
+
+    monkeypatch.setattr(render, "render_piece", counting)
+    build_small(tmp_path, "Same", "a")
+    assert rendered == []  # nothing changed: nothing drawn
+    mission = tmp_path / "camp" / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Other'"))
+    build_small(tmp_path, "Same", "a")
+    # Mission 1's face (cards PDF) and the sheet page it is on (front): nothing else.
+    assert len(rendered) == 2
+    assert "Other" in text_of(out / "en" / "missions.pdf")
+    fresh = CliRunner().invoke(main, ["build", str(tmp_path / "camp"), "--out",
+                                      str(tmp_path / "b"), "--no-png", "--jobs", "1", "--lang",
+                                      "en", "--no-cache"])
+    assert fresh.exit_code == 0, fresh.output
+    assert kit_files(out) == kit_files(tmp_path / "b")
+    assert not (tmp_path / "b" / ".cache").exists()
+    # The old title's pieces were pruned: the cache is what a first build of this input makes.
+    again = CliRunner().invoke(main, ["build", str(tmp_path / "camp"), "--out",
+                                      str(tmp_path / "c"), "--no-png", "--jobs", "1", "--lang",
+                                      "en"])
+    assert again.exit_code == 0, again.output
+    assert sorted(p.name for p in (out / ".cache").iterdir()) == \
+        sorted(p.name for p in (tmp_path / "c" / ".cache").iterdir())
+
+
+def test_empty_out_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["build", "--out", "", "--no-png"])
+    assert result.exit_code == 2 and "must name a folder" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_symlink_inside_out_is_a_usage_error_before_anything_is_written(tmp_path):
+    out = tmp_path / "out"
+    (out / "en").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (out / "en" / "png").symlink_to(elsewhere)
+    result = CliRunner().invoke(main, ["build", "--out", str(out), "--lang", "en"])
+    assert result.exit_code == 2 and "symbolic link" in result.output, result.output
+    assert sorted(p.name for p in out.rglob("*")) == ["en", "png"]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_second_build_into_the_same_folder_is_refused(tmp_path):
+    from synergy_forge.printing.render import locked
+
+    out = tmp_path / "out"
+    with locked(out):  # a build is running
+        result = CliRunner().invoke(main, ["build", "--out", str(out), "--lang", "en"])
+    assert result.exit_code == 2 and "another build is writing into this folder" in \
+        result.output
+    assert not (out / "en").exists()
+
+
+def test_nothing_is_left_outside_out(tmp_path, monkeypatch):
+    import tempfile
+
+    system = tmp_path / "system-tmp"
+    system.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system))
+    campaign = build_small_campaign(tmp_path, "Clean")
+    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o2"),
+                                       "--lang", "en", "--jobs", "2", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert list(system.iterdir()) == []  # WeasyPrint's font folders went to OUT/.tmp
+    assert not (tmp_path / "o2" / ".tmp").exists()
+
+
+def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    campaign = build_small_campaign(tmp_path, "Watched")
+    out = tmp_path / "watched"
+    root = Path(__file__).resolve().parent.parent
+    process = subprocess.Popen(
+        [sys.executable, "-m", "synergy_forge", "build", str(campaign), "--out", str(out),
+         "--lang", "en", "--no-png", "--jobs", "1", "--watch"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"})
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+    reader.start()
+
+    def wait_for_builds(count: int) -> None:
+        deadline = time.monotonic() + 120
+        while sum(line.startswith("Built ") for line in lines) < count:
+            assert time.monotonic() < deadline and process.poll() is None, lines
+            time.sleep(0.1)
+
+    try:
+        wait_for_builds(1)
+        time.sleep(1)  # the watcher starts right after the first build
+        mission = campaign / "missions" / "1.yaml"
+        mission.write_text(mission.read_text().replace("en: 'Watched'", "en: 'Saved again'"))
+        wait_for_builds(2)
+        assert "Saved again" in text_of(out / "en" / "missions.pdf")
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr, stderr

@@ -1,22 +1,31 @@
 """Rendering the print-and-play kit: Jinja templates to HTML, WeasyPrint to PDF, PDFium to PNG.
 
-Every document is rendered in its own worker process (they are independent), with:
+Every document is drawn in pieces (a page of sheets, a card face, or the whole document),
+each in a worker process, with:
 - autoescaping on, and user text only ever passed as data, never compiled as a template;
 - a URL fetcher that serves the project's own assets and refuses everything else;
 - fixed PDF metadata and identifier, so the same input gives the same bytes;
-- atomic writes (temporary file, then rename) to paths inside the output folder;
+- a cache of pieces in OUT/.cache under the hash of their final HTML and assets, so that a
+  rebuild draws only what changed (the output is the same with or without it);
+- atomic writes (temporary file, then rename) to paths inside the output folder, one build at
+  a time (a lock), and WeasyPrint's temporary files inside it too;
 - a check of every fixed-size text box: text that does not fit is reported with its source.
+`CardPreview` draws one face from the same HTML, fast, for the studio.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 import re
+import shutil
+import tempfile
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from io import BytesIO
 from pathlib import Path
@@ -26,6 +35,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 
 from synergy_forge.core.cards import GOAL_IDS, Action
 from synergy_forge.core.mission import Campaign
+from synergy_forge.errors import UnreadableInput
 from synergy_forge.fileio import write_atomic
 from synergy_forge.pool import run_units
 from synergy_forge.printing.i18n import Translator
@@ -64,7 +74,7 @@ def url_fetcher(refused: list[str]) -> Any:
 
     Each refused URL is recorded in `refused` (WeasyPrint itself only logs a warning).
     """
-    from weasyprint.urls import URLFetcher  # type: ignore[import-untyped]  # no type hints
+    from weasyprint.urls import URLFetcher
 
     root = templates_dir().resolve()
 
@@ -169,6 +179,8 @@ class Rendered:
     missing: set[str] = field(default_factory=set)
     refused: list[str] = field(default_factory=list)
     pngs: list[Path] = field(default_factory=list)
+    #: the cache key of the PDF (the hash of what it was made from)
+    key: str = ""
 
 
 @dataclass(frozen=True)
@@ -204,20 +216,29 @@ def _single_faces(kit_cards: list) -> list[Face]:
     return faces
 
 
-def html_for(job: Job, campaign: Campaign, options: Options,
-             translator: Translator) -> tuple[str, list[Face]]:
-    """The final HTML of a job, and (for cards jobs) the face of each page."""
-    env = environment(translator, campaign, options.card)
+def html_for(job: Job, campaign: Campaign, options: Options, translator: Translator,
+             only: list | None = None, env: Environment | None = None,
+             side: str | None = None) -> tuple[str, list[Face]]:
+    """The final HTML of a job, and (for cards jobs) the face of each page.
+
+    `only` narrows a sheets job to some of its group's cards (one sheet), `side` to its
+    "front" or "back" page, and a cards job to some faces (one card face): the pieces an
+    incremental build renders and caches. `env` is an environment() to reuse (compiling the
+    templates is the slow part).
+    """
+    env = env or environment(translator, campaign, options.card)
     title = f"{translator.text(dict(campaign.name))} - {job.name}"
     paper = {"width": PAPERS[options.paper][0], "height": PAPERS[options.paper][1]}
-    kit = build_kit(campaign)
+    kit = build_kit(campaign) if only is None else {}
     if job.kind == "sheets":
         layout = sheet(options.paper, options.card)
+        pages = _pages_for(kit[job.group] if only is None else only, layout)
+        pages = [page for page in pages if side is None or page["side"] == side]
         html = env.get_template("sheets.html.j2").render(
-            title=title, sheet=layout, pages=_pages_for(kit[job.group], layout), mark=2.6)
+            title=title, sheet=layout, pages=pages, mark=2.6)
         return html, []
     if job.kind == "cards":
-        faces = _single_faces(kit[job.group])
+        faces = _single_faces(kit[job.group]) if only is None else only
         html = env.get_template("single.html.j2").render(
             title=title, size=options.card, cards=faces, bleed=Bleed.even(options.card.bleed))
         return html, faces
@@ -276,37 +297,106 @@ def _overflows(document: Any) -> list[str]:
     return sorted(set(found))
 
 
-def render_job(campaign: Campaign, job: Job, out_dir: str, options: Options) -> Rendered:
-    """Render one document to out_dir/<language>/<name>; runs in a worker process."""
-    from weasyprint import HTML  # type: ignore[import-untyped]  # weasyprint has no type hints
+#: Part of every cache key: bump it when rendering changes in a way the HTML does not show.
+RENDER_VERSION = "1"
+CACHE_DIR = ".cache"
+TEMP_DIR = ".tmp"
+LOCK_FILE = ".lock"
 
-    started = time.perf_counter()
-    os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this worker's own environment
-    translator = Translator(job.language)
-    html, faces = html_for(job, campaign, options, translator)
+_FONTS: Any = None  # this process's WeasyPrint font configuration: loading fonts is slow
+
+
+def _font_config() -> Any:
+    global _FONTS
+    if _FONTS is None:
+        from weasyprint.text.fonts import FontConfiguration
+
+        _FONTS = FontConfiguration()
+    return _FONTS
+
+
+def release_fonts() -> None:
+    """Drop this process's font configuration and the temporary folder WeasyPrint copied the
+    fonts to (its own clean-up runs only when the object is collected, never at exit)."""
+    global _FONTS
+    fonts, _FONTS = _FONTS, None
+    folder = getattr(fonts, "_folder", None)
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+        fonts._folder = None
+
+
+@dataclass
+class Drawn:
+    """One HTML document drawn by WeasyPrint: the PDF and what the fit check found."""
+
+    pdf: bytes
+    pages: int
+    overflows: list[str]
+    refused: list[str]
+
+
+def draw(html: str) -> Drawn:
+    """WeasyPrint on one final HTML document: the one implementation behind build and the
+    studio's previews, so what the studio shows is what prints."""
+    from weasyprint import HTML
+
+    os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this process's own environment
     refused: list[str] = []
     document = HTML(string=html, base_url=str(templates_dir()) + "/",
-                    url_fetcher=url_fetcher(refused)).render()
-    overflows = _overflows(document)
+                    url_fetcher=url_fetcher(refused)).render(font_config=_font_config())
     identifier = hashlib.sha256(html.encode("utf-8")).hexdigest()[:32].encode()
     pdf = document.write_pdf(pdf_identifier=identifier)
-    target = _inside(Path(out_dir), Path(job.language) / job.name)
-    write_atomic(target, pdf)
-    result = Rendered(job, target, len(document.pages), 0.0, overflows, translator.missing,
-                      refused)
-    if job.kind == "cards" and options.png:
-        sheets = None
-        if options.tts:  # the group's Tabletop Simulator sheets, from the same images
-            from synergy_forge.printing.tts import GroupSheets
+    return Drawn(pdf, len(document.pages), _overflows(document), refused)
 
-            sheets = GroupSheets(campaign, job.language, job.group, options.card)
-        result.pngs = _rasterise(pdf, faces, _inside(Path(out_dir),
-                                                     Path(job.language) / "png" / job.group),
-                                 sheets.add if sheets else None)
-        if sheets:
-            sheets.write(_inside(Path(out_dir), Path(job.language) / "tts"))
-    result.seconds = time.perf_counter() - started
-    return result
+
+def rasterise(pdf: bytes, dpi: int = PNG_DPI) -> list[bytes]:
+    """Each page (one card with its bleed: the bleed box is the whole page) as a PNG."""
+    import pypdfium2 as pdfium
+
+    images = []
+    document = pdfium.PdfDocument(pdf)
+    try:
+        for page in document:
+            image = page.render(scale=dpi / 72, may_draw_forms=False).to_pil()
+            buffer = BytesIO()
+            image.save(buffer, format="PNG", dpi=(dpi, dpi), optimize=False,
+                       compress_level=6 if dpi == PNG_DPI else 1)
+            images.append(buffer.getvalue())
+    finally:
+        document.close()
+    return images
+
+
+class CardPreview:
+    """One card face at a time, exactly as `build` draws it (the same HTML, templates, CSS and
+    WeasyPrint), fast enough to follow a designer's saves: the templates are compiled and the
+    fonts loaded once. Not thread-safe: use it from one thread."""
+
+    def __init__(self, campaign: Campaign, language: str, options: Options | None = None):
+        self.options = options or Options()
+        self.translator = Translator(language)
+        self.env = environment(self.translator, campaign)
+        self.use(campaign)
+
+    def use(self, campaign: Campaign) -> None:
+        """Draw `campaign`'s cards from now on, keeping the compiled templates: they read the
+        campaign (its rules, actions) through the environment's globals, replaced here."""
+        self.campaign = campaign
+        self.env.globals.update(environment(self.translator, campaign).globals)
+        self.kit = build_kit(campaign)
+
+    def html(self, group: str, face: Face) -> str:
+        """The face's document, byte for byte the one `build` renders for its PNG."""
+        job = Job("cards", self.translator.language, group)
+        return html_for(job, self.campaign, self.options, self.translator, only=[face],
+                        env=self.env)[0]
+
+    @staticmethod
+    def render(html: str, dpi: int = 150) -> tuple[bytes, list[str]]:
+        """One face's document to a PNG at `dpi`, and the texts that do not fit."""
+        drawn = draw(html)
+        return rasterise(drawn.pdf, dpi)[0], drawn.overflows
 
 
 def _inside(root: Path, relative: Path) -> Path:
@@ -316,28 +406,22 @@ def _inside(root: Path, relative: Path) -> Path:
     return target
 
 
-def _rasterise(pdf: bytes, faces: list[Face], folder: Path,
-               also: Callable[[Face, Any], None] | None = None) -> list[Path]:
-    """Each page (one card with its bleed) as a 300 DPI PNG, for print-on-demand services;
-    `also` gets each face's image too."""
-    import pypdfium2 as pdfium  # type: ignore[import-untyped]  # pypdfium2 has no type hints
-
-    written = []
-    document = pdfium.PdfDocument(pdf)
-    try:
-        for index, face in enumerate(faces):
-            page = document[index]
-            # The bleed box is the media box here: the whole page, bleed included.
-            bitmap = page.render(scale=PNG_DPI / 72, may_draw_forms=False)
-            image = bitmap.to_pil()
-            if also is not None:
-                also(face, image)
-            buffer = BytesIO()
-            image.save(buffer, format="PNG", dpi=(PNG_DPI, PNG_DPI), optimize=False)
-            written.append(write_atomic(folder / f"{face.key}.png", buffer.getvalue()))
-    finally:
-        document.close()
-    return written
+def render_piece(_shared: Any, html: str, key: str, cache: str, temp: str, png: bool) -> float:
+    """Render one piece into the cache as KEY.pdf, KEY-N.png per page and KEY.json (written
+    last: its presence says the entry is whole). Runs in a worker process."""
+    started = time.perf_counter()
+    # WeasyPrint copies the fonts into a temporary folder it removes only when collected,
+    # which never happens in a pool worker: keep that folder inside --out, removed at the end.
+    tempfile.tempdir = temp
+    drawn = draw(html)
+    folder = Path(cache)
+    if png:
+        for index, image in enumerate(rasterise(drawn.pdf)):
+            write_atomic(folder / f"{key}-{index}.png", image)
+    write_atomic(folder / f"{key}.pdf", drawn.pdf)
+    meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused}
+    write_atomic(folder / f"{key}.json", json.dumps(meta))
+    return time.perf_counter() - started
 
 
 def jobs_for(languages: Iterable[str]) -> list[Job]:
@@ -354,15 +438,75 @@ def jobs_for(languages: Iterable[str]) -> list[Job]:
 COMBINED = ["calibration.pdf", *(f"{g}.pdf" for g in GROUPS), "challenges.pdf", "rulebook.pdf"]
 
 
-def combine(folder: Path, language: str) -> Path:
-    """One print-and-play PDF of every sheet and page, in printing order."""
+@dataclass
+class _Document:
+    """A job as the pieces it is drawn in: one per page of sheets, one per card face, or the
+    whole document; each piece is cached under the hash of its HTML."""
+
+    job: Job
+    keys: list[str]
+    html: list[str]
+    faces: list[Face]  # cards jobs: the face of each piece
+    missing: set[str]
+
+
+def _digest(*parts: str | bytes) -> str:
+    hasher = hashlib.sha256()
+    for part in parts:
+        hasher.update(part.encode("utf-8") if isinstance(part, str) else part)
+        hasher.update(b"\0")
+    return hasher.hexdigest()
+
+
+def _assets() -> str:
+    """What besides the HTML decides the output: every asset file, the renderers' versions."""
+    from importlib.metadata import version
+
+    parts: list[str | bytes] = [RENDER_VERSION, version("weasyprint"), version("pypdfium2"),
+                                version("pillow")]
+    root = templates_dir()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and not path.name.endswith(".j2"):  # templates are in the HTML
+            parts += [path.relative_to(root).as_posix(), path.read_bytes()]
+    return _digest(*parts)
+
+
+def _plan(campaign: Campaign, languages: list[str], options: Options) -> list[_Document]:
+    assets = _assets()
+    kit = build_kit(campaign)
+    documents = []
+    for language in languages:
+        translator = Translator(language)
+        env = environment(translator, campaign)
+        for job in jobs_for([language]):
+            parts: list[Any] = [None]
+            sides: list[str | None] = [None]
+            if job.kind == "sheets":  # one page a piece: a sheet's front, then its back
+                cards = kit[job.group]
+                parts = [cards[i:i + PER_SHEET] for i in range(0, len(cards), PER_SHEET)
+                         for _ in range(2)]
+                sides = ["front", "back"] * (len(parts) // 2)
+            elif job.kind == "cards":
+                parts = [[face] for face in _single_faces(kit[job.group])]
+                sides = [None] * len(parts)
+            html = [html_for(job, campaign, options, translator, only=part, env=env,
+                             side=side)[0] for part, side in zip(parts, sides, strict=True)]
+            png = job.kind == "cards" and options.png
+            keys = [_digest(assets, "png" if png else "pdf", text) for text in html]
+            faces = [part[0] for part in parts] if job.kind == "cards" else []
+            documents.append(_Document(job, keys, html, faces, translator.missing))
+    return documents
+
+
+def _merge(paths: list[Path]) -> bytes:
+    """PDFs one after the other in one PDF."""
     import pypdfium2 as pdfium
 
     merged = pdfium.PdfDocument.new()
     sources = []
     try:
-        for name in COMBINED:
-            source = pdfium.PdfDocument(folder / name)
+        for path in paths:
+            source = pdfium.PdfDocument(path)
             sources.append(source)
             merged.import_pages(source)
         buffer = BytesIO()
@@ -371,7 +515,53 @@ def combine(folder: Path, language: str) -> Path:
         for source in sources:
             source.close()
         merged.close()
-    return write_atomic(folder / f"print-and-play-{language}.pdf", _reproducible(buffer.getvalue()))
+    return _reproducible(buffer.getvalue())
+
+
+def _place(target: Path, source: Path) -> Path:
+    """Copy a cache entry to the output, leaving a file that is already the same alone."""
+    data = source.read_bytes()
+    if not (target.is_file() and target.stat().st_size == len(data)
+            and target.read_bytes() == data):
+        write_atomic(target, data)
+    return target
+
+
+class OutputFolderError(UnreadableInput):
+    """--out cannot be used as it is (a usage error: nothing was written)."""
+
+
+def check_output_folder(out_dir: Path) -> None:
+    """Refuse a folder we could be tricked into writing outside of: a symbolic link anywhere
+    inside it (the folder itself may be one: the user chose it)."""
+    if out_dir.exists() and not out_dir.is_dir():
+        raise OutputFolderError(f"{out_dir}: not a folder")
+    if not out_dir.exists():
+        return
+    for folder, subfolders, files in os.walk(out_dir):
+        for name in subfolders + files:
+            if os.path.islink(os.path.join(folder, name)):
+                raise OutputFolderError(
+                    f"{os.path.join(folder, name)}: a symbolic link inside the output folder; "
+                    "remove it or choose another --out (nothing was written)")
+
+
+@contextlib.contextmanager
+def locked(out_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the output folder, so that two builds never mix their files."""
+    import fcntl
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    handle = open(out_dir / LOCK_FILE, "a+b")  # noqa: SIM115 - held for the whole build
+    try:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputFolderError(f"{out_dir}: another build is writing into this folder; "
+                                    "wait for it to finish or choose another --out") from None
+        yield
+    finally:
+        handle.close()  # closing releases the lock
 
 
 def _reproducible(pdf: bytes) -> bytes:
@@ -402,39 +592,154 @@ def _reproducible(pdf: bytes) -> bytes:
 
 
 def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
-          jobs: int | None = None,
-          progress: Callable[[Rendered], None] | None = None) -> list[Rendered]:
-    """Render every document for every language, on `jobs` processes (default: all cores)."""
-    todo = jobs_for(languages)
-    # Longest first: the card PDFs with their PNGs take the most time.
-    todo.sort(key=lambda j: (j.kind != "cards", j.group != "numbers", j.kind != "sheets"))
+          jobs: int | None = None, progress: Callable[[Rendered], None] | None = None,
+          cache: bool = True) -> list[Rendered]:
+    """Render every document for every language, on `jobs` processes (default: all cores).
+
+    Incremental: each piece (a page of sheets, a card face, a whole document) is kept in OUT/.cache/
+    under the hash of its final HTML, the assets and the options, and rendered again only when
+    that changes; entries this build did not use are deleted. With cache=False a fresh cache
+    is used and thrown away: the output is the same, byte for byte. Raises
+    OutputFolderError before writing anything when --out cannot be used.
+    """
+    check_output_folder(out_dir)
+    with locked(out_dir):
+        temp = out_dir.resolve() / TEMP_DIR
+        shutil.rmtree(temp, ignore_errors=True)  # left by a build that was killed
+        temp.mkdir()
+        store = out_dir.resolve() / CACHE_DIR if cache else temp / "cache"
+        store.mkdir(exist_ok=True)
+        saved_tempdir = tempfile.tempdir
+        try:
+            return _build(campaign, out_dir, languages, options, jobs, progress, store, temp)
+        finally:
+            release_fonts()
+            tempfile.tempdir = saved_tempdir
+            shutil.rmtree(temp, ignore_errors=True)
+
+
+def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
+           jobs: int | None, progress: Callable[[Rendered], None] | None, store: Path,
+           temp: Path) -> list[Rendered]:
+    documents = _plan(campaign, languages, options)
+    todo: list[tuple[str, str, str, str, bool]] = []
+    owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
+    waiting = [0] * len(documents)
+    # Longest first: the card faces with their PNGs take the most time.
+    order = sorted(range(len(documents)), key=lambda i: (
+        documents[i].job.kind != "cards", documents[i].job.group != "numbers",
+        documents[i].job.kind != "sheets"))
+    for index in order:
+        document = documents[index]
+        png = document.job.kind == "cards" and options.png
+        for key, html in zip(document.keys, document.html, strict=True):
+            if (store / f"{key}.json").is_file():
+                continue
+            if key not in owners:
+                owners[key] = []
+                todo.append((html, key, str(store), str(temp), png))
+            if index not in owners[key]:
+                owners[key].append(index)
+                waiting[index] += 1
+    used: set[str] = set()
     results: list[Rendered] = []
-    units = [(job, str(out_dir), options) for job in todo]
-    for _, rendered in run_units(render_job, campaign, units, jobs):
+    seconds = [0.0] * len(documents)
+
+    def finish(index: int) -> None:
+        rendered = _assemble(documents[index], out_dir, store, options, used)
+        rendered.seconds = seconds[index]
         results.append(rendered)
         if progress:
             progress(rendered)
-    for language in languages:
-        combined = combine(out_dir.resolve() / language, language)
-        results.append(Rendered(Job("print-and-play", language), combined, _count(combined),
-                                0.0))
-        if options.tts:
-            from synergy_forge.printing import tts
 
-            started = time.perf_counter()
-            export = tts.export(campaign, out_dir / language, language, options.card,
-                                options.tts_url_base)
-            results.append(Rendered(Job("tts", language), export.saved_object, 0,
-                                    time.perf_counter() - started, missing=export.missing,
-                                    pngs=export.images))
+    for index in order:
+        if not waiting[index]:
+            finish(index)
+    if todo:
+        import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
+    for number, took in run_units(render_piece, None, todo, jobs):
+        for index in owners[todo[number][1]]:
+            seconds[index] += took
+            waiting[index] -= 1
+            if not waiting[index]:
+                finish(index)
+    by_name = {(r.job.language, r.job.name): r for r in results}
+    for language in languages:
+        parts = [by_name[(language, name)].path for name in COMBINED]
+        key = _digest("combined", *(by_name[(language, name)].key for name in COMBINED))
+        used.add(key)
+        source = store / f"{key}.pdf"
+        if not source.is_file():
+            write_atomic(source, _merge(parts))
+        combined = _place(_inside(out_dir, Path(language) / f"print-and-play-{language}.pdf"),
+                          source)
+        results.append(Rendered(Job("print-and-play", language), combined,
+                                sum(by_name[(language, n)].pages for n in COMBINED), 0.0))
+        if options.tts:
+            results.append(_tts(campaign, out_dir, language, options, store, used,
+                                [d for d in documents if d.job.language == language
+                                 and d.job.kind == "cards"]))
+    _prune(store, used)
     return results
 
 
-def _count(path: Path) -> int:
-    import pypdfium2 as pdfium
+def _assemble(document: _Document, out_dir: Path, store: Path, options: Options,
+              used: set[str]) -> Rendered:
+    """A job's output from its cached pieces: the PDF (pieces merged) and the PNGs."""
+    job = document.job
+    metas = [json.loads((store / f"{key}.json").read_text()) for key in document.keys]
+    used.update(document.keys)
+    if len(document.keys) == 1:
+        key = document.keys[0]
+    else:
+        key = _digest("merged", *document.keys)
+        used.add(key)
+        if not (store / f"{key}.pdf").is_file():
+            write_atomic(store / f"{key}.pdf", _merge([store / f"{k}.pdf" for k in document.keys]))
+    target = _place(_inside(out_dir, Path(job.language) / job.name), store / f"{key}.pdf")
+    result = Rendered(job, target, sum(m["pages"] for m in metas), 0.0,
+                      sorted({o for m in metas for o in m["overflows"]}), document.missing,
+                      [url for m in metas for url in m["refused"]], key=key)
+    if job.kind == "cards" and options.png:
+        folder = Path(job.language) / "png" / job.group
+        result.pngs = [_place(_inside(out_dir, folder / f"{face.key}.png"),
+                              store / f"{piece}-0.png")
+                       for face, piece in zip(document.faces, document.keys, strict=True)]
+    return result
 
-    document = pdfium.PdfDocument(path)
-    try:
-        return len(document)
-    finally:
-        document.close()
+
+def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options, store: Path,
+         used: set[str], cards: list[_Document]) -> Rendered:
+    """The Tabletop Simulator export (printing/tts.py), from the PNGs just placed. Each group's
+    deck sheets are cached under the hash of its faces: a group whose cards did not change is
+    not composed again."""
+    from synergy_forge.printing import tts
+
+    started = time.perf_counter()
+    folder = _inside(out_dir, Path(language) / "tts")
+    for document in cards:
+        group = document.job.group
+        key = _digest("tts", group, repr(options.card), *document.keys)
+        used.add(key)
+        listing = store / f"{key}.json"
+        if listing.is_file():
+            for name in json.loads(listing.read_text()):
+                _place(folder / name, store / f"{key}-{name}")
+            continue
+        sheets = tts.GroupSheets(campaign, language, group, options.card)
+        sheets.add_pngs(_inside(out_dir, Path(language) / "png" / group))
+        written = sheets.write(folder)
+        for path in written:
+            write_atomic(store / f"{key}-{path.name}", path.read_bytes())
+        write_atomic(listing, json.dumps([path.name for path in written]))
+    export = tts.export(campaign, out_dir / language, language, options.card,
+                        options.tts_url_base)
+    return Rendered(Job("tts", language), export.saved_object, 0,
+                    time.perf_counter() - started, missing=export.missing, pngs=export.images)
+
+
+def _prune(store: Path, used: set[str]) -> None:
+    """Delete every cache entry this build did not use (and leftovers of killed writes)."""
+    for path in store.iterdir():
+        if path.name[:64] not in used:
+            path.unlink(missing_ok=True)

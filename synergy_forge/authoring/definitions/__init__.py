@@ -10,6 +10,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severi
 from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import Action
+from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
 from synergy_forge.core.rules import (
     ActionText,
@@ -29,6 +30,18 @@ def text_of(value: Any) -> dict[str, str]:
     if isinstance(value, str):
         return {"en": value}
     return dict(value or {})
+
+
+#: A rule's failure depends on its kind and text only; trying every table takes a quarter of a
+#: second, so each rule is tried once per process (the studio reads a campaign on every save).
+_FAILURES: Memo[tuple[str, str], str | None] = Memo(256)
+
+
+def _failure(kind: RuleKind, rule: str, check: Any) -> str | None:
+    key = (str(kind), rule)
+    if key in _FAILURES:
+        return _FAILURES[key]
+    return _FAILURES.remember(key, rule_failure(kind, check))
 
 
 def definition_from(doc: Document, kind_file: str, builtin: bool = False,
@@ -58,7 +71,7 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
     elif rule is not None:
         rule_line, _ = doc.where(("rule",))
         check = compile_rule(kind, rule, f"{doc.file}:{rule_line}")
-        failure = None if builtin or not thorough else rule_failure(kind, check)
+        failure = None if builtin or not thorough else _failure(kind, rule, check)
         if failure is not None:  # an error, but the definition is kept: missions naming it
             problems.append(  # are not also told it does not exist
                 doc.diagnostic(("rule",), failure, "definition.rule-fails"))

@@ -8,10 +8,18 @@ import click
 
 from synergy_forge.errors import CannotWrite, CheckFailed
 from synergy_forge.printing.layout import CardSize
+from synergy_forge.printing.render import Options
 
 from ..output import show
 from ..params import CARD_SIZE
 from ..progress import Progress
+
+
+def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
+    if not value.strip():
+        raise click.BadParameter("must name a folder (an empty name would write into the "
+                                 "current folder)")
+    return Path(value)
 
 
 @click.command("build")
@@ -20,8 +28,8 @@ from ..progress import Progress
 @click.option("--lang", "lang", default="all", show_default=True,
               help="A language of the campaign (en, fr), or all of them.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path("output"), show_default=True, help="Folder for the PDFs and PNGs.")
+@click.option("--out", "out_dir", default="output", show_default=True, callback=_out_folder,
+              help="Folder for the PDFs and PNGs (and the cache, in OUT/.cache).")
 @click.option("--card-size", type=CARD_SIZE, default="63x88", show_default=True,
               help="Card size in mm (poker size by default).")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
@@ -31,22 +39,22 @@ from ..progress import Progress
               "Tabletop Simulator, into OUT/<lang>/tts/ (made from the PNGs).")
 @click.option("--tts-url-base", metavar="URL", help="Where you will upload the TTS sheets: "
               "their URLs become URL/<file> instead of file:// URLs.")
+@click.option("--no-cache", is_flag=True, help="Render everything again, without reading or "
+              "keeping OUT/.cache (the output is the same).")
+@click.option("--watch", is_flag=True, help="Build, then build again on every save in the "
+              "campaign folder, until Ctrl-C.")
 def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
             card_size: CardSize, jobs: int | None, no_png: bool, tts: bool,
-            tts_url_base: str | None) -> None:
+            tts_url_base: str | None, no_cache: bool, watch: bool) -> None:
     """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
 
     Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
     calibration page, one combined print-and-play PDF, and 300 DPI PNGs of every card with
-    its bleed. Exits 1 when the campaign has errors or a text does not fit on its card.
+    its bleed. Only what changed since the last build into the same --out is rendered again.
+    Exits 1 when the campaign has errors or a text does not fit on its card.
     """
-    from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing.i18n import available_languages
     from synergy_forge.printing.layout import LayoutError, sheet
-    from synergy_forge.printing.render import Options, jobs_for
-    from synergy_forge.printing.render import build as render_kit
-    from synergy_forge.reporting.build import overflows
-    from synergy_forge.reporting.build import text as build_report
+    from synergy_forge.printing.render import Options
     from synergy_forge.resources import starter_campaign
 
     if tts and no_png:
@@ -62,11 +70,50 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         sheet(paper, card_size)
     except LayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="'--card-size'") from None
+    options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base)
+    built = _build_once(folder, lang, out_dir, options, jobs, cache=not no_cache)
+    if not watch:
+        if not built:
+            raise CheckFailed()
+        return
+    import logging
+
+    import watchfiles
+
+    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its own Ctrl-C notice
+    outside = out_dir.resolve()
+
+    def campaign_file(change: watchfiles.Change, path: str) -> bool:
+        return not Path(path).resolve().is_relative_to(outside) and \
+            path.endswith((".yaml", ".yml", ".json"))
+
+    click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
+    try:
+        for _ in watchfiles.watch(folder, watch_filter=campaign_file, debounce=200, step=50,
+                                  raise_interrupt=False):
+            _build_once(folder, lang, out_dir, options, jobs, cache=not no_cache)
+            click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
+    except KeyboardInterrupt:
+        pass
+
+
+def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: int | None,
+                cache: bool) -> bool:
+    """One build; False when the campaign has errors or a text does not fit (reported here).
+    Usage errors raise, and end even a --watch."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.i18n import available_languages
+    from synergy_forge.printing.render import build as render_kit
+    from synergy_forge.printing.render import jobs_for
+    from synergy_forge.reporting.build import overflows
+    from synergy_forge.reporting.build import text as build_report
+
     result = read_campaign(folder)
     for diagnostic in result.diagnostics:
         click.echo(str(diagnostic), err=True)
     if result.campaign is None:
-        raise CheckFailed("the campaign has errors: nothing was built")
+        click.echo("the campaign has errors: nothing was built", err=True)
+        return False
     languages = list(result.campaign.languages) if lang == "all" else [lang]
     known = available_languages()
     for language in languages:
@@ -77,15 +124,12 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         if language not in result.campaign.languages:
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
-    options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base)
     try:
-        out_dir.mkdir(parents=True, exist_ok=True)
         with Progress(len(jobs_for(languages)), "Rendering") as bar:
             results = render_kit(result.campaign, out_dir, languages, options, jobs,
-                                 progress=lambda r: bar.update(1))
+                                 progress=lambda r: bar.update(1), cache=cache)
     except OSError as exc:
         raise CannotWrite.from_os_error(exc, out_dir) from None
     report = build_report(results, out_dir)
     show(report)
-    if overflows(results):
-        raise CheckFailed()
+    return not overflows(results)

@@ -1,0 +1,64 @@
+"""`synergy-forge studio`: the live preview in the browser (synergy_forge/studio/)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+EXIT_BAD_INPUT = 2
+
+
+@click.command("studio")
+@click.argument("campaign_dir", required=False, type=click.Path(exists=True, file_okay=False,
+                                                                path_type=Path))
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but the loopback shows your files to the "
+              "network.")
+@click.option("--lang", help="Language of the cards (default: the campaign's first).")
+@click.option("--no-browser", is_flag=True, help="Do not open the page in a browser.")
+def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
+           no_browser: bool) -> None:
+    """Show CAMPAIGN_DIR's cards, problems and difficulty in the browser, live.
+
+    CAMPAIGN_DIR defaults to the campaign of the current folder. Every save of a campaign file
+    updates the open page; each mission's difficulty estimate grows while the page is open.
+    Stop with Ctrl-C.
+    """
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE
+    from synergy_forge.printing.i18n import available_languages
+
+    folder = campaign_dir or Path(".")
+    if not (folder / CAMPAIGN_FILE).is_file():
+        click.echo(f"{folder / CAMPAIGN_FILE}: no campaign here; run the studio in a campaign "
+                   "folder or give one (synergy-forge new campaign DIR makes one)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if lang is not None and lang not in available_languages():
+        raise click.BadParameter(f"no translation for {lang!r}; available: "
+                                 f"{', '.join(available_languages())}", param_hint="--lang")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: listening on {host}: other machines that can reach it will see "
+                   "your campaign's files as the studio shows them", err=True)
+    from synergy_forge.studio.model import Studio
+    from synergy_forge.studio.server import listen, serve
+
+    try:
+        sock = listen(host, port)
+    except OSError as exc:
+        click.echo(f"synergy-forge: error: cannot listen on {host}:{port}: {exc.strerror}",
+                   err=True)
+        sys.exit(EXIT_BAD_INPUT)
+
+    def ready(url: str) -> None:
+        shown = folder.resolve().name if str(folder) == "." else folder
+        click.echo(f"Studio for {shown} at {url} (Ctrl-C to stop)")
+        if not no_browser:
+            import webbrowser
+
+            webbrowser.open(url)
+
+    serve(Studio(folder, lang), sock, ready)
+    click.echo("studio stopped")

@@ -1,0 +1,357 @@
+"""What the studio shows, kept up to date: each mission's card (as the kit prints it), its
+diagnostics and a difficulty estimate that grows while the page is open.
+
+Three threads share one `Studio`: the watcher reloads the campaign when a file changes and
+renders the cards that changed; the estimator plays coop games in a worker process, a batch
+at a time, for the mission and player count with the fewest games; the server reads `state()`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import multiprocessing
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.loading import CAMPAIGN_FILE, check_mission, display, read_campaign
+from synergy_forge.authoring.yamlfile import read_document
+from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.printing.kit import Face
+from synergy_forge.printing.render import CardPreview
+from synergy_forge.sim.playtest import (
+    STAR_BOT,
+    Tally,
+    describe_stars,
+    game_seed,
+    play_batch,
+    star_range,
+)
+
+#: Games per batch: small enough that a mission's first figures come within a second.
+BATCH = 20
+#: Games per mission and player count after which a mission's estimate stops growing.
+ENOUGH = 4000
+#: The playtest command's default seed: the studio's figures are the same games.
+SEED = 1
+PREVIEW_DPI = 150
+
+
+@dataclass
+class Entry:
+    """One mission file as the studio shows it."""
+
+    file: str
+    diagnostics: list[Diagnostic]
+    mission: Mission | None = None  # None when the file has errors
+    number: int | None = None
+    title: str = ""
+    faces: tuple[str, str] | None = None  # front and back: hashes of their HTML
+    play_key: str = ""  # what the estimate depends on
+
+
+@dataclass
+class Snapshot:
+    """The campaign as last read."""
+
+    name: str
+    entries: list[Entry]
+    problems: list[Diagnostic]  # diagnostics of files other than missions
+    campaign: Campaign | None = None
+
+
+def _play_key(mission: Mission, campaign: Campaign) -> str:
+    """Everything a game of `mission` depends on, not its title or flavour: a change to it
+    restarts the mission's estimate, a change to anything else does not."""
+    rules = campaign.rulebook
+    used = [rules.goal(g) for g in mission.goals] + \
+        [rules.challenge(c) for c in mission.challenges]
+    playing = dataclasses.replace(mission, title={}, flavor={}, source="")
+    text = repr((playing, [(d.id, d.kind, d.rule, d.direction, d.step) for d in used],
+                 campaign.colors))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def read_snapshot(folder: Path, language: str | None) -> Snapshot:
+    """The campaign with every diagnostic `validate` gives; when some files have errors, the
+    other missions are still read, each on its own, so that their cards stay on show."""
+    result = read_campaign(folder)
+    campaign = result.campaign
+    by_file: dict[str, list[Diagnostic]] = {}
+    for diagnostic in result.diagnostics:
+        by_file.setdefault(diagnostic.file, []).append(diagnostic)
+    context = read_campaign(folder, with_missions=False) if campaign is None else result
+    if context.campaign is None:
+        return Snapshot(folder.name, [], sorted(result.diagnostics))
+    base = context.campaign
+    # The files that are not missions: the campaign's, and its goals' and challenges'.
+    own = {display(p) for p in context.paths} if campaign is None else \
+        {display(folder / CAMPAIGN_FILE)} | {d.origin.rsplit(":", 1)[0] for d in [
+            *base.rulebook.goals.values(), *base.rulebook.challenges.values()] if d.origin}
+    mission_files = sorted(display(p) for p in result.paths if display(p) not in own)
+    entries = []
+    for file in mission_files:
+        found = sorted(by_file.get(file, []))
+        entry = Entry(file, found)
+        if campaign is not None:
+            entry.mission = next((m for m in campaign.missions if m.source == file), None)
+        else:
+            doc = None
+            try:
+                doc = read_document(Path(file), file)
+                mission, _ = check_mission(doc, base.rulebook, base.languages)
+            except InvalidInput:  # read_campaign has already said why
+                mission = None
+            if not any(d.severity is Severity.ERROR for d in found):
+                entry.mission = mission
+            elif doc is not None and isinstance(doc.data, dict):  # to place it in the list
+                number, title = doc.data.get("number"), doc.data.get("title")
+                entry.number = number if isinstance(number, int) else None
+                entry.title = title if isinstance(title, str) else \
+                    str((title or {}).get(language or "en", "")) if isinstance(title, dict) \
+                    else ""
+        entries.append(entry)
+    good = tuple(sorted((e.mission for e in entries if e.mission), key=lambda m: (m.number, m.id)))
+    shown = campaign or dataclasses.replace(base, missions=good)
+    for entry in entries:
+        if entry.mission is not None:
+            entry.number = entry.mission.number
+            entry.title = entry.mission.label(language or shown.languages[0])
+            entry.play_key = _play_key(entry.mission, shown)
+    entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
+    problems = sorted(d for f, ds in by_file.items() if f not in mission_files for d in ds)
+    name = shown.name.get(language or "en") or next(iter(shown.name.values()), folder.name)
+    return Snapshot(name, entries, problems, shown)
+
+
+def _estimate(tallies: dict[int, Tally], mission: Mission) -> dict[str, Any] | None:
+    pooled = Tally()
+    for tally in tallies.values():
+        pooled.add(tally)
+    if not pooled.games:
+        return None
+    low, high = pooled.interval
+    fewest, most = star_range(low, high)
+    losses = sorted(pooled.losses.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {
+        "bot": STAR_BOT, "games": pooled.games, "rate": pooled.win_rate, "low": low,
+        "high": high, "stars": describe_stars(fewest, most), "fewest": fewest, "most": most,
+        "agrees": fewest <= mission.stars <= most,
+        "players": [{"players": p, "games": t.games, "rate": t.win_rate, "low": t.interval[0],
+                     "high": t.interval[1]} for p, t in sorted(tallies.items())],
+        "losses": [{"reason": reason, "games": games} for reason, games in losses],
+        "done": all(t.games >= ENOUGH for t in tallies.values()),
+    }
+
+
+class Studio:
+    """The shared state of one studio session."""
+
+    def __init__(self, folder: Path, language: str | None = None, jobs: int = 1) -> None:
+        self.folder = folder
+        self.language = language
+        self.jobs = jobs
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        self.version = 0
+        self.snapshot = Snapshot(folder.name, [], [])
+        #: face hash -> its PNG, and the texts on it that do not fit ("file|field")
+        self.images: dict[str, tuple[bytes, list[str]]] = {}
+        self.tallies: dict[str, dict[int, Tally]] = {}  # play key -> player count -> games
+        self.clients = 0
+        self.planned: Counter[tuple[str, int]] = Counter()  # games asked for, not yet counted
+        self.stopping = threading.Event()
+        self._preview: CardPreview | None = None
+
+    # -- the watcher's side ---------------------------------------------------------------
+
+    def reload(self) -> None:
+        """Read the campaign again, render the card faces that changed, publish."""
+        snapshot = read_snapshot(self.folder, self.language)
+        # A file too broken to say its number keeps its place in the list.
+        before = {e.file: e for e in self.snapshot.entries}
+        for entry in snapshot.entries:
+            if entry.number is None and entry.file in before:
+                entry.number = before[entry.file].number
+                entry.title = entry.title or before[entry.file].title
+        snapshot.entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
+        language = self.language or (snapshot.campaign.languages[0] if snapshot.campaign
+                                     else "en")
+        pending: dict[str, str] = {}
+        if snapshot.campaign is not None:
+            preview = self._preview
+            if preview is None or preview.translator.language != language:
+                preview = self._preview = CardPreview(snapshot.campaign, language)
+            else:
+                preview.use(snapshot.campaign)
+            cards = {face.data.id: card for card in preview.kit["missions"]
+                     for face in (card.front, card.back) if face.kind == "mission"}
+            for entry in snapshot.entries:
+                if entry.mission is None or entry.mission.id not in cards:
+                    continue
+                card = cards[entry.mission.id]
+                faces: list[Face] = [card.front, card.back]
+                if card.back.kind == "mission" and card.back.data.id == entry.mission.id:
+                    faces.reverse()  # the mission's own side first
+                hashes = []
+                for face in faces:
+                    html = preview.html("missions", face)
+                    digest = hashlib.sha256(html.encode("utf-8")).hexdigest()
+                    hashes.append(digest)
+                    pending[digest] = html
+                entry.faces = (hashes[0], hashes[1])
+        # Publish the diagnostics at once; the cards follow, each as soon as it is drawn.
+        with self.lock:
+            missing = [d for d in pending if d not in self.images]
+            self.snapshot = snapshot
+            keys = {e.play_key for e in snapshot.entries if e.play_key}
+            self.tallies = {k: v for k, v in self.tallies.items() if k in keys}
+            for entry in snapshot.entries:
+                if entry.play_key and entry.mission is not None:
+                    self.tallies.setdefault(entry.play_key,
+                                            {p: Tally() for p in entry.mission.players})
+            used = set(pending)
+            self.images = {k: v for k, v in self.images.items() if k in used}
+            self._publish()
+        for digest in missing:
+            if self.stopping.is_set():
+                return
+            drawn = CardPreview.render(pending[digest], PREVIEW_DPI)
+            with self.lock:
+                self.images[digest] = drawn
+                self._publish()
+
+    def _publish(self) -> None:
+        self.version += 1
+        self.changed.notify_all()
+
+    # -- the estimator's side -------------------------------------------------------------
+
+    def _next_batch(self) -> tuple[str, Mission, int, tuple[int, ...]] | None:
+        best = None
+        for entry in self.snapshot.entries:
+            if entry.mission is None or entry.play_key not in self.tallies:
+                continue
+            for players, tally in self.tallies[entry.play_key].items():
+                # Games already asked for count: their seeds are taken.
+                games = tally.games + self.planned[(entry.play_key, players)]
+                if games < ENOUGH and (best is None or games < best[0]):
+                    best = (games, entry, players)
+        if best is None:
+            return None
+        games, entry, players = best
+        assert entry.mission is not None
+        seeds = tuple(game_seed(SEED, entry.mission.id, players, i)
+                      for i in range(games, games + BATCH))
+        return entry.play_key, entry.mission, players, seeds
+
+    def estimate_forever(self) -> None:
+        """Play batches while a page is open, until the studio stops (runs in a thread)."""
+        context = multiprocessing.get_context("spawn")  # this process has threads: no fork
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+        running: list[tuple[Future[Tally], str, int, int]] = []
+        try:
+            while not self.stopping.is_set():
+                batch = None
+                with self.lock:
+                    for item in [r for r in running if r[0].done()]:
+                        running.remove(item)
+                        future, key, players, count = item
+                        self.planned[(key, players)] -= count
+                        if key in self.tallies and future.exception() is None:
+                            self.tallies[key][players].add(future.result())
+                            self._publish()
+                    campaign = self.snapshot.campaign
+                    if self.clients and campaign is not None and len(running) < self.jobs:
+                        batch = self._next_batch()
+                    if batch is not None:
+                        self.planned[(batch[0], batch[2])] += len(batch[3])
+                if batch is None or campaign is None:
+                    self.stopping.wait(0.05)
+                    continue
+                key, mission, players, seeds = batch
+                future = pool.submit(play_batch, mission, campaign.rulebook, campaign.colors,
+                                     players, STAR_BOT, seeds)
+                running.append((future, key, players, len(seeds)))
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- the server's side ----------------------------------------------------------------
+
+    def image(self, digest: str) -> bytes | None:
+        with self.lock:
+            drawn = self.images.get(digest)
+            return drawn[0] if drawn else None
+
+    def state(self) -> dict[str, Any]:
+        """Everything the page shows, as JSON data (the page escapes every text in it)."""
+        with self.lock:
+            snapshot = self.snapshot
+            missions = []
+            for entry in snapshot.entries:
+                mission = entry.mission
+                errors = sum(d.severity is Severity.ERROR for d in entry.diagnostics)
+                item: dict[str, Any] = {
+                    "file": entry.file, "number": entry.number, "title": entry.title,
+                    "id": mission.id if mission else None,
+                    "stars": mission.stars if mission else None,
+                    "errors": errors, "warnings": len(entry.diagnostics) - errors,
+                    "diagnostics": [_diagnostic(d) for d in entry.diagnostics],
+                    "overflows": [field for digest in entry.faces or () if digest in self.images
+                                  for source, _, field in (o.partition("|") for o in
+                                                           self.images[digest][1])
+                                  if source == entry.file],
+                    "card": None, "estimate": None,
+                }
+                if entry.faces is not None:
+                    item["card"] = [f"/cards/{d}.png" if d in self.images else None
+                                    for d in entry.faces]
+                if mission is not None and entry.play_key in self.tallies:
+                    item["estimate"] = _estimate(self.tallies[entry.play_key], mission)
+                missions.append(item)
+            return {"version": self.version, "campaign": snapshot.name,
+                    "folder": display(self.folder), "problems": [_diagnostic(d) for d in
+                                                                 snapshot.problems],
+                    "missions": missions}
+
+    def wait_for_change(self, seen: int, timeout: float) -> int:
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != seen or self.stopping.is_set(),
+                                  timeout)
+            return self.version
+
+
+def _diagnostic(d: Diagnostic) -> dict[str, Any]:
+    return {"where": f"{d.file}:{d.line}:{d.column}", "severity": str(d.severity),
+            "message": d.message, "check": d.check}
+
+
+def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
+    """Reload on every save of a campaign file, until the studio stops (runs in a thread)."""
+    import watchfiles
+
+    def campaign_file(change: watchfiles.Change, path: str) -> bool:
+        return path.endswith((".yaml", ".yml", ".json"))
+
+    def reload() -> None:
+        try:
+            studio.reload()
+        except Exception as exc:  # our mistake: say so, and keep watching for the next save
+            print(f"synergy-forge studio: internal error while reading the campaign: "
+                  f"{type(exc).__name__}: {exc}; this is a bug, please report it",
+                  file=sys.stderr)
+        if on_reload:
+            on_reload()
+
+    reload()
+    for _ in watchfiles.watch(studio.folder, watch_filter=campaign_file, debounce=50, step=20,
+                              stop_event=studio.stopping, yield_on_timeout=False,
+                              raise_interrupt=False):
+        reload()

@@ -1,0 +1,286 @@
+"""`synergy-forge studio`, driven in a real browser: headless Chromium (Debian's package) through
+Playwright. The server runs as a subprocess on a free loopback port, as a user starts it."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from synergy_forge.resources import starter_campaign
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Server:
+    def __init__(self, folder: Path) -> None:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "synergy_forge", "studio", str(folder), "--port", "0",
+             "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert found, line + (self.process.stderr.read() if self.process.stderr else "")
+        self.url, self.port = found.group(0), int(found.group(1))
+
+    def get(self, path: str) -> http.client.HTTPResponse:
+        """A request with the path sent exactly as written (no client-side normalisation)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        connection.request("GET", path)
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        return response
+
+    def stop(self) -> tuple[int, str, str]:
+        self.process.send_signal(signal.SIGINT)
+        try:
+            out, err = self.process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        return self.process.returncode, out, err
+
+
+def small_campaign(folder: Path) -> Path:
+    """The starter campaign cut down to its first four missions (two cards)."""
+    shutil.copytree(starter_campaign(), folder)
+    for path in sorted((folder / "missions").glob("*.yaml"))[4:]:
+        path.unlink()
+    return folder
+
+
+@pytest.fixture(scope="module")
+def studio(tmp_path_factory) -> Iterator[tuple[Server, Path]]:
+    folder = small_campaign(tmp_path_factory.mktemp("studio") / "camp")
+    server = Server(folder)
+    yield server, folder
+    if server.process.poll() is None:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("the studio's tests need Chromium: apt-get install chromium (README)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.mark.parametrize("path", [
+    "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/static/../../../etc/passwd",
+    "/static/..%2f..%2f..%2fetc%2fpasswd", "/static/%2e%2e%2fmodel.py", "/static/model.py",
+    "/static/index.html/..", "/cards/..%2f..%2fcampaign.yaml", "/cards/" + "0" * 64 + ".png",
+    "/missions/01-first-notes.yaml", "/campaign.yaml", "//etc/passwd", "/static/%00"])
+def test_nothing_outside_the_studio_is_served(studio, path):
+    server, _ = studio
+    assert server.get(path).status == 404
+
+
+def test_strict_content_security_policy_on_every_response(studio):
+    server, _ = studio
+    for path in ("/", "/static/studio.js", "/api/state", "/nope"):
+        policy = server.get(path).getheader("content-security-policy")
+        assert policy and "script-src 'self'" in policy and "default-src 'none'" in policy
+        assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+    # The page has no inline script: its one script is a file of the server's.
+    page = (ROOT / "synergy_forge" / "studio" / "static" / "index.html").read_text()
+    assert re.findall(r"<script[^>]*>", page) == ['<script src="/static/studio.js" defer>']
+
+
+def wait_for(page, script: str, timeout: float = 20_000) -> None:
+    """Poll a condition in the page. (Playwright's wait_for_function evaluates a string, which
+    the page's policy rightly forbids; evaluate() runs as the debugger, outside it.)"""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(f"() => Boolean({script})"):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout / 1000:.0f} s: {script}")
+        time.sleep(0.05)
+
+
+def test_cards_diagnostics_and_live_updates_without_reload(studio, browser, tmp_path):
+    server, folder = studio
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(server.url)
+    wait_for(page, "document.querySelectorAll('section.mission').length === 4")
+    # Both faces of every card drawn (PNG loaded), and no problem listed.
+    wait_for(page, "[...document.querySelectorAll('section.mission img.face')].length === 8 && "
+                   "[...document.querySelectorAll('img.face')].every(i => i.complete && "
+                   "i.naturalWidth > 0)")
+    first = page.locator("section.mission").first
+    assert "1. First notes" in first.locator("h3").inner_text()
+    assert first.locator(".diagnostics li.ok").inner_text() == "no problem found"
+    rows = page.locator("#overview tbody tr")
+    assert rows.count() == 4 and rows.first.locator("td").nth(2).inner_text() == "1★"
+    # The difficulty estimate grows while the page is open.
+    wait_for(page, "window.studio.state.missions[0].estimate && "
+                   "window.studio.state.missions[0].estimate.games >= 20")
+    assert "declared 1★, estimated" in first.locator(".estimate").inner_text()
+    page.screenshot(path=str(tmp_path / "studio.png"))
+    if os.environ.get("SYNERGY_FORGE_SCREENSHOT"):
+        page.screenshot(path=os.environ["SYNERGY_FORGE_SCREENSHOT"])
+
+    # An edit on disk reaches the page in place: the marker set on window survives.
+    page.evaluate("window.marker = 'still the same page'")
+    front = first.locator("img.face").first.get_attribute("src")
+    mission = folder / "missions" / "01-first-notes.yaml"
+    original = mission.read_text(encoding="utf-8")
+    mission.write_text(original.replace('en: "First notes"', 'en: "Loud notes"'),
+                       encoding="utf-8")
+    wait_for(page, "document.querySelector('section.mission h3').textContent"
+                   ".includes('Loud notes')", timeout=10_000)
+    wait_for(page, f"document.querySelector('section.mission img.face').getAttribute('src') "
+                   f"!== {front!r} && document.querySelector('section.mission img.face')"
+                   ".complete", timeout=10_000)
+    assert page.evaluate("window.marker") == "still the same page"
+
+    # A broken file shows its located errors instead of a stale card.
+    mission.write_text(original.replace("rounds: ", "rounds: [", 1), encoding="utf-8")
+    wait_for(page, "document.querySelector('section.mission .broken') !== null",
+             timeout=10_000)
+    errors = first.locator(".diagnostics li.error").all_inner_texts()
+    assert errors and all(re.match(r".*missions/01-first-notes\.yaml:\d+:\d+: error", e)
+                          for e in errors), errors
+    assert first.locator("img.face").count() == 0
+
+    # User text is shown as text, never run as HTML.
+    hostile = '<img src=x id=injected onerror="window.owned=1">'
+    mission.write_text(original.replace('en: "First notes"', f"en: '{hostile}'"),
+                       encoding="utf-8")
+    wait_for(page, "document.querySelector('section.mission h3').textContent"
+                   ".includes('<img src=x')", timeout=10_000)
+    assert page.evaluate("document.getElementById('injected') === null && !window.owned")
+    mission.write_text(original, encoding="utf-8")
+    wait_for(page, "document.querySelector('section.mission h3').textContent"
+                   ".includes('First notes')", timeout=10_000)
+    assert page.evaluate("window.marker") == "still the same page"
+    page.close()
+
+
+def test_only_the_changed_missions_estimate_restarts(studio, browser):
+    server, folder = studio
+    page = browser.new_page()
+    page.goto(server.url)
+    wait_for(page, "window.studio.state && window.studio.state.missions.every("
+                   "m => m.estimate && m.estimate.games >= 60)", timeout=60_000)
+    games = page.evaluate("window.studio.state.missions.map(m => m.estimate.games)")
+    mission = folder / "missions" / "02-warm-up.yaml"
+    original = mission.read_text(encoding="utf-8")
+    try:
+        # Lives change the game: mission 2 starts again; a title would not.
+        mission.write_text(re.sub(r"(?m)^lives: (\d+)", lambda m: f"lives: {int(m[1]) + 1}",
+                                  original), encoding="utf-8")
+        wait_for(page, "window.studio.state.missions[1].estimate === null || "
+                       f"window.studio.state.missions[1].estimate.games < {games[1]}",
+                 timeout=10_000)
+        after = page.evaluate("window.studio.state.missions.map(m => m.estimate ? "
+                              "m.estimate.games : 0)")
+        assert after[0] >= games[0] and after[2] >= games[2] and after[3] >= games[3]
+    finally:
+        mission.write_text(original, encoding="utf-8")
+        page.close()
+
+
+def test_games_are_played_only_while_a_page_is_open(studio, browser):
+    import json
+
+    server, _ = studio
+
+    def games() -> int:
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+        connection.request("GET", "/api/state")
+        state = json.loads(connection.getresponse().read())
+        connection.close()
+        return sum(m["estimate"]["games"] for m in state["missions"] if m["estimate"])
+
+    page = browser.new_page()
+    page.goto(server.url)
+    start = games()
+    deadline = time.monotonic() + 30
+    while games() < start + 40:
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    page.close()
+    time.sleep(2)  # the stream notices the page is gone; a batch under way may still land
+    closed = games()
+    time.sleep(2)
+    assert games() == closed
+
+
+def test_ctrl_c_stops_cleanly_with_a_page_open(tmp_path, browser):
+    server = Server(small_campaign(tmp_path / "camp"))
+    page = browser.new_page()
+    page.goto(server.url)
+    wait_for(page, "window.studio.updates > 0")
+    code, out, err = server.stop()
+    assert code == 0, err
+    assert "Traceback" not in err
+    assert '"GET / HTTP/1.1" 200' in out and out.rstrip().endswith("studio stopped")
+    page.close()
+
+
+def test_no_campaign_is_a_usage_error(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "synergy_forge", "studio", str(tmp_path),
+                             "--no-browser"], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 2 and "no campaign here" in result.stderr
+
+
+def test_the_studio_draws_the_very_html_build_prints():
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing import render
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    preview = render.CardPreview(campaign, "fr")
+    printed = {html for document in render._plan(campaign, ["fr"], render.Options())
+               if document.job.name == "cards-missions.pdf" for html in document.html}
+    faces = [face for card in preview.kit["missions"] for face in (card.front, card.back)]
+    assert len(faces) == 30
+    assert {preview.html("missions", face) for face in faces} == printed
+    image, overflows = render.CardPreview.render(preview.html("missions", faces[0]))
+    assert image.startswith(b"\x89PNG") and overflows == []
+
+
+def test_a_page_of_another_site_cannot_reach_it_by_a_dns_name(studio):
+    server, _ = studio
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+    connection.request("GET", "/api/state", headers={"Host": f"attacker.example:{server.port}"})
+    response = connection.getresponse()
+    assert response.status == 400 and b"missions" not in response.read()
+    connection.close()
+
+
+def test_a_title_too_long_for_its_card_is_reported_after_every_save(tmp_path):
+    from synergy_forge.studio.model import Studio
+
+    folder = small_campaign(tmp_path / "camp")
+    mission = folder / "missions" / "01-first-notes.yaml"
+    mission.write_text(mission.read_text(encoding="utf-8").replace(
+        'en: "First notes"', 'en: "' + "A title far too long " * 12 + '"'), encoding="utf-8")
+    studio = Studio(folder)
+    studio.reload()
+    # Found from the fonts' metrics, as validate finds it: located at the title, no card.
+    first = studio.state()["missions"][0]
+    assert [d["check"] for d in first["diagnostics"]] == ["text.fit"]
+    assert first["diagnostics"][0]["where"].endswith("01-first-notes.yaml:4:13")
+    assert first["card"] is None
+    studio.reload()  # and again after the next save
+    assert studio.state()["missions"][0]["diagnostics"] == first["diagnostics"]
