@@ -268,7 +268,10 @@ def test_a_rule_failing_in_play_is_a_located_error_not_a_crash(tmp_path):
     with pytest.raises(RuleError, match=r"fragile.yaml:4: the rule .* fails for sum=4, .*"
                                         r"integer division or modulo by zero"):
         judge(table, campaign.rulebook)
-    # Through the command line: one located line and exit 2, never a traceback.
+    # Through the command line: one located line and exit 2, never a traceback. Modules that
+    # bind `play` at import are imported first, so that none keeps the mock after this test.
+    import synergy_forge.sim.playtest  # noqa: F401
+
     with mock.patch("synergy_forge.sim.play.play", side_effect=RuleError(
             "c/goals/fragile.yaml:4: the rule 'x' fails for sum=4: division by zero")):
         result = run("play", "1", "--players", "3")
