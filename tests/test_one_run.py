@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from workspace import validate_files
 
-from synergy_forge.authoring.validate import validate_paths
 from synergy_forge.core.rules import RuleKind, rule_problems
 
 CAMPAIGN = "name: {en: C}\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n"
 
 
 def check(tmp_path: Path, files: dict[str, str], target: str) -> list[tuple]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        report = validate_paths([Path(target)])
-    finally:
-        os.chdir(cwd)
+    report = validate_files(tmp_path, files, [Path(target)])
     return [(d.file, d.line, d.column, str(d.severity), d.check, d.message)
             for d in report.diagnostics]
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from unittest import mock
 
 import pytest
 from click.testing import CliRunner
+from workspace import validate_files
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
@@ -30,20 +30,10 @@ lives: 3
 
 
 def found(tmp_path: Path, files: dict[str, str], target: str = ".") -> list[tuple]:
-    tmp_path.mkdir(exist_ok=True)
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
     # "." names the files written: a loose file is checked when named (a folder walk checks
     # only Synergy files, test_repository.py).
     targets = [Path(name) for name in files] if target == "." else [Path(target)]
-    try:
-        report = validate_paths(targets)
-    finally:
-        os.chdir(cwd)
+    report = validate_files(tmp_path, files, targets)
     return [(d.file, d.line, d.column, str(d.severity), d.check) for d in report.diagnostics]
 
 
