@@ -23,8 +23,8 @@ from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.printing.i18n import Translator
 from synergy_forge.printing.kit import build_kit
 from synergy_forge.printing.layout import Bleed, CardSize
-from synergy_forge.printing.render import FIXED_EPOCH, Job, Options, environment, html_for
-from synergy_forge.resources import starter_campaign, templates_dir
+from synergy_forge.printing.render import Job, Options, draw, environment, html_for
+from synergy_forge.resources import starter_campaign
 
 REFERENCES = Path(__file__).parent / "references"
 DPI = 40
@@ -49,11 +49,8 @@ def campaign():
 
 
 def render(html: str) -> pdfium.PdfDocument:
-    from weasyprint import HTML
-
-    os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH
-    pdf = HTML(string=html, base_url=str(templates_dir()) + "/").write_pdf()
-    return pdfium.PdfDocument(BytesIO(pdf))
+    """Drawn as build draws it (render.draw: WeasyPrint with the kit's stylesheet)."""
+    return pdfium.PdfDocument(BytesIO(draw(html).pdf))
 
 
 def image_of(document: pdfium.PdfDocument, index: int = 0) -> Image.Image:

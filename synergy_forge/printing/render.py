@@ -303,7 +303,11 @@ CACHE_DIR = ".cache"
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
 
-_FONTS: Any = None  # this process's WeasyPrint font configuration: loading fonts is slow
+#: This process's WeasyPrint font configuration and the kit's stylesheet parsed with it:
+#: loading the fonts and parsing the stylesheet once per process instead of once per piece
+#: is a quarter of the build's time (docs/performance.md).
+_FONTS: Any = None
+_KIT_CSS: Any = None
 
 
 def _font_config() -> Any:
@@ -315,11 +319,24 @@ def _font_config() -> Any:
     return _FONTS
 
 
+def kit_stylesheet() -> Any:
+    """templates/kit.css, parsed once per process with its fonts. Every kit document is drawn
+    with it; the documents themselves carry only their page size (no <link>), so that this
+    one parsed copy serves them all."""
+    global _KIT_CSS
+    if _KIT_CSS is None:
+        from weasyprint import CSS
+
+        _KIT_CSS = CSS(filename=str(templates_dir() / "kit.css"), url_fetcher=url_fetcher([]),
+                       font_config=_font_config())
+    return _KIT_CSS
+
+
 def release_fonts() -> None:
     """Drop this process's font configuration and the temporary folder WeasyPrint copied the
     fonts to (its own clean-up runs only when the object is collected, never at exit)."""
-    global _FONTS
-    fonts, _FONTS = _FONTS, None
+    global _FONTS, _KIT_CSS
+    fonts, _FONTS, _KIT_CSS = _FONTS, None, None
     folder = getattr(fonts, "_folder", None)
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
@@ -344,7 +361,8 @@ def draw(html: str) -> Drawn:
     os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this process's own environment
     refused: list[str] = []
     document = HTML(string=html, base_url=str(templates_dir()) + "/",
-                    url_fetcher=url_fetcher(refused)).render(font_config=_font_config())
+                    url_fetcher=url_fetcher(refused)).render(
+        stylesheets=[kit_stylesheet()], font_config=_font_config())
     identifier = hashlib.sha256(html.encode("utf-8")).hexdigest()[:32].encode()
     pdf = document.write_pdf(pdf_identifier=identifier)
     return Drawn(pdf, len(document.pages), _overflows(document), refused)
