@@ -91,8 +91,12 @@ class Pool:
     the value is sent once, and what workers cache (the bots' tables) stays warm across
     batches. With one worker the units run in this process, in order."""
 
-    def __init__(self, work: Callable[..., Any], shared: Any, workers: int) -> None:
+    def __init__(self, work: Callable[..., Any], shared: Any, workers: int,
+                 context: Any = None) -> None:
+        """`context`: a multiprocessing context to start the workers from (default: fork);
+        with one, even a single worker is a process of its own."""
         self.work, self.shared, self.workers = work, shared, workers
+        self.context = context
         self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Pool:
@@ -111,7 +115,7 @@ class Pool:
         finishes, each index once. Units whose worker died are run again on new workers
         (RETRIES times at most, then WorkerLost); an exception raised by `work` itself
         propagates."""
-        if self.workers == 1:
+        if self.workers == 1 and self.context is None:
             for index, unit in enumerate(units):
                 yield index, self.work(self.shared, *unit)
             return
@@ -121,6 +125,7 @@ class Pool:
             try:
                 if self._pool is None:
                     self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                                     mp_context=self.context,
                                                      initializer=_install,
                                                      initargs=(self.shared, os.getpid()))
                 futures = {self._pool.submit(_call, self.work, units[index]): index
@@ -155,9 +160,9 @@ class Pool:
 
 
 def run_units(work: Callable[..., Any], shared: Any, units: Sequence[tuple[Any, ...]],
-              jobs: int | None = None) -> Iterator[tuple[int, Any]]:
+              jobs: int | None = None, context: Any = None) -> Iterator[tuple[int, Any]]:
     """`work(shared, *unit)` for every unit on a pool of its own (see Pool.run). `work` must be
     a module-level function (it is pickled by name); callers that need a fixed order sort by
     the index."""
-    with Pool(work, shared, workers_for(jobs, len(units))) as pool:
+    with Pool(work, shared, workers_for(jobs, len(units)), context) as pool:
         yield from pool.run(units)

@@ -335,3 +335,43 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path):
         _, stderr = process.communicate(timeout=30)
     assert process.returncode == 0, stderr
     assert "Traceback" not in stderr, stderr
+
+
+def test_a_png_and_tts_rebuild_rasterises_only_the_changed_face_and_equals_no_cache(tmp_path,
+                                                                                   monkeypatch):
+    """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
+    one title changes, the piece is drawn again and that one face alone rasterised."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing import render
+
+    build_small(tmp_path, "Same", "ignored")
+    folder = tmp_path / "camp"
+
+    def build(out: Path, cache: bool = True, jobs: int = 2) -> None:
+        campaign = read_campaign(folder).campaign
+        assert campaign is not None
+        render.build(campaign, out, ["en"], render.Options(tts=True), jobs=jobs, cache=cache)
+
+    build(tmp_path / "a")
+    rasterised: list[int] = []
+    original = render.page_images
+
+    def counting(pdf, dpi=render.PNG_DPI, pages=None):
+        for index, image in original(pdf, dpi, pages):
+            rasterised.append(index)
+            yield index, image
+
+    monkeypatch.setattr(render, "page_images", counting)
+    mission = folder / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Other'"))
+    build(tmp_path / "a", jobs=1)  # in this process, where page_images is counted
+    assert rasterised == [0]  # mission 1's front, the first page of its piece
+    build(tmp_path / "b", cache=False)
+    new, fresh = kit_files(tmp_path / "a"), kit_files(tmp_path / "b")
+    assert any(name.endswith(".json") for name in new if "/tts/" in name)
+    # The saved object names the files by their absolute path: compare it folder-blind.
+    for files in (new, fresh):
+        for name in [n for n in files if n.endswith(".json")]:
+            files[name] = files[name].replace(str((tmp_path / "a").resolve()).encode(), b"OUT") \
+                .replace(str((tmp_path / "b").resolve()).encode(), b"OUT")
+    assert new == fresh

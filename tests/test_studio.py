@@ -251,7 +251,7 @@ def test_the_studio_draws_the_very_html_build_prints():
     assert campaign is not None
     preview = render.CardPreview(campaign, "fr")
     printed = {html for document in render._plan(campaign, ["fr"], render.Options())
-               if document.job.name == "cards-missions.pdf" for html in document.html}
+               if document.job.name == "cards-missions.pdf" for html in document.face_html}
     faces = [face for card in preview.kit["missions"] for face in (card.front, card.back)]
     assert len(faces) == 30
     assert {preview.html("missions", face) for face in faces} == printed
@@ -284,3 +284,27 @@ def test_a_title_too_long_for_its_card_is_reported_after_every_save(tmp_path):
     assert first["card"] is None
     studio.reload()  # and again after the next save
     assert studio.state()["missions"][0]["diagnostics"] == first["diagnostics"]
+
+
+def test_a_face_drawn_alone_is_pixel_for_pixel_its_page_in_the_build_piece():
+    """build draws eight faces to a document and rasterises its pages; the studio draws one
+    face's own document (and build keys that face's PNG by it): the same pixels either way."""
+    from io import BytesIO
+
+    from PIL import Image, ImageChops
+
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing import render
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    cards = next(d for d in render._plan(campaign, ["en"], render.Options())
+                 if d.job.name == "cards-goals.pdf")
+    count = render.FACES_PER_PIECE
+    assert len(cards.keys) > 1 and len(cards.face_html) == len(cards.faces)
+    piece = render.draw(cards.html[1])
+    for index, image in render.page_images(piece.pdf, 60):
+        alone, _ = render.CardPreview.render(cards.face_html[count + index], dpi=60)
+        with Image.open(BytesIO(alone)) as own:
+            assert ImageChops.difference(own.convert("RGB"), image.convert("RGB")).getbbox() \
+                is None, cards.faces[count + index].key

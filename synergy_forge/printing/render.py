@@ -313,9 +313,14 @@ _KIT_CSS: Any = None
 def _font_config() -> Any:
     global _FONTS
     if _FONTS is None:
+        import atexit
+
         from weasyprint.text.fonts import FontConfiguration
 
         _FONTS = FontConfiguration()
+        # Released before the interpreter tears modules down: collected after that, its
+        # __del__ fails noisily ("Exception ignored in FontConfiguration.__del__").
+        atexit.register(release_fonts)
     return _FONTS
 
 
@@ -368,22 +373,33 @@ def draw(html: str) -> Drawn:
     return Drawn(pdf, len(document.pages), _overflows(document), refused)
 
 
-def rasterise(pdf: bytes, dpi: int = PNG_DPI) -> list[bytes]:
-    """Each page (one card with its bleed: the bleed box is the whole page) as a PNG."""
+def page_images(pdf: bytes, dpi: int = PNG_DPI,
+                pages: Iterable[int] | None = None) -> Iterator[tuple[int, Any]]:
+    """(page index, PIL image) of each page (or of `pages`) of `pdf` at `dpi`: one card with its
+    bleed per page of a cards document (the bleed box is the whole page)."""
     import pypdfium2 as pdfium
 
-    images = []
     document = pdfium.PdfDocument(pdf)
     try:
-        for page in document:
-            image = page.render(scale=dpi / 72, may_draw_forms=False).to_pil()
-            buffer = BytesIO()
-            image.save(buffer, format="PNG", dpi=(dpi, dpi), optimize=False,
-                       compress_level=6 if dpi == PNG_DPI else 1)
-            images.append(buffer.getvalue())
+        for index in range(len(document)) if pages is None else pages:
+            yield index, document[index].render(scale=dpi / 72, may_draw_forms=False).to_pil()
     finally:
         document.close()
-    return images
+
+
+def png_bytes(image: Any, dpi: int | None, level: int) -> bytes:
+    """`image` as PNG, compressed at zlib `level` (6 for files we publish, 1 for previews and
+    intermediate images: twice as fast)."""
+    buffer = BytesIO()
+    image.save(buffer, format="PNG", optimize=False, compress_level=level,
+               **({"dpi": (dpi, dpi)} if dpi else {}))
+    return buffer.getvalue()
+
+
+def rasterise(pdf: bytes, dpi: int = PNG_DPI) -> list[bytes]:
+    """Each page as a PNG."""
+    return [png_bytes(image, dpi, 6 if dpi == PNG_DPI else 1)
+            for _, image in page_images(pdf, dpi)]
 
 
 class CardPreview:
@@ -424,22 +440,80 @@ def _inside(root: Path, relative: Path) -> Path:
     return target
 
 
-def render_piece(_shared: Any, html: str, key: str, cache: str, temp: str, png: bool) -> float:
-    """Render one piece into the cache as KEY.pdf, KEY-N.png per page and KEY.json (written
-    last: its presence says the entry is whole). Runs in a worker process."""
+def render_piece(_shared: Any, html: str, key: str, cache: str, temp: str,
+                 pngs: list[str | None], tts: CardSize | None) -> float:
+    """Render one piece into the cache: KEY.pdf and KEY.json (written last: its presence says
+    the PDF is whole), then for each page with a name in `pngs`, NAME.png at 300 DPI and, with
+    `tts`, NAME-tts.png (the card cut and shrunk for Tabletop Simulator's sheets, printing/tts.py).
+    A piece whose PDF is cached already is only rasterised. Runs in a worker process."""
     started = time.perf_counter()
     # WeasyPrint copies the fonts into a temporary folder it removes only when collected,
     # which never happens in a pool worker: keep that folder inside --out, removed at the end.
     tempfile.tempdir = temp
-    drawn = draw(html)
     folder = Path(cache)
-    if png:
-        for index, image in enumerate(rasterise(drawn.pdf)):
-            write_atomic(folder / f"{key}-{index}.png", image)
-    write_atomic(folder / f"{key}.pdf", drawn.pdf)
-    meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused}
-    write_atomic(folder / f"{key}.json", json.dumps(meta))
+    if (folder / f"{key}.json").is_file():
+        pdf = (folder / f"{key}.pdf").read_bytes()
+    else:
+        drawn = draw(html)
+        pdf = drawn.pdf
+        write_atomic(folder / f"{key}.pdf", pdf)
+        meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused}
+        write_atomic(folder / f"{key}.json", json.dumps(meta))
+    wanted = [index for index, name in enumerate(pngs) if name]
+    if wanted:
+        from synergy_forge.printing.tts import shrink
+
+        for index, image in page_images(pdf, PNG_DPI, wanted):
+            name = pngs[index]
+            write_atomic(folder / f"{name}.png", png_bytes(image, PNG_DPI, 6))
+            if tts is not None:
+                write_atomic(folder / f"{name}-tts.png", png_bytes(shrink(tts, image), None, 1))
     return time.perf_counter() - started
+
+
+_FORK_SERVER: Any = None  # the context of the fork server prepare_workers started
+
+
+def worker_context() -> Any:
+    """Where the processes that draw pieces come from: the fork server `prepare_workers`
+    started, or None (then workers fork from this process)."""
+    return _FORK_SERVER
+
+
+def prepare_workers() -> None:
+    """Start a fork server now, which imports WeasyPrint (0.4 s, most of it cffi parsing its
+    C declarations) while this process still reads the campaign and writes the HTML; the
+    workers that draw pieces are then forked from it, ready. For the command line only: a
+    fork server, like `spawn`, imports the main module again in every worker, which a script
+    calling `build` without an `if __name__ == "__main__"` guard does not survive.
+
+    The server gets /dev/null for its output: when nothing needs drawing, it finishes its
+    import after this command has exited, and a pipe reading the command's output (a CI log,
+    `| tee`) must not wait for it. Workers report through their results, never by printing."""
+    global _FORK_SERVER
+    import multiprocessing
+    import sys
+
+    if _FORK_SERVER is not None or "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    from multiprocessing import forkserver
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["weasyprint", __name__])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        forkserver.ensure_running()
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, null):
+            os.close(fd)
+    _FORK_SERVER = context
 
 
 def jobs_for(languages: Iterable[str]) -> list[Job]:
@@ -456,16 +530,33 @@ def jobs_for(languages: Iterable[str]) -> list[Job]:
 COMBINED = ["calibration.pdf", *(f"{g}.pdf" for g in GROUPS), "challenges.pdf", "rulebook.pdf"]
 
 
+#: Card faces per piece of a cards document. A piece is one WeasyPrint document: fewer,
+#: larger pieces cost less (each is parsed, laid out and written with its own font subsets),
+#: smaller ones redraw less when one card changes. Eight faces keep a cold build within
+#: WeasyPrint's own time and a changed title redraws eight faces (docs/performance.md).
+FACES_PER_PIECE = 8
+
+
 @dataclass
 class _Document:
-    """A job as the pieces it is drawn in: one per page of sheets, one per card face, or the
-    whole document; each piece is cached under the hash of its HTML."""
+    """A job as the pieces it is drawn in: one per page of sheets, eight card faces, or the
+    whole document; each piece is cached under the hash of its HTML. A cards job also has
+    the PNG of each face, cached under the hash of that face's own HTML (the one the studio
+    draws), so a piece redrawn for one changed face rasterises that face alone."""
 
     job: Job
     keys: list[str]
     html: list[str]
-    faces: list[Face]  # cards jobs: the face of each piece
     missing: set[str]
+    faces: list[Face] = field(default_factory=list)  # cards jobs: the face of each page
+    face_html: list[str] = field(default_factory=list)  # ... its own document (with PNGs)
+    face_keys: list[str] = field(default_factory=list)  # ... its PNG's cache key
+
+    def pieces(self) -> Iterator[tuple[str, str, list[str]]]:
+        """(key, HTML, PNG keys of its pages) of each piece."""
+        for index, (key, html) in enumerate(zip(self.keys, self.html, strict=True)):
+            start = index * FACES_PER_PIECE
+            yield key, html, self.face_keys[start:start + FACES_PER_PIECE]
 
 
 def _digest(*parts: str | bytes) -> str:
@@ -499,21 +590,39 @@ def _plan(campaign: Campaign, languages: list[str], options: Options) -> list[_D
         for job in jobs_for([language]):
             parts: list[Any] = [None]
             sides: list[str | None] = [None]
+            faces: list[Face] = []
             if job.kind == "sheets":  # one page a piece: a sheet's front, then its back
                 cards = kit[job.group]
                 parts = [cards[i:i + PER_SHEET] for i in range(0, len(cards), PER_SHEET)
                          for _ in range(2)]
                 sides = ["front", "back"] * (len(parts) // 2)
             elif job.kind == "cards":
-                parts = [[face] for face in _single_faces(kit[job.group])]
+                faces = _single_faces(kit[job.group])
+                parts = [faces[i:i + FACES_PER_PIECE]
+                         for i in range(0, len(faces), FACES_PER_PIECE)]
                 sides = [None] * len(parts)
             html = [html_for(job, campaign, options, translator, only=part, env=env,
                              side=side)[0] for part, side in zip(parts, sides, strict=True)]
-            png = job.kind == "cards" and options.png
-            keys = [_digest(assets, "png" if png else "pdf", text) for text in html]
-            faces = [part[0] for part in parts] if job.kind == "cards" else []
-            documents.append(_Document(job, keys, html, faces, translator.missing))
+            document = _Document(job, [_digest(assets, "pdf", text) for text in html], html,
+                                 translator.missing, faces)
+            if faces and options.png:
+                document.face_html = [face for text in html for face in _face_documents(text)]
+                document.face_keys = [_digest(assets, "png", text)
+                                      for text in document.face_html]
+            documents.append(document)
     return documents
+
+
+#: How single.html.j2 starts each face's page, and ends the document.
+FACE_START, DOCUMENT_END = '<section class="sheet">', "</body></html>"
+
+
+def _face_documents(html: str) -> list[str]:
+    """Each face of a cards piece as its own document: what `html_for(only=[face])` gives
+    (tested), cut from the piece's HTML instead of rendering the template once more per face.
+    Its hash keys the face's PNG: the head (page size, bleed) and the face's own page."""
+    head, *pages = html.removesuffix(DOCUMENT_END).split(FACE_START)
+    return [head + FACE_START + page + DOCUMENT_END for page in pages]
 
 
 def _merge(paths: list[Path]) -> bytes:
@@ -640,22 +749,25 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
            jobs: int | None, progress: Callable[[Rendered], None] | None, store: Path,
            temp: Path) -> list[Rendered]:
     documents = _plan(campaign, languages, options)
-    todo: list[tuple[str, str, str, str, bool]] = []
+    todo: list[tuple[str, str, str, str, list[str | None], CardSize | None]] = []
     owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
     waiting = [0] * len(documents)
+    tts = options.card if options.tts else None
     # Longest first: the card faces with their PNGs take the most time.
     order = sorted(range(len(documents)), key=lambda i: (
         documents[i].job.kind != "cards", documents[i].job.group != "numbers",
         documents[i].job.kind != "sheets"))
     for index in order:
-        document = documents[index]
-        png = document.job.kind == "cards" and options.png
-        for key, html in zip(document.keys, document.html, strict=True):
-            if (store / f"{key}.json").is_file():
+        for key, html, face_keys in documents[index].pieces():
+            pngs: list[str | None] = [
+                name if not (store / f"{name}.png").is_file()
+                or (tts and not (store / f"{name}-tts.png").is_file()) else None
+                for name in face_keys]
+            if (store / f"{key}.json").is_file() and not any(pngs):
                 continue
             if key not in owners:
                 owners[key] = []
-                todo.append((html, key, str(store), str(temp), png))
+                todo.append((html, key, str(store), str(temp), pngs, tts))
             if index not in owners[key]:
                 owners[key].append(index)
                 waiting[index] += 1
@@ -673,9 +785,10 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     for index in order:
         if not waiting[index]:
             finish(index)
-    if todo:
+    context = worker_context() if jobs != 1 else None
+    if todo and context is None:
         import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
-    for number, took in run_units(render_piece, None, todo, jobs):
+    for number, took in run_units(render_piece, None, todo, jobs, context):
         for index in owners[todo[number][1]]:
             seconds[index] += took
             waiting[index] -= 1
@@ -696,7 +809,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
         if options.tts:
             results.append(_tts(campaign, out_dir, language, options, store, used,
                                 [d for d in documents if d.job.language == language
-                                 and d.job.kind == "cards"]))
+                                 and d.job.kind == "cards"], jobs, context))
     _prune(store, used)
     return results
 
@@ -718,38 +831,39 @@ def _assemble(document: _Document, out_dir: Path, store: Path, options: Options,
     result = Rendered(job, target, sum(m["pages"] for m in metas), 0.0,
                       sorted({o for m in metas for o in m["overflows"]}), document.missing,
                       [url for m in metas for url in m["refused"]], key=key)
-    if job.kind == "cards" and options.png:
+    if document.face_keys:
+        used.update(document.face_keys)
         folder = Path(job.language) / "png" / job.group
         result.pngs = [_place(_inside(out_dir, folder / f"{face.key}.png"),
-                              store / f"{piece}-0.png")
-                       for face, piece in zip(document.faces, document.keys, strict=True)]
+                              store / f"{name}.png")
+                       for face, name in zip(document.faces, document.face_keys, strict=True)]
     return result
 
 
 def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options, store: Path,
-         used: set[str], cards: list[_Document]) -> Rendered:
-    """The Tabletop Simulator export (printing/tts.py), from the PNGs just placed. Each group's
-    deck sheets are cached under the hash of its faces: a group whose cards did not change is
-    not composed again."""
+         used: set[str], cards: list[_Document], jobs: int | None, context: Any) -> Rendered:
+    """The Tabletop Simulator export (printing/tts.py). Each group's deck sheets are laid out
+    by a worker from the shrunk card images the workers made with the PNGs, and cached under
+    the hash of those: a group whose cards did not change is not composed again."""
     from synergy_forge.printing import tts
 
     started = time.perf_counter()
     folder = _inside(out_dir, Path(language) / "tts")
+    keys, todo = [], []
     for document in cards:
         group = document.job.group
-        key = _digest("tts", group, repr(options.card), *document.keys)
+        key = _digest("tts", RENDER_VERSION, group, repr(options.card), *document.face_keys)
         used.add(key)
-        listing = store / f"{key}.json"
-        if listing.is_file():
-            for name in json.loads(listing.read_text()):
-                _place(folder / name, store / f"{key}-{name}")
-            continue
-        sheets = tts.GroupSheets(campaign, language, group, options.card)
-        sheets.add_pngs(_inside(out_dir, Path(language) / "png" / group))
-        written = sheets.write(folder)
-        for path in written:
-            write_atomic(store / f"{key}-{path.name}", path.read_bytes())
-        write_atomic(listing, json.dumps([path.name for path in written]))
+        keys.append(key)
+        if not (store / f"{key}.json").is_file():
+            shrunk = {face.key: str(store / f"{name}-tts.png")  # made by render_piece
+                      for face, name in zip(document.faces, document.face_keys, strict=True)}
+            todo.append((tts.sheet_files(campaign, language, group), shrunk, str(store), key))
+    for _ in run_units(tts.compose_group, None, todo, jobs, context):
+        pass
+    for key in keys:
+        for name in json.loads((store / f"{key}.json").read_text()):
+            _place(folder / name, store / f"{key}-{name}")
     export = tts.export(campaign, out_dir / language, language, options.card,
                         options.tts_url_base)
     return Rendered(Job("tts", language), export.saved_object, 0,

@@ -6,20 +6,25 @@ side) and either one back image shared by every card, or a back sheet in the sam
 left to right, top to bottom; each card carries the `CustomDeck` entry of its sheet, and a deck
 lists its cards' ids in `DeckIDs` and the cards themselves in `ContainedObjects`.
 
-Sheets are made from the card images the build rasterises for its 300 DPI PNGs, in the same
-worker, as each group's page is drawn (`GroupSheets`, called by `render._rasterise`): bleed cut
-off, halved to 373 x 521 px for poker cards, one sheet per component group, so that a group
-uploads as two images and the export costs no PNG decoding. Once every group is done, `export`
-writes the saved object. Sheets are RGB PNG: the cards' flat colours compress so well that a
-PNG sheet is smaller than a JPEG of it (the number sheet: 121 kB, against 691 kB as JPEG at
-quality 92), and lossless; every player of an online game downloads every sheet.
+Sheets are made from the card images the build rasterises for its 300 DPI PNGs: the worker
+that rasterises a face also cuts its bleed off and halves it (`shrink`: 372 x 520 px for a
+poker card) into a small PNG beside it in the cache; `compose_group`, another worker unit, then
+lays a group's small images out on its sheets, so that a group uploads as two images, the
+groups are composed in parallel and no 300 DPI PNG is decoded again. Once every group is done,
+`export` writes the saved object.
+
+Sheets are RGB PNG: the cards' flat colours compress so well that a PNG sheet is smaller than
+a JPEG of it (the number sheet: 121 kB, against 691 kB as JPEG at quality 92), and lossless;
+every player of an online game downloads every sheet.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
@@ -115,55 +120,100 @@ def _prefix(campaign: Campaign, language: str) -> str:
     return f"{_slug(name) or 'campaign'}-{language}"
 
 
+@dataclass(frozen=True)
+class SheetFiles:
+    """What one deck sheet's two images are made of, as plain data (sent to a worker): the
+    face keys of its fronts in grid order, and of its backs (one key: a common back)."""
+
+    face_file: str
+    fronts: tuple[str, ...]
+    back_file: str
+    backs: tuple[str, ...]
+    columns: int
+    rows: int
+
+
+def sheet_files(campaign: Campaign, language: str, group: str) -> list[SheetFiles]:
+    """The sheets of one component group."""
+    return [SheetFiles(s.face_file, tuple(c.front.key for c in s.cards), s.back_file,
+                       tuple(c.back.key for c in s.cards) if s.unique_back
+                       else (s.cards[0].back.key,), *s.grid)
+            for s in _plan(campaign, language) if s.group == group]
+
+
+def write_sheets(sheets: list[SheetFiles], image: Callable[[str], Any], folder: Path,
+                 prefix: str = "") -> list[Path]:
+    """Lay each sheet's faces out from `image(face key)` (shrunk, RGB) and write its two
+    images into `folder`, named `prefix` + their file name."""
+    from PIL import Image
+
+    written = []
+
+    def save(name: str, picture: Any) -> None:
+        buffer = BytesIO()
+        picture.save(buffer, format="PNG")
+        written.append(write_atomic(folder / f"{prefix}{name}", buffer.getvalue()))
+
+    def compose(keys: tuple[str, ...], columns: int, rows: int) -> Any:
+        width, height = image(keys[0]).size
+        sheet = Image.new("RGB", (columns * width, rows * height), "white")
+        for index, key in enumerate(keys):
+            sheet.paste(image(key), ((index % columns) * width, (index // columns) * height))
+        return sheet
+
+    for sheet in sheets:
+        save(sheet.face_file, compose(sheet.fronts, sheet.columns, sheet.rows))
+        save(sheet.back_file, compose(sheet.backs, sheet.columns, sheet.rows)
+             if len(sheet.backs) > 1 else image(sheet.backs[0]))
+    return written
+
+
+def compose_group(_shared: Any, sheets: list[SheetFiles], shrunk: dict[str, str], cache: str,
+                  key: str) -> float:
+    """A build's worker unit: one group's sheets from the small images `shrink` left in the
+    cache (`shrunk`: face key -> path), written there as KEY-<file>, then KEY.json listing
+    them (last: its presence says the entry is whole)."""
+    from PIL import Image
+
+    started = time.perf_counter()
+    images: dict[str, Any] = {}
+
+    def image(face: str) -> Any:
+        if face not in images:
+            with Image.open(shrunk[face]) as png:
+                images[face] = png.convert("RGB")
+        return images[face]
+
+    written = write_sheets(sheets, image, Path(cache), prefix=f"{key}-")
+    names = [path.name.removeprefix(f"{key}-") for path in written]
+    write_atomic(Path(cache) / f"{key}.json", json.dumps(names))
+    return time.perf_counter() - started
+
+
 class GroupSheets:
-    """A group's sheets, filled as the build rasterises each face of the group (in its worker
-    process), then written to OUT/<lang>/tts/."""
+    """A group's sheets from its faces' 300 DPI PNGs, as a build left them in OUT/<lang>/png/:
+    how `export` makes the sheets of a group the build did not compose."""
 
     def __init__(self, campaign: Campaign, language: str, group: str, card: CardSize) -> None:
-        self.sheets = [s for s in _plan(campaign, language) if s.group == group]
+        self.sheets = sheet_files(campaign, language, group)
         self.card = card
         self.faces: dict[str, Any] = {}
 
-    def add(self, face: Face, image: Any) -> None:
-        """Keep `face`'s image (300 DPI, with bleed), trimmed and shrunk for TTS."""
-        box, factor = _shrink(self.card, image.size)
-        self.faces[face.key] = image.convert("RGB").reduce(factor, box=box)
-
     def add_pngs(self, folder: Path) -> None:
-        """Read the group's faces from its PNGs in `folder`, as a build left them."""
         from PIL import Image
 
-        for sheet in self.sheets:
-            for face in (f for c in sheet.cards for f in (c.front, c.back)):
-                if face.key not in self.faces:
-                    with Image.open(folder / f"{face.key}.png") as png:
-                        self.add(face, png)
+        for key in {k for s in self.sheets for k in (*s.fronts, *s.backs)}:
+            with Image.open(folder / f"{key}.png") as png:
+                self.faces[key] = shrink(self.card, png)
 
     def write(self, folder: Path) -> list[Path]:
-        from PIL import Image
+        return write_sheets(self.sheets, self.faces.__getitem__, folder)
 
-        written = []
 
-        def save(name: str, picture: Any) -> None:
-            buffer = BytesIO()
-            picture.save(buffer, format="PNG")
-            written.append(write_atomic(folder / name, buffer.getvalue()))
-
-        def compose(keys: list[str], columns: int, rows: int) -> Any:
-            width, height = self.faces[keys[0]].size
-            sheet = Image.new("RGB", (columns * width, rows * height), "white")
-            for index, key in enumerate(keys):
-                sheet.paste(self.faces[key], ((index % columns) * width,
-                                              (index // columns) * height))
-            return sheet
-
-        for sheet in self.sheets:
-            save(sheet.face_file, compose([c.front.key for c in sheet.cards], *sheet.grid))
-            if sheet.unique_back:
-                save(sheet.back_file, compose([c.back.key for c in sheet.cards], *sheet.grid))
-            else:
-                save(sheet.back_file, self.faces[sheet.cards[0].back.key])
-        return written
+def shrink(card: CardSize, image: Any) -> Any:
+    """A card's 300 DPI image (with bleed) trimmed and shrunk for a TTS sheet, in RGB."""
+    box, factor = _shrink(card, image.size)
+    return image.convert("RGB").reduce(factor, box=box)
 
 
 def _shrink(card: CardSize, png_size: tuple[int, int]) -> tuple[tuple[int, int, int, int], int]:

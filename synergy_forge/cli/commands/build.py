@@ -65,6 +65,10 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         if not tts_url_base.startswith(("http://", "https://")):
             raise click.BadParameter("expected an http:// or https:// URL",
                                      param_hint="'--tts-url-base'")
+    from synergy_forge.printing.render import prepare_workers
+
+    if jobs != 1:
+        prepare_workers()
     folder = campaign_dir or starter_campaign()
     try:
         sheet(paper, card_size)
