@@ -36,7 +36,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from synergy_forge.core.cards import GOAL_IDS, Action
 from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import UnreadableInput
-from synergy_forge.fileio import write_atomic
+from synergy_forge.fileio import sync_folder, write_atomic
 from synergy_forge.pool import run_units
 from synergy_forge.printing.i18n import Translator
 from synergy_forge.printing.kit import (
@@ -302,6 +302,7 @@ RENDER_VERSION = "1"
 CACHE_DIR = ".cache"
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
+UNSYNCED = ".cache-unsynced"
 
 #: This process's WeasyPrint font configuration and the kit's stylesheet parsed with it:
 #: loading the fonts and parsing the stylesheet once per process instead of once per piece
@@ -456,18 +457,19 @@ def render_piece(_shared: Any, html: str, key: str, cache: str, temp: str,
     else:
         drawn = draw(html)
         pdf = drawn.pdf
-        write_atomic(folder / f"{key}.pdf", pdf)
+        write_atomic(folder / f"{key}.pdf", pdf, durable=False)
         meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused}
-        write_atomic(folder / f"{key}.json", json.dumps(meta))
+        write_atomic(folder / f"{key}.json", json.dumps(meta), durable=False)
     wanted = [index for index, name in enumerate(pngs) if name]
     if wanted:
         from synergy_forge.printing.tts import shrink
 
         for index, image in page_images(pdf, PNG_DPI, wanted):
             name = pngs[index]
-            write_atomic(folder / f"{name}.png", png_bytes(image, PNG_DPI, 6))
+            write_atomic(folder / f"{name}.png", png_bytes(image, PNG_DPI, 6), durable=False)
             if tts is not None:
-                write_atomic(folder / f"{name}-tts.png", png_bytes(shrink(tts, image), None, 1))
+                write_atomic(folder / f"{name}-tts.png", png_bytes(shrink(tts, image), None, 1),
+                             durable=False)
     return time.perf_counter() - started
 
 
@@ -650,7 +652,7 @@ def _place(target: Path, source: Path) -> Path:
     data = source.read_bytes()
     if not (target.is_file() and target.stat().st_size == len(data)
             and target.read_bytes() == data):
-        write_atomic(target, data)
+        write_atomic(target, data, durable=False)
     return target
 
 
@@ -723,11 +725,16 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
           cache: bool = True) -> list[Rendered]:
     """Render every document for every language, on `jobs` processes (default: all cores).
 
-    Incremental: each piece (a page of sheets, a card face, a whole document) is kept in OUT/.cache/
-    under the hash of its final HTML, the assets and the options, and rendered again only when
-    that changes; entries this build did not use are deleted. With cache=False a fresh cache
-    is used and thrown away: the output is the same, byte for byte. Raises
-    OutputFolderError before writing anything when --out cannot be used.
+    Incremental: each piece (a page of sheets, eight card faces, a whole document) is kept in
+    OUT/.cache/ under the hash of its final HTML, the assets and the options, and rendered
+    again only when that changes (a face's PNG under the hash of its own HTML); entries this
+    build did not use are deleted. With cache=False a fresh cache is used and thrown away:
+    the output is the same, byte for byte. Raises OutputFolderError before writing anything
+    when --out cannot be used.
+
+    Files are written atomically, and made durable by one sync of the file system at the end
+    rather than an fsync each. Until then OUT/.cache-unsynced says the cache may hold entries
+    a crash (power loss) left empty: a build that finds it starts from an empty cache.
     """
     check_output_folder(out_dir)
     with locked(out_dir):
@@ -735,7 +742,11 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         shutil.rmtree(temp, ignore_errors=True)  # left by a build that was killed
         temp.mkdir()
         store = out_dir.resolve() / CACHE_DIR if cache else temp / "cache"
+        unsynced = out_dir.resolve() / UNSYNCED
+        if cache and unsynced.exists():
+            shutil.rmtree(store, ignore_errors=True)
         store.mkdir(exist_ok=True)
+        write_atomic(unsynced, b"")
         saved_tempdir = tempfile.tempdir
         try:
             return _build(campaign, out_dir, languages, options, jobs, progress, store, temp)
@@ -743,6 +754,10 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
             release_fonts()
             tempfile.tempdir = saved_tempdir
             shutil.rmtree(temp, ignore_errors=True)
+            # Still alive (even after an error): what was written is whole, only not yet on
+            # disk. A process killed before this line leaves the mark for the next build.
+            sync_folder(out_dir)
+            unsynced.unlink()
 
 
 def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
@@ -801,7 +816,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
         used.add(key)
         source = store / f"{key}.pdf"
         if not source.is_file():
-            write_atomic(source, _merge(parts))
+            write_atomic(source, _merge(parts), durable=False)
         combined = _place(_inside(out_dir, Path(language) / f"print-and-play-{language}.pdf"),
                           source)
         results.append(Rendered(Job("print-and-play", language), combined,
@@ -826,7 +841,8 @@ def _assemble(document: _Document, out_dir: Path, store: Path, options: Options,
         key = _digest("merged", *document.keys)
         used.add(key)
         if not (store / f"{key}.pdf").is_file():
-            write_atomic(store / f"{key}.pdf", _merge([store / f"{k}.pdf" for k in document.keys]))
+            write_atomic(store / f"{key}.pdf", _merge([store / f"{k}.pdf" for k in document.keys]),
+                         durable=False)
     target = _place(_inside(out_dir, Path(job.language) / job.name), store / f"{key}.pdf")
     result = Rendered(job, target, sum(m["pages"] for m in metas), 0.0,
                       sorted({o for m in metas for o in m["overflows"]}), document.missing,

@@ -152,7 +152,7 @@ def write_sheets(sheets: list[SheetFiles], image: Callable[[str], Any], folder: 
     def save(name: str, picture: Any) -> None:
         buffer = BytesIO()
         picture.save(buffer, format="PNG")
-        written.append(write_atomic(folder / f"{prefix}{name}", buffer.getvalue()))
+        written.append(write_atomic(folder / f"{prefix}{name}", buffer.getvalue(), durable=False))
 
     def compose(keys: tuple[str, ...], columns: int, rows: int) -> Any:
         width, height = image(keys[0]).size
@@ -186,7 +186,7 @@ def compose_group(_shared: Any, sheets: list[SheetFiles], shrunk: dict[str, str]
 
     written = write_sheets(sheets, image, Path(cache), prefix=f"{key}-")
     names = [path.name.removeprefix(f"{key}-") for path in written]
-    write_atomic(Path(cache) / f"{key}.json", json.dumps(names))
+    write_atomic(Path(cache) / f"{key}.json", json.dumps(names), durable=False)
     return time.perf_counter() - started
 
 
