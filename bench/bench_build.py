@@ -90,11 +90,12 @@ def run(label: str, language: str) -> dict[str, float]:
         if processes == 0:
             for html in documents:
                 fonts = FontConfiguration()
-                css = CSS(filename=str(templates_dir() / "kit.css"), font_config=fonts,
-                          url_fetcher=url_fetcher([]))
+                # (Before 2026-11-22 the documents linked the stylesheet themselves.)
+                css = [] if 'rel="stylesheet"' in html else [
+                    CSS(filename=str(templates_dir() / "kit.css"), font_config=fonts,
+                        url_fetcher=url_fetcher([]))]
                 HTML(string=html, base_url=str(templates_dir()) + "/",
-                     url_fetcher=url_fetcher([])).write_pdf(stylesheets=[css],
-                                                            font_config=fonts)
+                     url_fetcher=url_fetcher([])).write_pdf(stylesheets=css, font_config=fonts)
         else:
             build(campaign, Path(out), [language], Options(png=png, tts=tts), jobs=processes)
         return {"seconds": time.perf_counter() - start, "cpu": cpu_seconds() - used}
