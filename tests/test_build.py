@@ -388,3 +388,27 @@ def test_a_build_killed_before_its_sync_leaves_a_mark_and_the_next_starts_cold(t
     (out / ".cache-unsynced").write_bytes(b"")
     build_small(tmp_path, "Same", "a")
     assert kit_files(out) == before and not (out / ".cache-unsynced").exists()
+
+
+def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_validate_and_build(
+        tmp_path):
+    """The rules block of a mission card (play order, goal deck, hand, challenges, actions) is
+    fitted from the fonts' metrics: what cannot fit even at 6 pt is found before rendering,
+    at the mission's `challenges`, by validate and by build (and not again after rendering)."""
+    campaign = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), campaign)
+    challenge = campaign / "challenges" / "odd-sum.yaml"
+    long = "Your sum must be odd. " + "An odd sum is one odd card and one even card. " * 14
+    challenge.write_text(challenge.read_text().replace('en: "Your sum must be odd."',
+                                                       f'en: "{long.strip()}"'))
+    mission = campaign / "missions" / "08-heavy-lifting.yaml"
+    mission.write_text(mission.read_text().replace(
+        "challenges: [minimum-5]", "challenges: [minimum-5, odd-sum, threes-are-zero, no-doubles]"))
+    where = "08-heavy-lifting.yaml:9:1: error: mission 8's card (en): its rules"
+    checked = CliRunner().invoke(main, ["validate", str(campaign)])
+    assert checked.exit_code == 1 and checked.output.count(where) == 1, checked.output
+    assert "(fr)" not in checked.output  # the French text is short: its card fits
+    built = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
+                                      "--no-png", "--lang", "en"])
+    assert built.exit_code == 1 and built.output.count(where) == 1, built.output
+    assert "does not fit on its card in" not in built.output  # not a second time

@@ -113,6 +113,8 @@ class CampaignResult:
     paths: set[Path] = field(default_factory=set)
     #: the campaign's goals and challenges that exist but have errors
     broken: Broken = field(default_factory=dict)
+    #: each mission's file as read, by its name (Mission.source), to place later findings
+    documents: dict[str, Document] = field(default_factory=dict)
 
     def read(self, path: Path) -> Document | None:
         """Read one of the campaign's files, counting it; None (and a diagnostic) if it fails."""
@@ -223,7 +225,7 @@ def read_campaign(folder: Path, with_missions: bool = True,
         sub = result.read(path)
         if sub is None:
             continue
-        docs[sub.file] = sub
+        docs[sub.file] = result.documents[sub.file] = sub
         mission, found = check_mission(sub, rulebook, languages, result.broken)
         result.diagnostics += found
         if mission is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from synergy_forge.authoring.definitions import definition_from, standard_rulebo
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
+    CampaignResult,
     check_mission,
     detect_kind,
     display,
@@ -23,6 +25,7 @@ from synergy_forge.authoring.loading import (
     read_campaign,
 )
 from synergy_forge.authoring.yamlfile import read_document
+from synergy_forge.core.mission import Campaign
 
 SUFFIXES = (".yaml", ".yml", ".json")
 #: Folder name -> the kind of file it holds, as in the starter campaign and `new campaign`
@@ -85,10 +88,36 @@ def kind_of(path: Path, doc_kind: str) -> str:
     return declared_kind(path) or LAYOUT.get(path.parent.name) or doc_kind
 
 
-def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
+#: A check of a whole campaign from outside this layer (the printed kit's, printing/render.py
+#: card_fit_problems, passed in by the command): (mission file, field, message, check id).
+CampaignCheck = Callable[[Campaign], list[tuple[str, tuple[str, ...], str, str]]]
+
+
+def placed(result: CampaignResult, checks: Sequence[CampaignCheck]) -> list[Diagnostic]:
+    """`checks` on a campaign read without error, each finding at the field of the mission
+    file it names."""
+    found: list[Diagnostic] = []
+    if result.campaign is not None:
+        for check in checks:
+            for source, field, message, check_id in check(result.campaign):
+                doc = result.documents.get(source)
+                if doc is not None:
+                    found.append(doc.diagnostic(field, message, check_id, key=True))
+    return found
+
+
+def _campaign_diagnostics(folder: Path, checks: Sequence[CampaignCheck]) -> CampaignResult:
+    """read_campaign, plus `checks` on the campaign when it has no error."""
+    result = read_campaign(folder)
+    result.diagnostics += placed(result, checks)
+    return result
+
+
+def validate_file(path: Path, checks: Sequence[CampaignCheck] = ()
+                  ) -> tuple[list[Diagnostic], int]:
     """Check one file by its format; a mission uses its campaign's own goals and challenges."""
     if path.name == CAMPAIGN_FILE:
-        result = read_campaign(path.parent)
+        result = _campaign_diagnostics(path.parent, checks)
         return result.diagnostics, result.files
     try:
         doc = read_document(path, display(path))
@@ -163,8 +192,9 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[
     return campaigns, files
 
 
-def validate_paths(paths: list[Path]) -> Report:
-    """Every diagnostic for the given files and folders, sorted, each once."""
+def validate_paths(paths: list[Path], checks: Sequence[CampaignCheck] = ()) -> Report:
+    """Every diagnostic for the given files and folders, sorted, each once; `checks` run on
+    each campaign read whole."""
     report = Report()
     found: set[Diagnostic] = set()
     seen: set[Path] = set()
@@ -172,7 +202,7 @@ def validate_paths(paths: list[Path]) -> Report:
         if path.is_dir():
             campaigns, files = _walk(path, report.skipped)
             for folder in campaigns:
-                result = read_campaign(folder)
+                result = _campaign_diagnostics(folder, checks)
                 found.update(result.diagnostics)
                 report.files += result.files
                 seen.update(result.paths)
@@ -184,12 +214,12 @@ def validate_paths(paths: list[Path]) -> Report:
                     report.skipped.append((display(file), why))
                     continue
                 seen.add(file.resolve())
-                diagnostics, count = validate_file(file)
+                diagnostics, count = validate_file(file, checks)
                 found.update(diagnostics)
                 report.files += count
         elif path.resolve() not in seen:
             seen.add(path.resolve())
-            diagnostics, count = validate_file(path)
+            diagnostics, count = validate_file(path, checks)
             found.update(diagnostics)
             report.files += count
     report.diagnostics = sorted(found)

@@ -24,7 +24,6 @@ import shutil
 import tempfile
 import time
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from io import BytesIO
@@ -34,7 +33,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from synergy_forge.core.cards import GOAL_IDS, Action
-from synergy_forge.core.mission import Campaign
+from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.errors import UnreadableInput
 from synergy_forge.fileio import sync_folder, write_atomic
 from synergy_forge.pool import run_units
@@ -51,6 +50,7 @@ from synergy_forge.printing.kit import (
     mission_lines,
 )
 from synergy_forge.printing.layout import EDGE, PAPERS, PER_SHEET, Bleed, CardSize, Sheet, sheet
+from synergy_forge.printing.workers import worker_context
 from synergy_forge.resources import templates_dir
 from synergy_forge.textfit import MM_PER_PT, card_boxes, fit, lines_needed
 
@@ -82,7 +82,9 @@ def url_fetcher(refused: list[str]) -> Any:
         def fetch(self, url: str, headers: Any = None) -> Any:
             parsed = urllib.parse.urlparse(url)
             if parsed.scheme == "file":
-                path = Path(urllib.request.url2pathname(parsed.path)).resolve()
+                from urllib.request import url2pathname  # (http.client: 30 ms)
+
+                path = Path(url2pathname(parsed.path)).resolve()
                 if path.is_relative_to(root) and path.is_file():
                     return super().fetch(url, headers)
             refused.append(url)
@@ -113,33 +115,15 @@ def environment(translator: Translator, campaign: Campaign,
         size, and the check after rendering reports it."""
         return f"font-size:{fit(text, boxes[box]) or boxes[box].min_pt}pt"
 
-    def mission_layout(mission: Any) -> dict[str, Any]:
-        """A mission card's boxes: the title and the flavour text take the lines they need
-        (at most their boxes), and the rules block gets the height left between them."""
-        taken: dict[str, dict[str, Any]] = {}
-        heights: dict[str, float] = {}
-        for name, text in (("title", translator.text(mission.title)),
-                           ("flavor", translator.text(mission.flavor))):
-            box = boxes[name]
-            pt = fit(text, box) or box.min_pt
-            lines = (lines_needed(text, box.width, pt, box.bold) or 99) if text else 0
-            height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
-            taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
-            heights[name] = height
-        top = MISSION_HEAD + heights["title"] + MISSION_STATS
-        rules_box = replace(boxes["mission-rules"], height=round(
-            card.height - 2 * card.safe - top - heights["flavor"] - 1.0, 2))
-        rules = mission_lines(mission, campaign, translator)
-        size = fit(list(rules), rules_box, RULES_GAP) or rules_box.min_pt
-        return {"title": taken["title"], "flavor": taken["flavor"], "lines": rules,
-                "rules": f"font-size:{size}pt;top:{top:.2f}mm;height:{rules_box.height}mm"}
+    def layout(mission: Any) -> dict[str, Any]:
+        return mission_layout(mission, campaign, translator, card)
 
     env.globals.update(
         t=translator.text,
         colours=lambda i: ";".join(f"--{k}:{v}" for k, v in colours(i).items()),
         symbol=lambda i: SYMBOLS[i] if i is not None else "",
         fitted=fitted,
-        mission_layout=mission_layout,
+        mission_layout=layout,
         rules_gap=RULES_GAP,
         goal_changes=goal_changes,
         challenge=campaign.rulebook.challenge,
@@ -149,6 +133,57 @@ def environment(translator: Translator, campaign: Campaign,
         language=translator.language,
     )
     return env
+
+
+def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
+                   card: CardSize) -> dict[str, Any]:
+    """A mission card's boxes: the title and the flavour text take the lines they need (at
+    most their boxes), and the rules block (kit.mission_lines) gets the height left between
+    them, its font fitted to it; "fits" is False when it cannot fit even at the smallest size.
+    """
+    boxes = card_boxes(card.width, card.height, card.safe)
+    taken: dict[str, dict[str, Any]] = {}
+    heights: dict[str, float] = {}
+    for name, text in (("title", translator.text(mission.title)),
+                       ("flavor", translator.text(mission.flavor))):
+        box = boxes[name]
+        pt = fit(text, box) or box.min_pt
+        lines = (lines_needed(text, box.width, pt, box.bold) or 99) if text else 0
+        height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
+        taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
+        heights[name] = height
+    top = MISSION_HEAD + heights["title"] + MISSION_STATS
+    rules_box = replace(boxes["mission-rules"], height=round(
+        card.height - 2 * card.safe - top - heights["flavor"] - 1.0, 2))
+    rules = mission_lines(mission, campaign, translator)
+    size = fit(list(rules), rules_box, RULES_GAP)
+    return {"title": taken["title"], "flavor": taken["flavor"], "lines": rules,
+            "fits": size is not None,
+            "rules": f"font-size:{size or rules_box.min_pt}pt;top:{top:.2f}mm;"
+                     f"height:{rules_box.height}mm"}
+
+
+def card_fit_problems(campaign: Campaign, card: CardSize | None = None
+                      ) -> list[tuple[str, tuple[str, ...], str, str]]:
+    """What `validate` adds to a campaign's own checks from the printed kit: each mission card
+    whose rules block does not fit, in each language, as (mission file, field, message,
+    check). Computed from the fonts' metrics like the rest of auto-fit: no rendering."""
+    card = card or CardSize()
+    found: list[tuple[str, tuple[str, ...], str, str]] = []
+    for language in campaign.languages:
+        translator = Translator(language)
+        for mission in campaign.missions:
+            if mission_layout(mission, campaign, translator, card)["fits"]:
+                continue
+            field = next((f for f in ("challenges", "actions") if getattr(mission, f)), "id")
+            found.append((mission.source, (field,), (
+                f"mission {mission.number}'s card ({language}): its rules (play order, goal "
+                f"deck, starting hand, {len(mission.challenges)} challenge(s), "
+                f"{len(mission.actions)} action card(s)) do not fit between its title and "
+                f"flavour text, even at {card_boxes()['mission-rules'].min_pt:g} pt: use fewer "
+                "challenges or shorter challenge texts, or shorten the title or flavour text"),
+                "text.fit"))
+    return found
 
 
 @dataclass(frozen=True)
@@ -303,6 +338,7 @@ CACHE_DIR = ".cache"
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
 UNSYNCED = ".cache-unsynced"
+TEMPLATES = "templates"  # OUT/.cache/templates/: the compiled templates
 
 #: This process's WeasyPrint font configuration and the kit's stylesheet parsed with it:
 #: loading the fonts and parsing the stylesheet once per process instead of once per piece
@@ -473,51 +509,6 @@ def render_piece(_shared: Any, html: str, key: str, cache: str, temp: str,
     return time.perf_counter() - started
 
 
-_FORK_SERVER: Any = None  # the context of the fork server prepare_workers started
-
-
-def worker_context() -> Any:
-    """Where the processes that draw pieces come from: the fork server `prepare_workers`
-    started, or None (then workers fork from this process)."""
-    return _FORK_SERVER
-
-
-def prepare_workers() -> None:
-    """Start a fork server now, which imports WeasyPrint (0.4 s, most of it cffi parsing its
-    C declarations) while this process still reads the campaign and writes the HTML; the
-    workers that draw pieces are then forked from it, ready. For the command line only: a
-    fork server, like `spawn`, imports the main module again in every worker, which a script
-    calling `build` without an `if __name__ == "__main__"` guard does not survive.
-
-    The server gets /dev/null for its output: when nothing needs drawing, it finishes its
-    import after this command has exited, and a pipe reading the command's output (a CI log,
-    `| tee`) must not wait for it. Workers report through their results, never by printing."""
-    global _FORK_SERVER
-    import multiprocessing
-    import sys
-
-    if _FORK_SERVER is not None or "forkserver" not in multiprocessing.get_all_start_methods():
-        return
-    from multiprocessing import forkserver
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["weasyprint", __name__])
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, 1)
-        os.dup2(null, 2)
-        forkserver.ensure_running()
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, null):
-            os.close(fd)
-    _FORK_SERVER = context
-
-
 def jobs_for(languages: Iterable[str]) -> list[Job]:
     jobs = []
     for language in languages:
@@ -582,13 +573,24 @@ def _assets() -> str:
     return _digest(*parts)
 
 
-def _plan(campaign: Campaign, languages: list[str], options: Options) -> list[_Document]:
+def _plan(campaign: Campaign, languages: list[str], options: Options,
+          store: Path | None = None) -> list[_Document]:
+    """Every document of the build as its pieces. With `store`, the compiled templates are kept
+    in STORE/templates/ (Jinja's bytecode cache, checked against the templates' sources):
+    compiling them is half the time of a rebuild's HTML."""
     assets = _assets()
     kit = build_kit(campaign)
     documents = []
+    compiled = None
+    if store is not None:
+        from jinja2 import FileSystemBytecodeCache
+
+        (store / TEMPLATES).mkdir(exist_ok=True)
+        compiled = FileSystemBytecodeCache(str(store / TEMPLATES))
     for language in languages:
         translator = Translator(language)
-        env = environment(translator, campaign)
+        env = environment(translator, campaign, options.card)
+        env.bytecode_cache = compiled
         for job in jobs_for([language]):
             parts: list[Any] = [None]
             sides: list[str | None] = [None]
@@ -763,7 +765,7 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
 def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
            jobs: int | None, progress: Callable[[Rendered], None] | None, store: Path,
            temp: Path) -> list[Rendered]:
-    documents = _plan(campaign, languages, options)
+    documents = _plan(campaign, languages, options, store)
     todo: list[tuple[str, str, str, str, list[str | None], CardSize | None]] = []
     owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
     waiting = [0] * len(documents)
@@ -791,9 +793,14 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     seconds = [0.0] * len(documents)
 
     def finish(index: int) -> None:
-        rendered = _assemble(documents[index], out_dir, store, options, used)
+        document = documents[index]
+        rendered = _assemble(document, out_dir, store, options, used)
         rendered.seconds = seconds[index]
         results.append(rendered)
+        if options.tts and document.job.kind == "cards":
+            # Here, while the workers draw the rest (cards are drawn first): the sheets'
+            # composition is hidden behind the drawing instead of following it.
+            _tts_sheets(campaign, out_dir, document, options, store, used)
         if progress:
             progress(rendered)
 
@@ -822,9 +829,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
         results.append(Rendered(Job("print-and-play", language), combined,
                                 sum(by_name[(language, n)].pages for n in COMBINED), 0.0))
         if options.tts:
-            results.append(_tts(campaign, out_dir, language, options, store, used,
-                                [d for d in documents if d.job.language == language
-                                 and d.job.kind == "cards"], jobs, context))
+            results.append(_tts(campaign, out_dir, language, options))
     _prune(store, used)
     return results
 
@@ -856,30 +861,31 @@ def _assemble(document: _Document, out_dir: Path, store: Path, options: Options,
     return result
 
 
-def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options, store: Path,
-         used: set[str], cards: list[_Document], jobs: int | None, context: Any) -> Rendered:
-    """The Tabletop Simulator export (printing/tts.py). Each group's deck sheets are laid out
-    by a worker from the shrunk card images the workers made with the PNGs, and cached under
-    the hash of those: a group whose cards did not change is not composed again."""
+def _tts_sheets(campaign: Campaign, out_dir: Path, cards: _Document, options: Options,
+                store: Path, used: set[str]) -> None:
+    """A group's Tabletop Simulator sheets (printing/tts.py), laid out from the shrunk card
+    images the workers made with the PNGs, cached under the hash of those: a group whose cards
+    did not change is not composed again."""
+    from synergy_forge.printing import tts
+
+    language, group = cards.job.language, cards.job.group
+    key = _digest("tts", RENDER_VERSION, group, repr(options.card), *cards.face_keys)
+    used.add(key)
+    if not (store / f"{key}.json").is_file():
+        shrunk = {face.key: str(store / f"{name}-tts.png")  # made by render_piece
+                  for face, name in zip(cards.faces, cards.face_keys, strict=True)}
+        tts.compose_group(None, tts.sheet_files(campaign, language, group), shrunk, str(store),
+                          key)
+    folder = _inside(out_dir, Path(language) / "tts")
+    for name in json.loads((store / f"{key}.json").read_text()):
+        _place(folder / name, store / f"{key}-{name}")
+
+
+def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options) -> Rendered:
+    """The Tabletop Simulator export's saved object, once every group's sheets are placed."""
     from synergy_forge.printing import tts
 
     started = time.perf_counter()
-    folder = _inside(out_dir, Path(language) / "tts")
-    keys, todo = [], []
-    for document in cards:
-        group = document.job.group
-        key = _digest("tts", RENDER_VERSION, group, repr(options.card), *document.face_keys)
-        used.add(key)
-        keys.append(key)
-        if not (store / f"{key}.json").is_file():
-            shrunk = {face.key: str(store / f"{name}-tts.png")  # made by render_piece
-                      for face, name in zip(document.faces, document.face_keys, strict=True)}
-            todo.append((tts.sheet_files(campaign, language, group), shrunk, str(store), key))
-    for _ in run_units(tts.compose_group, None, todo, jobs, context):
-        pass
-    for key in keys:
-        for name in json.loads((store / f"{key}.json").read_text()):
-            _place(folder / name, store / f"{key}-{name}")
     export = tts.export(campaign, out_dir / language, language, options.card,
                         options.tts_url_base)
     return Rendered(Job("tts", language), export.saved_object, 0,
@@ -889,5 +895,5 @@ def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options, sto
 def _prune(store: Path, used: set[str]) -> None:
     """Delete every cache entry this build did not use (and leftovers of killed writes)."""
     for path in store.iterdir():
-        if path.name[:64] not in used:
+        if path.name[:64] not in used and path.name != TEMPLATES:
             path.unlink(missing_ok=True)

@@ -8,10 +8,10 @@ lists its cards' ids in `DeckIDs` and the cards themselves in `ContainedObjects`
 
 Sheets are made from the card images the build rasterises for its 300 DPI PNGs: the worker
 that rasterises a face also cuts its bleed off and halves it (`shrink`: 372 x 520 px for a
-poker card) into a small PNG beside it in the cache; `compose_group`, another worker unit, then
-lays a group's small images out on its sheets, so that a group uploads as two images, the
-groups are composed in parallel and no 300 DPI PNG is decoded again. Once every group is done,
-`export` writes the saved object.
+poker card) into a small PNG beside it in the cache; as soon as a group's cards are done, the
+build lays its small images out on the group's sheets (`compose_group`) while the workers draw
+the rest of the kit, so that a group uploads as two images and no 300 DPI PNG is decoded
+again. Once every group is done, `export` writes the saved object.
 
 Sheets are RGB PNG: the cards' flat colours compress so well that a PNG sheet is smaller than
 a JPEG of it (the number sheet: 121 kB, against 691 kB as JPEG at quality 92), and lossless;
@@ -170,9 +170,9 @@ def write_sheets(sheets: list[SheetFiles], image: Callable[[str], Any], folder: 
 
 def compose_group(_shared: Any, sheets: list[SheetFiles], shrunk: dict[str, str], cache: str,
                   key: str) -> float:
-    """A build's worker unit: one group's sheets from the small images `shrink` left in the
-    cache (`shrunk`: face key -> path), written there as KEY-<file>, then KEY.json listing
-    them (last: its presence says the entry is whole)."""
+    """One group's sheets from the small images `shrink` left in the cache (`shrunk`: face key
+    -> path), written there as KEY-<file>, then KEY.json listing them (last: its presence says
+    the entry is whole)."""
     from PIL import Image
 
     started = time.perf_counter()

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from synergy_forge.errors import CannotWrite, CheckFailed
 from synergy_forge.printing.layout import CardSize
-from synergy_forge.printing.render import Options
+from synergy_forge.printing.workers import prepare_workers
 
 from ..output import show
 from ..params import CARD_SIZE
 from ..progress import Progress
+
+if TYPE_CHECKING:
+    from synergy_forge.printing.render import Options
 
 
 def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
@@ -53,10 +57,6 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     its bleed. Only what changed since the last build into the same --out is rendered again.
     Exits 1 when the campaign has errors or a text does not fit on its card.
     """
-    from synergy_forge.printing.layout import LayoutError, sheet
-    from synergy_forge.printing.render import Options
-    from synergy_forge.resources import starter_campaign
-
     if tts and no_png:
         raise click.UsageError("--tts makes its deck sheets from the PNGs: drop --no-png")
     if tts_url_base is not None:
@@ -65,10 +65,12 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         if not tts_url_base.startswith(("http://", "https://")):
             raise click.BadParameter("expected an http:// or https:// URL",
                                      param_hint="'--tts-url-base'")
-    from synergy_forge.printing.render import prepare_workers
-
-    if jobs != 1:
+    if jobs != 1:  # before the heavy imports: the server imports WeasyPrint meanwhile
         prepare_workers()
+    from synergy_forge.printing.layout import LayoutError, sheet
+    from synergy_forge.printing.render import Options
+    from synergy_forge.resources import starter_campaign
+
     folder = campaign_dir or starter_campaign()
     try:
         sheet(paper, card_size)
@@ -106,14 +108,18 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     """One build; False when the campaign has errors or a text does not fit (reported here).
     Usage errors raise, and end even a --watch."""
     from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.authoring.validate import placed
     from synergy_forge.printing.i18n import available_languages
     from synergy_forge.printing.render import build as render_kit
-    from synergy_forge.printing.render import jobs_for
+    from synergy_forge.printing.render import card_fit_problems, jobs_for
     from synergy_forge.reporting.build import overflows
     from synergy_forge.reporting.build import text as build_report
 
     result = read_campaign(folder)
-    for diagnostic in result.diagnostics:
+    # The mission cards' rules blocks, checked from the fonts' metrics before rendering: at
+    # their field, as validate reports them, and not again after rendering.
+    cards = placed(result, [lambda campaign: card_fit_problems(campaign, options.card)])
+    for diagnostic in result.diagnostics + cards:
         click.echo(str(diagnostic), err=True)
     if result.campaign is None:
         click.echo("the campaign has errors: nothing was built", err=True)
@@ -134,6 +140,12 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
                                  progress=lambda r: bar.update(1), cache=cache)
     except OSError as exc:
         raise CannotWrite.from_os_error(exc, out_dir) from None
+    reported = {f"{d.file}|challenges" for d in cards} | {f"{d.file}|actions" for d in cards}
+    for rendered in results:  # reported above, at the mission file's line
+        rendered.overflows = [what for what in rendered.overflows if what not in reported]
     report = build_report(results, out_dir)
     show(report)
-    return not overflows(results)
+    if cards:
+        click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",
+                   err=True)
+    return not overflows(results) and not cards
