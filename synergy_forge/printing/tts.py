@@ -181,7 +181,8 @@ def compose_group(_shared: Any, sheets: list[SheetFiles], shrunk: dict[str, str]
     def image(face: str) -> Any:
         if face not in images:
             with Image.open(shrunk[face]) as png:
-                images[face] = png.convert("RGB")
+                png.load()
+                images[face] = png if png.mode == "RGB" else png.convert("RGB")
         return images[face]
 
     written = write_sheets(sheets, image, Path(cache), prefix=f"{key}-")
@@ -213,7 +214,8 @@ class GroupSheets:
 def shrink(card: CardSize, image: Any) -> Any:
     """A card's 300 DPI image (with bleed) trimmed and shrunk for a TTS sheet, in RGB."""
     box, factor = _shrink(card, image.size)
-    return image.convert("RGB").reduce(factor, box=box)
+    small = image.reduce(factor, box=box)
+    return small if small.mode == "RGB" else small.convert("RGB")
 
 
 def _shrink(card: CardSize, png_size: tuple[int, int]) -> tuple[tuple[int, int, int, int], int]:
