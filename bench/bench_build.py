@@ -1,6 +1,6 @@
 """The full print-and-play kit in one language, against WeasyPrint alone on the same HTML.
 
-    .venv/bin/python bench/bench_build.py [--lang en] [--repeat 3]
+    .venv/bin/python bench/bench_build.py [--lang en] [--repeat 5]
 
 Times, on one process then on every core:
   - `render.build` without PNGs: templates, layout, WeasyPrint, the fit check, atomic writes
@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.printing.i18n import Translator
@@ -41,36 +42,41 @@ RUNS = {  # label: (processes, PNGs, TTS); 0 processes: WeasyPrint alone
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lang", default="en")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--run", choices=RUNS, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
         print(json.dumps(run(args.run, args.lang)))
         return
-    timings: dict[str, float] = {}
-    cpu: dict[str, float] = {}
     # Each run in a fresh process (WeasyPrint alone leaves a process slower: its font
-    # configurations and garbage stay), repeated `--repeat` times, the runs alternating, and
-    # the best kept: a shared machine is noisy. CPU time (the process and its workers) varies
-    # less than wall time there.
+    # configurations and garbage stay), the runs alternating, `--repeat` rounds. This host's
+    # speed drifts by a quarter within minutes, so each ratio is taken within one round (the
+    # build against the WeasyPrint run just before it, TTS against the build with PNGs just
+    # before it) and the median over the rounds is reported, with the best times.
+    seconds: dict[str, list[float]] = {label: [] for label in RUNS}
+    cpu: dict[str, list[float]] = {label: [] for label in RUNS}
     for _ in range(args.repeat):
         for label in RUNS:
             output = subprocess.run([sys.executable, __file__, "--lang", args.lang,
                                      "--run", label], check=True, capture_output=True,
                                     text=True).stdout
             measured = json.loads(output.splitlines()[-1])
-            timings[label] = min(measured["seconds"], timings.get(label, measured["seconds"]))
-            cpu[label] = min(measured["cpu"], cpu.get(label, measured["cpu"]))
-    alone = timings.pop("WeasyPrint alone")
-    print(f"language {args.lang}, {os.cpu_count()} cores, best of {args.repeat}")
-    print(f"{'WeasyPrint alone, same HTML, 1 process:':39} {alone:6.2f} s, "
-          f"CPU {cpu['WeasyPrint alone']:6.2f} s")
-    for label, seconds in timings.items():
-        print(f"{label + ':':39} {seconds:6.2f} s  ({seconds / alone:.2f}x), "
-              f"CPU {cpu[label]:6.2f} s")
+            seconds[label].append(measured["seconds"])
+            cpu[label].append(measured["cpu"])
+    alone = "WeasyPrint alone"
+    print(f"language {args.lang}, {os.cpu_count()} cores, {args.repeat} rounds; best time, "
+          "and the median of the ratios taken within each round")
+    print(f"{alone + ', same HTML, 1 process:':39} {min(seconds[alone]):6.2f} s, "
+          f"CPU {min(cpu[alone]):6.2f} s")
+    for label in list(RUNS)[1:]:
+        ratio = median(s / a for s, a in zip(seconds[label], seconds[alone], strict=True))
+        print(f"{label + ':':39} {min(seconds[label]):6.2f} s  ({ratio:.2f}x), "
+              f"CPU {min(cpu[label]):6.2f} s")
     png, tts = (f"build with PNGs{x}, all cores" for x in ("", " and TTS"))
-    print(f"the TTS export adds {100 * (timings[tts] - timings[png]) / timings[png]:+.0f}% to "
-          f"the build with PNGs, {100 * (cpu[tts] - cpu[png]) / cpu[png]:+.0f}% of CPU time")
+    wall = median(t / p - 1 for t, p in zip(seconds[tts], seconds[png], strict=True))
+    used = median(t / p - 1 for t, p in zip(cpu[tts], cpu[png], strict=True))
+    print(f"the TTS export adds {100 * wall:+.0f}% to the build with PNGs, {100 * used:+.0f}% "
+          "of CPU time (medians)")
 
 
 def run(label: str, language: str) -> dict[str, float]:
