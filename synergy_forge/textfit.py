@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, cached_property
 from itertools import repeat
+from pathlib import Path
 
 from synergy_forge.resources import templates_dir
 
@@ -45,15 +46,59 @@ class Font:
         return self.em_width(text) * pt * MM_PER_PT * SHAPING_ALLOWANCE
 
 
+FONTS = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
+#: The fonts' advance widths, read once with fontTools and kept beside them with each font's
+#: hash: reading them back costs 5 ms where fontTools takes 0.1 s, in every command that
+#: checks or prints a card (validate, build, the studio). A font whose hash differs (replaced
+#: without `write_metrics`) is read with fontTools again; tests/test_table_ready.py checks the file.
+METRICS = "metrics.json"
+
+
 @cache
 def font(bold: bool = False) -> Font:
+    import json
+
+    path = templates_dir() / "fonts" / FONTS[bold]
+    try:
+        kept = json.loads((path.parent / METRICS).read_text(encoding="utf-8"))[FONTS[bold]]
+    except (OSError, ValueError, KeyError):
+        kept = None
+    if kept is not None and kept["sha256"] == _sha256(path):
+        return Font({int(cp): advance for cp, advance in kept["advances"].items()},
+                    kept["units"])
+    return read_font(path)
+
+
+def read_font(path: Path) -> Font:
+    """A font's advance widths, read with fontTools."""
     from fontTools.ttLib import TTFont  # type: ignore[import-untyped]
 
-    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
-    with TTFont(templates_dir() / "fonts" / name, lazy=True) as ttf:
+    with TTFont(path, lazy=True) as ttf:
         metrics = ttf["hmtx"].metrics
         advances = {cp: metrics[glyph][0] for cp, glyph in ttf.getBestCmap().items()}
         return Font(advances, ttf["head"].unitsPerEm)
+
+
+def write_metrics() -> Path:
+    """Write templates/fonts/metrics.json from the fonts (after replacing a font):
+    `python -c "from synergy_forge.textfit import write_metrics; write_metrics()"`."""
+    import json
+
+    folder = templates_dir() / "fonts"
+    kept = {}
+    for name in FONTS.values():
+        read = read_font(folder / name)
+        kept[name] = {"sha256": _sha256(folder / name), "units": read.units,
+                      "advances": {str(cp): a for cp, a in sorted(read.advances.items())}}
+    target = folder / METRICS
+    target.write_text(json.dumps(kept, separators=(",", ":")) + "\n", encoding="utf-8")
+    return target
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @cache

@@ -3,6 +3,7 @@ its own pages, printable on home printers. Letter is built here; A4 in test_buil
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -321,3 +322,26 @@ def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
                                        "--no-png", "--jobs", "1", "--card-size", "50x70"])
     assert result.exit_code == 1
     assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output
+
+
+def test_the_kept_font_metrics_are_the_fonts_own_and_a_changed_font_is_read_again(tmp_path,
+                                                                                  monkeypatch):
+    """textfit reads the advance widths from templates/fonts/metrics.json (fast) only while
+    each font's hash matches; after `write_metrics` they equal what fontTools reads."""
+    from synergy_forge import textfit
+    from synergy_forge.resources import templates_dir
+
+    fonts = templates_dir() / "fonts"
+    for bold, name in textfit.FONTS.items():
+        textfit.font.cache_clear()
+        assert textfit.font(bold) == textfit.read_font(fonts / name)
+    # A font replaced without writing the metrics again: read with fontTools, not the file.
+    moved = tmp_path / "templates"
+    shutil.copytree(templates_dir(), moved)
+    (moved / "fonts" / "DejaVuSans.ttf").write_bytes((fonts / "DejaVuSans-Bold.ttf").read_bytes())
+    monkeypatch.setattr(textfit, "templates_dir", lambda: moved)
+    textfit.font.cache_clear()
+    try:
+        assert textfit.font(False) == textfit.read_font(fonts / "DejaVuSans-Bold.ttf")
+    finally:
+        textfit.font.cache_clear()
