@@ -50,17 +50,23 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
 def sync_folder(path: Path) -> None:
     """Flush everything written to the file system that holds `path` to disk: one `syncfs`
     (Linux) for many files written with durable=False; elsewhere `os.sync`."""
-    fd = os.open(path, os.O_RDONLY)
     try:
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            if libc.syncfs(fd) == 0:
-                return
-        except (OSError, AttributeError):
-            pass
-        os.sync()
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # a folder cannot be opened everywhere (Windows)
+        fd = -1
+    try:
+        if fd >= 0:
+            try:
+                libc = ctypes.CDLL(None, use_errno=True)
+                if libc.syncfs(fd) == 0:
+                    return
+            except (OSError, AttributeError):
+                pass
+        if hasattr(os, "sync"):
+            os.sync()
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
 
 
 def open_regular(path: Path) -> BinaryIO:

@@ -41,15 +41,19 @@ def prepare_workers() -> None:
     context.set_forkserver_preload(["weasyprint", "synergy_forge.printing.render"])
     sys.stdout.flush()
     sys.stderr.flush()
-    saved = [os.dup(1), os.dup(2)]
-    null = os.open(os.devnull, os.O_WRONLY)
     try:
-        os.dup2(null, 1)
-        os.dup2(null, 2)
+        saved = [os.dup(1), os.dup(2)]
+    except OSError:  # no output to protect (closed): start the server as it is
         forkserver.ensure_running()
-    finally:
-        os.dup2(saved[0], 1)
-        os.dup2(saved[1], 2)
-        for fd in (*saved, null):
-            os.close(fd)
+    else:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            forkserver.ensure_running()
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in (*saved, null):
+                os.close(fd)
     _FORK_SERVER = context
