@@ -395,15 +395,9 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
     """The rules block of a mission card (play order, goal deck, hand, challenges, actions) is
     fitted from the fonts' metrics: what cannot fit even at 6 pt is found before rendering,
     at the mission's `challenges`, by validate and by build (and not again after rendering)."""
-    campaign = tmp_path / "camp"
-    shutil.copytree(starter_campaign(), campaign)
-    challenge = campaign / "challenges" / "odd-sum.yaml"
-    long = "Your sum must be odd. " + "An odd sum is one odd card and one even card. " * 14
-    challenge.write_text(challenge.read_text().replace('en: "Your sum must be odd."',
-                                                       f'en: "{long.strip()}"'))
-    mission = campaign / "missions" / "08-heavy-lifting.yaml"
-    mission.write_text(mission.read_text().replace(
-        "challenges: [minimum-5]", "challenges: [minimum-5, odd-sum, threes-are-zero, no-doubles]"))
+    from workspace import crowded_rules_campaign
+
+    campaign = crowded_rules_campaign(tmp_path / "camp")
     where = "08-heavy-lifting.yaml:9:1: error: mission 8's card (en): its rules"
     checked = CliRunner().invoke(main, ["validate", str(campaign)])
     assert checked.exit_code == 1 and checked.output.count(where) == 1, checked.output

@@ -308,3 +308,15 @@ def test_a_face_drawn_alone_is_pixel_for_pixel_its_page_in_the_build_piece():
         with Image.open(BytesIO(alone)) as own:
             assert ImageChops.difference(own.convert("RGB"), image.convert("RGB")).getbbox() \
                 is None, cards.faces[count + index].key
+
+
+def test_the_studio_shows_a_mission_whose_rules_cannot_fit_as_validate_does(tmp_path):
+    from workspace import crowded_rules_campaign
+
+    from synergy_forge.studio.model import read_snapshot
+
+    snapshot = read_snapshot(crowded_rules_campaign(tmp_path / "camp"), "en")
+    entry = next(e for e in snapshot.entries if e.file.endswith("08-heavy-lifting.yaml"))
+    found = [d for d in entry.diagnostics if d.check == "text.fit"]
+    assert [(d.line, d.column) for d in found] == [(9, 1)]
+    assert "mission 8's card (en): its rules" in found[0].message

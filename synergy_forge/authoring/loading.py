@@ -220,12 +220,11 @@ def read_campaign(folder: Path, with_missions: bool = True,
     # even one with errors elsewhere: "mission 3 is missing" would be false.
     by_id: dict[str, str] = {}
     by_number: dict[int, Document] = {}
-    docs: dict[str, Document] = {}
     for path in paths:
         sub = result.read(path)
         if sub is None:
             continue
-        docs[sub.file] = result.documents[sub.file] = sub
+        result.documents[sub.file] = sub
         mission, found = check_mission(sub, rulebook, languages, result.broken)
         result.diagnostics += found
         if mission is not None:
@@ -246,7 +245,7 @@ def read_campaign(folder: Path, with_missions: bool = True,
             by_number.setdefault(number, sub)
     missions.sort(key=lambda m: (m.number, m.id))
     result.diagnostics += action_pairing_diagnostics(
-        [(docs[m.source], frozenset(m.actions)) for m in missions])
+        [(result.documents[m.source], frozenset(m.actions)) for m in missions])
     expected = 1
     for number, sub in sorted(by_number.items()):
         if number > expected:

@@ -22,10 +22,11 @@ from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, check_mission, display, read_campaign
+from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.printing.kit import Face
-from synergy_forge.printing.render import CardPreview
+from synergy_forge.printing.render import CardPreview, card_fit_problems
 from synergy_forge.sim.playtest import (
     STAR_BOT,
     Tally,
@@ -83,6 +84,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     """The campaign with every diagnostic `validate` gives; when some files have errors, the
     other missions are still read, each on its own, so that their cards stay on show."""
     result = read_campaign(folder)
+    result.diagnostics += placed(result, [card_fit_problems])  # as validate: rules blocks
     campaign = result.campaign
     by_file: dict[str, list[Diagnostic]] = {}
     for diagnostic in result.diagnostics:

@@ -140,7 +140,7 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
                                  progress=lambda r: bar.update(1), cache=cache)
     except OSError as exc:
         raise CannotWrite.from_os_error(exc, out_dir) from None
-    reported = {f"{d.file}|challenges" for d in cards} | {f"{d.file}|actions" for d in cards}
+    reported = {f"{d.file}|challenges" for d in cards}  # the rules block's data-what
     for rendered in results:  # reported above, at the mission file's line
         rendered.overflows = [what for what in rendered.overflows if what not in reported]
     report = build_report(results, out_dir)
