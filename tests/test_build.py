@@ -406,3 +406,18 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
                                       "--no-png", "--lang", "en"])
     assert built.exit_code == 1 and built.output.count(where) == 1, built.output
     assert "does not fit on its card in" not in built.output  # not a second time
+
+
+def test_a_damaged_cache_entry_is_drawn_again_not_trusted(tmp_path):
+    """An entry whose facts are unreadable or whose PDF is not the size it was written with
+    (a hand, a disk) is drawn again: the same kit, exit 0, no internal error."""
+    out = build_small(tmp_path, "Same", "a")
+    before = kit_files(out)
+    facts = sorted((out / ".cache").glob("*.json"))
+    facts[0].write_text("{broken")
+    pdf = facts[1].with_suffix(".pdf")
+    pdf.write_bytes(pdf.read_bytes()[:100])
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "camp"), "--out", str(out),
+                                       "--no-png", "--jobs", "1", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    assert kit_files(out) == before

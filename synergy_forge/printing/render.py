@@ -333,7 +333,7 @@ def _overflows(document: Any) -> list[str]:
 
 
 #: Part of every cache key: bump it when rendering changes in a way the HTML does not show.
-RENDER_VERSION = "1"
+RENDER_VERSION = "2"
 CACHE_DIR = ".cache"
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
@@ -488,13 +488,14 @@ def render_piece(_shared: Any, html: str, key: str, cache: str, temp: str,
     # which never happens in a pool worker: keep that folder inside --out, removed at the end.
     tempfile.tempdir = temp
     folder = Path(cache)
-    if (folder / f"{key}.json").is_file():
+    if _entry(folder, key) is not None:
         pdf = (folder / f"{key}.pdf").read_bytes()
     else:
         drawn = draw(html)
         pdf = drawn.pdf
         write_atomic(folder / f"{key}.pdf", pdf, durable=False)
-        meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused}
+        meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused,
+                "bytes": len(pdf)}
         write_atomic(folder / f"{key}.json", json.dumps(meta), durable=False)
     wanted = [index for index, name in enumerate(pngs) if name]
     if wanted:
@@ -507,6 +508,27 @@ def render_piece(_shared: Any, html: str, key: str, cache: str, temp: str,
                 write_atomic(folder / f"{name}-tts.png", png_bytes(shrink(tts, image), None, 1),
                              durable=False)
     return time.perf_counter() - started
+
+
+def _entry(store: Path, key: str) -> dict[str, Any] | None:
+    """A cached piece's facts (pages, texts that overflow, refused URLs), or None when the
+    entry is missing or damaged (its PDF not the size it was written with, its facts
+    unreadable): it is then drawn again rather than trusted."""
+    try:
+        meta = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))
+        if (store / f"{key}.pdf").stat().st_size == meta["bytes"]:
+            return dict(meta)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _whole(path: Path) -> bool:
+    """A cached image is there and not empty (what a crash or a hand can leave of it)."""
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def jobs_for(languages: Iterable[str]) -> list[Job]:
@@ -777,10 +799,10 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     for index in order:
         for key, html, face_keys in documents[index].pieces():
             pngs: list[str | None] = [
-                name if not (store / f"{name}.png").is_file()
-                or (tts and not (store / f"{name}-tts.png").is_file()) else None
+                name if not _whole(store / f"{name}.png")
+                or (tts and not _whole(store / f"{name}-tts.png")) else None
                 for name in face_keys]
-            if (store / f"{key}.json").is_file() and not any(pngs):
+            if not any(pngs) and _entry(store, key) is not None:
                 continue
             if key not in owners:
                 owners[key] = []
@@ -838,7 +860,9 @@ def _assemble(document: _Document, out_dir: Path, store: Path, options: Options,
               used: set[str]) -> Rendered:
     """A job's output from its cached pieces: the PDF (pieces merged) and the PNGs."""
     job = document.job
-    metas = [json.loads((store / f"{key}.json").read_text()) for key in document.keys]
+    metas = [_entry(store, key) or {} for key in document.keys]  # whole: checked or just drawn
+    if not all(metas):
+        raise OSError(f"{store}: a cache entry of {job.name} was damaged during the build")
     used.update(document.keys)
     if len(document.keys) == 1:
         key = document.keys[0]
@@ -871,14 +895,30 @@ def _tts_sheets(campaign: Campaign, out_dir: Path, cards: _Document, options: Op
     language, group = cards.job.language, cards.job.group
     key = _digest("tts", RENDER_VERSION, group, repr(options.card), *cards.face_keys)
     used.add(key)
-    if not (store / f"{key}.json").is_file():
+    names = _sheets_listed(store, key)
+    if names is None:
         shrunk = {face.key: str(store / f"{name}-tts.png")  # made by render_piece
                   for face, name in zip(cards.faces, cards.face_keys, strict=True)}
         tts.compose_group(None, tts.sheet_files(campaign, language, group), shrunk, str(store),
                           key)
+        names = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))
     folder = _inside(out_dir, Path(language) / "tts")
-    for name in json.loads((store / f"{key}.json").read_text()):
+    for name in names:
         _place(folder / name, store / f"{key}-{name}")
+
+
+def _sheets_listed(store: Path, key: str) -> list[str] | None:
+    """The sheet files a cached group lists, or None when the listing or a sheet is missing,
+    empty or unreadable (the group is then composed again)."""
+    try:
+        names = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(names, list) or not all(
+            isinstance(n, str) and n == Path(n).name and not n.startswith(".")
+            and _whole(store / f"{key}-{n}") for n in names):
+        return None
+    return names
 
 
 def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options) -> Rendered:
