@@ -311,12 +311,17 @@ def test_a_face_drawn_alone_is_pixel_for_pixel_its_page_in_the_build_piece():
 
 
 def test_the_studio_shows_a_mission_whose_rules_cannot_fit_as_validate_does(tmp_path):
+    """Located at its `challenges` as validate says it, once (not again as the card's overflow),
+    and, being a print problem only, with its card and its difficulty still shown."""
     from workspace import crowded_rules_campaign
 
-    from synergy_forge.studio.model import read_snapshot
+    from synergy_forge.studio.model import Studio
 
-    snapshot = read_snapshot(crowded_rules_campaign(tmp_path / "camp"), "en")
-    entry = next(e for e in snapshot.entries if e.file.endswith("08-heavy-lifting.yaml"))
-    found = [d for d in entry.diagnostics if d.check == "text.fit"]
-    assert [(d.line, d.column) for d in found] == [(9, 1)]
-    assert "mission 8's card (en): its rules" in found[0].message
+    studio = Studio(crowded_rules_campaign(tmp_path / "camp"), "en")
+    studio.reload()
+    eight = next(m for m in studio.state()["missions"] if m["number"] == 8)
+    assert [(d["where"].rsplit("/", 1)[-1], d["check"]) for d in eight["diagnostics"]] == \
+        [("08-heavy-lifting.yaml:9:1", "text.fit")]
+    assert "mission 8's card (en): its rules" in eight["diagnostics"][0]["message"]
+    assert eight["overflows"] == [] and eight["playable"]
+    assert eight["card"] is not None and all(eight["card"])

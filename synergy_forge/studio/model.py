@@ -56,6 +56,7 @@ class Entry:
     title: str = ""
     faces: tuple[str, str] | None = None  # front and back: hashes of their HTML
     play_key: str = ""  # what the estimate depends on
+    rules_located: bool = False  # its rules block's overflow is a diagnostic at a line
 
 
 @dataclass
@@ -84,7 +85,8 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     """The campaign with every diagnostic `validate` gives; when some files have errors, the
     other missions are still read, each on its own, so that their cards stay on show."""
     result = read_campaign(folder)
-    result.diagnostics += placed(result, [card_fit_problems])  # as validate: rules blocks
+    rules = placed(result, [card_fit_problems])  # as validate: rules blocks that cannot fit
+    result.diagnostics += rules
     campaign = result.campaign
     by_file: dict[str, list[Diagnostic]] = {}
     for diagnostic in result.diagnostics:
@@ -101,7 +103,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     entries = []
     for file in mission_files:
         found = sorted(by_file.get(file, []))
-        entry = Entry(file, found)
+        entry = Entry(file, found, rules_located=any(d.file == file for d in rules))
         if campaign is not None:
             entry.mission = next((m for m in campaign.missions if m.source == file), None)
         else:
@@ -306,10 +308,13 @@ class Studio:
                     "stars": mission.stars if mission else None,
                     "errors": errors, "warnings": len(entry.diagnostics) - errors,
                     "diagnostics": [_diagnostic(d) for d in entry.diagnostics],
+                    # What the drawn card shows overflowing, unless already a diagnostic.
                     "overflows": [field for digest in entry.faces or () if digest in self.images
                                   for source, _, field in (o.partition("|") for o in
                                                            self.images[digest][1])
-                                  if source == entry.file],
+                                  if source == entry.file
+                                  and not (field == "challenges" and entry.rules_located)],
+                    "playable": mission is not None,
                     "card": None, "estimate": None,
                 }
                 if entry.faces is not None:

@@ -38,7 +38,7 @@ function drawOverview(state) {
     const title = el("td");
     title.append(link);
     const estimate = el("td", m.estimate && !m.estimate.agrees ? "disagree" : null,
-                        m.errors ? "" : estimateLine(m.estimate));
+                        m.playable ? estimateLine(m.estimate) : "");
     tr.append(el("td", null, m.number ?? "?"), title, el("td", null, stars(m.stars)), estimate,
               el("td", "count" + (m.errors ? " bad" : ""), m.errors),
               el("td", "count" + (m.warnings ? " warn" : ""), m.warnings));
@@ -62,7 +62,7 @@ function setImage(img, src) {
 
 function drawEstimate(box, m) {
   box.replaceChildren();
-  if (m.errors) { box.append(el("p", null, "No estimate while the file has errors.")); return; }
+  if (!m.playable) { box.append(el("p", null, "No estimate while the file has errors.")); return; }
   const e = m.estimate;
   box.append(el("h4", null, "Difficulty (coop bot)"));
   if (!e) { box.append(el("p", null, "playing the first games…")); return; }
@@ -120,7 +120,8 @@ function drawMission(section, m, index) {
   parts.heading.replaceChildren(
     el("span", "title", (m.number ?? "?") + ". " + (m.title || "(unreadable)")),
     el("span", "file", m.file));
-  if (m.card && !m.errors) {
+  // A mission with only print errors (its rules do not fit) still has its card: show it.
+  if (m.card) {
     let images = parts.cards.querySelectorAll("img.face");
     if (images.length !== 2) {
       parts.cards.replaceChildren(cardImage(m.card[0], "front"), cardImage(m.card[1], "back"));
