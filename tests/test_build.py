@@ -402,6 +402,10 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
     checked = CliRunner().invoke(main, ["validate", str(campaign)])
     assert checked.exit_code == 1 and checked.output.count(where) == 1, checked.output
     assert "(fr)" not in checked.output  # the French text is short: its card fits
+    assert "(the longest: 'odd-sum')" in checked.output
+    alone = CliRunner().invoke(main, ["validate", str(campaign / "missions" /
+                                                   "08-heavy-lifting.yaml")])
+    assert alone.exit_code == 1 and alone.output.count(where) == 1, alone.output  # pre-commit
     built = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
                                       "--no-png", "--lang", "en"])
     assert built.exit_code == 1 and built.output.count(where) == 1, built.output

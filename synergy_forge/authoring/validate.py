@@ -10,10 +10,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from synergy_forge.authoring.definitions import definition_from, standard_rulebook
+from synergy_forge.authoring.definitions import (
+    definition_from,
+    standard_actions,
+    standard_rulebook,
+)
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
@@ -143,14 +147,21 @@ def validate_file(path: Path, checks: Sequence[CampaignCheck] = ()
     rulebook = standard_rulebook()
     languages: tuple[str, ...] = ("en",)
     broken = None
+    campaign = Campaign({"en": ""}, (), rulebook, languages, actions=standard_actions())
     campaign_dir = find_campaign(path)
     if campaign_dir is not None:
         context = read_campaign(campaign_dir, with_missions=False, thorough=False)
         if context.campaign is not None:
+            campaign = context.campaign
             rulebook, languages = context.campaign.rulebook, context.campaign.languages
             broken = context.broken
     if kind == "mission":
-        return check_mission(doc, rulebook, languages, broken)[1], 1
+        mission, found = check_mission(doc, rulebook, languages, broken)
+        if mission is not None:  # the campaign checks, on a campaign of this mission alone
+            alone = replace(campaign, missions=(mission,))
+            found += [doc.diagnostic(field, message, check_id, key=True) for check in checks
+                      for _, field, message, check_id in check(alone)]
+        return found, 1
     return definition_from(doc, kind)[1], 1
 
 

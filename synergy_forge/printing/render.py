@@ -176,13 +176,17 @@ def card_fit_problems(campaign: Campaign, card: CardSize | None = None
             if mission_layout(mission, campaign, translator, card)["fits"]:
                 continue
             field = next((f for f in ("challenges", "actions") if getattr(mission, f)), "id")
+            texts = {c: translator.text(campaign.rulebook.challenge(c).text)
+                     for c in mission.challenges}
+            longest = f" (the longest: '{max(texts, key=lambda c: len(texts[c]))}')" \
+                if texts else ""
             found.append((mission.source, (field,), (
                 f"mission {mission.number}'s card ({language}): its rules (play order, goal "
                 f"deck, starting hand, {len(mission.challenges)} challenge(s), "
                 f"{len(mission.actions)} action card(s)) do not fit between its title and "
                 f"flavour text, even at {card_boxes()['mission-rules'].min_pt:g} pt: use fewer "
-                "challenges or shorter challenge texts, or shorten the title or flavour text"),
-                "text.fit"))
+                f"challenges or shorter challenge texts{longest}, or shorten the title or "
+                "flavour text"), "text.fit"))
     return found
 
 
