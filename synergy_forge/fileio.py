@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import stat
@@ -18,8 +17,9 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
 
     An interrupted write leaves the old file (or none), never half of the new one. With
     `overwrite=False` an existing file raises FileExistsError and is left untouched.
-    `durable=False` skips the fsync before the rename, for a caller writing many files that
-    calls `sync_folder` once at the end instead (an fsync costs a journal commit each).
+    `durable=False` skips the fsync before the rename (each costs a journal commit), for files
+    that can be made again and are checked before use (the build's cache): a crash may leave
+    such a file empty, never half of it in place of the old one.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,28 +45,6 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
             os.unlink(tmp)
         raise
     return path
-
-
-def sync_folder(path: Path) -> None:
-    """Flush everything written to the file system that holds `path` to disk: one `syncfs`
-    (Linux) for many files written with durable=False; elsewhere `os.sync`."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # a folder cannot be opened everywhere (Windows)
-        fd = -1
-    try:
-        if fd >= 0:
-            try:
-                libc = ctypes.CDLL(None, use_errno=True)
-                if libc.syncfs(fd) == 0:
-                    return
-            except (OSError, AttributeError):
-                pass
-        if hasattr(os, "sync"):
-            os.sync()
-    finally:
-        if fd >= 0:
-            os.close(fd)
 
 
 def open_regular(path: Path) -> BinaryIO:

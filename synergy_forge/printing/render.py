@@ -35,7 +35,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from synergy_forge.core.cards import GOAL_IDS, Action
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.errors import UnreadableInput
-from synergy_forge.fileio import sync_folder, write_atomic
+from synergy_forge.fileio import write_atomic
 from synergy_forge.pool import run_units
 from synergy_forge.printing.i18n import Translator
 from synergy_forge.printing.kit import (
@@ -341,7 +341,6 @@ RENDER_VERSION = "2"
 CACHE_DIR = ".cache"
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
-UNSYNCED = ".cache-unsynced"
 TEMPLATES = "templates"  # OUT/.cache/templates/: the compiled templates
 
 #: This process's WeasyPrint font configuration and the kit's stylesheet parsed with it:
@@ -680,7 +679,7 @@ def _place(target: Path, source: Path) -> Path:
     data = source.read_bytes()
     if not (target.is_file() and target.stat().st_size == len(data)
             and target.read_bytes() == data):
-        write_atomic(target, data, durable=False)
+        write_atomic(target, data)  # an output: durable
     return target
 
 
@@ -760,9 +759,8 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
     the output is the same, byte for byte. Raises OutputFolderError before writing anything
     when --out cannot be used.
 
-    Files are written atomically, and made durable by one sync of the file system at the end
-    rather than an fsync each. Until then OUT/.cache-unsynced says the cache may hold entries
-    a crash (power loss) left empty: a build that finds it starts from an empty cache.
+    Every file is written atomically; the outputs also durably (fsync), the cache entries not:
+    a crash can leave one empty, and an entry is used only when it is whole (`_entry`).
     """
     check_output_folder(out_dir)
     with locked(out_dir):
@@ -770,11 +768,7 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         shutil.rmtree(temp, ignore_errors=True)  # left by a build that was killed
         temp.mkdir()
         store = out_dir.resolve() / CACHE_DIR if cache else temp / "cache"
-        unsynced = out_dir.resolve() / UNSYNCED
-        if cache and unsynced.exists():
-            shutil.rmtree(store, ignore_errors=True)
         store.mkdir(exist_ok=True)
-        write_atomic(unsynced, b"")
         saved_tempdir = tempfile.tempdir
         try:
             return _build(campaign, out_dir, languages, options, jobs, progress, store, temp)
@@ -782,10 +776,6 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
             release_fonts()
             tempfile.tempdir = saved_tempdir
             shutil.rmtree(temp, ignore_errors=True)
-            # Still alive (even after an error): what was written is whole, only not yet on
-            # disk. A process killed before this line leaves the mark for the next build.
-            sync_folder(out_dir)
-            unsynced.unlink()
 
 
 def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
@@ -848,7 +838,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
         key = _digest("combined", *(by_name[(language, name)].key for name in COMBINED))
         used.add(key)
         source = store / f"{key}.pdf"
-        if not source.is_file():
+        if not _whole(source):
             write_atomic(source, _merge(parts), durable=False)
         combined = _place(_inside(out_dir, Path(language) / f"print-and-play-{language}.pdf"),
                           source)
@@ -873,7 +863,7 @@ def _assemble(document: _Document, out_dir: Path, store: Path, options: Options,
     else:
         key = _digest("merged", *document.keys)
         used.add(key)
-        if not (store / f"{key}.pdf").is_file():
+        if not _whole(store / f"{key}.pdf"):
             write_atomic(store / f"{key}.pdf", _merge([store / f"{k}.pdf" for k in document.keys]),
                          durable=False)
     target = _place(_inside(out_dir, Path(job.language) / job.name), store / f"{key}.pdf")
