@@ -312,7 +312,10 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path):
         [sys.executable, "-m", "synergy_forge", "build", str(campaign), "--out", str(out),
          "--lang", "en", "--no-png", "--jobs", "1", "--watch"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"})
+        env={**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"},
+        # As from a terminal: a test run started in the background by a shell (a CI step
+        # with `&`) ignores SIGINT, and a child inherits that, Ctrl-C and all.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
     reader.start()
