@@ -166,17 +166,25 @@ def open_regular(path: Path) -> BinaryIO:
     block or never end, a folder cannot be read. Raises OSError (its strerror says why).
 
     Opened without blocking, so that a FIFO with no writer is refused rather than waited on.
+    The file object owns its descriptor from the start (built-in open with an opener): a
+    Ctrl-C at any moment can leak it at worst, never close it twice (which would close
+    whichever file was given that number next).
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "is a folder, expected a file", str(path))
-        if not stat.S_ISREG(mode):
+        handle = open(path, "rb", opener=_without_blocking)  # noqa: SIM115 (returned open)
+    except IsADirectoryError:
+        raise IsADirectoryError(errno.EISDIR, "is a folder, expected a file", str(path)
+                                ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise OSError(errno.EINVAL, "not a regular file (a pipe, FIFO or device); give a "
                           "file", str(path))
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        os.set_blocking(handle.fileno(), True)
+        return handle
     except BaseException:
-        os.close(fd)
+        handle.close()
         raise
+
+
+def _without_blocking(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NONBLOCK)

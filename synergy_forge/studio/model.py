@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import multiprocessing
+import signal
 import sys
 import threading
 from collections import Counter
@@ -25,6 +26,7 @@ from synergy_forge.authoring.loading import CAMPAIGN_FILE, check_mission, displa
 from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.pool import ignore_interrupt
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.render import CardPreview, card_fit_problems
 from synergy_forge.sim.playtest import (
@@ -258,8 +260,12 @@ class Studio:
 
     def estimate_forever(self) -> None:
         """Play batches while a page is open, until the studio stops (runs in a thread)."""
+        # Ctrl-C is the server's, in the main thread: blocked in this one, the workers it
+        # starts inherit it blocked, and ignore it once started (synergy_forge.pool).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         context = multiprocessing.get_context("spawn")  # this process has threads: no fork
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
+                                   initializer=ignore_interrupt)
         running: list[tuple[Future[Tally], str, int, int]] = []
         try:
             while not self.stopping.is_set():

@@ -125,6 +125,7 @@ def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, bud
     # On a cluster several missions are tuned at once, to keep its workers busy; the local
     # pool already has every core busy with one. Reports come in the campaign's order.
     short = failed = worst = 0
+    threads = None
     if isinstance(executor, LocalPool) or len(subjects) == 1:
         # In this thread: Ctrl-C stops at once.
         reports: Iterator[tuple[str, bool, int, str]] = map(tune_one, subjects)
@@ -132,11 +133,19 @@ def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, bud
         threads = ThreadPoolExecutor(max_workers=MISSIONS_AT_ONCE)
         reports = threads.map(tune_one, subjects)
     summary = []
-    for number, (report, reached, code, line) in enumerate(reports):
-        short, worst = short + (not reached), max(worst, code)
-        failed += reached and bool(code)
-        summary.append(line)
-        click.echo(("\n" if number else "") + report)
+    try:
+        for number, (report, reached, code, line) in enumerate(reports):
+            short, worst = short + (not reached), max(worst, code)
+            failed += reached and bool(code)
+            summary.append(line)
+            click.echo(("\n" if number else "") + report)
+    except KeyboardInterrupt:
+        # The missions in other threads: those not started never start, the others stop at
+        # their next result (the command would otherwise wait for them before exiting).
+        if threads is not None:
+            threads.shutdown(wait=False, cancel_futures=True)
+        executor.stop()
+        raise
     if len(subjects) > 1:
         click.echo("\nSummary:\n" + "\n".join(summary))
         click.echo(f"{len(subjects) - short - failed} of {len(subjects)} missions at their "
