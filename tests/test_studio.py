@@ -245,17 +245,19 @@ def test_no_campaign_is_a_usage_error(tmp_path):
 
 def test_the_studio_draws_the_very_html_build_prints():
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing import render
+    from synergy_forge.printing.build import plan
+    from synergy_forge.printing.jobs import Options
+    from synergy_forge.printing.preview import CardPreview
 
     campaign = read_campaign(starter_campaign()).campaign
     assert campaign is not None
-    preview = render.CardPreview(campaign, "fr")
-    printed = {html for document in render._plan(campaign, ["fr"], render.Options())
+    preview = CardPreview(campaign, "fr")
+    printed = {html for document in plan(campaign, ["fr"], Options())
                if document.job.name == "cards-missions.pdf" for html in document.face_html}
     faces = [face for card in preview.kit["missions"] for face in (card.front, card.back)]
     assert len(faces) == 30
     assert {preview.html("missions", face) for face in faces} == printed
-    image, overflows = render.CardPreview.render(preview.html("missions", faces[0]))
+    image, overflows = preview.render(preview.html("missions", faces[0]))
     assert image.startswith(b"\x89PNG") and overflows == []
 
 
@@ -294,17 +296,21 @@ def test_a_face_drawn_alone_is_pixel_for_pixel_its_page_in_the_build_piece():
     from PIL import Image, ImageChops
 
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing import render
+    from synergy_forge.printing.build import FACES_PER_PIECE, plan
+    from synergy_forge.printing.draw import draw, page_images
+    from synergy_forge.printing.jobs import Options
+    from synergy_forge.printing.preview import CardPreview
 
     campaign = read_campaign(starter_campaign()).campaign
     assert campaign is not None
-    cards = next(d for d in render._plan(campaign, ["en"], render.Options())
+    preview = CardPreview(campaign, "en")
+    cards = next(d for d in plan(campaign, ["en"], Options())
                  if d.job.name == "cards-goals.pdf")
-    count = render.FACES_PER_PIECE
+    count = FACES_PER_PIECE
     assert len(cards.keys) > 1 and len(cards.face_html) == len(cards.faces)
-    piece = render.draw(cards.html[1])
-    for index, image in render.page_images(piece.pdf, 60):
-        alone, _ = render.CardPreview.render(cards.face_html[count + index], dpi=60)
+    piece = draw(cards.html[1], preview.context)
+    for index, image in page_images(piece.pdf, 60):
+        alone, _ = preview.render(cards.face_html[count + index], dpi=60)
         with Image.open(BytesIO(alone)) as own:
             assert ImageChops.difference(own.convert("RGB"), image.convert("RGB")).getbbox() \
                 is None, cards.faces[count + index].key

@@ -14,6 +14,8 @@ from typing import Any
 from synergy_forge.authoring.definitions import default_symbol, text_of
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.yamlfile import Document
+from synergy_forge.cardtext.fonts import fit, missing_glyphs
+from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.core.cards import (
     DEFAULT_COLORS,
     GOAL_IDS,
@@ -25,7 +27,6 @@ from synergy_forge.core.cards import (
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
-from synergy_forge.textfit import card_boxes, fit, missing_glyphs
 
 WARNING = Severity.WARNING
 
@@ -224,7 +225,7 @@ def action_pairing_diagnostics(missions: list[tuple[Document, frozenset[Action]]
 
 def printable(doc: Document, field_name: str, box_name: str) -> list[Diagnostic]:
     """A card text the bundled fonts cannot draw, or that does not fit in its box on the card
-    even at the smallest size (textfit.MIN_PT): errors at the text, in each language."""
+    even at the smallest size (cardtext.fonts.MIN_PT): errors at the text, in each language."""
     value = doc.data.get(field_name)
     if value is None:
         return []

@@ -26,7 +26,7 @@ from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.printing.kit import Face
-from synergy_forge.printing.render import CardPreview, card_fit_problems
+from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.playtest import (
     STAR_BOT,
     Tally,
@@ -85,7 +85,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     """The campaign with every diagnostic `validate` gives; when some files have errors, the
     other missions are still read, each on its own, so that their cards stay on show."""
     result = read_campaign(folder)
-    rules = placed(result, [card_fit_problems])  # as validate: rules blocks that cannot fit
+    rules = placed(result)  # as validate: rules blocks that cannot fit
     result.diagnostics += rules
     campaign = result.campaign
     by_file: dict[str, list[Diagnostic]] = {}
@@ -225,9 +225,9 @@ class Studio:
             self.images = {k: v for k, v in self.images.items() if k in used}
             self._publish()
         for digest in missing:
-            if self.stopping.is_set():
+            if self.stopping.is_set() or self._preview is None:
                 return
-            drawn = CardPreview.render(pending[digest], PREVIEW_DPI)
+            drawn = self._preview.render(pending[digest], PREVIEW_DPI)
             with self.lock:
                 self.images[digest] = drawn
                 self._publish()

@@ -29,7 +29,7 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     Stop with Ctrl-C.
     """
     from synergy_forge.authoring.loading import CAMPAIGN_FILE
-    from synergy_forge.printing.i18n import available_languages
+    from synergy_forge.cardtext.i18n import available_languages
 
     folder = campaign_dir or Path(".")
     if not (folder / CAMPAIGN_FILE).is_file():

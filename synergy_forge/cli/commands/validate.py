@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import CheckFailed, UnreadableInput
 from synergy_forge.reporting.formats import formats, render
 
@@ -33,7 +32,7 @@ def command(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     from synergy_forge.authoring.validate import validate_paths
     from synergy_forge.resources import starter_campaign
 
-    report = validate_paths(list(paths) or [starter_campaign()], checks=[_cards_fit])
+    report = validate_paths(list(paths) or [starter_campaign()])
     if verbose:
         for where, why in report.skipped:
             click.echo(f"skipped {where}: {why}", err=True)
@@ -49,10 +48,3 @@ def command(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     if report.errors:
         raise CheckFailed()
 
-
-def _cards_fit(campaign: Campaign) -> list[tuple[str, tuple[str, ...], str, str]]:
-    """The printed kit's own check of a campaign (mission cards' rules blocks), imported only
-    when a whole campaign was read."""
-    from synergy_forge.printing.render import card_fit_problems
-
-    return card_fit_problems(campaign)
