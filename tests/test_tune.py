@@ -159,7 +159,7 @@ def test_write_mission_is_atomic_in_place_and_keeps_the_file_mode(tmp_path):
     path.write_text(FILE)
     path.chmod(0o600)
     before = _read(FILE)
-    write_mission(path, before, replace(before, lives=2))
+    write_mission(path, FILE, before, replace(before, lives=2))
     assert "lives: 2\n" in path.read_text() and "# one may miss" in path.read_text()
     assert path.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["m.yaml"]

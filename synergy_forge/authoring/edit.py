@@ -10,7 +10,6 @@ asked for, or nothing is written.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, parse_document
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.fileio import write_atomic
+from synergy_forge.fileio import replace_text
 
 #: The top-level keys in the documented order: a missing key is added after the last of these
 #: that the file has before it.
@@ -219,16 +218,14 @@ def _confirm(text: str, name: str, after: Mission) -> None:
                         "written")
 
 
-def write_mission(path: Path, before: Mission, after: Mission, name: str | None = None) -> str:
-    """Apply `after`'s settings to the file at `path` in place (atomically); returns the new
-    text. The file keeps its mode, comments, key order and layout."""
-    raw = path.read_bytes()
-    text = raw.decode("utf-8")
-    bom = text.startswith("\ufeff")
-    edited = edit_mission_text(text.removeprefix("\ufeff"), name or str(path), before, after)
-    mode = os.stat(path).st_mode & 0o7777
-    write_atomic(path, ("\ufeff" if bom else "") + edited)
-    os.chmod(path, mode)
+def write_mission(path: Path, read: str, before: Mission, after: Mission,
+                  name: str | None = None) -> str:
+    """Change the file at `path`, which said `read` when `before` was loaded from it, to say
+    `after`'s settings; returns the new text. The file keeps its comments, key order, layout
+    and mode; a link's target is changed; a read-only file is refused (CannotWrite) and a save
+    made since `read` is never overwritten (ChangedMeanwhile): fileio.replace_text."""
+    edited = edit_mission_text(read, name or str(path), before, after)
+    replace_text(path, read, edited)
     return edited
 
 

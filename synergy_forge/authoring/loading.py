@@ -309,6 +309,13 @@ def definition_to_data(definition: Definition) -> dict[str, Any]:
 def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     """A mission file ready to play: its campaign's goals, challenges and colours when it has
     one. Raises InvalidInput with every error found."""
+    mission, rulebook, colors, _ = read_mission_file(path)
+    return mission, rulebook, colors
+
+
+def read_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...], Document]:
+    """load_mission_file, with the document the mission was read from: a command that changes
+    the file in place checks that it still says that before writing."""
     doc = read_document(path, display(path))
     rulebook, colors = standard_rulebook(), DEFAULT_COLORS
     languages: tuple[str, ...] = ("en",)
@@ -324,4 +331,4 @@ def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     mission, found = check_mission(doc, rulebook, languages, broken)
     if mission is None:
         raise InvalidInput(errors(found))
-    return mission, rulebook, colors
+    return mission, rulebook, colors, doc
