@@ -20,7 +20,7 @@ MISSIONS_AT_ONCE = 4
 
 
 @click.command("tune")
-@click.argument("target", metavar="MISSION|CAMPAIGN",
+@click.argument("target", metavar="[MISSION|CAMPAIGN]", required=False,
                 type=click.Path(exists=True, path_type=Path))
 @click.option("--stars", type=click.IntRange(1, 5), help="The stars wanted (one mission; "
               "default: its declared stars, changed only if the estimate disagrees).")
@@ -40,14 +40,15 @@ MISSIONS_AT_ONCE = 4
               "default: $DASK_SCHEDULER_ADDRESS, else local processes).")
 @click.option("--write", is_flag=True, help="Apply each change to its file in place (comments "
               "and layout kept), with the declared stars.")
-def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, budget: int,
+def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | None, budget: int,
             games: int, seed: int, with_actions: bool, jobs: int | None, scheduler: str | None,
             write: bool) -> None:
     """Find the settings closest to a mission's own (rounds, lives, allowed failures, starting
     hand) that give it the stars wanted, as a diff of its file.
 
     MISSION|CAMPAIGN is a mission file, or a campaign folder: then every mission whose
-    estimate disagrees with its declared stars is tuned towards them. Exit 1 when some
+    estimate disagrees with its declared stars is tuned towards them; by default, the campaign
+    of the current folder or the nearest one above it. Exit 1 when some
     mission cannot reach its stars (docs/scale.md).
     """
     from synergy_forge.authoring.edit import (
@@ -61,6 +62,9 @@ def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, bud
     from synergy_forge.sim.executors import LocalPool, executor_for
     from synergy_forge.sim.tune import tune as search
 
+    from ..inputs import current_campaign
+
+    target = current_campaign(target)
     players = ",".join(map(str, counts)) if counts else "all"
     if target.is_dir():
         if stars is not None:
