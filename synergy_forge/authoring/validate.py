@@ -136,11 +136,13 @@ def validate_file(path: Path, checks: Sequence[CampaignCheck] = ()
         from synergy_forge.authoring.schema import schema_diagnostics
 
         return schema_diagnostics(doc, "campaign"), 1
-    if kind == "round":
+    if kind == "round":  # with its campaign's goals, challenges and colours, like judge
+        from synergy_forge.authoring.judging import round_context
         from synergy_forge.authoring.roundfile import table_from
 
+        own = round_context(find_campaign(path))
         try:
-            table_from(doc, standard_rulebook())
+            table_from(doc, own.rulebook, own.colors, own.broken)
         except InvalidInput as exc:
             return exc.diagnostics, 1
         return [], 1

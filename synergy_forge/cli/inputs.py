@@ -32,6 +32,12 @@ def campaign_above(start: Path) -> Path | None:
     return None
 
 
+def shown(path: Path) -> str:
+    """A path as a command says it: relative to the current folder, ./ for one inside it."""
+    relative = os.path.relpath(path)
+    return relative if relative.startswith("..") else os.path.join(".", relative)
+
+
 def current_campaign(given: Path | None = None) -> Path:
     """The campaign folder a command works on: the one given; else the campaign of the current
     folder or the nearest one above it; else the bundled starter campaign. Unless it was given,
@@ -40,10 +46,8 @@ def current_campaign(given: Path | None = None) -> Path:
         return given
     found = campaign_above(Path.cwd())
     if found is not None:
-        shown = os.path.relpath(found / CAMPAIGN_FILE)
-        shown = shown if shown.startswith("..") else os.path.join(".", shown)
-        click.echo(f"using the campaign of {shown} (the nearest {CAMPAIGN_FILE} from here)",
-                   err=True)
+        click.echo(f"using the campaign of {shown(found / CAMPAIGN_FILE)} (the nearest "
+                   f"{CAMPAIGN_FILE} from here)", err=True)
         return Path(os.path.relpath(found))
     click.echo(f"no {CAMPAIGN_FILE} in this folder or above it: using the bundled starter "
                "campaign (synergy-forge new campaign DIR starts your own)", err=True)
