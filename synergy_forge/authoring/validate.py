@@ -113,8 +113,25 @@ def placed(result: CampaignResult, checks: Sequence[CampaignCheck]) -> list[Diag
 def _campaign_diagnostics(folder: Path, checks: Sequence[CampaignCheck]) -> CampaignResult:
     """read_campaign, plus `checks` on the campaign when it has no error."""
     result = read_campaign(folder)
-    result.diagnostics += placed(result, checks)
+    result.diagnostics += placed(result, checks) + _schema_copy(folder)
     return result
+
+
+def _schema_copy(folder: Path) -> list[Diagnostic]:
+    """A warning when the campaign's copy of the schemas (`new campaign`) is not this
+    synergy-forge's: editors would check its files against another version."""
+    from synergy_forge import __version__
+    from synergy_forge.authoring.scaffold import campaign_schemas, schema_state
+
+    if not campaign_schemas(folder).is_dir():
+        return []
+    state = schema_state(folder)
+    if not (state.missing or state.stale):
+        return []
+    return [Diagnostic(display(folder / CAMPAIGN_FILE), 1, 1, Severity.WARNING,
+                       f"the campaign's schemas ({display(state.folder)}) are not those of "
+                       f"synergy-forge {__version__}: run `synergy-forge schemas --update` "
+                       "and commit them", "campaign.schemas")]
 
 
 def validate_file(path: Path, checks: Sequence[CampaignCheck] = ()
