@@ -51,6 +51,18 @@ def text_languages(doc: Document, path: tuple, languages: tuple[str, ...]) -> li
                            "used", "text.missing-language", severity=WARNING)]
 
 
+def _clash(challenges: tuple[str, ...], rulebook: Rulebook) -> tuple[str, ...]:
+    """The fewest of `challenges` (in the mission's order) that no pair of cards keeps
+    together: what the designer has to change, rather than the whole list."""
+    from itertools import combinations
+
+    for size in range(1, len(challenges)):
+        for subset in combinations(challenges, size):
+            if not keepable_pairs(subset, rulebook):
+                return subset
+    return challenges
+
+
 def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tuple[int, int]]:
     """Every (first, second) pair of one colour's number cards that breaks no challenge.
 
@@ -188,10 +200,13 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
                 ("challenges",), f"the challenges cannot be played: {exc}", "mission.rule-fails"))
         else:
             if not keepable:
+                clash = _clash(tuple(challenges), rulebook)
+                said = clash[0] if len(clash) == 1 else \
+                    f"both {clash[0]} and {clash[1]}" if len(clash) == 2 else \
+                    f"all of {', '.join(clash)}"
                 found.append(doc.diagnostic(
-                    ("challenges",), f"no two number cards of one colour keep all of "
-                    f"{', '.join(challenges)}: every round would lose the mission (R9)",
-                    "mission.unsatisfiable"))
+                    ("challenges",), f"no two number cards of one colour keep {said}: every "
+                    "round would lose the mission (R9)", "mission.unsatisfiable"))
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
         found += printable(doc, field_name, field_name)

@@ -98,12 +98,12 @@ CampaignCheck = Callable[[Campaign], list[tuple[str, tuple[str, ...], str, str]]
 
 
 def placed(result: CampaignResult, checks: Sequence[CampaignCheck]) -> list[Diagnostic]:
-    """`checks` on a campaign read without error, each finding at the field of the mission
-    file it names."""
+    """`checks` on the missions of a campaign read without error (even when other files have
+    errors: one run, every finding), each finding at the field of the mission file it names."""
     found: list[Diagnostic] = []
-    if result.campaign is not None:
+    if result.usable is not None:  # the missions without error, whatever the other files have
         for check in checks:
-            for source, field, message, check_id in check(result.campaign):
+            for source, field, message, check_id in check(result.usable):
                 doc = result.documents.get(source)
                 if doc is not None:
                     found.append(doc.diagnostic(field, message, check_id, key=True))
@@ -205,6 +205,8 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[
     for folder, subfolders, names in os.walk(root):
         here = Path(folder)
         for sub in sorted(subfolders):
+            if sub == ".synergy":  # our own: the campaign's copy of the schemas
+                continue
             if sub.startswith(".") or sub in ("node_modules", "__pycache__"):
                 skipped.append((display(here / sub) + "/", "a hidden or tool folder"))
         subfolders[:] = sorted(s for s in subfolders
