@@ -4,7 +4,7 @@
 the action cards). Rather than load and dump the YAML (which would lose comments, quotes, key
 order and layout), each value is replaced in the original text at the span the parser located
 it at, and a missing key is added as a line of its own after its neighbour in the documented
-order (MISSION-FORMAT.md). The edited text is read back and must give exactly the mission
+order (docs/mission-format.md). The edited text is read back and must give exactly the mission
 asked for, or nothing is written.
 """
 

@@ -1,4 +1,4 @@
-"""Checks beyond the schema (MISSION-FORMAT.md): each finds a mistake the schema cannot see.
+"""Checks beyond the schema (docs/mission-format.md): each finds a mistake the schema cannot see.
 
 Each check reads the parsed document (for positions) and reports Diagnostics; whether challenges
 can be kept at all is decided by the referee itself, never by a list written by hand.

@@ -1,4 +1,4 @@
-"""The physical components of Synergy, as values (RULES.md, "Components" and "Ids")."""
+"""The physical components of Synergy, as values (docs/rules.md, "Components" and "Ids")."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ MAX_ROUNDS = 7
 
 
 class Action(StrEnum):
-    """The ten action cards; what each does is in RULES.md "Action cards" and R12–R15."""
+    """The ten action cards; what each does is in docs/rules.md "Action cards" and R12–R15."""
 
     A = "A"
     B = "B"

@@ -1,4 +1,4 @@
-"""The game engine: a whole mission, from setup to won or lost (RULES.md R1–R24).
+"""The game engine: a whole mission, from setup to won or lost (docs/rules.md R1–R24).
 
 A `Game` is a state machine. `pending()` says whose decisions are due and what the legal
 choices are; `apply()` takes one choice per pending decision, checks each is legal, and moves

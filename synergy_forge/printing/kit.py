@@ -116,7 +116,7 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
     for k in range(0, len(faces), 2):
         back = faces[k + 1] if k + 1 < len(faces) else _back("mission")
         kit["missions"].append(Card("missions", faces[k], back))
-    # Each colour's base set is the seven goals of RULES.md; a campaign's own goal follows,
+    # Each colour's base set is the seven goals of docs/rules.md; a campaign's own goal follows,
     # in every colour, marked with the missions that add it to the goal deck.
     added: dict[str, list[int]] = {}
     for m in missions:

@@ -125,7 +125,7 @@ def read_definition(path: Path, kind_file: str, display: str | None = None) -> D
 
 @cache
 def standard_rulebook(native: bool = True) -> Rulebook:
-    """The seven goals and thirteen challenges of RULES.md, from their definition files.
+    """The seven goals and thirteen challenges of docs/rules.md, from their definition files.
 
     `native=True` swaps each rule's expression for its proven-equal twin in native.py.
     """
