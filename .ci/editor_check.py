@@ -13,8 +13,8 @@ must not depend on npm.
 from __future__ import annotations
 
 import json
-import queue
 import os
+import queue
 import subprocess
 import sys
 import tempfile
