@@ -95,8 +95,13 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
             return skipped, True, skipped
         wanted = stars if stars is not None else mission.stars
 
+        # A proposal earns no error and no warning of validate's that the mission did not
+        # already have (issue 22: "never proposes what validate would warn about").
+        had = {d.check for d in candidate_problems(mission, rulebook, warnings=True)}
+
         def valid(candidate: Mission) -> bool:
-            return not candidate_problems(candidate, rulebook)
+            found = candidate_problems(candidate, rulebook, warnings=True)
+            return not any(d.severity == "error" or d.check not in had for d in found)
 
         found = search(mission, rulebook, colors, wanted, counts=counts, budget=budget,
                        games=games, seed=seed, with_actions=with_actions, executor=executor,
@@ -113,9 +118,11 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
                     written = True
             except (OSError, EditError) as exc:
                 problem, reached = f"\n  error: {exc}", False
-        check = (f"synergy-forge playtest {path} --games {games} --seed {seed} --bots coop"
-                 + (f" --players {found.counts[0]}" if len(found.counts) == 1 else "")
-                 + " --check")
+        # The very games the figure under "after:" counts: the same seeds, as many per player
+        # count as the proposal played (the search may stop before --games), the same counts.
+        shown = found.proposal or found.original
+        check = (f"synergy-forge playtest {path} --games {shown.played} --seed {seed} --bots "
+                 f"coop --players {','.join(map(str, found.counts))} --check")
         return (tune_text(found, str(path), text, edited, written, check) + problem, reached,
                 summary_line(found, bool(problem)))
 
