@@ -51,3 +51,20 @@ def test_replay_names_the_rule_a_refused_second_number_card_breaks(tmp_path):
                     "for second-number (the card must be in your hand)")), result.output
                 seen.add("R9" if "R9" in result.output else "hand")
     assert seen == {"R9", "hand"}  # mission 10's challenges refuse some cards in the hand
+
+
+def test_a_campaign_with_errors_exits_1_from_every_command_given_it(tmp_path):
+    import shutil
+
+    from synergy_forge.resources import starter_campaign
+
+    broken = tmp_path / "broken"
+    shutil.copytree(starter_campaign(), broken)
+    mission = broken / "missions" / "08-heavy-lifting.yaml"
+    mission.write_text(mission.read_text().replace("minimum-5", "minimum-6"))
+    for args in (["validate", str(broken)], ["build", str(broken), "--out", str(tmp_path / "o")],
+                 ["playtest", str(broken), "--games", "1"], ["tune", str(broken)],
+                 ["play", str(mission)]):
+        result = run(*args)
+        assert result.exit_code == 1, (args, result.output)
+        assert "unknown challenge 'minimum-6' (did you mean 'minimum-5'?)" in result.output, args

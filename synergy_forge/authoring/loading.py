@@ -16,7 +16,13 @@ from synergy_forge.authoring.definitions import (
     standard_rulebook,
     text_of,
 )
-from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
+from synergy_forge.authoring.diagnostics import (
+    Diagnostic,
+    HasErrors,
+    InvalidInput,
+    Severity,
+    errors,
+)
 from synergy_forge.authoring.lint import (
     action_pairing_diagnostics,
     definition_diagnostics,
@@ -352,11 +358,11 @@ def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     if folder is not None:
         context = read_campaign(folder, with_missions=False)
         if context.campaign is None or errors(context.diagnostics):
-            raise InvalidInput(errors(context.diagnostics))
+            raise HasErrors(errors(context.diagnostics))
         rulebook, languages = context.campaign.rulebook, context.campaign.languages
         colors = context.campaign.colors
         broken = context.broken
     mission, found = check_mission(doc, rulebook, languages, broken)
     if mission is None:
-        raise InvalidInput(errors(found))
+        raise HasErrors(errors(found))
     return mission, rulebook, colors

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from synergy_forge.authoring.diagnostics import InvalidInput, errors
+from synergy_forge.authoring.diagnostics import HasErrors, InvalidInput, errors
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     display,
@@ -106,7 +106,7 @@ def playables(paths: tuple[Path, ...]) -> list[Playable]:
                 raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}", param_hint="'PATHS'")
             result = read_campaign(path)
             if result.campaign is None:
-                raise InvalidInput(errors(result.diagnostics))
+                raise HasErrors(errors(result.diagnostics))
             campaign = result.campaign
             found += [Playable(m, campaign.rulebook, campaign.colors) for m in campaign.missions]
         else:

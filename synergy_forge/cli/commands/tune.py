@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.authoring.diagnostics import HasErrors
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.errors import CheckFailed
@@ -75,7 +75,7 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
                                      param_hint="MISSION|CAMPAIGN")
         result = read_campaign(target)
         if result.campaign is None:
-            raise InvalidInput([d for d in result.diagnostics if d.severity == "error"])
+            raise HasErrors([d for d in result.diagnostics if d.severity == "error"])
         campaign = result.campaign
         assert campaign is not None
         subjects = [(Path(m.source), m, campaign.rulebook, campaign.colors)
