@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from click.testing import CliRunner
 
@@ -68,3 +69,21 @@ def test_a_campaign_with_errors_exits_1_from_every_command_given_it(tmp_path):
         result = run(*args)
         assert result.exit_code == 1, (args, result.output)
         assert "unknown challenge 'minimum-6' (did you mean 'minimum-5'?)" in result.output, args
+
+
+def test_a_goal_symbol_that_is_a_colours_symbol_is_warned_about(tmp_path):
+    from workspace import validate_files
+
+    goal = ("id: peak\nname: Peak\nsymbol: '{}'\ntext: Be the highest.\n"
+            "rule: '(sum - 1) in others'\n")
+    campaign = "name: C\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n"
+    mission = "id: m\nnumber: 1\ntitle: M\nstars: 1\nrounds: 2\nlives: 3\n"
+    said = {}
+    for name, symbol in (("equal", "▲"), ("within", "▲1"), ("other", "+1")):
+        report = validate_files(tmp_path / name, {
+            "c/campaign.yaml": campaign, "c/missions/m.yaml": mission,
+            "c/goals/peak.yaml": goal.format(symbol)}, [Path("c")])
+        said[symbol] = [d.message for d in report.diagnostics if d.check == "goal.symbol"]
+    assert said["+1"] == [] and said["▲1"] and said["▲"] == [
+        "'▲' is the symbol of the second colour (yellow unless renamed): on that colour's card "
+        "it would read '▲ ▲'; choose another"]

@@ -15,6 +15,7 @@ from synergy_forge.authoring.definitions import default_symbol, text_of
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.core.cards import (
+    COLOR_SYMBOLS,
     DEFAULT_COLORS,
     GOAL_IDS,
     MAX_ROUNDS,
@@ -278,5 +279,18 @@ def definition_diagnostics(doc: Document, languages: tuple[str, ...]) -> list[Di
             ("id",), f"goal '{doc.data['id']}' has no symbol: its card will show "
             f"'{default_symbol(text_of(doc.data['name']))}'; add one such as symbol: \"+1\" "
             "(docs/definitions.md)", "goal.symbol", severity=WARNING))
+    symbol = doc.data.get("symbol")
+    clash = [(i, c) for i, c in enumerate(COLOR_SYMBOLS) if isinstance(symbol, str)
+             and c in symbol]
+    if clash:  # the card prints its colour's symbol beside the goal's: ▲ on yellow is "▲ ▲"
+        i, mark = clash[0]
+        found.append(doc.diagnostic(
+            ("symbol",), f"'{symbol}' {'is' if symbol == mark else f'holds {mark},'} the "
+            f"symbol of the {_NTH[i]} colour "
+            f"({DEFAULT_COLORS[i]} unless renamed): on that colour's card it would read "
+            f"'{mark} {symbol}'; choose another", "goal.symbol", severity=WARNING))
     return (found + printable(doc, "symbol", "goal-symbol") + printable(doc, "name", "goal-name")
             + printable(doc, "text", "goal-text"))
+
+
+_NTH = ("first", "second", "third", "fourth", "fifth")

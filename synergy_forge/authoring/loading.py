@@ -298,7 +298,8 @@ def _broken_definition_texts(doc: Document, kind: str,
     if not {"id", "name"} <= set(usable):
         return []
     return [d for d in definition_diagnostics(replace(doc, data=usable), languages)
-            if not (d.check == "goal.symbol" and "symbol" in doc.data)]
+            if not (d.check == "goal.symbol" and "symbol" in doc.data
+                    and "symbol" not in usable)]
 
 
 def _name_languages(doc: Document, languages: tuple[str, ...]) -> list[Diagnostic]:

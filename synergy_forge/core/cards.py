@@ -6,6 +6,9 @@ from enum import StrEnum
 from typing import NamedTuple
 
 DEFAULT_COLORS: tuple[str, ...] = ("red", "yellow", "green", "blue", "purple")
+#: Each colour's symbol, printed beside its colour so that nobody needs to tell colours apart
+#: (by position: the first colour's is ●, whatever the campaign names it).
+COLOR_SYMBOLS: tuple[str, ...] = ("●", "▲", "■", "◆", "★")
 
 #: The ten number cards of one colour: two copies of each value.
 NUMBER_VALUES: tuple[int, ...] = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from synergy_forge.core.cards import (
+    COLOR_SYMBOLS,
     GOAL_IDS,
     NUMBER_VALUES,
     Action,
@@ -18,7 +19,7 @@ from synergy_forge.printing.i18n import Translator
 
 GROUPS = ("missions", "goals", "numbers", "actions", "specials")
 #: Each colour also has a symbol, so that nobody needs to tell colours apart (by position).
-SYMBOLS = ("●", "▲", "■", "◆", "★")
+SYMBOLS = COLOR_SYMBOLS
 #: Each colour's ink: the band of its number and goal cards and its backs.
 INKS = ("#d7263d", "#f2b701", "#2e9e44", "#1b6fc2", "#7b3fa0")
 NEUTRAL_INK = "#2b2d42"
