@@ -87,3 +87,25 @@ def test_a_goal_symbol_that_is_a_colours_symbol_is_warned_about(tmp_path):
     assert said["+1"] == [] and said["▲1"] and said["▲"] == [
         "'▲' is the symbol of the second colour (yellow unless renamed): on that colour's card "
         "it would read '▲ ▲'; choose another"]
+
+
+def test_the_rulebook_lists_only_the_campaign_goals_the_kit_prints(tmp_path):
+    """A campaign goal no mission adds to its goal deck is not printed; the rulebook neither
+    counts nor lists it (issue 22: "10 goal cards of this campaign", 5 printed)."""
+    import shutil
+
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.i18n import Translator
+    from synergy_forge.printing.render import Job, Options, html_for
+    from synergy_forge.resources import starter_campaign
+
+    folder = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), folder)
+    spare = folder / "goals" / "spare.yaml"
+    spare.write_text((folder / "goals" / "close-call.yaml").read_text().replace(
+        "id: close-call", "id: spare-goal").replace("Close call", "Spare goal"))
+    campaign = read_campaign(folder).campaign
+    assert campaign is not None and "spare-goal" in campaign.rulebook.goals
+    html, _ = html_for(Job("rulebook", "en"), campaign, Options(png=False), Translator("en"))
+    assert "Spare goal" not in html and "Close call" in html
+    assert "5 goal cards of this campaign" in html
