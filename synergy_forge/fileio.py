@@ -56,19 +56,20 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     mode = 0o644
+    target = path  # the file written: a link's target; the caller's name is returned
     if overwrite:
-        path = Path(os.path.realpath(path))
+        target = Path(os.path.realpath(path))
         with contextlib.suppress(OSError):
-            mode = stat.S_IMODE(os.stat(path).st_mode)
-    tmp = _temporary(path, payload, durable, mode)
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+    tmp = _temporary(target, payload, durable, mode)
     try:
         if overwrite:
-            os.replace(tmp, path)
+            os.replace(tmp, target)
         else:
             try:
-                os.link(tmp, path)  # fails if the name exists: no window to lose a user's file
+                os.link(tmp, target)  # fails if the name exists: no window to lose a user's file
             except FileExistsError:
-                raise FileExistsError(errno.EEXIST, "file exists", str(path)) from None
+                raise FileExistsError(errno.EEXIST, "file exists", str(target)) from None
             os.unlink(tmp)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

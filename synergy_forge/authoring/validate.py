@@ -94,12 +94,13 @@ def kind_of(path: Path, doc_kind: str) -> str:
 
 def placed(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:
     """The mission cards' check (cardtext: rules blocks that cannot fit on a card of `card`'s
-    size) on a campaign read without error, each finding at the field of its mission file."""
+    size) on the missions of a campaign read without error (even when other files have errors:
+    one run, every finding), each finding at the field of its mission file."""
     found: list[Diagnostic] = []
-    if result.campaign is not None:
+    if result.usable is not None:  # the missions without error, whatever the other files have
         from synergy_forge.cardtext.mission import mission_card_findings  # the fonts: 70 ms
 
-        for finding in mission_card_findings(result.campaign, card):
+        for finding in mission_card_findings(result.usable, card):
             doc = result.documents.get(finding.source)
             if doc is not None:
                 found.append(doc.diagnostic(finding.field, finding.message, finding.check,
@@ -110,8 +111,25 @@ def placed(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:
 def _campaign_diagnostics(folder: Path) -> CampaignResult:
     """read_campaign, plus the mission cards' check on the campaign when it has no error."""
     result = read_campaign(folder)
-    result.diagnostics += placed(result)
+    result.diagnostics += placed(result) + _schema_copy(folder)
     return result
+
+
+def _schema_copy(folder: Path) -> list[Diagnostic]:
+    """A warning when the campaign's copy of the schemas (`new campaign`) is not this
+    synergy-forge's: editors would check its files against another version."""
+    from synergy_forge import __version__
+    from synergy_forge.authoring.scaffold import campaign_schemas, schema_state
+
+    if not campaign_schemas(folder).is_dir():
+        return []
+    state = schema_state(folder)
+    if not (state.missing or state.stale):
+        return []
+    return [Diagnostic(display(folder / CAMPAIGN_FILE), 1, 1, Severity.WARNING,
+                       f"the campaign's schemas ({display(state.folder)}) are not those of "
+                       f"synergy-forge {__version__}: run `synergy-forge schemas --update` "
+                       "and commit them", "campaign.schemas")]
 
 
 def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
@@ -132,11 +150,13 @@ def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
         from synergy_forge.authoring.schema import schema_diagnostics
 
         return schema_diagnostics(doc, "campaign"), 1
-    if kind == "round":
+    if kind == "round":  # with its campaign's goals, challenges and colours, like judge
+        from synergy_forge.authoring.judging import round_context
         from synergy_forge.authoring.roundfile import table_from
 
+        own = round_context(find_campaign(path))
         try:
-            table_from(doc, standard_rulebook())
+            table_from(doc, own.rulebook, own.colors, own.broken)
         except InvalidInput as exc:
             return exc.diagnostics, 1
         return [], 1
@@ -184,6 +204,8 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[
     for folder, subfolders, names in os.walk(root):
         here = Path(folder)
         for sub in sorted(subfolders):
+            if sub == ".synergy":  # our own: the campaign's copy of the schemas
+                continue
             if sub.startswith(".") or sub in ("node_modules", "__pycache__"):
                 skipped.append((display(here / sub) + "/", "a hidden or tool folder"))
         subfolders[:] = sorted(s for s in subfolders

@@ -121,7 +121,10 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
     if job.kind in ("rulebook", "challenges"):
         parts = ("rules",) if job.kind == "rulebook" else ("challenges",)
         goals = [campaign.rulebook.goal(g) for g in GOAL_IDS]
-        goals += [g for g in campaign.rulebook.goals.values() if not g.builtin]
+        # The campaign's own goals the kit prints: those some mission adds to its goal deck
+        # (a goal no mission uses is not printed, so the rulebook does not list it either).
+        added = {g for m in campaign.missions for g in goal_changes(m)[1]}
+        goals += [g for g in campaign.rulebook.goals.values() if not g.builtin and g.id in added]
         html = env.get_template("rulebook.html.j2").render(
             title=title, paper=paper, parts=parts, goals=goals,
             actions=sorted(campaign.actions.items()),

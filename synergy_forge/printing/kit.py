@@ -7,6 +7,7 @@ from typing import Any
 
 from synergy_forge.cardtext.mission import goal_changes
 from synergy_forge.core.cards import (
+    COLOR_SYMBOLS,
     GOAL_IDS,
     NUMBER_VALUES,
     Action,
@@ -18,7 +19,7 @@ from synergy_forge.core.referee import SeatPlay, Table, settle
 
 GROUPS = ("missions", "goals", "numbers", "actions", "specials")
 #: Each colour also has a symbol, so that nobody needs to tell colours apart (by position).
-SYMBOLS = ("●", "▲", "■", "◆", "★")
+SYMBOLS = COLOR_SYMBOLS
 #: Each colour's ink: the band of its number and goal cards and its backs.
 INKS = ("#d7263d", "#f2b701", "#2e9e44", "#1b6fc2", "#7b3fa0")
 NEUTRAL_INK = "#2b2d42"
@@ -109,7 +110,7 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
     for k in range(0, len(faces), 2):
         back = faces[k + 1] if k + 1 < len(faces) else _back("mission")
         kit["missions"].append(Card("missions", faces[k], back))
-    # Each colour's base set is the seven goals of RULES.md; a campaign's own goal follows,
+    # Each colour's base set is the seven goals of docs/rules.md; a campaign's own goal follows,
     # in every colour, marked with the missions that add it to the goal deck.
     added: dict[str, list[int]] = {}
     for m in missions:

@@ -1,14 +1,16 @@
 """The studio's web server: Starlette on uvicorn, bound to the loopback by default.
 
-It serves its own three assets, the campaign's rendered card faces (by the hash of their HTML)
-and the state as JSON, pushed to the page by server-sent events. No other path exists: a URL is
-matched against fixed routes, never joined to a folder. Every response carries a strict
-Content-Security-Policy: scripts only from this server (no inline script), nothing framed.
+It serves its own four assets (the page, its script, its style and its icon), the campaign's
+rendered card faces (by the hash of their HTML) and the state as JSON, pushed to the page by
+server-sent events. No other path exists: a URL is matched against fixed routes, never joined
+to a folder. Every response carries a strict Content-Security-Policy: scripts only from this
+server (no inline script), nothing framed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import re
@@ -36,7 +38,8 @@ HEADERS = [(b"content-security-policy", CSP.encode()),
            (b"cross-origin-resource-policy", b"same-origin")]
 ASSETS = {"studio.js": "text/javascript; charset=utf-8",
           "studio.css": "text/css; charset=utf-8",
-          "index.html": "text/html; charset=utf-8"}
+          "index.html": "text/html; charset=utf-8",
+          "favicon.svg": "image/svg+xml"}
 CARD = re.compile(r"[0-9a-f]{64}\.png")
 #: How often an idle event stream says it is still there (and notices a closed page).
 KEEPALIVE = 10.0
@@ -91,8 +94,12 @@ def create_app(studio: Studio, hosts: list[str]) -> Starlette:
         return StreamingResponse(_stream(studio, request), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
+    async def icon(request: Request) -> Response:  # what browsers ask for unprompted
+        return _asset("favicon.svg")
+
     routes = [Route("/", page), Route("/static/{name}", asset), Route("/cards/{name}", card),
-              Route("/api/state", state), Route("/events", events)]
+              Route("/api/state", state), Route("/events", events),
+              Route("/favicon.ico", icon)]
     return Starlette(routes=routes, middleware=[
         Middleware(SecurityHeaders),
         # A page on another site cannot reach this server by a DNS name pointing here.
@@ -163,8 +170,12 @@ def serve(studio: Studio, sock: socket.socket, on_ready: Callable[[str], None]) 
     # through a DNS name of its own pointing here. On every interface, the user chose the LAN.
     hosts = ["*"] if host in ("0.0.0.0", "::") else [host, shown, "localhost", "127.0.0.1",
                                                       "[::1]"]
+    # The access lines go to stderr with every other message: stdout says only where the
+    # studio is and that it stopped.
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
     config = uvicorn.Config(create_app(studio, hosts), log_level="info", access_log=True,
-                            lifespan="off", timeout_graceful_shutdown=2)
+                            lifespan="off", timeout_graceful_shutdown=2, log_config=log_config)
     # One line per request; uvicorn's own start and stop messages would only repeat ours.
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     server = _Server(config, studio)

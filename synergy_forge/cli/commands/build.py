@@ -50,7 +50,8 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
 def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
             card_size: CardSize, jobs: int | None, no_png: bool, tts: bool,
             tts_url_base: str | None, no_cache: bool, watch: bool) -> None:
-    """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
+    """Render the print-and-play kit of CAMPAIGN_DIR (default: the campaign of the current
+    folder or the nearest one above it; the bundled starter campaign when there is none).
 
     Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
     calibration page, one combined print-and-play PDF, and 300 DPI PNGs of every card with
@@ -69,9 +70,10 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         prepare_workers()
     from synergy_forge.printing.jobs import Options
     from synergy_forge.printing.layout import LayoutError, sheet
-    from synergy_forge.resources import starter_campaign
 
-    folder = campaign_dir or starter_campaign()
+    from ..inputs import current_campaign
+
+    folder = current_campaign(campaign_dir)
     try:
         sheet(paper, card_size)
     except LayoutError as exc:
