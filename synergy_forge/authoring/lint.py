@@ -13,6 +13,7 @@ from typing import Any
 
 from synergy_forge.authoring.definitions import default_symbol, text_of
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+from synergy_forge.authoring.flavour import flavour_numbers
 from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.core.cards import (
     DEFAULT_COLORS,
@@ -195,6 +196,7 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
         found += printable(doc, field_name, field_name)
+    found += flavour_numbers(doc)
     return found
 
 
