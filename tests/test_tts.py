@@ -215,7 +215,7 @@ def test_each_card_id_shows_its_own_face_and_back(kit):
 def test_french_export_names_cards_in_french_with_french_typography(kit):
     save = saved_object(kit, "fr")
     things = by_nickname(save)
-    assert "Cartes Nombre rouge ●" in things and "Cartes Objectif violet ★" in things
+    assert "Cartes numérotées rouge ●" in things and "Cartes Objectif violet ★" in things
     # A no-break space before the colon, as French typography wants (the catalog uses the
     # narrow one, U+202F, before : ; ! ?; tests/test_french.py).
     assert things["Cartes Mission"]["ContainedObjects"][0]["Nickname"].replace(

@@ -148,7 +148,7 @@ def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
                        ("flavor", translator.text(mission.flavor))):
         box = boxes[name]
         pt = fit(text, box) or box.min_pt
-        lines = (lines_needed(text, box.width, pt, box.bold) or 99) if text else 0
+        lines = (lines_needed(text, box.width, pt, box.bold, box.italic) or 99) if text else 0
         height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
         taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
         heights[name] = height
