@@ -99,7 +99,7 @@ def test_the_saved_object_holds_every_deck_of_the_campaign(kit):
     for special in ("Super card", "Hyper card", "Lives", "Rounds"):
         assert things[special]["Name"] == "Card"
     goal_texts = {c["Description"] for c in every_card(save) if "Close call" in c["Nickname"]}
-    assert goal_texts == {"Be 1 away from a sum."}
+    assert goal_texts == {"Be 1\u00a0away from a sum."}  # typeset as printed: 1 and its word
 
 
 def test_card_ids_match_their_sheets_and_decks_their_cards(kit):
