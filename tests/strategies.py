@@ -82,3 +82,36 @@ def rotate(table: Table, k: int) -> Table:
     )
     return Table(tuple(plays), table.challenges, table.allowed_failures, r(table.super_seat),
                  r(table.hyper_seat), uses, tuple(colors))
+
+
+# --- Hostile input of issue 23's classes, for tests/test_fuzz.py -------------------------
+
+#: Parts of the paths users write in campaign.yaml, legal and hostile (issue 23, class 1).
+PATH_PARTS = st.sampled_from([
+    "missions", "goals", "*.yaml", "*", "**", "**a", "a**", "..", ".", "", "[", "[a-", "?",
+    "é", "x" * 300, "y" * 120, "~", "C:", "\\", "a\\b", "\0", "goals/*.yaml", "*.yml",
+])
+
+
+@st.composite
+def campaign_patterns(draw) -> str:
+    """A path or glob pattern for `missions:`, `goals:` or `challenges:`: any number of parts
+    (up to 300, past the glob's recursion), sometimes absolute."""
+    parts = draw(st.lists(PATH_PARTS, min_size=1, max_size=draw(st.sampled_from([3, 12, 300]))))
+    prefix = draw(st.sampled_from(["", "", "/", "./", "../", "~/"]))
+    return prefix + "/".join(parts)
+
+
+#: Where an output cannot go (class 3): a FIFO, a link to a stream (as /dev/stdout is; never
+#: the system's own devices: a regression would replace them), a folder, under a file, names
+#: too long.
+UNWRITABLE = st.sampled_from(["{fifo}", "{stream}", "{dir}", "{file}/out", "x" * 300,
+                              "{dir}/" + "y" * 256, "{dir}/" + "z" * 250])
+
+#: Commands that print, with what they print (class 3).
+PRINTING_COMMANDS = st.sampled_from([
+    ["play", "1", "--seed", "1", "--bots", "random"], ["play", "1", "--quiet"],
+    ["validate", "{starter}"], ["validate", "{starter}", "--format", "json"],
+    ["playtest", "{starter}/missions/01-first-notes.yaml", "--games", "2", "--format", "json"],
+    ["replay", "{log}"], ["judge", "{round}"], ["--help"], ["--version"], ["play", "--help"],
+])

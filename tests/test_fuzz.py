@@ -6,6 +6,9 @@ import copy
 import json
 import os
 import shutil
+import stat
+import subprocess
+import sys
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -17,11 +20,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
+from strategies import PRINTING_COMMANDS, UNWRITABLE, campaign_patterns
 
 from synergy_forge.authoring.schema import validator
 from synergy_forge.authoring.validate import validate_file
 from synergy_forge.cli import main
 from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS
+from synergy_forge.resources import starter_campaign
 
 scalars = st.none() | st.booleans() | st.integers(-10, 100) | st.floats(allow_nan=False) | \
     st.text(max_size=12)
@@ -258,3 +263,63 @@ def test_tampered_and_generated_logs_through_replay(game_log, data):
             assert result.exit_code != 2, result.output
     finally:
         shutil.rmtree(path.parent)
+
+
+# --- Issue 23: hostile paths, numbers, headers and outputs, one strategy per class ---------
+
+@pytest.fixture(scope="module")
+def starter_copy(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("campaign") / "c"
+    shutil.copytree(starter_campaign(), folder)
+    return folder
+
+
+@COMMANDS
+@given(st.lists(campaign_patterns(), min_size=1, max_size=3),
+       st.sampled_from(["missions", "goals", "challenges"]))
+def test_campaign_patterns_through_validate(starter_copy, patterns, key):
+    """Class 1: any path or pattern in campaign.yaml is a located error or files found."""
+    path = starter_copy / "campaign.yaml"
+    original = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(original)
+    data[key] = [f"{key}/*.yaml", *patterns]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    try:
+        result = invoke("validate", starter_copy)
+        assert result.exit_code in (0, 1), result.output
+    finally:
+        path.write_text(original, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory, game_log):
+    folder = tmp_path_factory.mktemp("places")
+    (folder / "file").write_text("x")
+    os.mkfifo(folder / "fifo")
+    (folder / "stream").symlink_to("/proc/self/fd/1")
+    log = folder / "g.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in game_log), encoding="utf-8")
+    return {"dir": str(folder), "file": str(folder / "file"), "log": str(log),
+            "fifo": str(folder / "fifo"), "stream": str(folder / "stream"),
+            "starter": str(starter_campaign()),
+            "round": str(Path(__file__).parents[1] / "missions/rounds/crossed-goals.yaml")}
+
+
+@settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
+@given(PRINTING_COMMANDS, UNWRITABLE)
+def test_output_that_cannot_be_written_is_exit_2(places, command, where):
+    """Class 3: a command whose stdout is a full disk, or `play --log` to a place that cannot
+    be written, ends with exit 2 and one line."""
+    args = [a.format(**places) for a in command]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "synergy_forge", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 2, (args, done.stderr)
+    assert done.stderr.strip().splitlines()[-1:] == [
+        "synergy-forge: error: cannot write the output: No space left on device"], done.stderr
+    result = invoke("play", "1", "--quiet", "--log", where.format(**places))
+    if where != "{dir}/" + "z" * 250:
+        assert result.exit_code == 2, result.output
+        assert ".tmp" not in result.output, result.output
+    assert (Path(places["dir"]) / "stream").is_symlink()
+    assert stat.S_ISFIFO(os.lstat(places["fifo"]).st_mode)

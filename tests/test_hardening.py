@@ -1,0 +1,140 @@
+"""Hardening round 2 (issue 23): each class of hostile input the second fuzzing run found ends
+in its documented exit code, in one line, at once, with no traceback. One test (or one
+parametrized test) per class; tests/test_fuzz.py draws many more inputs of each class."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.authoring.paths import pattern_problem
+from synergy_forge.cli import main
+from synergy_forge.fileio import write_atomic
+from synergy_forge.resources import starter_campaign
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def one_line_error(result, code: int) -> str:
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output and "internal error" not in result.output
+    return result.output
+
+
+@pytest.fixture
+def campaign(tmp_path):
+    folder = tmp_path / "c"
+    shutil.copytree(starter_campaign(), folder)
+    return folder
+
+
+# --- 1. One path policy for the paths and patterns of campaign.yaml -----------------------
+
+HOSTILE_PATTERNS = {
+    "/etc/*.yaml": "absolute path",
+    "~/goals/*.yaml": "absolute path",
+    "missions/**a": "'**' must be a whole part",
+    "/".join(["a"] * 250) + "/*.yaml": "at most 32",
+    "x" * 300 + ".yaml": "longer than 255 bytes",
+    "../elsewhere/*.yaml": "out of the campaign folder",
+    "goals/" + "y" * 2000: "at most 1024",
+}
+
+
+@pytest.mark.parametrize("pattern", HOSTILE_PATTERNS)
+@pytest.mark.parametrize("key", ["missions", "goals", "challenges"])
+def test_a_pattern_outside_the_policy_is_a_located_error_in_campaign_yaml(campaign, key,
+                                                                          pattern):
+    path = campaign / "campaign.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    number = next(i for i, line in enumerate(lines, 1) if line.startswith(f"{key}:"))
+    lines[number - 1] = f'{key}: [{key}/*.yaml, "{pattern}"]'
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    commands = [["validate", campaign]]
+    if key == "goals":  # every command reads campaigns through the same loader
+        commands += [["playtest", campaign, "--games", "1"], ["tune", campaign, "--games", "25"],
+                     ["build", campaign, "--out", campaign.parent / "out"]]
+    for command in commands:
+        output = one_line_error(run(*command), 1 if command[0] in ("validate", "build") else 2)
+        column = len(f"{key}: [{key}/*.yaml, ") + 1
+        assert f"campaign.yaml:{number}:{column}:" in output, command
+        assert HOSTILE_PATTERNS[pattern] in output
+
+
+def test_a_link_out_of_the_campaign_is_refused(campaign, tmp_path):
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copy(campaign / "goals" / next(p.name for p in (campaign / "goals").iterdir()),
+                outside / "x.yaml")
+    (campaign / "goals" / "link.yaml").symlink_to(outside / "x.yaml")
+    output = one_line_error(run("validate", campaign), 1)
+    assert "goals/link.yaml leads out of the campaign folder through a link" in output
+
+
+def test_the_policy_accepts_what_campaigns_write():
+    for pattern in ("missions/*.yaml", "goals/**/*.yaml", "./missions/01.yaml", "a/b/c/[0-9]*",
+                    "missions/é.yaml"):
+        assert pattern_problem(pattern) is None, pattern
+
+
+def test_long_names_are_answered_in_one_line(tmp_path):
+    os.chdir(tmp_path)
+    long = "a" * 300
+    for command in (["play", long], ["validate", long], ["play", f"{long}/m.yaml"]):
+        one_line_error(run(*command), 2)
+    # A legal name of 250 bytes: its temporary file's name must be legal too.
+    result = run("play", "1", "--quiet", "--log", "b" * 250)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / ("b" * 250)).stat().st_size > 0
+    assert [p.name for p in tmp_path.iterdir()] == ["b" * 250]
+
+
+def test_a_write_error_names_the_users_file_not_the_temporary_one(tmp_path, monkeypatch):
+    def full(source, target):
+        raise OSError(28, "No space left on device", source)
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(OSError) as raised:
+        write_atomic(tmp_path / "log.jsonl", "x")
+    assert raised.value.filename == str(tmp_path / "log.jsonl")
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- 3. Output that cannot be written: exit 2 everywhere ---------------------------------
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [["play", "1", "--seed", "1", "--bots", "random"],
+                                     ["validate", "STARTER"], ["--help"],
+                                     ["playtest", "STARTER", "--games", "1", "--format", "json"]])
+def test_stdout_on_a_full_disk_is_exit_2(command):
+    args = [str(starter_campaign()) if a == "STARTER" else a for a in command]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "synergy_forge", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1:] == [
+        "synergy-forge: error: cannot write the output: No space left on device"]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "stream", "folder"])
+def test_an_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path, kind):
+    target = tmp_path / kind
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "stream":
+        target.symlink_to("/proc/self/fd/1")  # as /dev/stdout is
+    else:
+        target.mkdir()
+    with pytest.raises(OSError) as raised:
+        write_atomic(target, "x")
+    assert raised.value.filename == str(target)
+    assert target.is_symlink() if kind == "stream" else target.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [kind]
