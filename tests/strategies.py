@@ -115,3 +115,15 @@ PRINTING_COMMANDS = st.sampled_from([
     ["playtest", "{starter}/missions/01-first-notes.yaml", "--games", "2", "--format", "json"],
     ["replay", "{log}"], ["judge", "{round}"], ["--help"], ["--version"], ["play", "--help"],
 ])
+
+
+@st.composite
+def yaml_numbers(draw) -> str:
+    """A number as YAML 1.1 may write it (class 2): decimal, hexadecimal, binary, octal, base
+    60, with underscores and signs, short or thousands of digits long."""
+    digits = draw(st.sampled_from([1, 3, 19, 20, 25, 400, 5000]))
+    body = draw(st.text(alphabet="0123456789abcdefABCDEF_", min_size=1, max_size=digits))
+    form = draw(st.sampled_from(["{}", "0x{}", "0b{}", "0{}", "0o{}", "1:{}", "{}.5",
+                                 "1:20:{}", "{}e5", "!!int {}", "!!float {}"]))
+    sign = draw(st.sampled_from(["", "-", "+"]))
+    return sign + form.format(body)

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from strategies import PRINTING_COMMANDS, UNWRITABLE, campaign_patterns
+from strategies import PRINTING_COMMANDS, UNWRITABLE, campaign_patterns, yaml_numbers
 
 from synergy_forge.authoring.schema import validator
 from synergy_forge.authoring.validate import validate_file
@@ -323,3 +323,23 @@ def test_output_that_cannot_be_written_is_exit_2(places, command, where):
         assert ".tmp" not in result.output, result.output
     assert (Path(places["dir"]) / "stream").is_symlink()
     assert stat.S_ISFIFO(os.lstat(places["fifo"]).st_mode)
+
+
+@COMMANDS
+@given(yaml_numbers(), st.sampled_from(["rounds", "number", "stars", "lives"]))
+def test_yaml_numbers_through_validate(tmp_path, number, field):
+    """Class 2: any number YAML 1.1 can write, in any whole-number field, is read or refused
+    with a located error, at once."""
+    fields = {"id": "m", "number": "1", "title": "M", "stars": "1", "rounds": "3", "lives": "2"}
+    fields[field] = number
+    path = written(None, "m.yaml")
+    path.write_text("".join(f"{k}: {v}\n" for k, v in fields.items()), encoding="utf-8")
+    try:
+        result = invoke("validate", path)
+        line = list(fields).index(field) + 1
+        if result.exit_code:
+            assert "m.yaml:" in result.output
+        if "[number]" in result.output:
+            assert f"m.yaml:{line}:" in result.output
+    finally:
+        shutil.rmtree(path.parent)

@@ -138,3 +138,30 @@ def test_an_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path, kin
     assert raised.value.filename == str(target)
     assert target.is_symlink() if kind == "stream" else target.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == [kind]
+
+
+# --- 2. YAML numbers: only decimal whole numbers of bounded length are converted -----------
+
+@pytest.mark.parametrize(("value", "words"), [
+    ("0x1F", "hexadecimal number in YAML; whole numbers are decimal: write 31"),
+    ("017", "an octal number in YAML; whole numbers are decimal: write 15"),
+    ("0b101", "a binary number in YAML; whole numbers are decimal: write 5"),
+    ("!!int 0x10", "write 16"),
+    ("1:30", "base-60 number"),
+    ("1:30.5", "base-60 number"),
+    ("0x" + "f" * 4000, "a number of 4002 characters"),
+    ("1" + ":1" * 1_000_000, "a number of 2000001 characters"),  # minutes in PyYAML
+    ("9" * 30, "a number of 30 characters"),
+])
+def test_a_number_outside_decimal_whole_numbers_is_a_located_error(tmp_path, value, words):
+    path = tmp_path / "m.yaml"
+    path.write_text(f"id: m\nnumber: 1\ntitle: M\nstars: 1\nlives: 2\nrounds: {value}\n")
+    output = one_line_error(run("validate", path), 1)
+    assert "m.yaml:6:9: error: " in output and words in output
+    assert "[number]" in output
+
+
+def test_decimal_numbers_still_read_as_numbers(tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("id: m\nnumber: 1\ntitle: M\nstars: 1\nlives: 2\nrounds: 1_0\n")
+    assert "at most 7 rounds" in run("validate", path).output
