@@ -127,3 +127,10 @@ def yaml_numbers(draw) -> str:
                                  "1:20:{}", "{}e5", "!!int {}", "!!float {}"]))
     sign = draw(st.sampled_from(["", "-", "+"]))
     return sign + form.format(body)
+
+
+#: Seeds around every edge a 64-bit reader has (class 4): what play takes, a log holds.
+seeds = st.one_of(
+    st.integers(-(2**64), 2**64),
+    st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**53 + 1, 0, -1, 10**30]),
+)

@@ -20,7 +20,13 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from strategies import PRINTING_COMMANDS, UNWRITABLE, campaign_patterns, yaml_numbers
+from strategies import (
+    PRINTING_COMMANDS,
+    UNWRITABLE,
+    campaign_patterns,
+    seeds,
+    yaml_numbers,
+)
 
 from synergy_forge.authoring.schema import validator
 from synergy_forge.authoring.validate import validate_file
@@ -343,3 +349,15 @@ def test_yaml_numbers_through_validate(tmp_path, number, field):
             assert f"m.yaml:{line}:" in result.output
     finally:
         shutil.rmtree(path.parent)
+
+
+@COMMANDS
+@given(seeds, st.sampled_from(["1", "20"]))
+def test_every_game_play_accepts_replays(tmp_path_factory, seed, mission):
+    """Class 4: a seed `play` takes gives a log `replay` takes; any other is a usage error."""
+    log = tmp_path_factory.mktemp("seed") / "g.jsonl"
+    played = invoke("play", mission, "--quiet", "--seed", seed, "--bots", "random", "--log", log)
+    if played.exit_code == 0:
+        assert invoke("replay", log).exit_code == 0
+    else:
+        assert played.exit_code == 2 and "--seed" in played.output, played.output

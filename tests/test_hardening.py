@@ -165,3 +165,31 @@ def test_decimal_numbers_still_read_as_numbers(tmp_path):
     path = tmp_path / "m.yaml"
     path.write_text("id: m\nnumber: 1\ntitle: M\nstars: 1\nlives: 2\nrounds: 1_0\n")
     assert "at most 7 rounds" in run("validate", path).output
+
+
+# --- 4. One number policy: every seed play takes is one a log holds -----------------------
+
+def test_the_seed_range_is_the_log_formats():
+    import json
+
+    from synergy_forge.core.engine import MAX_SEED, MIN_SEED
+    from synergy_forge.resources import schemas_dir
+
+    schema = json.loads((schemas_dir() / "gamelog.schema.json").read_text(encoding="utf-8"))
+    seed = next(v["properties"]["seed"] for v in schema["$defs"].values()
+                if "seed" in v.get("properties", {}))
+    assert (seed["minimum"], seed["maximum"]) == (MIN_SEED, MAX_SEED)
+
+
+@pytest.mark.parametrize("seed", [2**63 - 1, -(2**63)])
+def test_a_game_played_at_the_ends_of_the_seed_range_replays(tmp_path, seed):
+    log = tmp_path / "g.jsonl"
+    assert run("play", "1", "--quiet", "--seed", seed, "--log", log).exit_code == 0
+    assert run("replay", log).exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["play 1", "playtest", "tune 1"])
+@pytest.mark.parametrize("seed", [2**63, -(2**63) - 1, 10**30])
+def test_a_seed_out_of_the_range_is_a_usage_error(command, seed):
+    output = one_line_error(run(*command.split(), "--seed", seed), 2)
+    assert "Invalid value for '--seed'" in output
