@@ -134,3 +134,29 @@ seeds = st.one_of(
     st.integers(-(2**64), 2**64),
     st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**53 + 1, 0, -1, 10**30]),
 )
+
+
+#: Values a forger puts in a log's header (class 5).
+FORGED_VALUES = st.one_of(st.integers(-2, 10), st.booleans(), st.text(max_size=8),
+                          st.lists(st.sampled_from(GOAL_IDS), max_size=7),
+                          st.sampled_from(["true", "sum > 0", "close-call", "first-notes"]))
+
+
+@st.composite
+def header_forgeries(draw, header: dict) -> dict:
+    """A copy of a log's game record with one field of its mission or of one definition set
+    to a forged value, or a definition added (class 5)."""
+    import copy
+
+    forged = copy.deepcopy(header)
+    where = draw(st.sampled_from(["mission", "definition", "added"]))
+    if where == "mission" or not forged["definitions"]:
+        key = draw(st.sampled_from(sorted(forged["mission"])))
+        forged["mission"][key] = draw(FORGED_VALUES)
+    elif where == "definition":
+        definition = draw(st.sampled_from(forged["definitions"]))
+        definition[draw(st.sampled_from(sorted(definition)))] = draw(FORGED_VALUES)
+    else:
+        forged["definitions"].append({"id": draw(st.sampled_from([*GOAL_IDS, "mine"])),
+                                      "name": "N", "text": "T", "rule": draw(FORGED_VALUES)})
+    return forged

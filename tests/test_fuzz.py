@@ -24,6 +24,7 @@ from strategies import (
     PRINTING_COMMANDS,
     UNWRITABLE,
     campaign_patterns,
+    header_forgeries,
     seeds,
     yaml_numbers,
 )
@@ -361,3 +362,29 @@ def test_every_game_play_accepts_replays(tmp_path_factory, seed, mission):
         assert invoke("replay", log).exit_code == 0
     else:
         assert played.exit_code == 2 and "--seed" in played.output, played.output
+
+
+@pytest.fixture(scope="module")
+def campaign_goal_log(tmp_path_factory):
+    log = tmp_path_factory.mktemp("log21") / "g.jsonl"
+    invoke("play", "21", "--players", "4", "--seed", "5", "--bots", "random", "--log", log)
+    return log.read_text(encoding="utf-8").splitlines()
+
+
+@COMMANDS
+@given(st.data())
+def test_forged_headers_of_a_starter_mission_are_refused(campaign_goal_log, data):
+    """Class 5: a log naming a starter mission replays only with that mission's own header;
+    a forgery that names no known mission is replayed as self-contained, never confirmed."""
+    header = json.loads(campaign_goal_log[0])
+    forged = data.draw(header_forgeries(header))
+    path = written(None, "g.jsonl")
+    path.write_text("\n".join([json.dumps(forged), *campaign_goal_log[1:]]) + "\n",
+                    encoding="utf-8")
+    try:
+        result = invoke("replay", path)
+        if forged != header and result.exit_code == 0:
+            assert "self-contained: mission not verified" in result.output, forged
+            assert forged["mission"]["id"] != header["mission"]["id"], result.output
+    finally:
+        shutil.rmtree(path.parent)
