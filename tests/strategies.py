@@ -160,3 +160,18 @@ def header_forgeries(draw, header: dict) -> dict:
         forged["definitions"].append({"id": draw(st.sampled_from([*GOAL_IDS, "mine"])),
                                       "name": "N", "text": "T", "rule": draw(FORGED_VALUES)})
     return forged
+
+
+#: What a folder walk meets (class 6): files, FIFOs, links broken, looping or leading out.
+ENTRY_KINDS = st.sampled_from(["mission", "yaml", "fifo", "broken-link", "loop-link",
+                               "parent-link", "folder"])
+
+
+@st.composite
+def folder_entries(draw) -> list[tuple[str, str]]:
+    """(relative path, kind) of the entries of a folder tree a user hands `validate`."""
+    folders = ["", "missions/", "goals/", "rounds/", "other/", ".hidden/"]
+    names = st.sampled_from(["a.yaml", "b.yml", "c.json", "campaign.yaml", "d.yaml"])
+    return draw(st.lists(st.tuples(st.builds(str.__add__, st.sampled_from(folders), names),
+                                   ENTRY_KINDS), min_size=1, max_size=8,
+                         unique_by=lambda e: e[0]))

@@ -24,6 +24,7 @@ from strategies import (
     PRINTING_COMMANDS,
     UNWRITABLE,
     campaign_patterns,
+    folder_entries,
     header_forgeries,
     seeds,
     yaml_numbers,
@@ -388,3 +389,35 @@ def test_forged_headers_of_a_starter_mission_are_refused(campaign_goal_log, data
             assert forged["mission"]["id"] != header["mission"]["id"], result.output
     finally:
         shutil.rmtree(path.parent)
+
+
+MISSION_TEXT = "id: m\nnumber: 1\ntitle: M\nstars: 1\nrounds: 3\nlives: 2\n"
+
+
+@settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
+@given(folder_entries())
+def test_folder_walks_skip_what_is_not_a_regular_file(entries):
+    """Class 6: a folder holding FIFOs and odd links is validated at once, each skipped."""
+    root = Path(tempfile.mkdtemp(prefix="fuzz-walk-"))
+    try:
+        for relative, kind in entries:
+            path = root / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if kind in ("mission", "yaml"):
+                path.write_text(MISSION_TEXT if kind == "mission" else "a: 1\n")
+            elif kind == "fifo":
+                os.mkfifo(path)
+            elif kind == "broken-link":
+                path.symlink_to(root / "nowhere")
+            elif kind == "loop-link":
+                path.symlink_to(path)
+            elif kind == "parent-link":
+                path.symlink_to(path.parent)
+            else:
+                path.mkdir()
+        done = subprocess.run([sys.executable, "-m", "synergy_forge", "validate", root],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode in (0, 1, 2), done.stderr
+        assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    finally:
+        shutil.rmtree(root)

@@ -193,3 +193,25 @@ def test_a_game_played_at_the_ends_of_the_seed_range_replays(tmp_path, seed):
 def test_a_seed_out_of_the_range_is_a_usage_error(command, seed):
     output = one_line_error(run(*command.split(), "--seed", seed), 2)
     assert "Invalid value for '--seed'" in output
+
+
+# --- 6. Folder walks skip what is not a regular file, with a note --------------------------
+
+def synergy_forge(*args, timeout=60):
+    """The command in a process of its own, so that a hang fails the test instead of it."""
+    return subprocess.run([sys.executable, "-m", "synergy_forge", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_fifos_among_a_campaigns_files_are_skipped_with_a_note(campaign):
+    os.mkfifo(campaign / "missions" / "99-pipe.yaml")  # matched by missions/*.yaml
+    os.mkfifo(campaign / "notes.yaml")  # met by the folder walk
+    (campaign / "rounds").mkdir()
+    os.mkfifo(campaign / "rounds" / "r.yaml")
+    done = synergy_forge("validate", campaign.parent, "--verbose")
+    assert done.returncode == 0, done.stderr
+    assert "99-pipe.yaml is not a regular file (a FIFO, socket or device); skipped" in \
+        done.stdout
+    assert "r.yaml: not a regular file" in done.stderr
+    assert "notes.yaml: not a regular file" in done.stderr
