@@ -175,3 +175,16 @@ def folder_entries(draw) -> list[tuple[str, str]]:
     return draw(st.lists(st.tuples(st.builds(str.__add__, st.sampled_from(folders), names),
                                    ENTRY_KINDS), min_size=1, max_size=8,
                          unique_by=lambda e: e[0]))
+
+
+@st.composite
+def scheduler_addresses(draw) -> str:
+    """What a user may type for --scheduler (class 7): any scheme, host and port, well-formed
+    or not; hosts are local or malformed only, so that nothing leaves the machine."""
+    scheme = draw(st.sampled_from(["tcp://", "TCP://", "", "tls://", "ucx://", "inproc://",
+                                   "file://", "ws://", "http://", "tcp:/", "://"]))
+    host = draw(st.sampled_from(["127.0.0.1", "localhost", "[::1]", "", "a b", "x" * 300,
+                                 "127.0.0.1/x", "::1"]))
+    port = draw(st.sampled_from(["", ":", ":0", ":1", ":9", ":65535", ":65536", ":-1", ":abc",
+                                 ":8786", ":1e3", ": 80", ":٣"]))
+    return scheme + host + port + draw(st.sampled_from(["", "/", "/path", "?q"]))

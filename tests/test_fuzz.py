@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -26,6 +27,7 @@ from strategies import (
     campaign_patterns,
     folder_entries,
     header_forgeries,
+    scheduler_addresses,
     seeds,
     yaml_numbers,
 )
@@ -421,3 +423,25 @@ def test_folder_walks_skip_what_is_not_a_regular_file(entries):
         assert "internal error" not in done.stderr and "Traceback" not in done.stderr
     finally:
         shutil.rmtree(root)
+
+
+@COMMANDS
+@given(scheduler_addresses())
+def test_scheduler_addresses_are_checked_before_anything_connects(address):
+    """Class 7: an address is refused in one line, or is tcp://HOST:PORT and then a local
+    port with no Dask behind it is refused within the connect timeout."""
+    from synergy_forge.sim.executors import Dask, ExecutorError, executor_for, probe_scheduler
+
+    try:
+        executor = executor_for(address, None)
+    except ExecutorError as exc:
+        assert "\n" not in str(exc) and "scheduler address" in str(exc)
+        return
+    assert isinstance(executor, Dask)
+    assert re.fullmatch(r"tcp://(\[[^]]+\]|[^:/\s]+):\d+", executor.address), executor.address
+    if executor.address.rsplit(":", 1)[0] in ("tcp://127.0.0.1", "tcp://localhost",
+                                              "tcp://[::1]"):
+        try:  # refused at once, or in a second at most; a Dask of another test may answer
+            probe_scheduler(executor.address, 1.0)
+        except ExecutorError as exc:
+            assert "\n" not in str(exc)

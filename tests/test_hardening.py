@@ -215,3 +215,85 @@ def test_fifos_among_a_campaigns_files_are_skipped_with_a_note(campaign):
         done.stdout
     assert "r.yaml: not a regular file" in done.stderr
     assert "notes.yaml: not a regular file" in done.stderr
+
+
+# --- 7. Dask scheduler addresses: checked before connecting, a timeout that always applies -
+
+MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
+
+
+@pytest.mark.parametrize(("address", "words"), [
+    ("foo", "names no host and port"), ("tcp://", "names no host and port"),
+    ("inproc://x", "the inproc:// scheme is not supported"),
+    ("file:///tmp", "the file:// scheme is not supported"),
+    ("ucx://1.2.3.4:1", "the ucx:// scheme is not supported"),
+    ("tls://1.2.3.4:8786", "the tls:// scheme is not supported"),
+    ("tcp://127.0.0.1:99999", "the port must be a number from 1 to 65535"),
+    ("tcp://127.0.0.1:http", "the port must be a number from 1 to 65535"),
+])
+def test_a_scheduler_address_that_is_not_one_is_refused_before_connecting(address, words):
+    done = synergy_forge("playtest", MISSION, "--games", "2", "--scheduler", address,
+                         timeout=30)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"synergy-forge: error: scheduler address {address!r}")
+    assert line.endswith(f"{words}; give tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786")
+
+
+def test_scheduler_addresses_are_normalised():
+    from synergy_forge.sim.executors import scheduler_address
+
+    assert scheduler_address("127.0.0.1:8786") == "tcp://127.0.0.1:8786"
+    assert scheduler_address(" TCP://host:1/ ") == "tcp://host:1"
+    assert scheduler_address("tcp://[::1]:8786") == "tcp://[::1]:8786"
+
+
+class Server:
+    """A TCP service on 127.0.0.1 that is not Dask: silent until asked (as a web server is),
+    or sending a banner (as SSH does), or closing at once."""
+
+    def __init__(self, behaviour: str) -> None:
+        import socket
+        import threading
+
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.port = self.socket.getsockname()[1]
+        self.behaviour, self.open = behaviour, []
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.socket.accept()
+            except OSError:
+                return
+            self.open.append(connection)
+            if self.behaviour == "banner":
+                connection.sendall(b"SSH-2.0-OpenSSH_9.0\r\n")
+            elif self.behaviour == "close":
+                connection.close()
+
+    def close(self) -> None:
+        for connection in self.open:
+            connection.close()
+        self.socket.close()
+
+
+@pytest.mark.parametrize(("behaviour", "words"), [
+    ("silent", "did not answer within 5 s: not a Dask scheduler"),
+    ("banner", "is not a Dask scheduler (it answered something else)"),
+    ("close", "closed the connection: not a Dask scheduler"),
+])
+def test_a_service_that_is_not_dask_is_a_one_line_error_within_seconds(behaviour, words):
+    server = Server(behaviour)
+    try:
+        done = synergy_forge("playtest", MISSION, "--games", "2", "--scheduler",
+                             f"tcp://127.0.0.1:{server.port}", timeout=60)
+    finally:
+        server.close()
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == \
+        f"synergy-forge: error: tcp://127.0.0.1:{server.port} {words}" + \
+        (" (is it the dashboard's port? the scheduler's is usually 8786)"
+         if behaviour == "silent" else "")
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
