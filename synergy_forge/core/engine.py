@@ -126,6 +126,12 @@ def _without(cards: tuple[_T, ...], card: _T) -> tuple[_T, ...]:
     return cards[:i] + cards[i + 1:]
 
 
+#: The seeds a game takes: the game log's range (schemas/gamelog.schema.json, a signed 64-bit
+#: integer, as JSON readers elsewhere hold it), so that every game `play` starts can be logged
+#: and replayed. The command line's --seed options take exactly these.
+MIN_SEED, MAX_SEED = -(2**63), 2**63 - 1
+
+
 class Setup(NamedTuple):
     """What a game is played with, fixed before the first decision. The seed decides every
     deal, so it is never shown to a seat; the holders of the super and hyper cards are

@@ -13,7 +13,7 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.errors import EXIT_FAILED, CannotWrite, ChangedMeanwhile, CheckFailed
 
-from ..params import PLAYER_COUNTS
+from ..params import PLAYER_COUNTS, SEED
 
 #: Missions tuned side by side on a cluster.
 MISSIONS_AT_ONCE = 4
@@ -30,7 +30,7 @@ MISSIONS_AT_ONCE = 4
               show_default=True, help="Games at most per mission.")
 @click.option("--games", type=click.IntRange(25, 1_000_000), default=400, show_default=True,
               help="Games per player count before a setting is accepted.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="The deals every setting plays (playtest's seeds).")
 @click.option("--actions", "with_actions", is_flag=True,
               help="Also try one action card more or less.")
