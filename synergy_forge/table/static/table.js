@@ -155,6 +155,7 @@ function drawTurn() {
   const choices = document.getElementById("choices");
   choices.replaceChildren();
   const step = view.table.step;
+  document.getElementById("turn").hidden = Boolean(view.outcome);
   if (view.outcome) {
     prompt.textContent = "";
   } else if (view.decision) {
@@ -222,8 +223,8 @@ function drawSeats() {
                el("span", "kind", s.seat === view.seat ? t("you") : s.player === "bot" ? t("bot", { name: s.bot }) : t("person")));
     if (s.super) who.append(" ", el("span", "badge", t("super")));
     if (s.hyper) who.append(" ", el("span", "badge hyper", t("hyper")));
-    if (s.waiting) who.append(" ", el("span", "state", "⏳"));
-    if (s.laid) who.append(" ", el("span", "state laid", "🂠 " + t("face-down")));
+    if (s.waiting) who.append(" ", el("span", "state", t("choosing")));
+    if (s.laid) who.append(" ", el("span", "state laid", t("face-down")));
     const cards = el("div", "played");
     const delta = s.delta ? (s.delta > 0 ? "+" : "") + s.delta : "";
     const first = slot(s.table.first, t("first"));
@@ -248,7 +249,7 @@ function drawMission() {
   const facts = document.getElementById("mission-facts");
   const rows = [
     [t("rounds"), String(m.rounds)], [t("lives"), String(m.lives)],
-    [t("may-miss"), t("may-miss-n", { n: m.allowed_failures })],
+    [t("may-miss"), String(m.allowed_failures)],
     [t("order"), t("order-" + m.order)],
     [t("starting-hand"), m.hand.numbers + " + " + m.hand.goals],
   ];
@@ -286,7 +287,7 @@ function drawHistory() {
   const rounds = view.table.rounds;
   if (!rounds.length) { box.replaceChildren(el("p", "quiet", t("no-round-yet"))); return; }
   box.replaceChildren(...rounds.slice().reverse().map((r) => {
-    const part = el("section", "round " + (r.success ? "won" : "failed"));
+    const part = el("section", "round-played " + (r.success ? "won" : "failed"));
     part.append(el("h3", null, (r.success ? "✔ " : "✘ ") + t(r.success ? "round-won" : "round-lost", { round: r.round })));
     part.append(el("p", null, t("failures", { failures: r.failures, allowed: r.allowed_failures }) + " · " +
       t("after-round", { lives: r.lives_after, won: r.rounds_won_after, rounds: view.table.mission.rounds })));
