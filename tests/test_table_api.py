@@ -346,3 +346,21 @@ def test_no_endpoint_reveals_the_seed():
                       lambda seat, data, text: texts.append(text.encode()))
     assert not any(str(SEED).encode() in text for text in texts)
     assert not any(b'"seed"' in text for text in texts)
+
+
+def test_the_bot_in_the_docs_plays_a_seat_to_the_end(tmp_path):
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "table.md").read_text()
+    code = re.search(r"### A bot of your own\n\n```python\n(.*?)```", docs, re.DOTALL).group(1)
+    table = make_table("5", [PERSON, "coop", "coop"], seed=2)
+    with serving(table) as (client, _):
+        script = code.replace("http://127.0.0.1:8766/api/seat/TOKEN",
+                              f"http://127.0.0.1:{client.port}/api/seat/{table.tokens[0]}")
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == table.view(0)["outcome"]["text"]
