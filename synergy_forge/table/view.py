@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from synergy_forge.authoring.gamelog import PERSON
 from synergy_forge.core.cards import Action, NumberCard
 from synergy_forge.core.engine import Decision, Game, GoalCard, Observation, Outcome, RoundRecord
 from synergy_forge.core.mission import Mission
@@ -20,9 +21,6 @@ from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.printing.kit import SYMBOLS
 from synergy_forge.reporting.explain import outcome_text, verdict_to_json
 from synergy_forge.reporting.narrate import describe_action, round_story
-
-#: What the log and the view call a seat played by a person (every other seat names its bot).
-PERSON = "person"
 
 
 def card(c: NumberCard | GoalCard | None) -> dict[str, Any] | None:
