@@ -143,8 +143,13 @@ def test_one_person_with_two_bots_finishes_in_the_browser(browser):
                 time.sleep(0.05)
         seats = page.locator("#seats li")
         assert seats.count() == 3 and "bot coop" in seats.nth(1).inner_text()
-        assert page.locator("#history section").count() == state(
-            page, "window.table.view.table.rounds.length")
+        # Every round settled, in the referee's words: the last under the turn, the others aside.
+        rounds = state(page, "window.table.view.table.rounds.length")
+        assert page.locator("#last-round section.round-played").count() == min(rounds, 1)
+        assert page.locator("#history section.round-played").count() == max(rounds - 1, 0)
+        if rounds:
+            page.locator("#last-round summary").click()
+            assert "Round: " in page.locator("#last-round pre").inner_text()
     finally:
         context.close()
         table.stop()

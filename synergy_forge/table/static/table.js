@@ -282,38 +282,50 @@ function drawMission() {
   facts.append(goals);
 }
 
+function roundSection(r) {
+  const part = el("section", "round-played " + (r.success ? "won" : "failed"));
+  part.append(el("h3", null, (r.success ? "✔ " : "✘ ") + t(r.success ? "round-won" : "round-lost", { round: r.round })));
+  part.append(el("p", null, t("failures", { failures: r.failures, allowed: r.allowed_failures }) + " · " +
+    t("after-round", { lives: r.lives_after, won: r.rounds_won_after, rounds: view.table.mission.rounds })));
+  for (const a of r.actions) part.append(el("p", "action", t("used-action", { seat: a.seat, card: actionName(a.card), what: actionText(a) })));
+  const table = el("table");
+  const head = el("tr");
+  for (const h of [t("seat", { seat: "" }).trim(), t("number"), t("goal"), t("sum"), ""]) head.append(el("th", null, h));
+  table.append(head);
+  for (const s of r.seats) {
+    const tr = el("tr", "c" + s.seat);
+    const goal = goalDef(s.goal_met);
+    let result = s.met ? "✔ " + t("met") : "✘ " + t("missed");
+    if (!s.counted) result += " · " + t("ignored");
+    for (const v of s.violations) result += " · " + t("breaks", { what: v });
+    tr.append(el("td", null, view.table.seats[s.seat].symbol + " " + s.seat),
+              el("td", null, s.first.value + " + " + s.second.value),
+              el("td", null, (goal.symbol || "") + " " + localized(goal.name)),
+              el("td", null, s.sum), el("td", s.met ? "met" : "missed", result));
+    table.append(tr);
+  }
+  part.append(table);
+  const details = el("details");
+  details.append(el("summary", null, t("referee")), el("pre", null, r.text));
+  part.append(details);
+  return part;
+}
+
+// The last round settled stands under the turn, where every player looks; the earlier ones
+// aside, the latest first.
 function drawHistory() {
-  const box = document.getElementById("history");
   const rounds = view.table.rounds;
-  if (!rounds.length) { box.replaceChildren(el("p", "quiet", t("no-round-yet"))); return; }
-  box.replaceChildren(...rounds.slice().reverse().map((r) => {
-    const part = el("section", "round-played " + (r.success ? "won" : "failed"));
-    part.append(el("h3", null, (r.success ? "✔ " : "✘ ") + t(r.success ? "round-won" : "round-lost", { round: r.round })));
-    part.append(el("p", null, t("failures", { failures: r.failures, allowed: r.allowed_failures }) + " · " +
-      t("after-round", { lives: r.lives_after, won: r.rounds_won_after, rounds: view.table.mission.rounds })));
-    for (const a of r.actions) part.append(el("p", "action", t("used-action", { seat: a.seat, card: actionName(a.card), what: actionText(a) })));
-    const table = el("table");
-    const head = el("tr");
-    for (const h of [t("seat", { seat: "" }).trim(), t("number"), t("goal"), t("sum"), ""]) head.append(el("th", null, h));
-    table.append(head);
-    for (const s of r.seats) {
-      const tr = el("tr", "c" + s.seat);
-      const goal = goalDef(s.goal_met);
-      let result = s.met ? "✔ " + t("met") : "✘ " + t("missed");
-      if (!s.counted) result += " · " + t("ignored");
-      for (const v of s.violations) result += " · " + t("breaks", { what: v });
-      tr.append(el("td", null, view.table.seats[s.seat].symbol + " " + s.seat),
-                el("td", null, s.first.value + " + " + s.second.value),
-                el("td", null, (goal.symbol || "") + " " + localized(goal.name)),
-                el("td", null, s.sum), el("td", s.met ? "met" : "missed", result));
-      table.append(tr);
-    }
-    part.append(table);
-    const details = el("details");
-    details.append(el("summary", null, t("referee")), el("pre", null, r.text));
-    part.append(details);
-    return part;
-  }));
+  const last = document.getElementById("last-round");
+  last.hidden = !rounds.length;
+  document.getElementById("last-title").textContent = t("last-round");
+  const box = document.getElementById("last-round-body");
+  const open = box.querySelector("details") && box.querySelector("details").open;
+  box.replaceChildren(...rounds.slice(-1).map(roundSection));
+  if (open && box.querySelector("details")) box.querySelector("details").open = true;
+  const earlier = rounds.slice(0, -1).reverse();
+  const history = document.getElementById("history");
+  if (!earlier.length) history.replaceChildren(el("p", "quiet", t(rounds.length ? "no-earlier-round" : "no-round-yet")));
+  else history.replaceChildren(...earlier.map(roundSection));
 }
 
 function drawOutcome() {
