@@ -5,7 +5,10 @@ Then one person with two bots."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+import socket
+import threading
 import time
 from pathlib import Path
 
@@ -162,6 +165,86 @@ def test_a_wrong_link_says_so(browser):
         page = context.new_page()
         response = page.goto(table.links[0][:-4] + "AAAA")
         assert response.status == 404
+    finally:
+        context.close()
+        table.stop()
+
+
+class Cable:
+    """A TCP relay between the browser and the table: `cut()` drops every connection and
+    refuses new ones, as a lost network does, until `mend()`."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.open: list = []
+        self.cut_off = False
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.cut_off:
+                client.close()
+                continue
+            server = socket.create_connection(("127.0.0.1", self.target))
+            with self.lock:
+                self.open += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.close()
+
+    def cut(self) -> None:
+        self.cut_off = True
+        with self.lock:
+            for end in self.open:
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+            self.open = []
+
+    def mend(self) -> None:
+        self.cut_off = False
+
+
+def test_the_page_comes_back_after_the_network_is_lost(browser):
+    from test_table_cli import choose, get
+
+    table = TableProcess("5", "--humans", "1", "--pace", "0.1", "--seed", "6")
+    link = table.links[0]
+    port = int(link.split(":")[2].split("/")[0])
+    cable = Cable(port)
+    context = browser.new_context()
+    try:
+        page = open_seat(context, link.replace(f":{port}/", f":{cable.port}/"))
+        cable.cut()
+        wait_for(page, "document.getElementById('status').classList.contains('lost')",
+                 timeout=10_000)
+        # The game goes on meanwhile (the person's other device chooses).
+        view = get(link)
+        view = choose(link, view["legal"][0]["id"])
+        assert state(page, "window.table.view.version") < view["version"]
+        cable.mend()
+        # Reconnected by itself, with no reload: the page has the table's latest view.
+        wait_for(page, f"window.table.view.version >= {view['version']}", timeout=20_000)
+        wait_for(page, "document.getElementById('status').classList.contains('live')",
+                 timeout=10_000)
+        assert state(page, "window.table.view.hand") == get(link)["hand"]
     finally:
         context.close()
         table.stop()
