@@ -364,3 +364,34 @@ def test_the_bot_in_the_docs_plays_a_seat_to_the_end(tmp_path):
                               timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == table.view(0)["outcome"]["text"]
+
+
+def test_open_pages_per_seat_are_bounded():
+    import http.client
+
+    from synergy_forge.table.server import STREAMS_PER_SEAT
+
+    def open_stream(token: str) -> tuple[http.client.HTTPConnection, int]:
+        connection = http.client.HTTPConnection("127.0.0.1", client.port, timeout=10)
+        connection.request("GET", f"/api/seat/{token}/events")
+        response = connection.getresponse()
+        if response.status == 200:
+            assert response.readline().startswith(b"event: view")
+        return connection, response.status
+
+    table = make_table("5", people(3))
+    with serving(table) as (client, group):
+        token = table.tokens[0]
+        streams = [open_stream(token) for _ in range(STREAMS_PER_SEAT)]
+        assert all(status == 200 for _, status in streams)
+        assert open_stream(token)[1] == 429
+        other, status = open_stream(table.tokens[1])  # another seat is not held back
+        assert status == 200
+        for connection, _ in [*streams, (other, status)]:
+            connection.close()
+        # Closed pages free their places (noticed at the next keep-alive at the latest).
+        deadline = time.monotonic() + 15
+        while group.streams and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not group.streams
+        assert open_stream(token)[1] == 200

@@ -123,10 +123,8 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
             return found
         table, seat = found
         token = request.path_params["token"]
-        with tables.lock:
-            if tables.streams.get(token, 0) >= STREAMS_PER_SEAT:
-                return _error(429, f"at most {STREAMS_PER_SEAT} open pages per seat")
-            tables.streams[token] = tables.streams.get(token, 0) + 1
+        if tables.streams.get(token, 0) >= STREAMS_PER_SEAT:
+            return _error(429, f"at most {STREAMS_PER_SEAT} open pages per seat")
         return StreamingResponse(_stream(tables, table, seat, token, request),
                                  media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
@@ -158,6 +156,9 @@ def _parse_choice(body: bytes) -> str | Response:
 
 async def _stream(tables: Tables, table: GameTable, seat: int, token: str,
                   request: Request) -> AsyncIterator[str]:
+    # Counted once running: a stream whose client left before it started never counts.
+    with tables.lock:
+        tables.streams[token] = tables.streams.get(token, 0) + 1
     try:
         async for message in web.event_stream(
                 request, lambda seen: table.changes.wait(seen, web.KEEPALIVE),
