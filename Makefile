@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean tag
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy synergy_forge
 	$(BIN)/python -m pytest
+
+## Tag this commit as the release of pyproject.toml's version (v0.1.0), the `rev` that mission
+## repositories name in their pre-commit configuration and CI (docs/ci.md).
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+tag:
+	git tag -a "v$(VERSION)" -m "synergy-forge $(VERSION)"
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_judge.py

@@ -112,13 +112,7 @@ def test_one_person_two_bots_play_to_the_end_and_the_logs_replay(tmp_path):
     assert "Traceback" not in err
 
 
-def test_a_campaign_folder_keeps_its_games_in_games(tmp_path):
-    import shutil
-
-    campaign = tmp_path / "camp"
-    shutil.copytree(starter_campaign(), campaign)
-    table = TableProcess(str(campaign), "--mission", "1", "--humans", "1", "--pace", "0",
-                         "--seed", "3")
+def play_to_the_end(table: TableProcess) -> tuple[int, str, str]:
     try:
         link = table.links[0]
         view = get(link)
@@ -126,9 +120,24 @@ def test_a_campaign_folder_keeps_its_games_in_games(tmp_path):
             view = choose(link, view["legal"][0]["id"]) if view["legal"] else get(link)
         time.sleep(0.5)
     finally:
-        code, out, _ = table.stop()
+        result = table.stop()
+    return result
+
+
+def test_a_campaign_keeps_its_games_in_its_games_folder(tmp_path):
+    import shutil
+
+    campaign = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), campaign)
+    # Given the folder and --mission; then by number, run inside the campaign.
+    code, out, _ = play_to_the_end(TableProcess(str(campaign), "--mission", "1", "--humans",
+                                                "1", "--pace", "0", "--seed", "3"))
     assert code == 0
-    assert len(list((campaign / "games").glob("first-notes-*.jsonl"))) == 1, out
+    code, out, _ = play_to_the_end(TableProcess("2", "--humans", "1", "--pace", "0", "--seed",
+                                                "3", cwd=campaign / "missions"))
+    assert code == 0
+    assert len(list((campaign / "games").glob("first-notes-*.jsonl"))) == 1
+    assert len(list((campaign / "games").glob("warm-up-*.jsonl"))) == 1, out
 
 
 def test_every_interface_is_a_choice_said_aloud():
@@ -141,7 +150,7 @@ def test_every_interface_is_a_choice_said_aloud():
     lines = [process.stdout.readline() for _ in range(4)]
     process.send_signal(signal.SIGINT)
     err = process.communicate(timeout=20)[1]
-    assert err.startswith("warning: listening on 0.0.0.0: anyone on your network")
+    assert "\nwarning: listening on 0.0.0.0: anyone on your network" in "\n" + err
     links = [line for line in lines if line.startswith("seat ")]
     assert len(links) == 3 and not any("0.0.0.0" in line for line in links)
 
@@ -154,7 +163,7 @@ def _free_port_in_use() -> socket.socket:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["99"], "99: no such file, nor a mission number or id of the starter campaign"),
+    (["99"], "99: no such file, nor a mission number or id of the campaign in"),
     (["5", "--port", "70000"], "'--port': 70000 is not in the range 0<=x<=65535"),
     (["5", "--port", "http"], "'--port': 'http' is not a valid integer"),
     (["5", "--humans", "4", "--players", "3"], "4 people cannot sit at a table of 3"),
@@ -180,5 +189,5 @@ def test_a_port_in_use_is_one_line_and_exit_2():
     finally:
         busy.close()
     assert result.exit_code == 2
-    assert result.output.strip() == (f"synergy-forge: error: cannot listen on 127.0.0.1:{port}: "
-                                     "Address already in use")
+    assert result.output.strip().splitlines()[-1] == (
+        f"synergy-forge: error: cannot listen on 127.0.0.1:{port}: Address already in use")

@@ -13,12 +13,13 @@ from click.testing import CliRunner
 from pagecheck import MM, ink_bounds, low_contrast_characters
 
 from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.cardtext.fonts import Box, fit
+from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.cli import main
 from synergy_forge.core.cards import Action, pair_action_cards
 from synergy_forge.printing.kit import INKS, PAPER, build_kit, colours, contrast
 from synergy_forge.printing.layout import EDGE, PAPERS, sheet
 from synergy_forge.resources import starter_campaign
-from synergy_forge.textfit import Box, card_boxes, fit
 
 #: Most home printers leave this much of every edge blank.
 PRINTER_MARGIN = 4.0
@@ -310,7 +311,7 @@ def test_more_lives_than_the_lives_card_shows_is_an_error_at_the_line(tmp_path):
 def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
     # At the default card size the word fits (validate is happy); on 50 x 70 mm cards it is
     # wider than the title's box, which only the rendered page can tell.
-    from synergy_forge.textfit import font
+    from synergy_forge.cardtext.fonts import font
 
     n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > 46)
     assert font(True).width("W" * n, 6.0) < 54
@@ -328,7 +329,7 @@ def test_the_kept_font_metrics_are_the_fonts_own_and_a_changed_font_is_read_agai
                                                                                   monkeypatch):
     """textfit reads the advance widths from templates/fonts/metrics.json (fast) only while
     each font's hash matches; after `write_metrics` they equal what fontTools reads."""
-    from synergy_forge import textfit
+    from synergy_forge.cardtext import fonts as textfit
     from synergy_forge.resources import templates_dir
 
     fonts = templates_dir() / "fonts"

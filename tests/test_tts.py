@@ -227,7 +227,7 @@ def test_french_export_names_cards_in_french_with_french_typography(kit):
 
 def test_url_base_gives_http_urls_and_the_same_export_twice_is_identical(kit, tmp_path):
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing.layout import CardSize
+    from synergy_forge.cardtext.geometry import CardSize
     from synergy_forge.printing.tts import export
 
     campaign = read_campaign(kit.parent / "camp").campaign
@@ -247,7 +247,7 @@ def test_url_base_gives_http_urls_and_the_same_export_twice_is_identical(kit, tm
 
 def test_sheets_not_made_with_the_cards_are_made_from_the_pngs(kit, tmp_path):
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing.layout import CardSize
+    from synergy_forge.cardtext.geometry import CardSize
     from synergy_forge.printing.tts import export
 
     campaign = read_campaign(kit.parent / "camp").campaign

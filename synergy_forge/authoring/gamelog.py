@@ -330,8 +330,8 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
             except ValueError as exc:
                 raise ReplayError(number, f"the choice cannot be read: {exc}") from None
             if choice not in decision.choices:
-                raise ReplayError(number, f"illegal: seat {decision.seat} cannot choose "
-                                  f"{json.dumps(record['choice'])} for {decision.kind}")
+                shown = json.dumps(record["choice"])
+                raise ReplayError(number, f"illegal: {game.refusal(decision, choice, shown)}")
             choices.append(choice)
         try:
             game.apply(choices)

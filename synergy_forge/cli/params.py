@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
+from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
-from synergy_forge.printing.layout import CardSize
 
 
 class Bots(click.ParamType):

@@ -30,11 +30,11 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import write_atomic
-from synergy_forge.printing.i18n import Translator
 from synergy_forge.printing.kit import GROUPS, SYMBOLS, Card, Face, build_kit
-from synergy_forge.printing.layout import CardSize
 
 MAX_COLUMNS, MAX_ROWS, MAX_SIDE = 10, 7, 4096
 #: TTS shows the sheet's last slot for a hidden card when `BackIsHidden` is off: keep it free,

@@ -27,6 +27,7 @@ from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     check_mission,
     display,
+    mission_from_data,
     mission_to_data,
     read_campaign,
 )
@@ -34,7 +35,7 @@ from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.printing.kit import Face
-from synergy_forge.printing.render import CardPreview, card_fit_problems
+from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.playtest import (
     STAR_BOT,
     Tally,
@@ -44,6 +45,10 @@ from synergy_forge.sim.playtest import (
     star_range,
     wilson,
 )
+
+#: Errors that spoil only the printed card (a text that does not fit, a glyph the fonts lack):
+#: the mission is still shown, drawn and estimated.
+PRINT_ONLY = {"text.fit", "text.glyph"}
 
 #: Games per batch: small enough that a mission's first figures come within a second.
 BATCH = 20
@@ -147,7 +152,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     """The campaign with every diagnostic `validate` gives; when some files have errors, the
     other missions are still read, each on its own, so that their cards stay on show."""
     result = read_campaign(folder)
-    rules = placed(result, [card_fit_problems])  # as validate: rules blocks that cannot fit
+    rules = placed(result)  # as validate: rules blocks that cannot fit
     result.diagnostics += rules
     campaign = result.campaign
     by_file: dict[str, list[Diagnostic]] = {}
@@ -177,6 +182,11 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
                 mission = None
             if not any(d.severity is Severity.ERROR for d in found):
                 entry.mission = mission
+            elif doc is not None and isinstance(doc.data, dict) and all(
+                    d.check in PRINT_ONLY for d in found if d.severity is Severity.ERROR):
+                # A text that cannot fit or be drawn spoils the print, not the mission: its
+                # card stays on show, with the overflow marked (README).
+                entry.mission = mission_from_data(doc.data, file)
             elif doc is not None and isinstance(doc.data, dict):  # to place it in the list
                 number, title = doc.data.get("number"), doc.data.get("title")
                 entry.number = number if isinstance(number, int) else None
@@ -290,9 +300,9 @@ class Studio:
             self.images = {k: v for k, v in self.images.items() if k in used}
             self._publish()
         for digest in missing:
-            if self.stopping.is_set():
+            if self.stopping.is_set() or self._preview is None:
                 return
-            drawn = CardPreview.render(pending[digest], PREVIEW_DPI)
+            drawn = self._preview.render(pending[digest], PREVIEW_DPI)
             with self.lock:
                 self.images[digest] = drawn
                 self._publish()
@@ -378,7 +388,10 @@ class Studio:
                                   for source, _, field in (o.partition("|") for o in
                                                            self.images[digest][1])
                                   if source == entry.file
-                                  and not (field == "challenges" and entry.rules_located)],
+                                  and not (field == "challenges" and entry.rules_located)
+                                  and not any(d.check == "text.fit"
+                                              and d.message.startswith(f"{field} ")
+                                              for d in entry.diagnostics)],
                     "playable": mission is not None,
                     "card": None, "estimate": None,
                 }
@@ -390,8 +403,8 @@ class Studio:
                 item["people"] = entry.people.as_data() if entry.people else None
                 missions.append(item)
             return {"version": self.version, "campaign": snapshot.name,
-                    "folder": display(self.folder), "problems": [_diagnostic(d) for d in
-                                                                 snapshot.problems],
+                    "folder": _folder_name(self.folder), "problems": [_diagnostic(d) for d in
+                                                                      snapshot.problems],
                     "missions": missions}
 
     def wait_for_change(self, seen: int, timeout: float) -> int:
@@ -399,6 +412,19 @@ class Studio:
             self.changed.wait_for(lambda: self.version != seen or self.stopping.is_set(),
                                   timeout)
             return self.version
+
+
+def _folder_name(folder: Path) -> str:
+    """The campaign's folder as the heading shows it: as typed when it names the folder, else
+    (the current folder ".", or one above it) its whole path, the home folder as ~."""
+    shown = display(folder)
+    if shown not in (".", "") and not shown.startswith(".."):
+        return shown
+    whole = folder.resolve()
+    try:
+        return str(Path("~") / whole.relative_to(Path.home()))
+    except (ValueError, RuntimeError):
+        return str(whole)
 
 
 def _diagnostic(d: Diagnostic) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """The studio's web server, on the stack the web apps share (synergy_forge/web/server.py).
 
-It serves its own three assets, the campaign's rendered card faces (by the hash of their HTML)
-and the state as JSON, pushed to the page by server-sent events. No other path exists: a URL is
-matched against fixed routes, never joined to a folder.
+It serves its own four assets (the page, its script, its style and its icon), the campaign's
+rendered card faces (by the hash of their HTML) and the state as JSON, pushed to the page by
+server-sent events. No other path exists: a URL is matched against fixed routes, never joined
+to a folder.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from starlette.routing import Route
 from synergy_forge.studio.model import Studio, watch
 from synergy_forge.web import server as web
 
-ASSETS = web.Assets("synergy_forge.studio", ("studio.js", "studio.css", "index.html"))
+ASSETS = web.Assets("synergy_forge.studio",
+                    ("studio.js", "studio.css", "index.html", "favicon.svg"))
 CARD = re.compile(r"[0-9a-f]{64}\.png")
 
 
@@ -50,9 +52,12 @@ def create_app(studio: Studio, hosts: list[str]) -> Starlette:
         return StreamingResponse(_stream(studio, request), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
+    async def icon(request: Request) -> Response:  # what browsers ask for unprompted
+        return ASSETS.response("favicon.svg")
+
     return web.create_app([Route("/", page), Route("/static/{name}", asset),
-                    Route("/cards/{name}", card), Route("/api/state", state),
-                    Route("/events", events)], hosts)
+                           Route("/cards/{name}", card), Route("/api/state", state),
+                           Route("/events", events), Route("/favicon.ico", icon)], hosts)
 
 
 async def _stream(studio: Studio, request: Request) -> AsyncIterator[str]:

@@ -13,14 +13,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from synergy_forge.authoring.gamelog import PERSON
-from synergy_forge.core.cards import Action, NumberCard
+from synergy_forge.core.cards import COLOR_SYMBOLS, Action, NumberCard
 from synergy_forge.core.engine import Decision, Game, GoalCard, Observation, Outcome, RoundRecord
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import ActionUse
 from synergy_forge.core.rules import ActionText, Rulebook
-from synergy_forge.printing.kit import SYMBOLS
 from synergy_forge.reporting.explain import outcome_text, verdict_to_json
 from synergy_forge.reporting.narrate import describe_action, round_story
+
+
+def symbol(seat: int) -> str:
+    """The symbol of a seat's colour, printed on its cards (● ▲ ■ ◆ ★)."""
+    return COLOR_SYMBOLS[seat % len(COLOR_SYMBOLS)]
 
 
 def card(c: NumberCard | GoalCard | None) -> dict[str, Any] | None:
@@ -156,7 +160,7 @@ def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decis
     for i in range(seen.players):
         first, goal, second = table[i]
         out_seats.append({
-            "seat": i, "color": seen.colors[i], "symbol": SYMBOLS[i % len(SYMBOLS)],
+            "seat": i, "color": seen.colors[i], "symbol": symbol(i),
             "player": PERSON if seats[i] == PERSON else "bot",
             "bot": None if seats[i] == PERSON else seats[i],
             "table": {"first": card(first), "goal": card(goal), "second": card(second)},
@@ -191,7 +195,7 @@ def own_view(seen: Observation, seats: Sequence[str], decision: Decision | None,
     if has_chosen:
         laid = legal_item(seen.round_number, decision, chosen) if decision else None
     return {
-        "seat": seat, "color": seen.colors[seat], "symbol": SYMBOLS[seat % len(SYMBOLS)],
+        "seat": seat, "color": seen.colors[seat], "symbol": symbol(seat),
         "player": PERSON if seats[seat] == PERSON else seats[seat],
         "hand": [card(c) for c in seen.hand], "goal_hand": [card(c) for c in seen.goal_hand],
         "decision": str(decision.kind) if decision is not None and not has_chosen else None,

@@ -1,5 +1,5 @@
 """The seat page's words in each language: the printed kit's own strings where they fit (its
-catalog, synergy_forge/printing/locale), the table's own below. The page asks for them once
+catalog, synergy_forge/cardtext/locale), the table's own below. The page asks for them once
 (`GET /api/words`) and escapes every one (textContent only)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import DEFAULT_COLORS
-from synergy_forge.printing.i18n import Translator
 
 #: The kit's strings the page shows, by the page's key.
 FROM_KIT = {

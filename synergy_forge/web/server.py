@@ -10,6 +10,7 @@ Changes reach open pages as server-sent events.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import socket
 import threading
@@ -33,7 +34,7 @@ HEADERS = [(b"content-security-policy", CSP.encode()),
            (b"referrer-policy", b"no-referrer"),
            (b"cross-origin-resource-policy", b"same-origin")]
 MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-               ".html": "text/html; charset=utf-8"}
+               ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
 #: How often an idle event stream says it is still there (and notices a closed page).
 KEEPALIVE = 10.0
 #: The addresses that mean "this machine only".
@@ -245,8 +246,13 @@ def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
           options: Mapping[str, Any] | None = None) -> None:
     """Run `app` on `sock` until Ctrl-C (or SIGTERM), with `threads` started first and
     joined after; `on_exit` runs when the stop is asked for and again at the end."""
+    # The access lines go to stderr with every other message: stdout says only what the
+    # command prints (where the app is, that it stopped).
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
     config = uvicorn.Config(app, log_level="info", access_log=access_log, lifespan="off",
-                            timeout_graceful_shutdown=2, **(options or {}))
+                            timeout_graceful_shutdown=2, log_config=log_config,
+                            **(options or {}))
     # One line per request at most; uvicorn's own start and stop messages would only repeat
     # ours.
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)

@@ -23,7 +23,9 @@ from ..params import BOTS, for_seats
 @click.option("--quiet", is_flag=True, help="Print only the outcome.")
 def command(mission: str, player_count: int | None, seed: int | None, bots: tuple[str, ...],
             log_path: Path | None, quiet: bool) -> None:
-    """Watch bots play MISSION (a mission file, or a starter mission's number or id)."""
+    """Watch bots play MISSION: a mission file, or the number or id of a mission of the
+    campaign of the current folder or the nearest one above it (the bundled starter campaign
+    when there is none)."""
     import random
 
     from synergy_forge.authoring.gamelog import Recorder, write_log

@@ -45,7 +45,8 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
             fmt: str, as_json: bool, html_path: Path | None, check: bool) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
-    PATHS are campaign folders or mission files (default: the starter campaign).
+    PATHS are campaign folders or mission files (default: the campaign of the current folder
+    or the nearest one above it; the bundled starter campaign when there is none).
     """
     from synergy_forge.sim.executors import executor_for
     from synergy_forge.sim.playtest import games_to_play, playtest

@@ -137,7 +137,12 @@ def _load(source: str, mission_key: str | None) -> tuple[
     its campaign (None for a starter mission)."""
     from synergy_forge.authoring.definitions import standard_actions
     from synergy_forge.authoring.diagnostics import InvalidInput, errors
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, find_campaign, read_campaign
+    from synergy_forge.authoring.loading import (
+        CAMPAIGN_FILE,
+        display,
+        find_campaign,
+        read_campaign,
+    )
     from synergy_forge.resources import starter_campaign
 
     from ..inputs import resolve_mission
@@ -171,14 +176,15 @@ def _load(source: str, mission_key: str | None) -> tuple[
         raise click.BadParameter("--mission chooses a mission of a campaign folder; "
                                  f"{source} is already one mission", param_hint="'--mission'")
     mission, rulebook, colors = resolve_mission(source)
-    folder = find_campaign(path) if path.exists() else None
+    # The campaign the mission was found in: its file's, or the current one's for a number.
+    folder = find_campaign(Path(mission.source).resolve()) if mission.source else None
     actions = standard_actions()
     if folder is not None:
         context = read_campaign(folder, with_missions=False).campaign
         actions = dict(context.actions) if context is not None and context.actions else actions
-    if folder is not None and folder.resolve() == starter_campaign().resolve():
+    if folder is not None and folder == starter_campaign().resolve():
         folder = None
-    return mission, rulebook, colors, actions, folder
+    return mission, rulebook, colors, actions, Path(display(folder)) if folder else None
 
 
 def _default_games(campaign_dir: Path | None) -> Path:

@@ -1,4 +1,4 @@
-"""Fitting card texts into their boxes from the bundled fonts' metrics, without rendering.
+"""Fitting texts into their boxes from the bundled fonts' metrics, without rendering.
 
 Every fixed-size text box of a card (a mission's title and flavour text, a goal's name, symbol
 and text...) has a `Box`: its size in mm and its preferred font size. `fit` tries the preferred
@@ -7,9 +7,7 @@ the first size at which the text wraps into the box, or None when even the minim
 (a word wider than the box included). The wrapping is greedy at spaces, as the browser engine
 does, with the fonts' advance widths and a small allowance for shaping: `validate` and `build`
 both use it, so a text that will not fit is reported before anything is rendered, and the
-card's template prints the fitted size.
-
-A root helper: it reads the fonts under templates/fonts and imports no layer.
+card's template prints the fitted size. The boxes themselves are in cardtext/geometry.py.
 """
 
 from __future__ import annotations
@@ -81,7 +79,7 @@ def read_font(path: Path) -> Font:
 
 def write_metrics() -> Path:
     """Write templates/fonts/metrics.json from the fonts (after replacing a font):
-    `python -c "from synergy_forge.textfit import write_metrics; write_metrics()"`."""
+    `python -c "from synergy_forge.cardtext.fonts import write_metrics; write_metrics()"`."""
     import json
 
     folder = templates_dir() / "fonts"
@@ -181,21 +179,3 @@ def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float 
                 return pt
         pt = round(pt - STEP, 2)
     return None
-
-
-@cache
-def card_boxes(width: float = 63.0, height: float = 88.0, safe: float = 4.0) -> dict[str, Box]:
-    """The fitted text boxes of a card of `width` x `height` mm with a `safe` margin, by field;
-    the templates place them (templates/faces.html.j2) and print the fitted size."""
-    inner = width - 2 * safe
-    return {
-        "title": Box(inner, 10.0, 11.0, bold=True),
-        "flavor": Box(inner, 9.5, 7.0),
-        # a mission's play order, hand, goal deck, challenges, actions (kit.mission_lines)
-        "mission-rules": Box(inner, height - 2 * safe - 36.5, 7.0),
-        "goal-symbol": Box(inner, 19.0, 48.0, bold=True, line_height=1.1, min_pt=24.0),
-        "goal-name": Box(inner, 10.0, 12.0, bold=True),
-        "goal-text": Box(inner, height - 2 * safe - 49.0, 9.5),  # above "Added by mission"
-        "action-name": Box(inner, 10.0, 12.0, bold=True),
-        "action-text": Box(inner, height - 2 * safe - 44.0, 9.0),
-    }

@@ -1,12 +1,12 @@
 """Fixed strings in English and French through gettext catalogs (Babel).
 
-The French catalog is the .po file under synergy_forge/printing/locale; it is compiled in memory
+The French catalog is the .po file under synergy_forge/cardtext/locale; it is compiled in memory
 when a build starts, so no generated .mo file lives in the repository. Strings missing from a
 catalog fall back to English and are remembered, so the build can report them.
 
 To add strings: mark them `{{ _("…") }}` in templates/ or `_("…")` in code, then
 `pybabel extract -F babel.cfg -o messages.pot .` and `pybabel update -i messages.pot -d
-synergy_forge/printing/locale` (docs/printing.md).
+synergy_forge/cardtext/locale` (docs/printing.md).
 """
 
 from __future__ import annotations
