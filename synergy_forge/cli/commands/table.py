@@ -39,7 +39,8 @@ DEFAULT_PORT = 8766
               help="Also write the game's log to this JSON Lines file, for `replay`.")
 @click.option("--games", "games_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder each finished game's log is added to (default: games/ in the "
-              "mission's campaign folder, or in the current folder for a starter mission).")
+              "mission's campaign folder; for the bundled starter campaign, in the current "
+              "folder).")
 @click.option("--pace", type=click.FloatRange(0, 60), default=1.5, show_default=True,
               help="Seconds a bot waits before each of its choices, so people can follow.")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -53,10 +54,10 @@ def command(source: str, mission_key: str | None, player_count: int | None,
             no_browser: bool) -> None:
     """Play MISSION-OR-CAMPAIGN together in the browser, one device per person.
 
-    MISSION-OR-CAMPAIGN is a mission file, a starter mission's number or id, or a campaign
-    folder with --mission. Prints one link per person's seat; the referee enforces every
-    rule, bots play the other seats. Each finished game's log is added to the games folder.
-    Stop with Ctrl-C.
+    MISSION-OR-CAMPAIGN is a mission file, a mission's number or id in the current campaign
+    (else the starter campaign), or a campaign folder with --mission. Prints one link per
+    person's seat; the referee enforces every rule, bots play the other seats. Each finished
+    game's log is added to the games folder. Stop with Ctrl-C.
     """
     import secrets
 
@@ -134,7 +135,7 @@ def command(source: str, mission_key: str | None, player_count: int | None,
 def _load(source: str, mission_key: str | None) -> tuple[
         Mission, Rulebook, tuple[str, ...], dict[Action, ActionText], Path | None]:
     """The mission to play, its rulebook, colours and action cards' texts, and the folder of
-    its campaign (None for a starter mission)."""
+    its campaign (None for the bundled starter campaign)."""
     from synergy_forge.authoring.definitions import standard_actions
     from synergy_forge.authoring.diagnostics import InvalidInput, errors
     from synergy_forge.authoring.loading import (
