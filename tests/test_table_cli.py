@@ -191,3 +191,35 @@ def test_a_port_in_use_is_one_line_and_exit_2():
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1] == (
         f"synergy-forge: error: cannot listen on 127.0.0.1:{port}: Address already in use")
+
+
+def test_on_a_network_each_link_has_its_qr_code_on_a_terminal():
+    """Under a terminal, a table on the network prints each person's link as a QR code too
+    (phones scan it); the code is the link's, as segno draws it."""
+    import io
+    import pty
+
+    import segno
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "synergy_forge", "table", "5", "--humans", "2", "--host",
+         "0.0.0.0", "--port", "0", "--no-browser"], stdout=follower, stderr=subprocess.PIPE,
+        env=env)
+    os.close(follower)
+    text = b""
+    deadline = time.monotonic() + 30
+    while text.count(b"seat ") < 3 or not text.rstrip().endswith(b"bot coop"):
+        assert time.monotonic() < deadline, text.decode(errors="replace")
+        text += os.read(leader, 65536)
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=20)
+    os.close(leader)
+    lines = text.decode().replace("\r\n", "\n")
+    links = re.findall(r"^seat \d: (http://\S+)$", lines, flags=re.MULTILINE)
+    assert len(links) == 2
+    for link in links:
+        drawn = io.StringIO()
+        segno.make(link, error="l").terminal(out=drawn, compact=True, border=2)
+        assert f"{link}\n{drawn.getvalue()}" in lines

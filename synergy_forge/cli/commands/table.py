@@ -115,9 +115,14 @@ def command(source: str, mission_key: str | None, player_count: int | None,
             who += f", {bot_seats} bot{'s' if bot_seats > 1 else ''}"
         click.echo(f'Table for mission {m.number} "{m.label()}": {player_count} players ({who}); '
                    "Ctrl-C to stop")
+        # Phones join a table on the network by scanning their seat's code off the terminal.
+        codes = host not in LOOPBACK and sys.stdout.isatty()
         for seat, kind in enumerate(seat_kinds):
             if kind == PERSON:
-                click.echo(f"seat {seat}: {base}/seat/{table.tokens[seat]}")
+                link = f"{base}/seat/{table.tokens[seat]}"
+                click.echo(f"seat {seat}: {link}")
+                if codes:
+                    _qr(link)
             else:
                 click.echo(f"seat {seat}: bot {kind}")
         if not no_browser:
@@ -186,6 +191,14 @@ def _load(source: str, mission_key: str | None) -> tuple[
     if folder is not None and folder == starter_campaign().resolve():
         folder = None
     return mission, rulebook, colors, actions, Path(display(folder)) if folder else None
+
+
+def _qr(link: str) -> None:
+    """The link as a QR code in text (two rows of modules a line), as phones' cameras read it."""
+    import segno
+
+    segno.make(link, error="l").terminal(out=sys.stdout, compact=True, border=2)
+    sys.stdout.flush()
 
 
 def _default_games(campaign_dir: Path | None) -> Path:
