@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_build.py
 	$(BIN)/python bench/bench_incremental.py
 	$(BIN)/python bench/bench_studio.py
+	$(BIN)/python bench/bench_table.py
 	$(BIN)/python bench/bench_playtest.py
 
 clean:

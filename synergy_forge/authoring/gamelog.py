@@ -28,6 +28,8 @@ from synergy_forge.errors import EXIT_BAD_INPUT, UnreadableInput, WrongInput
 from synergy_forge.fileio import open_regular
 
 LOG_FORMAT = 1
+#: What the game record's `bots` says of a seat a person played (`synergy-forge table`).
+PERSON = "person"
 
 
 def encode(choice: Any) -> Any:

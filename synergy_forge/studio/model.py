@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import multiprocessing
 import sys
 import threading
@@ -21,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.gamelog import PERSON
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     check_mission,
     display,
     mission_from_data,
+    mission_to_data,
     read_campaign,
 )
 from synergy_forge.authoring.validate import placed
@@ -40,6 +43,7 @@ from synergy_forge.sim.playtest import (
     game_seed,
     play_batch,
     star_range,
+    wilson,
 )
 
 #: Errors that spoil only the printed card (a text that does not fit, a glyph the fonts lack):
@@ -53,6 +57,10 @@ ENOUGH = 4000
 #: The playtest command's default seed: the studio's figures are the same games.
 SEED = 1
 PREVIEW_DPI = 150
+#: The folder of a campaign where `synergy-forge table` adds each finished game's log.
+GAMES = "games"
+#: A game log is a few kilobytes; a bigger file in games/ is not read.
+MAX_LOG = 1 << 20
 
 
 @dataclass
@@ -67,6 +75,23 @@ class Entry:
     faces: tuple[str, str] | None = None  # front and back: hashes of their HTML
     play_key: str = ""  # what the estimate depends on
     rules_located: bool = False  # its rules block's overflow is a diagnostic at a line
+    people: PeopleGames | None = None  # games people played, logged in games/
+
+
+@dataclass
+class PeopleGames:
+    """The logged games of one mission that people played at the table (at least one seat
+    was a person's): those on the mission's rules as they are now, and on earlier rules."""
+
+    games: int = 0
+    wins: int = 0
+    earlier: int = 0
+
+    def as_data(self) -> dict[str, Any]:
+        low, high = wilson(self.wins, self.games)
+        return {"games": self.games, "wins": self.wins,
+                "rate": self.wins / self.games if self.games else None, "low": low,
+                "high": high, "earlier": self.earlier}
 
 
 @dataclass
@@ -89,6 +114,38 @@ def _play_key(mission: Mission, campaign: Campaign) -> str:
     text = repr((playing, [(d.id, d.kind, d.rule, d.direction, d.step) for d in used],
                  campaign.colors))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _rules(data: dict[str, Any]) -> dict[str, Any]:
+    """A mission's data less what does not change its play (names, stars, number)."""
+    return {k: v for k, v in data.items() if k not in ("title", "flavor", "stars", "number")}
+
+
+def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, PeopleGames]:
+    """Per mission id, the games people played, from the logs in the campaign's games/: each
+    log's first record (the game: its mission, who sat where) and last (the outcome). A log
+    that cannot be read, or of a game of bots only, is skipped."""
+    current = {m.id: _rules(mission_to_data(m)) for m in missions}
+    found: dict[str, PeopleGames] = {}
+    for path in sorted((folder / GAMES).glob("*.jsonl")):
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_LOG:
+                continue
+            lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+            header, end = json.loads(lines[0]), json.loads(lines[-1])
+            mission, seats = header["mission"], header["bots"]
+            if header.get("type") != "game" or end.get("type") != "end" or \
+                    PERSON not in seats or mission["id"] not in current:
+                continue
+        except (OSError, ValueError, IndexError, KeyError, TypeError):
+            continue
+        tally = found.setdefault(mission["id"], PeopleGames())
+        if _rules(mission) != current[mission["id"]]:
+            tally.earlier += 1
+            continue
+        tally.games += 1
+        tally.wins += end.get("result") == "won"
+    return found
 
 
 def read_snapshot(folder: Path, language: str | None) -> Snapshot:
@@ -145,6 +202,9 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
             entry.title = entry.mission.label(language or shown.languages[0])
             entry.play_key = _play_key(entry.mission, shown)
     entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
+    people = read_people_games(folder, [e.mission for e in entries if e.mission is not None])
+    for entry in entries:
+        entry.people = people.get(entry.mission.id) if entry.mission is not None else None
     problems = sorted(d for f, ds in by_file.items() if f not in mission_files for d in ds)
     name = shown.name.get(language or "en") or next(iter(shown.name.values()), folder.name)
     return Snapshot(name, entries, problems, shown)
@@ -340,6 +400,7 @@ class Studio:
                                     for d in entry.faces]
                 if mission is not None and entry.play_key in self.tallies:
                     item["estimate"] = _estimate(self.tallies[entry.play_key], mission)
+                item["people"] = entry.people.as_data() if entry.people else None
                 missions.append(item)
             return {"version": self.version, "campaign": snapshot.name,
                     "folder": _folder_name(self.folder), "problems": [_diagnostic(d) for d in
@@ -376,7 +437,8 @@ def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
     import watchfiles
 
     def campaign_file(change: watchfiles.Change, path: str) -> bool:
-        return path.endswith((".yaml", ".yml", ".json"))
+        # A game log added to games/ by the table updates its mission's human results.
+        return path.endswith((".yaml", ".yml", ".json", ".jsonl"))
 
     def reload() -> None:
         try:

@@ -46,7 +46,8 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
         click.echo(f"warning: listening on {host}: other machines that can reach it will see "
                    "your campaign's files as the studio shows them", err=True)
     from synergy_forge.studio.model import Studio
-    from synergy_forge.studio.server import listen, serve
+    from synergy_forge.studio.server import serve
+    from synergy_forge.web.server import listen
 
     try:
         sock = listen(host, port)
