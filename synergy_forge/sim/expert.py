@@ -1,10 +1,13 @@
 """The expert: an honest bot that plays the table convention (synergy_forge.sim.convention).
 
-It reads only its own `Observation`, and of that only: its own hands (`hand`, `goal_hand`,
-`seat`), the mission and rulebook, the player count and colours, the face-up cards (`placed`,
-`seconds`, `discards`), the actions used this round and those still available, the public
-counts of every seat's hands and decks, the lives, rounds won and round number, and who holds
-the super and hyper cards. tests/test_expert.py proves it: its choices do not change when
+It reads only its own `Observation`, and of that only these fields: its own hands and seat
+(`hand`, `goal_hand`, `seat`); the mission's facts (`mission`, `rulebook`, `players`, `colors`);
+the face-up cards (`placed`, and its views `table` and `deltas`; `seconds`; `discards`); the
+actions used this round and those still available (`actions_used`, `actions_available`); the
+public counts of every seat's hands and decks (`hand_numbers`, `hand_goals`, `deck_numbers`,
+`deck_goals`); and `lives`, `rounds_won`, `round_number`, `super_seat`, `hyper_seat`. Nothing
+hidden is in an observation (no other hand, no deck order, no seed), and
+tests/test_expert.py proves the expert reaches nothing else: its choices do not change when the
 hidden cards are dealt differently, and a proxy records every field it reads.
 
 How it plays:
