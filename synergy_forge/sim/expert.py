@@ -140,12 +140,15 @@ class ExpertBot:
         self.rng = rng
         self.skill = skill
         own: ScoreMemory = Memo(MEMORY_SIZE) if memory is None else memory
-        found = _FALLBACK_MEMORIES.get(id(own))
-        if found is None or found[0] is not own:
-            found = _FALLBACK_MEMORIES[id(own)] = (own, Memo(MEMORY_SIZE))
+        fallback: ScoreMemory = Memo(MEMORY_SIZE)
+        if memory is not None:  # kept beside the memory it was given, as long as that lives
+            found = _FALLBACK_MEMORIES.get(id(memory))
+            if found is None or found[0] is not memory:
+                found = _FALLBACK_MEMORIES[id(memory)] = (memory, fallback)
+            fallback = found[1]
         # Their generators come from this one: the same rng, the same game.
         self._casual = GreedyBot(random.Random(rng.getrandbits(64)), own)
-        self._fallback = CoopBot(random.Random(rng.getrandbits(64)), found[1])
+        self._fallback = CoopBot(random.Random(rng.getrandbits(64)), fallback)
 
     def choose(self, observation: Observation, decision: Decision) -> Any:
         if len(decision.choices) == 1:
