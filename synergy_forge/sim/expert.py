@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from synergy_forge.sim.bots import ScoreMemory
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
+#: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
+_DEALS: Memo[tuple[Any, ...], list[tuple[dict[int, int], int]]] = Memo(4096)
 
 
 def rules_of(obs: Observation) -> Rules:
@@ -136,6 +138,10 @@ def _hands_of(pool: Counter[int], size: int) -> list[tuple[dict[int, int], int]]
     """Every hand of `size` cards a seat may hold out of `pool` (value -> copies unseen), with
     how many ways of dealing it there are (each deal equally likely, R2)."""
     values = sorted(v for v, k in pool.items() if k > 0)
+    key = (tuple((v, pool[v]) for v in values), size)
+    found = _DEALS.get(key)
+    if found is not None:
+        return found
     out: list[tuple[dict[int, int], int]] = []
 
     def walk(i: int, left: int, hand: dict[int, int], ways: int) -> None:
@@ -150,7 +156,7 @@ def _hands_of(pool: Counter[int], size: int) -> list[tuple[dict[int, int], int]]
         del hand[v]
 
     walk(0, size, {}, 1)
-    return out
+    return _DEALS.remember(key, out)
 
 
 def searcher(obs: Observation) -> int:
