@@ -23,7 +23,7 @@ PROGRESS_FROM = 2000
 @click.option("--players", "player_counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="3, 4, 5, a comma list such as 3,5, or all.")
 @click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
-              help="Comma-separated: random, greedy, coop, oracle (oracle cheats: it sees "
+              help="Comma-separated: random, greedy, coop, expert, oracle (oracle cheats: it sees "
               "every hand).")
 @click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
