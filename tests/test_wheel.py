@@ -23,6 +23,8 @@ def test_wheel_works_installed_outside_the_repository(tmp_path):
     assert "synergy_forge/authoring/definitions/goals/between.yaml" in names
     for asset in ("index.html", "studio.js", "studio.css"):  # the studio's page
         assert f"synergy_forge/studio/static/{asset}" in names
+    for asset in ("index.html", "table.js", "table.css"):  # the table's seat page
+        assert f"synergy_forge/table/static/{asset}" in names
     # A fresh environment that sees the installed dependencies but not this checkout.
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",

@@ -4,7 +4,7 @@
 the action cards). Rather than load and dump the YAML (which would lose comments, quotes, key
 order and layout), each value is replaced in the original text at the span the parser located
 it at, and a missing key is added as a line of its own after its neighbour in the documented
-order (MISSION-FORMAT.md). The edited text is read back and must give exactly the mission
+order (docs/mission-format.md). The edited text is read back and must give exactly the mission
 asked for, or nothing is written.
 """
 
@@ -230,10 +230,12 @@ def write_mission(path: Path, read: str, before: Mission, after: Mission,
 
 
 def candidate_problems(mission: Mission, rulebook: Rulebook,
-                       languages: tuple[str, ...] = ("en",)) -> list[Diagnostic]:
-    """The errors `validate` would report for `mission` written as a file: a tuning candidate
-    must be a valid mission (rounds ≤ 7, allowed failures < players, satisfiable challenges...)."""
+                       languages: tuple[str, ...] = ("en",),
+                       warnings: bool = False) -> list[Diagnostic]:
+    """The errors (`warnings`: and warnings) `validate` would report for `mission` written as a
+    file: a tuning candidate must be a valid mission (rounds ≤ 7, allowed failures < players,
+    satisfiable challenges...) that earns no warning its original did not have."""
     data = mission_to_data(mission)
     doc = Document(mission.source or mission.id, data, {(): (1, 1)}, {})
     found = schema_diagnostics(doc, "mission") or mission_diagnostics(doc, rulebook, languages)
-    return [d for d in found if d.severity is Severity.ERROR]
+    return [d for d in found if warnings or d.severity is Severity.ERROR]

@@ -8,19 +8,19 @@ from pathlib import Path
 
 import click
 
-from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.authoring.diagnostics import HasErrors
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.errors import EXIT_FAILED, CannotWrite, ChangedMeanwhile, CheckFailed
 
-from ..params import PLAYER_COUNTS
+from ..params import PLAYER_COUNTS, SEED
 
 #: Missions tuned side by side on a cluster.
 MISSIONS_AT_ONCE = 4
 
 
 @click.command("tune")
-@click.argument("target", metavar="MISSION|CAMPAIGN",
+@click.argument("target", metavar="[MISSION|CAMPAIGN]", required=False,
                 type=click.Path(exists=True, path_type=Path))
 @click.option("--stars", type=click.IntRange(1, 5), help="The stars wanted (one mission; "
               "default: its declared stars, changed only if the estimate disagrees).")
@@ -30,7 +30,7 @@ MISSIONS_AT_ONCE = 4
               show_default=True, help="Games at most per mission.")
 @click.option("--games", type=click.IntRange(25, 1_000_000), default=400, show_default=True,
               help="Games per player count before a setting is accepted.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="The deals every setting plays (playtest's seeds).")
 @click.option("--actions", "with_actions", is_flag=True,
               help="Also try one action card more or less.")
@@ -40,14 +40,15 @@ MISSIONS_AT_ONCE = 4
               "default: $DASK_SCHEDULER_ADDRESS, else local processes).")
 @click.option("--write", is_flag=True, help="Apply each change to its file in place (comments "
               "and layout kept), with the declared stars.")
-def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, budget: int,
+def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | None, budget: int,
             games: int, seed: int, with_actions: bool, jobs: int | None, scheduler: str | None,
             write: bool) -> None:
     """Find the settings closest to a mission's own (rounds, lives, allowed failures, starting
     hand) that give it the stars wanted, as a diff of its file.
 
     MISSION|CAMPAIGN is a mission file, or a campaign folder: then every mission whose
-    estimate disagrees with its declared stars is tuned towards them. Exit 1 when some
+    estimate disagrees with its declared stars is tuned towards them; by default, the campaign
+    of the current folder or the nearest one above it. Exit 1 when some
     mission cannot reach its stars (docs/scale.md).
     """
     from synergy_forge.authoring.edit import (
@@ -62,6 +63,9 @@ def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, bud
     from synergy_forge.sim.executors import LocalPool, executor_for
     from synergy_forge.sim.tune import tune as search
 
+    from ..inputs import current_campaign
+
+    target = current_campaign(target)
     players = ",".join(map(str, counts)) if counts else "all"
     if target.is_dir():
         if stars is not None:
@@ -72,7 +76,7 @@ def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, bud
                                      param_hint="MISSION|CAMPAIGN")
         result = read_campaign(target)
         if result.campaign is None:
-            raise InvalidInput([d for d in result.diagnostics if d.severity == "error"])
+            raise HasErrors([d for d in result.diagnostics if d.severity == "error"])
         campaign = result.campaign
         assert campaign is not None
         # Each with the text it was read from: --write changes the file only if it still
@@ -97,8 +101,13 @@ def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, bud
             return skipped, True, 0, skipped
         wanted = stars if stars is not None else mission.stars
 
+        # A proposal earns no error and no warning of validate's that the mission did not
+        # already have (issue 22: "never proposes what validate would warn about").
+        had = {d.check for d in candidate_problems(mission, rulebook, warnings=True)}
+
         def valid(candidate: Mission) -> bool:
-            return not candidate_problems(candidate, rulebook)
+            found = candidate_problems(candidate, rulebook, warnings=True)
+            return not any(d.severity == "error" or d.check not in had for d in found)
 
         found = search(mission, rulebook, colors, wanted, counts=counts, budget=budget,
                        games=games, seed=seed, with_actions=with_actions, executor=executor,
@@ -116,9 +125,11 @@ def command(target: Path, stars: int | None, counts: tuple[int, ...] | None, bud
                 problem, code = f"\n  error: {exc}", EXIT_FAILED
             except (CannotWrite, ChangedMeanwhile) as exc:
                 problem, code = f"\n  error: {exc.format_message()}", exc.exit_code
-        check = (f"synergy-forge playtest {path} --games {games} --seed {seed} --bots coop"
-                 + (f" --players {found.counts[0]}" if len(found.counts) == 1 else "")
-                 + " --check")
+        # The very games the figure under "after:" counts: the same seeds, as many per player
+        # count as the proposal played (the search may stop before --games), the same counts.
+        shown = found.proposal or found.original
+        check = (f"synergy-forge playtest {path} --games {shown.played} --seed {seed} --bots "
+                 f"coop --players {','.join(map(str, found.counts))} --check")
         return (tune_text(found, str(path), text, edited, written, check) + problem,
                 found.proposal is not None, code, summary_line(found, bool(problem)))
 
