@@ -89,7 +89,7 @@ def test_titles_in_both_languages(starter_kit):
     rulebook = text_of(starter_kit / "fr" / "rulebook.pdf")
     assert "comment jouer" in rulebook and "how to play" not in rulebook.lower()
     # Rule texts come from the definitions the referee uses.
-    assert "Votre somme ne peut pas être inférieure à 5." in \
+    assert typeset("Votre somme ne peut pas être inférieure à 5.", "fr") in \
         text_of(starter_kit / "fr" / "challenges.pdf").replace("\r\n", " ").replace("\n", " ")
 
 
