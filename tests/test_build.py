@@ -145,7 +145,7 @@ def test_hostile_text_is_printed_literally_and_nothing_is_fetched(tmp_path):
 
 
 def test_the_url_fetcher_refuses_what_is_not_ours():
-    from synergy_forge.printing.render import RefusedURL, url_fetcher
+    from synergy_forge.printing.draw import RefusedURL, url_fetcher
     from synergy_forge.resources import templates_dir
 
     refused: list[str] = []
@@ -219,7 +219,7 @@ def kit_files(out: Path) -> dict[str, bytes]:
 
 
 def test_a_rebuild_renders_only_the_changed_pieces_and_equals_no_cache(tmp_path, monkeypatch):
-    from synergy_forge.printing import render
+    from synergy_forge.printing import build as render
 
     out = build_small(tmp_path, "Same", "a")
     rendered: list[str] = []
@@ -273,7 +273,7 @@ def test_a_symlink_inside_out_is_a_usage_error_before_anything_is_written(tmp_pa
 
 
 def test_a_second_build_into_the_same_folder_is_refused(tmp_path):
-    from synergy_forge.printing.render import locked
+    from synergy_forge.printing.output import locked
 
     out = tmp_path / "out"
     with locked(out):  # a build is running
@@ -345,7 +345,8 @@ def test_a_png_and_tts_rebuild_rasterises_only_the_changed_face_and_equals_no_ca
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
     one title changes, the piece is drawn again and that one face alone rasterised."""
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing import render
+    from synergy_forge.printing import build as render
+    from synergy_forge.printing.jobs import Options
 
     build_small(tmp_path, "Same", "ignored")
     folder = tmp_path / "camp"
@@ -353,7 +354,7 @@ def test_a_png_and_tts_rebuild_rasterises_only_the_changed_face_and_equals_no_ca
     def build(out: Path, cache: bool = True, jobs: int = 2) -> None:
         campaign = read_campaign(folder).campaign
         assert campaign is not None
-        render.build(campaign, out, ["en"], render.Options(tts=True), jobs=jobs, cache=cache)
+        render.build(campaign, out, ["en"], Options(tts=True), jobs=jobs, cache=cache)
 
     build(tmp_path / "a")
     rasterised: list[int] = []

@@ -523,7 +523,8 @@ def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, mo
     asked: Counter[int] = Counter()
 
     class Threads(ThreadPoolExecutor):
-        def __init__(self, max_workers: int, mp_context: Any = None) -> None:
+        def __init__(self, max_workers: int, mp_context: Any = None,
+                     initializer: Any = None) -> None:
             super().__init__(max_workers)
 
         def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]

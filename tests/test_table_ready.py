@@ -13,12 +13,14 @@ from click.testing import CliRunner
 from pagecheck import MM, ink_bounds, low_contrast_characters
 
 from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.cardtext.fonts import Box, fit
+from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.cli import main
 from synergy_forge.core.cards import Action, pair_action_cards
 from synergy_forge.printing.kit import INKS, PAPER, build_kit, colours, contrast
 from synergy_forge.printing.layout import EDGE, PAPERS, sheet
 from synergy_forge.resources import starter_campaign
-from synergy_forge.textfit import Box, card_boxes, fit
+from synergy_forge.typography import typeset
 
 #: Most home printers leave this much of every edge blank.
 PRINTER_MARGIN = 4.0
@@ -129,11 +131,11 @@ def test_campaign_goal_cards_say_which_missions_add_them_in_each_language(letter
 
 def test_mission_cards_say_which_goal_cards_to_take(letter_kit):
     missions = flat(text_of(letter_kit / "en" / "missions.pdf"))
-    assert "Goal deck the base goal cards without Unique ≠ with Close call ±1" in missions
+    assert "Goal deck the base goal cards without Unique (≠), plus Close call (±1)" in missions
     assert "Goal deck the 7 base goal cards" in missions
     assert "Starting hand 6 number and 4 goal cards; the rest are your decks" in missions
     french = flat(text_of(letter_kit / "fr" / "missions.pdf"))
-    assert "Objectifs les cartes Objectif de base sans Unique ≠ avec De justesse ±1" in french
+    assert "Objectifs les cartes Objectif de base sans Unique (≠), plus De justesse (±1)" in french
 
 
 def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
@@ -141,7 +143,7 @@ def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
     # Mission 30: each challenge with its rule, each action card with its name.
     for challenge in starter.missions[-1].challenges:
         definition = starter.rulebook.challenge(challenge)
-        assert f"{definition.name['en']} {definition.text['en']}" in missions
+        assert flat(typeset(f"{definition.name['en']} {definition.text['en']}", "en")) in missions
     assert "Action cards A Recover · B Switch · C Double recovery · D Trade goals" in missions
     assert "Hyper card if its holder misses their goal, all is lost" in missions
 
@@ -310,7 +312,7 @@ def test_more_lives_than_the_lives_card_shows_is_an_error_at_the_line(tmp_path):
 def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
     # At the default card size the word fits (validate is happy); on 50 x 70 mm cards it is
     # wider than the title's box, which only the rendered page can tell.
-    from synergy_forge.textfit import font
+    from synergy_forge.cardtext.fonts import font
 
     n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > 46)
     assert font(True).width("W" * n, 6.0) < 54
@@ -328,7 +330,7 @@ def test_the_kept_font_metrics_are_the_fonts_own_and_a_changed_font_is_read_agai
                                                                                   monkeypatch):
     """textfit reads the advance widths from templates/fonts/metrics.json (fast) only while
     each font's hash matches; after `write_metrics` they equal what fontTools reads."""
-    from synergy_forge import textfit
+    from synergy_forge.cardtext import fonts as textfit
     from synergy_forge.resources import templates_dir
 
     fonts = templates_dir() / "fonts"

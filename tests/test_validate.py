@@ -121,8 +121,14 @@ def test_campaign_checks(tmp_path):
         "c/goals/equal.yaml": "id: equal\nname: {en: E, fr: E}\nsymbol: '='\n"
                               "text: {en: E, fr: E}\nrule: sum in others\n",
     }
+    # A definition with an error still has its texts checked: one run, every finding.
     assert found(tmp_path, files, "c") == [
+        ("c/challenges/bad.yaml", 3, 7, "warning", "text.missing-language"),
+        ("c/challenges/bad.yaml", 4, 7, "warning", "text.missing-language"),
         ("c/challenges/bad.yaml", 5, 13, "error", "definition.rule"),
+        ("c/goals/broken.yaml", 1, 5, "warning", "goal.symbol"),
+        ("c/goals/broken.yaml", 2, 7, "warning", "text.missing-language"),
+        ("c/goals/broken.yaml", 3, 7, "warning", "text.missing-language"),
         ("c/goals/broken.yaml", 4, 14, "error", "definition.rule"),  # the end of "sum =="
         ("c/goals/equal.yaml", 1, 5, "error", "definition.duplicate-id"),
         ("c/missions/b.yaml", 1, 5, "error", "campaign.duplicate-id"),

@@ -20,13 +20,18 @@ import pytest
 from PIL import Image
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.printing.i18n import Translator
+from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.cardtext.i18n import Translator
+from synergy_forge.printing.draw import RenderContext, draw
+from synergy_forge.printing.html import environment, html_for
+from synergy_forge.printing.jobs import Job, Options
 from synergy_forge.printing.kit import build_kit
-from synergy_forge.printing.layout import Bleed, CardSize
-from synergy_forge.printing.render import Job, Options, draw, environment, html_for
+from synergy_forge.printing.layout import Bleed
 from synergy_forge.resources import starter_campaign
 
 REFERENCES = Path(__file__).parent / "references"
+#: One font configuration and parsed stylesheet for every drawing of this module, as in build.
+CONTEXT = RenderContext()
 DPI = 40
 UPDATE = os.environ.get("SYNERGY_FORGE_UPDATE_REFERENCES") == "1"
 #: A pixel counts as changed when a channel moves by more than this (anti-aliasing noise is less)
@@ -49,8 +54,8 @@ def campaign():
 
 
 def render(html: str) -> pdfium.PdfDocument:
-    """Drawn as build draws it (render.draw: WeasyPrint with the kit's stylesheet)."""
-    return pdfium.PdfDocument(BytesIO(draw(html).pdf))
+    """Drawn as build draws it (printing/draw.py: WeasyPrint with the kit's stylesheet)."""
+    return pdfium.PdfDocument(BytesIO(draw(html, CONTEXT).pdf))
 
 
 def image_of(document: pdfium.PdfDocument, index: int = 0) -> Image.Image:

@@ -28,6 +28,8 @@ from synergy_forge.errors import EXIT_BAD_INPUT, UnreadableInput, WrongInput
 from synergy_forge.fileio import open_regular
 
 LOG_FORMAT = 1
+#: What the game record's `bots` says of a seat a person played (`synergy-forge table`).
+PERSON = "person"
 
 
 def encode(choice: Any) -> Any:
@@ -420,8 +422,8 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | 
             except ValueError as exc:
                 raise ReplayError(number, f"the choice cannot be read: {exc}") from None
             if choice not in decision.choices:
-                raise ReplayError(number, f"illegal: seat {decision.seat} cannot choose "
-                                  f"{json.dumps(record['choice'])} for {decision.kind}")
+                shown = json.dumps(record["choice"])
+                raise ReplayError(number, f"illegal: {game.refusal(decision, choice, shown)}")
             choices.append(choice)
         try:
             game.apply(choices)

@@ -1,4 +1,4 @@
-"""The game engine: a whole mission, from setup to won or lost (RULES.md R1–R24).
+"""The game engine: a whole mission, from setup to won or lost (docs/rules.md R1–R24).
 
 A `Game` is a state machine. `pending()` says whose decisions are due and what the legal
 choices are; `apply()` takes one choice per pending decision, checks each is legal, and moves
@@ -311,6 +311,16 @@ class Game:
                 out.append(ActionUse(card, seat))
         return tuple(out)
 
+    def refusal(self, decision: Decision, choice: Any, shown: str | None = None
+                ) -> IllegalChoice:
+        """Why `choice` (written `shown`, default its repr) is not one of `decision`'s: the
+        error, naming the rule it breaks (a second number card in the hand that breaks a
+        challenge: R9; one not in the hand: the hand)."""
+        rule = _rule_of(decision)
+        if decision.kind is DecisionKind.SECOND_NUMBER and choice not in self.hands[decision.seat]:
+            rule = "the card must be in your hand"
+        return IllegalChoice(_refusal(decision, choice if shown is None else shown), rule)
+
     def apply(self, choices: Sequence[Any]) -> None:
         """Make the pending decisions, one choice each in the order `pending()` gave them."""
         decisions = self.pending()
@@ -321,7 +331,7 @@ class Game:
                                 "engine")
         for decision, choice in zip(decisions, choices, strict=True):
             if choice not in decision.choices:
-                raise IllegalChoice(_refusal(decision, choice), _rule_of(decision))
+                raise self.refusal(decision, choice)
         phase = self._phase
         if phase is _Phase.SUPER:
             self.super_seat = choices[0]
@@ -495,7 +505,8 @@ class Game:
         says so. No ordinary bot is handed this."""
         return Omniscient(self.setup, tuple(self.hands), tuple(self.goal_hands),
                           tuple(self.firsts), tuple(self.goals_played), self.super_seat,
-                          self.hyper_seat, self.round_number)
+                          self.hyper_seat, self.round_number,
+                          tuple(self.observe(i) for i in range(self.players)))
 
     def cards_of(self, color: str) -> Iterator[tuple[str, NumberCard | GoalCard]]:
         """Every card of one colour with where it is (for conservation checks and tests)."""
@@ -520,7 +531,8 @@ def _rule_of(decision: Decision) -> str:
 
 
 def _refusal(decision: Decision, choice: Any) -> str:
-    return f"seat {decision.seat} cannot choose {choice!r} for {decision.kind}"
+    shown = choice if isinstance(choice, str) else repr(choice)
+    return f"seat {decision.seat} cannot choose {shown} for {decision.kind}"
 
 
 class Observation(NamedTuple):
@@ -594,3 +606,5 @@ class Omniscient(NamedTuple):
     super_seat: int | None
     hyper_seat: int | None
     round_number: int
+    #: every seat's own observation (the face-up cards, lives, rounds, actions: all public)
+    views: tuple[Observation, ...] = ()

@@ -5,20 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from synergy_forge.cardtext.mission import goal_changes
 from synergy_forge.core.cards import (
+    COLOR_SYMBOLS,
     GOAL_IDS,
     NUMBER_VALUES,
     Action,
     NumberCard,
     pair_action_cards,
 )
-from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.mission import Campaign
 from synergy_forge.core.referee import SeatPlay, Table, settle
-from synergy_forge.printing.i18n import Translator
 
 GROUPS = ("missions", "goals", "numbers", "actions", "specials")
 #: Each colour also has a symbol, so that nobody needs to tell colours apart (by position).
-SYMBOLS = ("●", "▲", "■", "◆", "★")
+SYMBOLS = COLOR_SYMBOLS
 #: Each colour's ink: the band of its number and goal cards and its backs.
 INKS = ("#d7263d", "#f2b701", "#2e9e44", "#1b6fc2", "#7b3fa0")
 NEUTRAL_INK = "#2b2d42"
@@ -94,13 +95,6 @@ def _back(deck: str, color: int | None = None) -> Face:
     return Face("back", key, deck, color)
 
 
-def goal_changes(mission: Mission) -> tuple[list[str], list[str]]:
-    """(goal ids the mission takes out of the base set, ids it adds), in deck order."""
-    removed = [g for g in GOAL_IDS if g not in mission.goals]
-    added = [g for g in mission.goals if g not in GOAL_IDS]
-    return removed, added
-
-
 def action_pairs(campaign: Campaign) -> list[tuple[Action, Action]] | None:
     """The action cards two to a physical card, none with two actions a mission uses
     together; None when the campaign's missions leave no such pairing (printed one a card)."""
@@ -116,7 +110,7 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
     for k in range(0, len(faces), 2):
         back = faces[k + 1] if k + 1 < len(faces) else _back("mission")
         kit["missions"].append(Card("missions", faces[k], back))
-    # Each colour's base set is the seven goals of RULES.md; a campaign's own goal follows,
+    # Each colour's base set is the seven goals of docs/rules.md; a campaign's own goal follows,
     # in every colour, marked with the missions that add it to the goal deck.
     added: dict[str, list[int]] = {}
     for m in missions:
@@ -171,50 +165,3 @@ def example_round(campaign: Campaign) -> tuple[list[ExampleSeat], bool]:
     seats = [ExampleSeat(i, a, b, campaign.rulebook.goal(goal), verdict.sums[i], verdict.met[i])
              for i, (a, b, goal) in enumerate(chosen)]
     return seats, verdict.success
-
-
-def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[tuple[str, str]]:
-    """What a mission card says beyond its numbers, as (label, text) lines, so that it can be
-    played without the rulebook: play order, starting hand, goal deck, each challenge with its
-    rule, each action card with its name, the super and hyper cards."""
-    _ = tr.gettext
-    rulebook = campaign.rulebook
-    steps = {"number": _("number"), "goal": _("goal")}
-    lines = [(_("Play order"), ", ".join(steps[s] for s in mission.order.split("-")))]
-    if len(set(mission.allowed_failures.values())) > 1:
-        lines.append((_("May miss their goal"), " · ".join(
-            _("{players} players {allowed}").format(players=p, allowed=a)
-            for p, a in mission.allowed_failures.items())))
-    removed, added = goal_changes(mission)
-
-    def names(ids: list[str]) -> str:
-        return ", ".join(f"{tr.text(rulebook.goal(g).name)} {rulebook.goal(g).symbol}"
-                         for g in ids)
-
-    if not removed and not added:
-        deck = _("the 7 base goal cards")
-    else:
-        parts = [_("the base goal cards")]
-        if removed:
-            parts.append(_("without {names}").format(names=names(removed)))
-        if added:
-            parts.append(_("with {names}").format(names=names(added)))
-        deck = " ".join(parts)
-    lines.append((_("Goal deck"), deck))
-    if mission.hand_numbers == 10 and mission.hand_goals == len(mission.goals):
-        lines.append((_("Starting hand"), _("all your cards")))
-    else:
-        lines.append((_("Starting hand"), _(
-            "{numbers} number and {goals} goal cards; the rest are your decks"
-        ).format(numbers=mission.hand_numbers, goals=mission.hand_goals)))
-    for cid in mission.challenges:
-        challenge = rulebook.challenge(cid)
-        lines.append((tr.text(challenge.name), tr.text(challenge.text)))
-    if mission.actions:
-        lines.append((_("Action cards"), " · ".join(
-            f"{a} {tr.text(campaign.actions[a].name)}" for a in mission.actions)))
-    if mission.super:
-        lines.append((_("Super card"), _("its holder must meet their goal")))
-    if mission.hyper:
-        lines.append((_("Hyper card"), _("if its holder misses their goal, all is lost")))
-    return lines

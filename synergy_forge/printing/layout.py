@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from synergy_forge.cardtext.geometry import POKER, CardSize
+
 PAPERS: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 COLUMNS = ROWS = 3
 PER_SHEET = COLUMNS * ROWS
@@ -25,14 +27,6 @@ EDGE = 4.5
 MIN_GUTTER = 2.0
 #: Crop marks stop this short of the trim line, so a mark never shows on a cut card.
 MARK_GAP = 0.6
-
-
-@dataclass(frozen=True)
-class CardSize:
-    width: float = 63.0
-    height: float = 88.0
-    bleed: float = 3.0
-    safe: float = 4.0  # text stays this far inside the trim line
 
 
 @dataclass(frozen=True)
@@ -99,7 +93,7 @@ def _axis(paper: float, card: float, count: int, bleed: float) -> tuple[float, f
     return gutter, margin, round(outer, 3)
 
 
-def sheet(paper: str = "a4", card: CardSize = CardSize()) -> Sheet:
+def sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
     """The 3 x 3 layout of `card` on `paper`, keeping `EDGE` mm of every edge blank."""
     if paper not in PAPERS:
         raise LayoutError(f"unknown paper {paper!r}; expected one of {', '.join(PAPERS)}")

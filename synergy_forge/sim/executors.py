@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from synergy_forge.errors import UnreadableInput
@@ -60,6 +61,11 @@ class Executor(Protocol):
         """One batch: (unit index, `work(shared, *unit)`) for every unit, as they finish."""
         ...
 
+    def stop(self) -> None:
+        """Ctrl-C reached the main thread while batches run in other threads (tune's missions
+        on a cluster): those batches end at their next result instead of playing on."""
+        ...
+
 
 @dataclass
 class LocalPool:
@@ -79,6 +85,10 @@ class LocalPool:
     def map(self, work: Callable[..., Any], shared: Any,
             units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
         return run_units(work, shared, units, self.jobs)
+
+    def stop(self) -> None:
+        """Nothing to do: the local pool runs in the thread Ctrl-C interrupts (synergy_forge.pool
+        ends its workers then)."""
 
 
 def _dask_call(work: Callable[..., Any], shared: Any, *unit: Any) -> Any:
@@ -162,10 +172,16 @@ class Dask:
     #: a Dask task costs some 10-25 ms of scheduling: 100 coop games (about 0.5 s) keep that
     #: near 5%
     unit_games: int = 100
+    #: set by stop(): every batch ends at its next result
+    stopping: threading.Event = field(default_factory=threading.Event, repr=False,
+                                      compare=False)
 
     @property
     def name(self) -> str:
         return f"Dask cluster at {self.address}"
+
+    def stop(self) -> None:
+        self.stopping.set()
 
     def session(self, work: Callable[..., Any], shared: Any) -> Session:
         return _DaskSession(self, work, shared)
@@ -221,6 +237,8 @@ class _DaskSession:
                    for index, unit in enumerate(units)}
         try:
             for future in as_completed(futures, loop=client.loop):
+                if self.cluster.stopping.is_set():  # the rest is cancelled below
+                    raise ExecutorError("stopped")
                 index = futures[future]
                 try:
                     result = future.result()

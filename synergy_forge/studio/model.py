@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import threading
 from collections import Counter
@@ -23,13 +25,22 @@ from pathlib import Path
 from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
-from synergy_forge.authoring.loading import CAMPAIGN_FILE, check_mission, display, read_campaign
+from synergy_forge.authoring.gamelog import PERSON
+from synergy_forge.authoring.loading import (
+    CAMPAIGN_FILE,
+    check_mission,
+    display,
+    mission_from_data,
+    mission_to_data,
+    read_campaign,
+)
 from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.rules import RuleError
+from synergy_forge.pool import ignore_interrupt
 from synergy_forge.printing.kit import Face
-from synergy_forge.printing.render import CardPreview, card_fit_problems
+from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.playtest import (
     STAR_BOT,
     Tally,
@@ -37,7 +48,12 @@ from synergy_forge.sim.playtest import (
     game_seed,
     play_batch,
     star_range,
+    wilson,
 )
+
+#: Errors that spoil only the printed card (a text that does not fit, a glyph the fonts lack):
+#: the mission is still shown, drawn and estimated.
+PRINT_ONLY = {"text.fit", "text.glyph"}
 
 #: Games per batch: small enough that a mission's first figures come within a second.
 BATCH = 20
@@ -46,6 +62,10 @@ ENOUGH = 4000
 #: The playtest command's default seed: the studio's figures are the same games.
 SEED = 1
 PREVIEW_DPI = 150
+#: The folder of a campaign where `synergy-forge table` adds each finished game's log.
+GAMES = "games"
+#: A game log is a few kilobytes; a bigger file in games/ is not read.
+MAX_LOG = 1 << 20
 
 
 @dataclass
@@ -60,6 +80,23 @@ class Entry:
     faces: tuple[str, str] | None = None  # front and back: hashes of their HTML
     play_key: str = ""  # what the estimate depends on
     rules_located: bool = False  # its rules block's overflow is a diagnostic at a line
+    people: PeopleGames | None = None  # games people played, logged in games/
+
+
+@dataclass
+class PeopleGames:
+    """The logged games of one mission that people played at the table (at least one seat
+    was a person's): those on the mission's rules as they are now, and on earlier rules."""
+
+    games: int = 0
+    wins: int = 0
+    earlier: int = 0
+
+    def as_data(self) -> dict[str, Any]:
+        low, high = wilson(self.wins, self.games)
+        return {"games": self.games, "wins": self.wins,
+                "rate": self.wins / self.games if self.games else None, "low": low,
+                "high": high, "earlier": self.earlier}
 
 
 @dataclass
@@ -84,11 +121,43 @@ def _play_key(mission: Mission, campaign: Campaign) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _rules(data: dict[str, Any]) -> dict[str, Any]:
+    """A mission's data less what does not change its play (names, stars, number)."""
+    return {k: v for k, v in data.items() if k not in ("title", "flavor", "stars", "number")}
+
+
+def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, PeopleGames]:
+    """Per mission id, the games people played, from the logs in the campaign's games/: each
+    log's first record (the game: its mission, who sat where) and last (the outcome). A log
+    that cannot be read, or of a game of bots only, is skipped."""
+    current = {m.id: _rules(mission_to_data(m)) for m in missions}
+    found: dict[str, PeopleGames] = {}
+    for path in sorted((folder / GAMES).glob("*.jsonl")):
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_LOG:
+                continue
+            lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+            header, end = json.loads(lines[0]), json.loads(lines[-1])
+            mission, seats = header["mission"], header["bots"]
+            if header.get("type") != "game" or end.get("type") != "end" or \
+                    PERSON not in seats or mission["id"] not in current:
+                continue
+        except (OSError, ValueError, IndexError, KeyError, TypeError):
+            continue
+        tally = found.setdefault(mission["id"], PeopleGames())
+        if _rules(mission) != current[mission["id"]]:
+            tally.earlier += 1
+            continue
+        tally.games += 1
+        tally.wins += end.get("result") == "won"
+    return found
+
+
 def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     """The campaign with every diagnostic `validate` gives; when some files have errors, the
     other missions are still read, each on its own, so that their cards stay on show."""
     result = read_campaign(folder)
-    rules = placed(result, [card_fit_problems])  # as validate: rules blocks that cannot fit
+    rules = placed(result)  # as validate: rules blocks that cannot fit
     result.diagnostics += rules
     campaign = result.campaign
     by_file: dict[str, list[Diagnostic]] = {}
@@ -118,6 +187,11 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
                 mission = None
             if not any(d.severity is Severity.ERROR for d in found):
                 entry.mission = mission
+            elif doc is not None and isinstance(doc.data, dict) and all(
+                    d.check in PRINT_ONLY for d in found if d.severity is Severity.ERROR):
+                # A text that cannot fit or be drawn spoils the print, not the mission: its
+                # card stays on show, with the overflow marked (README).
+                entry.mission = mission_from_data(doc.data, file)
             elif doc is not None and isinstance(doc.data, dict):  # to place it in the list
                 number, title = doc.data.get("number"), doc.data.get("title")
                 entry.number = number if isinstance(number, int) else None
@@ -133,6 +207,9 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
             entry.title = entry.mission.label(language or shown.languages[0])
             entry.play_key = _play_key(entry.mission, shown)
     entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
+    people = read_people_games(folder, [e.mission for e in entries if e.mission is not None])
+    for entry in entries:
+        entry.people = people.get(entry.mission.id) if entry.mission is not None else None
     problems = sorted(d for f, ds in by_file.items() if f not in mission_files for d in ds)
     name = shown.name.get(language or "en") or next(iter(shown.name.values()), folder.name)
     return Snapshot(name, entries, problems, shown)
@@ -232,9 +309,9 @@ class Studio:
             self.images = {k: v for k, v in self.images.items() if k in used}
             self._publish()
         for digest in missing:
-            if self.stopping.is_set():
+            if self.stopping.is_set() or self._preview is None:
                 return
-            drawn = CardPreview.render(pending[digest], PREVIEW_DPI)
+            drawn = self._preview.render(pending[digest], PREVIEW_DPI)
             with self.lock:
                 self.images[digest] = drawn
                 self._publish()
@@ -267,8 +344,12 @@ class Studio:
 
     def estimate_forever(self) -> None:
         """Play batches while a page is open, until the studio stops (runs in a thread)."""
+        # Ctrl-C is the server's, in the main thread: blocked in this one, the workers it
+        # starts inherit it blocked, and ignore it once started (synergy_forge.pool).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         context = multiprocessing.get_context("spawn")  # this process has threads: no fork
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
+                                   initializer=ignore_interrupt)
         running: list[tuple[Future[Tally], str, int, int, str]] = []
         try:
             while not self.stopping.is_set():
@@ -331,7 +412,10 @@ class Studio:
                                   for source, _, field in (o.partition("|") for o in
                                                            self.images[digest][1])
                                   if source == entry.file
-                                  and not (field == "challenges" and entry.rules_located)],
+                                  and not (field == "challenges" and entry.rules_located)
+                                  and not any(d.check == "text.fit"
+                                              and d.message.startswith(f"{field} ")
+                                              for d in entry.diagnostics)],
                     "playable": mission is not None,
                     "card": None, "estimate": None,
                 }
@@ -340,10 +424,11 @@ class Studio:
                                     for d in entry.faces]
                 if mission is not None and entry.play_key in self.tallies:
                     item["estimate"] = _estimate(self.tallies[entry.play_key], mission)
+                item["people"] = entry.people.as_data() if entry.people else None
                 missions.append(item)
             return {"version": self.version, "campaign": snapshot.name,
-                    "folder": display(self.folder), "problems": [_diagnostic(d) for d in
-                                                                 snapshot.problems],
+                    "folder": _folder_name(self.folder), "problems": [_diagnostic(d) for d in
+                                                                      snapshot.problems],
                     "missions": missions}
 
     def wait_for_change(self, seen: int, timeout: float) -> int:
@@ -368,6 +453,19 @@ def _batch_failure(exc: BaseException, players: int, source: str) -> Diagnostic:
     return Diagnostic(source or CAMPAIGN_FILE, 1, 1, Severity.ERROR,
                       f"{players}-player games cannot be played: {type(exc).__name__}: {text}",
                       "studio.estimate-failed")
+
+
+def _folder_name(folder: Path) -> str:
+    """The campaign's folder as the heading shows it: as typed when it names the folder, else
+    (the current folder ".", or one above it) its whole path, the home folder as ~."""
+    shown = display(folder)
+    if shown not in (".", "") and not shown.startswith(".."):
+        return shown
+    whole = folder.resolve()
+    try:
+        return str(Path("~") / whole.relative_to(Path.home()))
+    except (ValueError, RuntimeError):
+        return str(whole)
 
 
 def _diagnostic(d: Diagnostic) -> dict[str, Any]:
@@ -400,7 +498,9 @@ def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
     root = os.path.abspath(studio.folder)
 
     def campaign_file(change: watchfiles.Change, path: str) -> bool:
-        return path.endswith((".yaml", ".yml", ".json")) or os.path.abspath(path) == root
+        # A game log added to games/ by the table updates its mission's human results.
+        return path.endswith((".yaml", ".yml", ".json", ".jsonl")) or \
+            os.path.abspath(path) == root
 
     def reload() -> None:
         try:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.errors import CannotWrite, CheckFailed
-from synergy_forge.printing.layout import CardSize
 from synergy_forge.printing.workers import prepare_workers
 
 from ..output import show
@@ -16,7 +16,7 @@ from ..params import CARD_SIZE
 from ..progress import Progress
 
 if TYPE_CHECKING:
-    from synergy_forge.printing.render import Options
+    from synergy_forge.printing.jobs import Options
 
 
 def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
@@ -50,7 +50,8 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
 def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
             card_size: CardSize, jobs: int | None, no_png: bool, tts: bool,
             tts_url_base: str | None, no_cache: bool, watch: bool) -> None:
-    """Render the print-and-play kit of CAMPAIGN_DIR (default: the starter campaign).
+    """Render the print-and-play kit of CAMPAIGN_DIR (default: the campaign of the current
+    folder or the nearest one above it; the bundled starter campaign when there is none).
 
     Writes, per language, one PDF per component group, the rulebook, the challenge sheet, a
     calibration page, one combined print-and-play PDF, and 300 DPI PNGs of every card with
@@ -67,11 +68,12 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
                                      param_hint="'--tts-url-base'")
     if jobs != 1:  # before the heavy imports: the server imports WeasyPrint meanwhile
         prepare_workers()
+    from synergy_forge.printing.jobs import Options
     from synergy_forge.printing.layout import LayoutError, sheet
-    from synergy_forge.printing.render import Options
-    from synergy_forge.resources import starter_campaign
 
-    folder = campaign_dir or starter_campaign()
+    from ..inputs import current_campaign
+
+    folder = current_campaign(campaign_dir)
     try:
         sheet(paper, card_size)
     except LayoutError as exc:
@@ -109,16 +111,16 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     Usage errors raise, and end even a --watch."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.authoring.validate import placed
-    from synergy_forge.printing.i18n import available_languages
-    from synergy_forge.printing.render import build as render_kit
-    from synergy_forge.printing.render import card_fit_problems, jobs_for
+    from synergy_forge.cardtext.i18n import available_languages
+    from synergy_forge.printing.build import build as render_kit
+    from synergy_forge.printing.jobs import jobs_for
     from synergy_forge.reporting.build import overflows
     from synergy_forge.reporting.build import text as build_report
 
     result = read_campaign(folder)
     # The mission cards' rules blocks, checked from the fonts' metrics before rendering: at
     # their field, as validate reports them, and not again after rendering.
-    cards = placed(result, [lambda campaign: card_fit_problems(campaign, options.card)])
+    cards = placed(result, options.card)
     for diagnostic in result.diagnostics + cards:
         click.echo(str(diagnostic), err=True)
     if result.campaign is None:

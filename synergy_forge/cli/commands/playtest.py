@@ -23,7 +23,7 @@ PROGRESS_FROM = 2000
 @click.option("--players", "player_counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="3, 4, 5, a comma list such as 3,5, or all.")
 @click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
-              help="Comma-separated: random, greedy, coop, oracle (oracle cheats: it sees "
+              help="Comma-separated: random, greedy, coop, expert, oracle (oracle cheats: it sees "
               "every hand).")
 @click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
@@ -45,7 +45,8 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
             fmt: str, as_json: bool, html_path: Path | None, check: bool) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
-    PATHS are campaign folders or mission files (default: the starter campaign).
+    PATHS are campaign folders or mission files (default: the campaign of the current folder
+    or the nearest one above it; the bundled starter campaign when there is none).
     """
     from synergy_forge.sim.executors import executor_for
     from synergy_forge.sim.playtest import games_to_play, playtest
