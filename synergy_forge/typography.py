@@ -7,8 +7,9 @@ French colon never starts a line. What it does:
 - apostrophes ’ and quotes “ ” ‘ ’ in English, « » in French, from straight ones;
 - French spacing: a narrow no-break space before ; : ! ? and inside « », a no-break space in
   "100 %";
-- a no-break space between a number and the word it counts ("3 players", "100 mm"), so that
-  no line ends on a bare number.
+- a no-break space between a number and the word it counts ("3 players", "100 mm"), and
+  before a number that ends a clause ("becomes 10."), so that no line ends or starts on a
+  bare number.
 
 Idempotent: a text already set (a designer who typed ’ or a narrow space) comes out the same.
 A root helper, like textfit, which measures the set text: it imports nothing of the project.
@@ -28,6 +29,8 @@ _APOSTROPHE = re.compile(r"(?<=\w)'|'(?=\d\d?s\b)")  # l'objectif, players', '90
 _OPENING_SINGLE = re.compile(r"(?:^|(?<=[\s(\[{“«—]))'(?=\S)")
 _OPENING_DOUBLE = re.compile(r"(?:^|(?<=[\s(\[{‘—]))\"")
 _NUMBER_WORD = re.compile(rf"(?<=\d){_SPACE}(?=[^\W\d_]|%)")
+#: a number that ends a clause stays with the word before it ("becomes 10.", "players 1")
+_WORD_NUMBER = re.compile(r"(?<=[^\W\d_]) (?=\d+(?:[.,;:!?)»”’\u202f]|$))")
 _FRENCH_BEFORE = re.compile(rf"(?<=[^\s]){_SPACE}?([;:!?»])(?=\s|$|[\"'”’),.;:!?»])")
 _FRENCH_AFTER = re.compile(rf"«{_SPACE}?")
 _FRENCH_PERCENT = re.compile(rf"(?<=\d){_SPACE}?(%%?)(?![(a-z])")
@@ -52,4 +55,4 @@ def typeset(text: str, language: str) -> str:
         text = _FRENCH_BEFORE.sub(lambda m: NNBSP + m[1], text)
     else:
         text = _quotes(text, "“", "”")
-    return _NUMBER_WORD.sub(NBSP, text)
+    return _WORD_NUMBER.sub(NBSP, _NUMBER_WORD.sub(NBSP, text))

@@ -100,7 +100,9 @@ def test_the_starter_missions_flavour_agrees_with_their_cards():
      "la ligne «\u202fObjectifs\u202f» et «\u202fMain\u202f»"),
     ("Imprimez à 100 %% (taille réelle), 100% ou %(n)s cartes", "fr",
      "Imprimez à 100\u00a0%% (taille réelle), 100\u00a0% ou %(n)s cartes"),
-    ("3 joueurs, à 21:35, https://x", "fr", "3\u00a0joueurs, à 21:35, https://x"),
+    ("3 joueurs, à 21:35, https://x", "fr", "3\u00a0joueurs, à\u00a021:35, https://x"),
+    ("A sum of exactly 5 becomes 10.", "en", "A sum of exactly 5\u00a0becomes\u00a010."),
+    ("From mission 6: add 3 to it", "en", "From mission\u00a06: add 3\u00a0to it"),
 ])
 def test_typeset(text, language, expected):
     assert typeset(text, language) == expected
