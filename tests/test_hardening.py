@@ -383,3 +383,74 @@ def test_a_rule_failing_in_every_four_player_game_is_a_diagnostic_not_retried(tm
     with studio.lock:  # never asked for again while the files stay as they are
         assert all(batch is None or batch[2] != 4
                    for batch in [studio._next_batch() for _ in range(3)])
+
+
+# --- 10. The build writes and deletes nothing outside --out, whatever happens meanwhile ----
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A small campaign built once (two missions): later builds run on its warm cache."""
+    root = tmp_path_factory.mktemp("race")
+    folder = small_campaign(root / "camp")
+    out = root / "out"
+    result = run("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    return folder, out
+
+
+def swap_for_a_link(folder: Path, outside: Path) -> None:
+    """`folder` moved to `outside` and a link to it left in its place, as an attacker (or a
+    careless script) could do while a build runs."""
+    shutil.move(folder, outside)
+    (outside / "keep.txt").write_text("not the build's")
+    folder.symlink_to(outside, target_is_directory=True)
+
+
+@pytest.mark.parametrize("swapped", [".cache", "en", "en/png"])
+def test_a_folder_of_out_swapped_for_a_link_mid_build_is_refused(built, tmp_path, swapped,
+                                                                  monkeypatch):
+    from synergy_forge.printing import build as build_module
+
+    folder, out = built
+    outside = tmp_path / "elsewhere"
+    original = build_module._assemble
+    calls = []
+
+    before: dict[Path, int] = {}
+
+    def assemble(*args, **kwargs):
+        if not calls:
+            swap_for_a_link(out / swapped, outside)
+            before.update({p: p.stat().st_mtime_ns for p in outside.rglob("*")})
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "_assemble", assemble)
+    try:
+        result = run("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
+        assert result.exit_code == 2, result.output
+        (line,) = [x for x in result.output.splitlines() if "error" in x] or [result.output]
+        assert str(out / swapped) in line and "not a folder any more" in line
+        assert "None" not in line and "Traceback" not in result.output
+        # Nothing written, nothing deleted there.
+        assert {p: p.stat().st_mtime_ns for p in outside.rglob("*")} == before
+    finally:
+        (out / swapped).unlink()
+        shutil.move(outside, out / swapped)
+        (out / swapped / "keep.txt").unlink()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_fifos_in_the_cache_do_not_hang_the_next_build(built):
+    folder, out = built
+    cache = out / ".cache"
+    entries = sorted(p for p in cache.iterdir() if p.suffix == ".json")[:3]
+    for path in entries:
+        path.unlink()
+        os.mkfifo(path)  # nobody writes: a plain read would wait for ever
+    os.mkfifo(cache / "stray")
+    done = synergy_forge("build", folder, "--out", out, "--jobs", "1", "--lang", "en",
+                         timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert all(path.is_file() for path in entries)
+    assert not (cache / "stray").exists()
