@@ -239,3 +239,137 @@ def open_regular(path: Path) -> BinaryIO:
 
 def _without_blocking(path: str, flags: int) -> int:
     return os.open(path, flags | os.O_NONBLOCK)
+
+
+# --- Writes confined to a folder (the build's output) ---------------------------------------
+#
+# A path like OUT/en/png/x.png is opened one folder at a time from OUT's own descriptor, each
+# with O_NOFOLLOW: a folder inside OUT swapped for a link (to anywhere) while the build runs is
+# refused, never followed, and the file is made and renamed through that folder's descriptor
+# (openat and renameat), so nothing outside OUT is written or deleted whatever happens to the
+# folders meanwhile.
+
+_FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _relative_parts(root: Path, path: Path) -> tuple[str, ...]:
+    parts = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).parts
+    if any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{path} is not inside {root}")
+    return parts
+
+
+def open_beneath(root: Path, folder: Path, *, create: bool = True) -> int:
+    """A descriptor of `folder` (inside `root`), every folder below `root` opened without
+    following a link (made when missing, with `create`). The caller closes it. Raises
+    OSError naming the first folder that is a link or not a folder."""
+    fd = os.open(root, _FOLDER_FLAGS)
+    here = Path(root)
+    try:
+        for part in _relative_parts(root, folder):
+            here = here / part
+            try:
+                inner = os.open(part, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o755, dir_fd=fd)
+                inner = os.open(part, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise OSError(errno.ELOOP, "not a folder any more (a link or a file took its "
+                                  "place during the build): nothing is written through it",
+                                  str(here)) from None
+                raise
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_beneath(root: Path, path: Path, data: bytes | str, *, durable: bool = True) -> Path:
+    """write_atomic for a file inside `root` (the build's output), through open_beneath: the
+    temporary file is made and renamed in the folder's descriptor, a link at `path` itself is
+    replaced (never followed)."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd = open_beneath(root, Path(path).parent)
+    try:
+        name = Path(path).name
+        for _ in range(100):
+            tmp = f"{temp_prefix(name)}{os.urandom(4).hex()}.tmp"
+            try:
+                out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
+                              | getattr(os, "O_CLOEXEC", 0), 0o644, dir_fd=fd)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
+        try:
+            with os.fdopen(out, "wb") as handle:
+                handle.write(payload)
+                handle.flush()
+                if durable:
+                    os.fsync(handle.fileno())
+            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except BaseException:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp, dir_fd=fd)
+            raise
+    finally:
+        os.close(fd)
+    return Path(path)
+
+
+def same_beneath(root: Path, path: Path, data: bytes) -> bool:
+    """Whether `path` inside `root` is a regular file holding `data`, read through
+    open_beneath (its folders are checked even when nothing needs writing)."""
+    fd = open_beneath(root, Path(path).parent)
+    try:
+        try:
+            handle = os.open(Path(path).name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                             | getattr(os, "O_CLOEXEC", 0), dir_fd=fd)
+        except OSError:
+            return False
+        with os.fdopen(handle, "rb") as file:
+            found = os.fstat(file.fileno())
+            return stat.S_ISREG(found.st_mode) and found.st_size == len(data) and \
+                file.read() == data
+    finally:
+        os.close(fd)
+
+
+def names_beneath(root: Path, folder: Path) -> list[tuple[str, bool]]:
+    """(name, whether it is a regular file) of each entry of `folder` inside `root`, read
+    through open_beneath (links not followed); [] when the folder is missing."""
+    try:
+        fd = open_beneath(root, folder, create=False)
+    except FileNotFoundError:
+        return []
+    try:
+        with os.scandir(fd) as entries:
+            return [(e.name, e.is_file(follow_symlinks=False)) for e in entries]
+    finally:
+        os.close(fd)
+
+
+def unlink_beneath(root: Path, folder: Path, names: list[str]) -> None:
+    """Delete `names` (files or links: a link itself, never what it points to) from `folder`
+    inside `root`; a missing name or a folder is left alone."""
+    fd = open_beneath(root, folder, create=False)
+    try:
+        for name in names:
+            with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
+                os.unlink(name, dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file (a FIFO left in a cache would block a plain
+    read for ever); raises OSError otherwise."""
+    with open_regular(path) as handle:
+        return handle.read()

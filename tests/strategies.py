@@ -188,3 +188,19 @@ def scheduler_addresses(draw) -> str:
     port = draw(st.sampled_from(["", ":", ":0", ":1", ":9", ":65535", ":65536", ":-1", ":abc",
                                  ":8786", ":1e3", ": 80", ":٣"]))
     return scheme + host + port + draw(st.sampled_from(["", "/", "/path", "?q"]))
+
+
+#: What happens to a studio's campaign folder while it is watched (class 8).
+FOLDER_EVENTS = st.lists(st.sampled_from(["delete", "create", "edit", "file-in-its-place",
+                                          "move-away", "move-back"]), min_size=1, max_size=6)
+
+
+@st.composite
+def failing_rules(draw) -> str:
+    """A goal rule that passes validate's search but fails in some games (class 8): it fails
+    only for a player count and for sums the search does not try together."""
+    players = draw(st.sampled_from([3, 4, 5]))
+    sums = draw(st.lists(st.sampled_from([4, 6, 9, 10, 11, 12]), min_size=1, max_size=6,
+                         unique=True))
+    return (f"(sums|length) != {players} or sum not in {sorted(sums)} or "
+            f"others[{draw(st.integers(5, 9))}] > 0")

@@ -22,9 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from strategies import (
+    FOLDER_EVENTS,
     PRINTING_COMMANDS,
     UNWRITABLE,
     campaign_patterns,
+    failing_rules,
     folder_entries,
     header_forgeries,
     scheduler_addresses,
@@ -445,3 +447,106 @@ def test_scheduler_addresses_are_checked_before_anything_connects(address):
             probe_scheduler(executor.address, 1.0)
         except ExecutorError as exc:
             assert "\n" not in str(exc)
+
+
+def small_starter(folder: Path, keep: tuple[str, ...]) -> Path:
+    shutil.copytree(starter_campaign(), folder)
+    for path in (folder / "missions").glob("*.yaml"):
+        if not path.name.startswith(keep):
+            path.unlink()
+    return folder
+
+
+def eventually(condition: Any, timeout: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4))
+@given(FOLDER_EVENTS)
+def test_the_studio_follows_its_folder_through_anything(events):
+    """Class 8: whatever happens to the campaign folder, once it is back the studio shows
+    what it holds, and goes on watching it."""
+    import threading
+
+    from synergy_forge.studio.model import Studio, watch
+
+    root = Path(tempfile.mkdtemp(prefix="fuzz-studio-"))
+    folder = small_starter(root / "camp", ("01",))
+    studio = Studio(folder, "en")
+    watcher = threading.Thread(target=watch, args=(studio,), daemon=True)
+    watcher.start()
+    try:
+        for event in events:
+            if event == "delete" and folder.is_dir():
+                shutil.rmtree(folder)
+            elif event == "create" and not folder.exists():
+                small_starter(folder, ("01",))
+            elif event == "edit" and folder.is_dir():
+                (folder / "missions" / "01-first-notes.yaml").write_text("id: [\n")
+            elif event == "file-in-its-place" and not folder.exists():
+                folder.write_text("not a folder")
+            elif event == "move-away" and folder.exists() and not (root / "away").exists():
+                folder.rename(root / "away")
+            elif event == "move-back" and (root / "away").exists() and not folder.exists():
+                (root / "away").rename(folder)
+        if folder.is_file():
+            folder.unlink()
+        if folder.exists():
+            shutil.rmtree(folder)
+        small_starter(folder, ("01", "02"))
+        titles = lambda: [m["title"] for m in studio.state()["missions"]]  # noqa: E731
+        eventually(lambda: titles() == ["First notes", "Warm-up"])
+        (folder / "missions" / "02-warm-up.yaml").unlink()
+        eventually(lambda: titles() == ["First notes"])
+    finally:
+        studio.stopping.set()
+        watcher.join(10)
+        shutil.rmtree(root)
+
+
+@settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4))
+@given(rule=failing_rules())
+def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, monkeypatch):
+    """Class 8: a campaign rule failing in some games is a diagnostic; each failing batch is
+    asked for once, the others go on. Games run in threads here (the same loop)."""
+    import threading
+    from collections import Counter
+    from concurrent.futures import ThreadPoolExecutor
+
+    from synergy_forge.studio import model
+
+    asked: Counter[int] = Counter()
+
+    class Threads(ThreadPoolExecutor):
+        def __init__(self, max_workers: int, mp_context: Any = None,
+                     initializer: Any = None) -> None:
+            super().__init__(max_workers)
+
+        def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+            asked[args[3]] += 1
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(model, "ProcessPoolExecutor", Threads)
+    root = Path(tempfile.mkdtemp(prefix="fuzz-estimate-"))
+    folder = small_starter(root / "camp", ("21",))
+    goal = folder / "goals" / "close-call.yaml"
+    goal.write_text(re.sub(r"(?m)^rule: .*$", f'rule: "{rule}"', goal.read_text()))
+    studio = model.Studio(folder, "en")
+    studio.reload()
+    studio.clients = 1
+    estimator = threading.Thread(target=studio.estimate_forever, daemon=True)
+    estimator.start()
+    try:
+        eventually(lambda: sum(asked.values()) >= 12)
+    finally:
+        studio.stopping.set()
+        estimator.join(30)
+    for _, players in studio.failed:
+        assert asked[players] == 1, (rule, asked)
+    (mission,) = studio.state()["missions"]
+    assert mission["errors"] == len(studio.failed)

@@ -5,6 +5,7 @@ parametrized test) per class; tests/test_fuzz.py draws many more inputs of each 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -298,3 +299,158 @@ def test_a_service_that_is_not_dask_is_a_one_line_error_within_seconds(behaviour
         (" (is it the dashboard's port? the scheduler's is usually 8786)"
          if behaviour == "silent" else "")
     assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+
+
+# --- 8. The studio: its watcher outlives its folder; a failing rule is a diagnostic --------
+
+def wait_until(condition, timeout: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def small_campaign(folder: Path, keep: tuple[str, ...] = ("01", "02")) -> Path:
+    shutil.copytree(starter_campaign(), folder)
+    for path in (folder / "missions").glob("*.yaml"):
+        if not path.name.startswith(keep):
+            path.unlink()
+    return folder
+
+
+def test_the_studio_watches_its_folder_again_when_it_is_deleted_and_made_again(tmp_path):
+    import threading
+
+    from synergy_forge.studio.model import Studio, watch
+
+    folder = small_campaign(tmp_path / "camp")
+    studio = Studio(folder, "en")
+    watcher = threading.Thread(target=watch, args=(studio,), daemon=True)
+    watcher.start()
+    try:
+        def titles():
+            return [m["title"] for m in studio.state()["missions"]]
+
+        wait_until(lambda: titles() == ["First notes", "Warm-up"])
+        shutil.rmtree(folder)
+        wait_until(lambda: not titles() and any(
+            "campaign.yaml" in p["where"] for p in studio.state()["problems"]))
+        small_campaign(folder)
+        wait_until(lambda: titles() == ["First notes", "Warm-up"])
+        mission = folder / "missions" / "01-first-notes.yaml"
+        mission.write_text(mission.read_text(encoding="utf-8").replace(
+            'en: "First notes"', 'en: "Second notes"'), encoding="utf-8")
+        wait_until(lambda: titles() == ["Second notes", "Warm-up"])  # watched again
+    finally:
+        studio.stopping.set()
+        watcher.join(10)
+    assert not watcher.is_alive()
+
+
+#: Passes validate (its search never meets a four-player table with such a sum) and fails in
+#: every four-player game.
+FAILS_WITH_FOUR = "(sums|length) != 4 or sum not in [4, 6, 9, 10, 11, 12] or others[9] > 0"
+
+
+def test_a_rule_failing_in_every_four_player_game_is_a_diagnostic_not_retried(tmp_path):
+    import threading
+
+    from synergy_forge.studio.model import Studio
+
+    folder = small_campaign(tmp_path / "camp", keep=("21",))
+    goal = folder / "goals" / "close-call.yaml"
+    text = goal.read_text(encoding="utf-8")
+    goal.write_text(re.sub(r"(?m)^rule: .*$", f'rule: "{FAILS_WITH_FOUR}"', text),
+                    encoding="utf-8")
+    assert run("validate", folder).exit_code == 0
+    studio = Studio(folder, "en")
+    studio.reload()
+    studio.clients = 1  # a page is open
+    estimator = threading.Thread(target=studio.estimate_forever, daemon=True)
+    estimator.start()
+    try:
+        wait_until(lambda: any(players == 4 for _, players in studio.failed), timeout=120)
+    finally:
+        studio.stopping.set()
+        estimator.join(30)
+    (mission,) = studio.state()["missions"]
+    failing = [d for d in mission["diagnostics"] if d["check"] == "mission.rule-fails"]
+    assert [d["where"].rsplit("/", 1)[-1].split(":")[0] for d in failing] == ["close-call.yaml"]
+    assert failing[0]["message"].startswith("fails in 4-player games: the rule")
+    assert mission["errors"] == 1
+    with studio.lock:  # never asked for again while the files stay as they are
+        assert all(batch is None or batch[2] != 4
+                   for batch in [studio._next_batch() for _ in range(3)])
+
+
+# --- 10. The build writes and deletes nothing outside --out, whatever happens meanwhile ----
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A small campaign built once (two missions): later builds run on its warm cache."""
+    root = tmp_path_factory.mktemp("race")
+    folder = small_campaign(root / "camp")
+    out = root / "out"
+    result = run("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
+    assert result.exit_code == 0, result.output
+    return folder, out
+
+
+def swap_for_a_link(folder: Path, outside: Path) -> None:
+    """`folder` moved to `outside` and a link to it left in its place, as an attacker (or a
+    careless script) could do while a build runs."""
+    shutil.move(folder, outside)
+    (outside / "keep.txt").write_text("not the build's")
+    folder.symlink_to(outside, target_is_directory=True)
+
+
+@pytest.mark.parametrize("swapped", [".cache", "en", "en/png"])
+def test_a_folder_of_out_swapped_for_a_link_mid_build_is_refused(built, tmp_path, swapped,
+                                                                  monkeypatch):
+    from synergy_forge.printing import build as build_module
+
+    folder, out = built
+    outside = tmp_path / "elsewhere"
+    original = build_module._assemble
+    calls = []
+
+    before: dict[Path, int] = {}
+
+    def assemble(*args, **kwargs):
+        if not calls:
+            swap_for_a_link(out / swapped, outside)
+            before.update({p: p.stat().st_mtime_ns for p in outside.rglob("*")})
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "_assemble", assemble)
+    try:
+        result = run("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
+        assert result.exit_code == 2, result.output
+        (line,) = [x for x in result.output.splitlines() if "error" in x] or [result.output]
+        assert str(out / swapped) in line and "not a folder any more" in line
+        assert "None" not in line and "Traceback" not in result.output
+        # Nothing written, nothing deleted there.
+        assert {p: p.stat().st_mtime_ns for p in outside.rglob("*")} == before
+    finally:
+        (out / swapped).unlink()
+        shutil.move(outside, out / swapped)
+        (out / swapped / "keep.txt").unlink()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_fifos_in_the_cache_do_not_hang_the_next_build(built):
+    folder, out = built
+    cache = out / ".cache"
+    entries = sorted(p for p in cache.iterdir() if p.suffix == ".json")[:3]
+    for path in entries:
+        path.unlink()
+        os.mkfifo(path)  # nobody writes: a plain read would wait for ever
+    os.mkfifo(cache / "stray")
+    done = synergy_forge("build", folder, "--out", out, "--jobs", "1", "--lang", "en",
+                         timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert all(path.is_file() for path in entries)
+    assert not (cache / "stray").exists()

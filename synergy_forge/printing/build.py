@@ -4,12 +4,15 @@ Every document is drawn in pieces (a page of sheets, eight card faces, or the wh
 each in a worker process (`render_piece`), cached in OUT/.cache (printing/store.py), then
 assembled into the outputs: PDFs merged (printing/pdf.py), PNGs and the Tabletop Simulator
 export placed. Every file is written atomically to a path inside the output folder, one build
-at a time (printing/output.py), and WeasyPrint's temporary files are kept inside it too.
+at a time (printing/output.py), through the folders' own descriptors (fileio.write_beneath):
+a folder of OUT swapped for a link while the build runs is refused, never followed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -21,7 +24,7 @@ from typing import Any
 from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.mission import Campaign
-from synergy_forge.fileio import write_atomic
+from synergy_forge.fileio import open_beneath, read_regular, write_beneath
 from synergy_forge.pool import run_units
 from synergy_forge.printing.draw import PNG_DPI, RenderContext, draw, page_images, png_bytes
 from synergy_forge.printing.html import environment, face_documents, html_for, single_faces
@@ -74,7 +77,7 @@ class _Document:
 
 
 def plan(campaign: Campaign, languages: list[str], options: Options,
-         store: Path | None = None) -> list[_Document]:
+         store: Path | None = None, root: Path | None = None) -> list[_Document]:
     """Every document of the build as its pieces. With `store`, the compiled templates are kept
     in STORE/templates/ (Jinja's bytecode cache, checked against the templates' sources):
     compiling them is half the time of a rebuild's HTML."""
@@ -83,10 +86,7 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
     documents = []
     compiled = None
     if store is not None:
-        from jinja2 import FileSystemBytecodeCache
-
-        (store / TEMPLATES).mkdir(exist_ok=True)
-        compiled = FileSystemBytecodeCache(str(store / TEMPLATES))
+        compiled = _compiled_templates(store / TEMPLATES, root or store.parent)
     for language in languages:
         translator = Translator(language)
         env = environment(translator, campaign, options.card)
@@ -117,37 +117,67 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
     return documents
 
 
+def _compiled_templates(folder: Path, root: Path) -> Any:
+    """Jinja's bytecode cache in `folder`, written through fileio.write_beneath (Jinja's own
+    writer follows links)."""
+    from io import BytesIO
+
+    from jinja2 import FileSystemBytecodeCache
+
+    os.close(open_beneath(root, folder))
+
+    class Compiled(FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: Any) -> None:
+            try:
+                data = read_regular(Path(self._get_cache_filename(bucket)))
+            except OSError:
+                return
+            bucket.load_bytecode(BytesIO(data))
+
+        def dump_bytecode(self, bucket: Any) -> None:
+            buffer = BytesIO()
+            bucket.write_bytecode(buffer)
+            with contextlib.suppress(OSError):  # not cached: compiled again next time
+                write_beneath(root, Path(self._get_cache_filename(bucket)),
+                              buffer.getvalue(), durable=False)
+
+    return Compiled(str(folder))
+
+
 def render_piece(context: RenderContext, html: str, key: str, cache: str, temp: str,
-                 pngs: list[str | None], tts: CardSize | None) -> float:
+                 pngs: list[str | None], tts: CardSize | None, root: str) -> float:
     """Render one piece into the cache: KEY.pdf and KEY.json (written last: its presence says
     the PDF is whole), then for each page with a name in `pngs`, NAME.png at 300 DPI and, with
     `tts`, NAME-tts.png (the card cut and shrunk for Tabletop Simulator's sheets, printing/tts.py).
     A piece whose PDF is cached already is only rasterised. Runs in a worker process, with
-    that worker's own `context`."""
+    that worker's own `context`; every file is written inside `root` (the output folder)
+    through fileio.write_beneath."""
     started = time.perf_counter()
+    out = Path(root)
     # WeasyPrint copies the fonts into a temporary folder it removes only when collected,
     # which never happens in a pool worker: keep that folder inside --out, removed at the end.
     tempfile.tempdir = temp
     folder = Path(cache)
     if entry(folder, key) is not None:
-        pdf = (folder / f"{key}.pdf").read_bytes()
+        pdf = read_regular(folder / f"{key}.pdf")
     else:
         drawn = draw(html, context)
         pdf = drawn.pdf
-        write_atomic(folder / f"{key}.pdf", pdf, durable=False)
+        write_beneath(out, folder / f"{key}.pdf", pdf, durable=False)
         meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused,
                 "bytes": len(pdf)}
-        write_atomic(folder / f"{key}.json", json.dumps(meta), durable=False)
+        write_beneath(out, folder / f"{key}.json", json.dumps(meta), durable=False)
     wanted = [index for index, name in enumerate(pngs) if name]
     if wanted:
         from synergy_forge.printing.tts import shrink
 
         for index, image in page_images(pdf, PNG_DPI, wanted):
             name = pngs[index]
-            write_atomic(folder / f"{name}.png", png_bytes(image, PNG_DPI, 6), durable=False)
+            write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
+                          durable=False)
             if tts is not None:
-                write_atomic(folder / f"{name}-tts.png", png_bytes(shrink(tts, image), None, 1),
-                             durable=False)
+                write_beneath(out, folder / f"{name}-tts.png",
+                              png_bytes(shrink(tts, image), None, 1), durable=False)
     return time.perf_counter() - started
 
 
@@ -168,27 +198,31 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
     """
     check_output_folder(out_dir)
     with locked(out_dir):
-        temp = out_dir.resolve() / TEMP_DIR
+        root = out_dir.resolve()  # the folder the user chose (it may be a link): held
+        temp = root / TEMP_DIR
         shutil.rmtree(temp, ignore_errors=True)  # left by a build that was killed
-        temp.mkdir()
-        store = out_dir.resolve() / CACHE_DIR if cache else temp / "cache"
-        store.mkdir(exist_ok=True)
+        store = root / CACHE_DIR if cache else temp / "cache"
+        os.close(open_beneath(root, store))  # made, below OUT, without following a link
+        # WeasyPrint's fonts go to a private folder of this user's, not into OUT: a folder
+        # of OUT swapped for a link would lead its writes anywhere.
+        fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
         saved_tempdir = tempfile.tempdir
         context = RenderContext()
         try:
-            return _build(campaign, out_dir, languages, options, jobs, progress, store, temp,
+            return _build(campaign, root, languages, options, jobs, progress, store, Path(fonts),
                           context)
         finally:
             context.release()
             tempfile.tempdir = saved_tempdir
-            shutil.rmtree(temp, ignore_errors=True)
+            shutil.rmtree(fonts, ignore_errors=True)
+            shutil.rmtree(temp, ignore_errors=True)  # refuses a link: never follows one
 
 
 def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
            jobs: int | None, progress: Callable[[Rendered], None] | None, store: Path,
            temp: Path, context: RenderContext) -> list[Rendered]:
-    documents = plan(campaign, languages, options, store)
-    todo: list[tuple[str, str, str, str, list[str | None], CardSize | None]] = []
+    documents = plan(campaign, languages, options, store, out_dir)
+    todo: list[tuple[str, str, str, str, list[str | None], CardSize | None, str]] = []
     owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
     waiting = [0] * len(documents)
     tts = options.card if options.tts else None
@@ -206,7 +240,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
                 continue
             if key not in owners:
                 owners[key] = []
-                todo.append((html, key, str(store), str(temp), pngs, tts))
+                todo.append((html, key, str(store), str(temp), pngs, tts, str(out_dir)))
             if index not in owners[key]:
                 owners[key].append(index)
                 waiting[index] += 1
@@ -245,14 +279,14 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
         used.add(key)
         source = store / f"{key}.pdf"
         if not whole(source):
-            write_atomic(source, merge(parts), durable=False)
-        combined = place(inside(out_dir, Path(language) / f"print-and-play-{language}.pdf"),
-                         source)
+            write_beneath(out_dir, source, merge(parts), durable=False)
+        combined = place(out_dir, inside(out_dir, Path(language) /
+                                         f"print-and-play-{language}.pdf"), source)
         results.append(Rendered(Job("print-and-play", language), combined,
                                 sum(by_name[(language, n)].pages for n in COMBINED), 0.0))
         if options.tts:
             results.append(_tts(campaign, out_dir, language, options))
-    prune(store, used)
+    prune(out_dir, store, used)
     return results
 
 
@@ -269,16 +303,18 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
         key = digest("merged", *document.keys)
         used.add(key)
         if not whole(store / f"{key}.pdf"):
-            write_atomic(store / f"{key}.pdf", merge([store / f"{k}.pdf" for k in document.keys]),
-                         durable=False)
-    target = place(inside(out_dir, Path(job.language) / job.name), store / f"{key}.pdf")
+            write_beneath(out_dir, store / f"{key}.pdf",
+                          merge([store / f"{k}.pdf" for k in document.keys]), durable=False)
+    target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
+                   store / f"{key}.pdf")
     result = Rendered(job, target, sum(m["pages"] for m in metas), 0.0,
                       sorted({o for m in metas for o in m["overflows"]}), document.missing,
                       [url for m in metas for url in m["refused"]], key=key)
     if document.face_keys:
         used.update(document.face_keys)
         folder = Path(job.language) / "png" / job.group
-        result.pngs = [place(inside(out_dir, folder / f"{face.key}.png"), store / f"{name}.png")
+        result.pngs = [place(out_dir, inside(out_dir, folder / f"{face.key}.png"),
+                             store / f"{name}.png")
                        for face, name in zip(document.faces, document.face_keys, strict=True)]
     return result
 
@@ -298,11 +334,11 @@ def _tts_sheets(campaign: Campaign, out_dir: Path, cards: _Document, options: Op
         shrunk = {face.key: str(store / f"{name}-tts.png")  # made by render_piece
                   for face, name in zip(cards.faces, cards.face_keys, strict=True)}
         tts.compose_group(None, tts.sheet_files(campaign, language, group), shrunk, str(store),
-                          key)
-        names = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))
+                          key, out_dir)
+        names = json.loads(read_regular(store / f"{key}.json").decode("utf-8"))
     folder = inside(out_dir, Path(language) / "tts")
     for name in names:
-        place(folder / name, store / f"{key}-{name}")
+        place(out_dir, folder / name, store / f"{key}-{name}")
 
 
 def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options) -> Rendered:
@@ -311,6 +347,6 @@ def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options) -> 
 
     started = time.perf_counter()
     export = tts.export(campaign, out_dir / language, language, options.card,
-                        options.tts_url_base)
+                        options.tts_url_base, out_dir)
     return Rendered(Job("tts", language), export.saved_object, 0,
                     time.perf_counter() - started, missing=export.missing, pngs=export.images)

@@ -1,5 +1,6 @@
 """The output folder: refused when it could lead writes outside it, held by one build at a
-time, and every path written checked to lie inside it."""
+time, and every path written inside it (fileio.write_beneath opens its folders without
+following links, so a folder swapped for a link during the build is refused)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ def locked(out_dir: Path) -> Iterator[None]:
 
 
 def inside(root: Path, relative: Path) -> Path:
-    target = (root / relative).resolve()
-    if not target.is_relative_to(root.resolve()):
+    """`relative` in `root`, by name only: no `..`, nothing absolute. Whether its folders are
+    still folders when it is written is fileio.write_beneath's to check, at that moment."""
+    if relative.is_absolute() or ".." in relative.parts:
         raise ValueError(f"{relative} would be written outside {root}")
-    return target
+    return root / relative

@@ -10,7 +10,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.fileio import write_atomic
+from synergy_forge.fileio import (
+    names_beneath,
+    read_regular,
+    same_beneath,
+    unlink_beneath,
+    write_beneath,
+)
 from synergy_forge.resources import templates_dir
 
 #: Part of every cache key: bump it when rendering changes in a way the HTML does not show.
@@ -45,7 +51,7 @@ def entry(store: Path, key: str) -> dict[str, Any] | None:
     entry is missing or damaged (its PDF not the size it was written with, its facts
     unreadable): it is then drawn again rather than trusted."""
     try:
-        meta = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))
+        meta = json.loads(read_regular(store / f"{key}.json").decode("utf-8"))
         if (store / f"{key}.pdf").stat().st_size == meta["bytes"]:
             return dict(meta)
     except (OSError, ValueError, KeyError, TypeError):
@@ -65,7 +71,7 @@ def sheets_listed(store: Path, key: str) -> list[str] | None:
     """The sheet files a cached TTS group lists, or None when the listing or a sheet is
     missing, empty or unreadable (the group is then composed again)."""
     try:
-        names = json.loads((store / f"{key}.json").read_text(encoding="utf-8"))
+        names = json.loads(read_regular(store / f"{key}.json").decode("utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(names, list) or not all(
@@ -75,17 +81,19 @@ def sheets_listed(store: Path, key: str) -> list[str] | None:
     return names
 
 
-def place(target: Path, source: Path) -> Path:
-    """Copy a cache entry to the output, leaving a file that is already the same alone."""
-    data = source.read_bytes()
-    if not (target.is_file() and target.stat().st_size == len(data)
-            and target.read_bytes() == data):
-        write_atomic(target, data)  # an output: durable
+def place(root: Path, target: Path, source: Path) -> Path:
+    """Copy a cache entry to the output `target` inside `root`, leaving a file that is
+    already the same alone."""
+    data = read_regular(source)
+    if not same_beneath(root, target, data):
+        write_beneath(root, target, data)  # an output: durable
     return target
 
 
-def prune(store: Path, used: set[str]) -> None:
-    """Delete every cache entry this build did not use (and leftovers of killed writes)."""
-    for path in store.iterdir():
-        if path.name[:64] not in used and path.name != TEMPLATES:
-            path.unlink(missing_ok=True)
+def prune(root: Path, store: Path, used: set[str]) -> None:
+    """Delete every cache entry this build did not use, leftovers of killed writes, and
+    anything there that is not a regular file (a FIFO would block the next build's reads):
+    through the store's own descriptor, so that a store swapped for a link is refused."""
+    unlink_beneath(root, store, [name for name, regular in names_beneath(root, store)
+                                 if name != TEMPLATES and (name[:64] not in used
+                                                           or not regular)])

@@ -12,6 +12,8 @@ import dataclasses
 import hashlib
 import json
 import multiprocessing
+import os
+import re
 import signal
 import sys
 import threading
@@ -35,6 +37,7 @@ from synergy_forge.authoring.loading import (
 from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.rules import RuleError
 from synergy_forge.pool import ignore_interrupt
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
@@ -248,6 +251,9 @@ class Studio:
         self.tallies: dict[str, dict[int, Tally]] = {}  # play key -> player count -> games
         self.clients = 0
         self.planned: Counter[tuple[str, int]] = Counter()  # games asked for, not yet counted
+        #: (play key, player count) -> why its games cannot be played (a campaign's rule that
+        #: fails in them): shown as a diagnostic, never asked for again until the key changes
+        self.failed: dict[tuple[str, int], Diagnostic] = {}
         self.stopping = threading.Event()
         self._preview: CardPreview | None = None
 
@@ -294,6 +300,7 @@ class Studio:
             self.snapshot = snapshot
             keys = {e.play_key for e in snapshot.entries if e.play_key}
             self.tallies = {k: v for k, v in self.tallies.items() if k in keys}
+            self.failed = {k: v for k, v in self.failed.items() if k[0] in keys}
             for entry in snapshot.entries:
                 if entry.play_key and entry.mission is not None:
                     self.tallies.setdefault(entry.play_key,
@@ -321,6 +328,8 @@ class Studio:
             if entry.mission is None or entry.play_key not in self.tallies:
                 continue
             for players, tally in self.tallies[entry.play_key].items():
+                if (entry.play_key, players) in self.failed:
+                    continue
                 # Games already asked for count: their seeds are taken.
                 games = tally.games + self.planned[(entry.play_key, players)]
                 if games < ENOUGH and (best is None or games < best[0]):
@@ -341,17 +350,23 @@ class Studio:
         context = multiprocessing.get_context("spawn")  # this process has threads: no fork
         pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
                                    initializer=ignore_interrupt)
-        running: list[tuple[Future[Tally], str, int, int]] = []
+        running: list[tuple[Future[Tally], str, int, int, str]] = []
         try:
             while not self.stopping.is_set():
                 batch = None
                 with self.lock:
                     for item in [r for r in running if r[0].done()]:
                         running.remove(item)
-                        future, key, players, count = item
+                        future, key, players, count, source = item
                         self.planned[(key, players)] -= count
-                        if key in self.tallies and future.exception() is None:
+                        failure = future.exception()
+                        if key in self.tallies and failure is None:
                             self.tallies[key][players].add(future.result())
+                            self._publish()
+                        elif key in self.tallies and failure is not None:
+                            # The same games would fail again: recorded, not retried.
+                            self.failed[(key, players)] = _batch_failure(failure, players,
+                                                                           source)
                             self._publish()
                     campaign = self.snapshot.campaign
                     if self.clients and campaign is not None and len(running) < self.jobs:
@@ -364,7 +379,7 @@ class Studio:
                 key, mission, players, seeds = batch
                 future = pool.submit(play_batch, mission, campaign.rulebook, campaign.colors,
                                      players, STAR_BOT, seeds)
-                running.append((future, key, players, len(seeds)))
+                running.append((future, key, players, len(seeds), mission.source))
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -382,13 +397,16 @@ class Studio:
             missions = []
             for entry in snapshot.entries:
                 mission = entry.mission
-                errors = sum(d.severity is Severity.ERROR for d in entry.diagnostics)
+                diagnostics = entry.diagnostics + [
+                    self.failed[(entry.play_key, p)] for p in (mission.players if mission else ())
+                    if (entry.play_key, p) in self.failed]
+                errors = sum(d.severity is Severity.ERROR for d in diagnostics)
                 item: dict[str, Any] = {
                     "file": entry.file, "number": entry.number, "title": entry.title,
                     "id": mission.id if mission else None,
                     "stars": mission.stars if mission else None,
-                    "errors": errors, "warnings": len(entry.diagnostics) - errors,
-                    "diagnostics": [_diagnostic(d) for d in entry.diagnostics],
+                    "errors": errors, "warnings": len(diagnostics) - errors,
+                    "diagnostics": [_diagnostic(d) for d in diagnostics],
                     # What the drawn card shows overflowing, unless already a diagnostic.
                     "overflows": [field for digest in entry.faces or () if digest in self.images
                                   for source, _, field in (o.partition("|") for o in
@@ -420,6 +438,23 @@ class Studio:
             return self.version
 
 
+_ORIGIN = re.compile(r"(?s)(.+?):(\d+): (.*)")
+
+
+def _batch_failure(exc: BaseException, players: int, source: str) -> Diagnostic:
+    """A batch of games that raised, as the diagnostic `play` would print: a campaign's rule
+    that fails (RuleError, "FILE:LINE: why") at its file and line."""
+    text = str(exc)
+    match = _ORIGIN.fullmatch(text)
+    if isinstance(exc, RuleError) and match:
+        file, line, detail = match.group(1), int(match.group(2)), match.group(3)
+        return Diagnostic(file, line, 1, Severity.ERROR,
+                          f"fails in {players}-player games: {detail}", "mission.rule-fails")
+    return Diagnostic(source or CAMPAIGN_FILE, 1, 1, Severity.ERROR,
+                      f"{players}-player games cannot be played: {type(exc).__name__}: {text}",
+                      "studio.estimate-failed")
+
+
 def _folder_name(folder: Path) -> str:
     """The campaign's folder as the heading shows it: as typed when it names the folder, else
     (the current folder ".", or one above it) its whole path, the home folder as ~."""
@@ -438,13 +473,34 @@ def _diagnostic(d: Diagnostic) -> dict[str, Any]:
             "message": d.message, "check": d.check}
 
 
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """The folder's (device, inode), or None when it is not there: a folder deleted and made
+    again is another folder, which the watcher must watch anew."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+#: How often the watcher looks whether its folder is still the one it watches (seconds).
+RECHECK = 0.5
+
+
 def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
-    """Reload on every save of a campaign file, until the studio stops (runs in a thread)."""
+    """Reload on every save of a campaign file, until the studio stops (runs in a thread).
+
+    The folder itself may go (deleted, renamed, replaced by a checkout): the watcher then
+    shows why the campaign cannot be read, waits for the folder to be back and watches the
+    new one."""
     import watchfiles
+
+    root = os.path.abspath(studio.folder)
 
     def campaign_file(change: watchfiles.Change, path: str) -> bool:
         # A game log added to games/ by the table updates its mission's human results.
-        return path.endswith((".yaml", ".yml", ".json", ".jsonl"))
+        return path.endswith((".yaml", ".yml", ".json", ".jsonl")) or \
+            os.path.abspath(path) == root
 
     def reload() -> None:
         try:
@@ -456,8 +512,28 @@ def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
         if on_reload:
             on_reload()
 
-    reload()
-    for _ in watchfiles.watch(studio.folder, watch_filter=campaign_file, debounce=50, step=20,
-                              stop_event=studio.stopping, yield_on_timeout=False,
-                              raise_interrupt=False):
-        reload()
+    read: tuple[int, int] | None = (-1, -1)  # nothing read yet
+    while not studio.stopping.is_set():
+        armed = _identity(studio.folder)
+        if armed is None:  # gone: show why the campaign cannot be read, wait for it
+            if read is not None:
+                read = None
+                reload()
+            studio.stopping.wait(RECHECK)
+            continue
+        try:
+            # Watched first, then read: a save between the two is in the first changes.
+            for changes in watchfiles.watch(
+                    studio.folder, watch_filter=campaign_file, debounce=50, step=20,
+                    stop_event=studio.stopping, yield_on_timeout=True,
+                    rust_timeout=int(RECHECK * 1000), raise_interrupt=False):
+                if any(os.path.abspath(path) == root for _, path in changes):
+                    read = (-1, -1)  # the folder itself went or came: read it again, even
+                    break  # if a new one has the old one's inode, and watch it anew
+                if _identity(studio.folder) != armed:
+                    break  # deleted or replaced: watch the folder there now
+                if changes or read != armed:
+                    read = armed
+                    reload()
+        except (OSError, RuntimeError):  # the folder went while the watch was set up
+            studio.stopping.wait(RECHECK)
