@@ -119,8 +119,8 @@ def play_randomly(client: Client, table: GameTable, rng: random.Random,
                 moved = True
         if table.game.over and not moved:
             return {seat: client.view(token)[1] for seat, token in table.tokens.items()}
-        if not moved:
-            time.sleep(0.01)
+        if not moved:  # the bots' turn: wait as a page would, within the seat's rate
+            time.sleep(0.15)
     raise AssertionError("the game did not end")
 
 
@@ -395,3 +395,25 @@ def test_open_pages_per_seat_are_bounded():
             time.sleep(0.1)
         assert not group.streams
         assert open_stream(token)[1] == 200
+
+
+def test_the_same_mission_dealt_again_once_the_game_is_over():
+    ended = []
+    table = make_table("5", [PERSON, PERSON, "coop"], seed=SEED)
+    table.on_end = lambda t: ended.append(t.records)
+    with serving(table) as (client, _):
+        token = table.tokens[0]
+        status, _, data = client.request("POST", f"/api/seat/{token}/again")
+        assert status == 409 and "not over" in json.loads(data)["error"]
+        first = play_randomly(client, table, random.Random(8))
+        assert first[0]["outcome"] is not None and len(ended) == 1
+        status, _, data = client.request("POST", f"/api/seat/{table.tokens[1]}/again")
+        again = json.loads(data)
+        assert status == 200 and again["outcome"] is None and again["table"]["game"] == 2
+        assert again["table"]["rounds"] == [] and again["version"] > first[1]["version"]
+        assert client.view(token)[1]["legal"]  # everyone plays on, same links
+        second = play_randomly(client, table, random.Random(9))
+        assert second[0]["outcome"] is not None
+    assert len(ended) == 2 and ended[0][0]["seed"] != ended[1][0]["seed"]
+    for records in ended:  # each game's log replays on its own
+        assert replay(write_log(records).splitlines()).outcome is not None

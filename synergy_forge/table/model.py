@@ -74,6 +74,7 @@ class GameTable:
                                  actions or {})
         self._public: tuple[int, str] | None = None
         self._told = False  # on_end called
+        self.number = 1  # of the games played at this table, this one
 
     @property
     def people(self) -> list[int]:
@@ -93,6 +94,7 @@ class GameTable:
             if self._public is None or self._public[0] != version:
                 public = public_view(seen, self.seats, game.pending(), self.chosen, self.card,
                                      self.rounds, game.outcome)
+                public["game"] = self.number
                 self._public = (version, json.dumps(public, ensure_ascii=False,
                                                     separators=(",", ":")))
             own = own_view(seen, self.seats, self._decision(seat), self.chosen.get(seat),
@@ -155,6 +157,24 @@ class GameTable:
         if ended and self.on_end is not None:
             self.on_end(self)
 
+    def again(self, seed: int | None = None) -> None:
+        """Deal the same mission again at the same seats, once the game is over (its log is
+        kept: on_end had it); raises Refused before then."""
+        with self.lock:
+            if not self.game.over:
+                raise Refused(409, "the game is not over")
+            setup = self.game.setup
+            seed = secrets.randbits(63) if seed is None else seed
+            self.game = Game(setup.mission, setup.players, seed, setup.rulebook, setup.colors)
+            self.bots = {s: make_bot(kind, seed, s) for s, kind in enumerate(self.seats)
+                         if kind != PERSON}
+            self.recorder = Recorder(self.game, self.seats)
+            self.records, self.chosen, self.rounds, self._told = None, {}, [], False
+            self.step += 1
+            self.number += 1
+            self.changes.publish()
+            self._bots_due.notify_all()
+
     # -- bots -----------------------------------------------------------------------------
 
     def _bot_decisions(self) -> list[Decision]:
@@ -162,14 +182,12 @@ class GameTable:
                 self.chosen]
 
     def run_bots(self) -> None:
-        """Play the bots' seats until the game ends or the table stops (runs in a thread):
+        """Play the bots' seats until the table stops (runs in a thread):
         each decision waits `pace` seconds first, so people can follow."""
         while not self.stopping.is_set():
             with self.lock:
                 due = self._bot_decisions()
-                if not due:
-                    if self.game.over:
-                        return
+                if not due:  # people's turn, or the game is over (it may be dealt again)
                     self._bots_due.wait(timeout=1.0)
                     continue
                 step = self.step

@@ -36,7 +36,8 @@ DEFAULT_PORT = 8766
 @click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random; "
               "it is in the log once the game ends, never shown before).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the game's log to this JSON Lines file, for `replay`.")
+              help="Also write the game's log to this JSON Lines file, for `replay` (a game "
+              "dealt again: FILE-2.jsonl, …).")
 @click.option("--games", "games_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder each finished game's log is added to (default: games/ in the "
               "mission's campaign folder; for the bundled starter campaign, in the current "
@@ -132,7 +133,7 @@ def command(source: str, mission_key: str | None, player_count: int | None,
 
     serve(tables, sock, ready)
     if table.game.outcome is None:
-        click.echo("table stopped before the end of the game: no log written")
+        click.echo("table stopped before the end of the game: no log written for it")
     else:
         click.echo("table stopped")
 
@@ -245,6 +246,8 @@ def _save(table: GameTable, log_path: Path | None, games: Path) -> None:
                "round(s)")
     text = write_log(table.records)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    if log_path is not None and table.number > 1:  # a game dealt again at the same table
+        log_path = log_path.with_name(f"{log_path.stem}-{table.number}{log_path.suffix}")
     targets = [(log_path, True)] if log_path is not None else []
     targets.append((games / f"{game.mission.id}-{stamp}-{secrets.token_hex(3)}.jsonl", False))
     for path, overwrite in targets:
