@@ -417,3 +417,25 @@ def test_the_same_mission_dealt_again_once_the_game_is_over():
     assert len(ended) == 2 and ended[0][0]["seed"] != ended[1][0]["seed"]
     for records in ended:  # each game's log replays on its own
         assert replay(write_log(records).splitlines()).outcome is not None
+
+
+def test_a_mission_lost_to_a_challenge_says_which_seat_could_not_keep_it():
+    """R9: a seat with no second card that keeps the challenges loses the mission; the
+    outcome names it (and only it) for every seat, as a player would say it aloud."""
+    for seed in range(40):
+        table = make_table("12", people(3), seed=seed)  # Climbing: second card higher (R9)
+        rng = random.Random(seed)
+        while not table.game.over:
+            for seat in range(3):
+                view = table.view(seat)
+                if view["legal"]:
+                    table.choose(seat, rng.choice(view["legal"])["id"])
+        result = table.view(0)["outcome"]
+        if result["reason"] == "challenge":
+            break
+    else:
+        pytest.fail("no random game of mission 12 was lost to its challenge")
+    game = table.game
+    assert result["stuck"] and result["stuck"] == [
+        seat for seat in range(3) if not game.second_choices(seat)]
+    assert all(table.view(seat)["outcome"] == result for seat in range(3))

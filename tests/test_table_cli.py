@@ -223,3 +223,18 @@ def test_on_a_network_each_link_has_its_qr_code_on_a_terminal():
         drawn = io.StringIO()
         segno.make(link, error="l").terminal(out=drawn, compact=True, border=2)
         assert f"{link}\n{drawn.getvalue()}" in lines
+
+
+def test_a_campaign_with_errors_exits_1_with_them_as_every_command(tmp_path):
+    import shutil
+
+    campaign = tmp_path / "c"
+    shutil.copytree(starter_campaign(), campaign)
+    rule = campaign / "challenges" / "threes-are-zero.yaml"
+    rule.write_text(rule.read_text().replace('rule: "0 if value == 3 else value"',
+                                             'rule: "value / 2"'))
+    for args in ([str(campaign), "--mission", "19"],
+                 [str(campaign / "missions" / "19-dim-lights.yaml")]):
+        result = CliRunner().invoke(main, ["table", *args, "--no-browser"])
+        assert result.exit_code == 1, result.output
+        assert "threes-are-zero.yaml:9:" in result.output and "Traceback" not in result.output

@@ -24,6 +24,7 @@ from synergy_forge.table.view import (
     PERSON,
     choice_id,
     mission_card,
+    outcome,
     own_view,
     public_view,
     round_summary,
@@ -75,6 +76,7 @@ class GameTable:
         self._public: tuple[int, str] | None = None
         self._told = False  # on_end called
         self.number = 1  # of the games played at this table, this one
+        self.result: dict[str, Any] | None = None  # the outcome as the view gives it
 
     @property
     def people(self) -> list[int]:
@@ -98,7 +100,7 @@ class GameTable:
                 self._public = (version, json.dumps(public, ensure_ascii=False,
                                                     separators=(",", ":")))
             own = own_view(seen, self.seats, self._decision(seat), self.chosen.get(seat),
-                           seat in self.chosen, game.outcome, version)
+                           seat in self.chosen, self.result, version)
             public_text = self._public[1]
         text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
         return f'{text[:-1]},"table":{public_text}}}'
@@ -146,6 +148,7 @@ class GameTable:
                 self.rounds.append(round_summary(game, record))
             if game.over:
                 self.records = self.recorder.finish(game)
+                self.result = outcome(game)
         self.changes.publish()
         self._bots_due.notify_all()
 
@@ -170,6 +173,7 @@ class GameTable:
                          if kind != PERSON}
             self.recorder = Recorder(self.game, self.seats)
             self.records, self.chosen, self.rounds, self._told = None, {}, [], False
+            self.result = None
             self.step += 1
             self.number += 1
             self.changes.publish()

@@ -143,7 +143,7 @@ def _load(source: str, mission_key: str | None) -> tuple[
     """The mission to play, its rulebook, colours and action cards' texts, and the folder of
     its campaign (None for the bundled starter campaign)."""
     from synergy_forge.authoring.definitions import standard_actions
-    from synergy_forge.authoring.diagnostics import InvalidInput, errors
+    from synergy_forge.authoring.diagnostics import HasErrors, errors
     from synergy_forge.authoring.loading import (
         CAMPAIGN_FILE,
         display,
@@ -162,7 +162,7 @@ def _load(source: str, mission_key: str | None) -> tuple[
                                      param_hint="'MISSION-OR-CAMPAIGN'")
         result = read_campaign(path)
         if result.campaign is None or errors(result.diagnostics):
-            raise InvalidInput(errors(result.diagnostics))
+            raise HasErrors(errors(result.diagnostics))
         campaign = result.campaign
         numbers = ", ".join(str(m.number) for m in campaign.missions)
         if mission_key is None:

@@ -337,7 +337,10 @@ function drawOutcome() {
   box.className = "outcome " + (outcome.won ? "won" : "lost");
   const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
   box.replaceChildren(head);
-  if (!outcome.won && outcome.reason) box.append(el("p", null, t("lost-" + outcome.reason)));
+  if (!outcome.won && outcome.reason) {
+    const who = (outcome.stuck || []).map((s) => view.table.seats[s].symbol + " " + t("seat", { seat: s })).join(", ");
+    box.append(el("p", null, t("lost-" + outcome.reason) + (who ? " (" + who + ")" : "")));
+  }
   box.append(el("p", null, t("rounds-won", { won: outcome.rounds_won, rounds: view.table.mission.rounds }) + " · " +
     t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
   const again = el("button", "again", t("again"));
