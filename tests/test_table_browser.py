@@ -165,6 +165,7 @@ def test_a_wrong_link_says_so(browser):
         page = context.new_page()
         response = page.goto(table.links[0][:-4] + "AAAA")
         assert response.status == 404
+        assert "No such seat: check the link" in page.inner_text("body")
     finally:
         context.close()
         table.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -203,8 +204,13 @@ class GameTable:
                 asked = [(d, view_for(self.bots[d.seat], self.game, d.seat))
                          for d in self._bot_decisions()]
             # What a bot sees is an immutable value: it thinks without holding the table.
-            with _BOTS_THINKING:
-                made = [(d, self.bots[d.seat].choose(seen, d)) for d, seen in asked]
+            try:
+                with _BOTS_THINKING:
+                    made = [(d, self.bots[d.seat].choose(seen, d)) for d, seen in asked]
+            except Exception as exc:  # our mistake: say so; the people's pages still work
+                print(f"synergy-forge table: internal error in a bot: {type(exc).__name__}: "
+                      f"{exc}; this is a bug, please report it", file=sys.stderr)
+                return
             with self.lock:
                 if self.step == step:
                     for decision, choice in made:

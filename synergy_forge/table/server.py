@@ -18,7 +18,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from synergy_forge.table.model import GameTable, Refused
@@ -84,6 +84,9 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
 
     async def page(request: Request) -> Response:
         found = seat_of(request)
+        if isinstance(found, Response) and found.status_code == 404:  # said to a person
+            return PlainTextResponse("No such seat: check the link you were given (the table "
+                                     "may also have stopped).", status_code=404)
         return found if isinstance(found, Response) else ASSETS.response("index.html")
 
     async def asset(request: Request) -> Response:
