@@ -400,7 +400,7 @@ def test_open_pages_per_seat_are_bounded():
 def test_the_same_mission_dealt_again_once_the_game_is_over():
     ended = []
     table = make_table("5", [PERSON, PERSON, "coop"], seed=SEED)
-    table.on_end = lambda t: ended.append(t.records)
+    table.on_end = lambda finished: ended.append(finished.records)
     with serving(table) as (client, _):
         token = table.tokens[0]
         status, _, data = client.request("POST", f"/api/seat/{token}/again")

@@ -13,7 +13,7 @@ import secrets
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from synergy_forge.authoring.gamelog import Recorder, decision_record
 from synergy_forge.core.cards import Action
@@ -45,13 +45,21 @@ class Refused(Exception):
         self.status, self.message = status, message
 
 
+class Finished(NamedTuple):
+    """A game played to its end at a table: the game, its whole log, its number there."""
+
+    game: Game
+    records: list[dict[str, Any]]
+    number: int
+
+
 class GameTable:
     """One mission played by people and bots; `seats[i]` is PERSON or a bot's name."""
 
     def __init__(self, mission: Mission, rulebook: Rulebook, colors: Sequence[str],
                  players: int, seed: int, seats: Sequence[str], *,
                  actions: Mapping[Action, ActionText] | None = None, pace: float = 1.0,
-                 on_end: Callable[[GameTable], None] | None = None) -> None:
+                 on_end: Callable[[Finished], None] | None = None) -> None:
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
         self.game = Game(mission, players, seed, rulebook, colors)
@@ -154,12 +162,15 @@ class GameTable:
         self._bots_due.notify_all()
 
     def _after_change(self) -> None:
-        """Outside the lock: the end of the game is told once (the log is written then)."""
+        """Outside the lock: the end of the game is told once (the log is written then),
+        with the game as it ended, whatever happens at the table meanwhile."""
+        finished = None
         with self.lock:
-            ended = self.records is not None and not self._told
-            self._told = self._told or ended
-        if ended and self.on_end is not None:
-            self.on_end(self)
+            if self.records is not None and not self._told:
+                self._told = True
+                finished = Finished(self.game, self.records, self.number)
+        if finished is not None and self.on_end is not None:
+            self.on_end(finished)
 
     def again(self, seed: int | None = None) -> None:
         """Deal the same mission again at the same seats, once the game is over (its log is
