@@ -29,7 +29,11 @@ class TableProcess:
     """`synergy-forge table …` in a subprocess, its seat links read from its first lines."""
 
     def __init__(self, *args: str, cwd: Path | None = None) -> None:
+        import tempfile
+
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        # Never the repository: a finished game's log goes to games/ of the current folder.
+        cwd = cwd or Path(tempfile.mkdtemp(prefix="table-"))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "synergy_forge", "table", *args, "--port", "0",
              "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
