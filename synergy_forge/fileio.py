@@ -17,12 +17,50 @@ from typing import BinaryIO
 
 from synergy_forge.errors import CannotWrite, ChangedMeanwhile
 
+#: Bytes of the target's name kept in its temporary file's name: with the dot, the random
+#: part and ".tmp" it stays far below NAME_MAX (255) whatever the target's legal name.
+TEMP_NAME_BYTES = 64
+
+
+def temp_prefix(name: str) -> str:
+    """`.NAME.` for the temporary file beside NAME, NAME cut to TEMP_NAME_BYTES of UTF-8."""
+    short = name.encode("utf-8", "surrogateescape")[:TEMP_NAME_BYTES]
+    return "." + short.decode("utf-8", "ignore") + "."
+
+
+def _stream_link(path: Path) -> bool:
+    """Whether `path` is a link into /proc (/dev/stdout and the like): renaming over it would
+    replace the system's link, not write to the stream."""
+    try:
+        if not os.path.islink(path):
+            return False
+        target = os.path.normpath(os.path.join(os.path.dirname(path), os.readlink(path)))
+        return target.startswith("/proc/")
+    except OSError:
+        return False
+
+
+def _replaceable(path: Path) -> None:
+    """Raises OSError unless `path` is missing or a regular file: a rename over /dev/full or
+    /dev/stdout (a link to a pipe) would replace the device or the link itself, and a FIFO
+    would lose its reader."""
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "is a folder, expected a file name", str(path))
+    if not stat.S_ISREG(mode) or _stream_link(path):
+        raise OSError(errno.EINVAL, "not a regular file (a device, FIFO, socket or "
+                      "stream); give a file name", str(path))
+
 
 def _temporary(path: Path, payload: bytes, durable: bool, mode: int) -> str:
     """A new file beside `path` holding `payload` with `mode`; its name. An OSError names
     `path` (not the hidden temporary name, which means nothing to the user)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path.name), suffix=".tmp",
+                                   dir=path.parent)
     except OSError as exc:
         exc.filename = str(path)
         raise
@@ -53,8 +91,21 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
     one.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        _write_atomic(path, payload, overwrite=overwrite, durable=durable)
+    except OSError as exc:
+        if exc.filename is not None and str(exc.filename) != str(path) \
+                and not isinstance(exc, FileExistsError) and exc.errno is not None:
+            # The hidden temporary file is ours, not the user's: name the file they asked for.
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
+        raise
+    return path
+
+
+def _write_atomic(path: Path, payload: bytes, *, overwrite: bool, durable: bool) -> None:
+    _replaceable(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     mode = 0o644
     target = path  # the file written: a link's target; the caller's name is returned
     if overwrite:
@@ -75,7 +126,6 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
-    return path
 
 
 def editable(path: Path) -> Path:
@@ -167,17 +217,25 @@ def open_regular(path: Path) -> BinaryIO:
     block or never end, a folder cannot be read. Raises OSError (its strerror says why).
 
     Opened without blocking, so that a FIFO with no writer is refused rather than waited on.
+    The file object owns its descriptor from the start (built-in open with an opener): a
+    Ctrl-C at any moment can leak it at worst, never close it twice (which would close
+    whichever file was given that number next).
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "is a folder, expected a file", str(path))
-        if not stat.S_ISREG(mode):
+        handle = open(path, "rb", opener=_without_blocking)  # noqa: SIM115 (returned open)
+    except IsADirectoryError:
+        raise IsADirectoryError(errno.EISDIR, "is a folder, expected a file", str(path)
+                                ) from None
+    try:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise OSError(errno.EINVAL, "not a regular file (a pipe, FIFO or device); give a "
                           "file", str(path))
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        os.set_blocking(handle.fileno(), True)
+        return handle
     except BaseException:
-        os.close(fd)
+        handle.close()
         raise
+
+
+def _without_blocking(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NONBLOCK)

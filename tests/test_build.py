@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from synergy_forge.cli import main
 from synergy_forge.printing.layout import sheet
 from synergy_forge.resources import starter_campaign
+from synergy_forge.typography import typeset
 
 MM = 72 / 25.4
 
@@ -59,7 +60,7 @@ def test_every_document_is_there_with_its_pages(starter_kit):
         # 6 sheets; 5 action cards and 4 specials: 1 sheet each. Each sheet has a back page.
         expected = {"missions.pdf": 4, "goals.pdf": 10, "numbers.pdf": 12, "actions.pdf": 2,
                     "specials.pdf": 2, "calibration.pdf": 2, "challenges.pdf": 1,
-                    "rulebook.pdf": 3}
+                    "rulebook.pdf": 4}
         for name, count in expected.items():
             assert pages(folder / name) == count, name
         assert pages(folder / f"print-and-play-{language}.pdf") == sum(expected.values())
@@ -140,7 +141,8 @@ def test_hostile_text_is_printed_literally_and_nothing_is_fetched(tmp_path):
     hostile = '<img src="file:///etc/passwd"> {{ 7*7 }} <b>x</b>'
     out = build_small(tmp_path, hostile, "out")
     text = text_of(out / "en" / "missions.pdf").replace("\r", "").replace("\n", "")
-    assert '<img src="file:///etc/passwd">' in text and "{{ 7*7 }}" in text
+    # Printed as words (quotes set as typography.py sets any text), not as markup.
+    assert typeset('<img src="file:///etc/passwd">', "en") in text and "{{ 7*7 }}" in text
     assert "49" not in text
 
 

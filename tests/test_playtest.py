@@ -151,18 +151,18 @@ def test_star_bands():
 
 
 def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebook):
-    # R23: five goal cards and five rounds to win leave no round to fail; the oracle wins
-    # rounds but every game ends with a player out of goal cards.
+    # R23: four goal cards cannot last five rounds; the oracle wins rounds but every game
+    # ends with a player out of goal cards.
     mission = Mission(id="five", number=1, title={"en": "Five"}, stars=5, rounds=5, lives=2,
                       players=(3,), allowed_failures={3: 0},
-                      goals=("equal", "unique", "between", "one-higher", "one-lower"),
+                      goals=("equal", "unique", "between", "one-higher"),
                       challenges=("minimum-5", "no-doubles", "even"))
     cells = run([Playable(mission, rulebook, ("red", "yellow", "green"))], ["coop", "oracle"],
                 None, games=20, seed=1, jobs=1)
     (found,) = estimates(cells)
     (unwinnable,) = [w for w in found.warnings if w.startswith("unwinnable")]
     assert "its games ended when a player ran out of goal cards (100%)" in unwinnable
-    assert unwinnable.endswith("a 5-card goal deck with 5 rounds to win leaves no failed round "
+    assert unwinnable.endswith("a 4-card goal deck with 5 rounds to win leaves no failed round "
                                "(R23)")
     assert "action cards" not in unwinnable
     # The text report says why each bot lost, with shares, rounds won and lives left.

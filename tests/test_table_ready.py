@@ -20,6 +20,7 @@ from synergy_forge.core.cards import Action, pair_action_cards
 from synergy_forge.printing.kit import INKS, PAPER, build_kit, colours, contrast
 from synergy_forge.printing.layout import EDGE, PAPERS, sheet
 from synergy_forge.resources import starter_campaign
+from synergy_forge.typography import typeset
 
 #: Most home printers leave this much of every edge blank.
 PRINTER_MARGIN = 4.0
@@ -130,11 +131,11 @@ def test_campaign_goal_cards_say_which_missions_add_them_in_each_language(letter
 
 def test_mission_cards_say_which_goal_cards_to_take(letter_kit):
     missions = flat(text_of(letter_kit / "en" / "missions.pdf"))
-    assert "Goal deck the base goal cards without Unique ≠ with Close call ±1" in missions
+    assert "Goal deck the base goal cards without Unique (≠), plus Close call (±1)" in missions
     assert "Goal deck the 7 base goal cards" in missions
     assert "Starting hand 6 number and 4 goal cards; the rest are your decks" in missions
     french = flat(text_of(letter_kit / "fr" / "missions.pdf"))
-    assert "Objectifs les cartes Objectif de base sans Unique ≠ avec De justesse ±1" in french
+    assert "Objectifs les cartes Objectif de base sans Unique (≠), plus De justesse (±1)" in french
 
 
 def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
@@ -142,7 +143,7 @@ def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
     # Mission 30: each challenge with its rule, each action card with its name.
     for challenge in starter.missions[-1].challenges:
         definition = starter.rulebook.challenge(challenge)
-        assert f"{definition.name['en']} {definition.text['en']}" in missions
+        assert flat(typeset(f"{definition.name['en']} {definition.text['en']}", "en")) in missions
     assert "Action cards A Recover · B Switch · C Double recovery · D Trade goals" in missions
     assert "Hyper card if its holder misses their goal, all is lost" in missions
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from synergy_forge.authoring.definitions import default_symbol, text_of
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+from synergy_forge.authoring.flavour import flavour_numbers
 from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.cardtext.fonts import fit, missing_glyphs
 from synergy_forge.cardtext.geometry import card_boxes
@@ -28,6 +29,7 @@ from synergy_forge.core.cards import (
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
+from synergy_forge.typography import typeset
 
 WARNING = Severity.WARNING
 
@@ -212,6 +214,7 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
         found += printable(doc, field_name, field_name)
+    found += flavour_numbers(doc)
     return found
 
 
@@ -250,13 +253,13 @@ def printable(doc: Document, field_name: str, box_name: str) -> list[Diagnostic]
     texts = [((field_name,), "en", value)] if isinstance(value, str) else \
         [((field_name, lang), lang, text) for lang, text in value.items() if isinstance(text, str)]
     for path, lang, text in texts:
-        missing = missing_glyphs(text)
+        missing = missing_glyphs(text, box.italic)
         if missing:
             chars = ", ".join(f"'{ch}' (U+{ord(ch):04X})" for _, ch in missing[:3])
             found.append(doc.diagnostic(path, f"{field_name} ({lang}): the card's fonts have no "
                                         f"glyph for {chars}; it would print as a box",
                                         "text.glyph"))
-        elif fit(text, box) is None:
+        elif fit(typeset(text, lang), box) is None:  # measured as printed (typography.py)
             found.append(doc.diagnostic(
                 path, f"{field_name} ({lang}) does not fit on its card, even at {box.min_pt:g} pt "
                 f"({box.width:g} x {box.height:g} mm): shorten it", "text.fit"))

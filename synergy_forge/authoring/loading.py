@@ -28,6 +28,7 @@ from synergy_forge.authoring.lint import (
     definition_diagnostics,
     mission_diagnostics,
 )
+from synergy_forge.authoring.paths import expand, regular_file
 from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
@@ -136,15 +137,20 @@ class CampaignResult:
 
 
 def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagnostic]]:
-    """The files the patterns under `key` name, in a stable order, each once."""
+    """The files the patterns under `key` name, in a stable order, each once; every pattern
+    goes through the campaign's path policy (authoring/paths.py) first."""
     found: list[Diagnostic] = []
     paths: list[Path] = []
     seen: set[Path] = set()
     for i, pattern in enumerate(doc.data.get(key, [])):
-        matches = sorted(root.glob(pattern)) if any(ch in pattern for ch in "*?[") else \
-            [root / pattern]
-        matches = [m for m in matches if m.is_file()] if matches else []
-        if not matches:
+        matches, problem, skipped = expand(root, pattern)
+        if problem is not None:
+            found.append(doc.diagnostic((key, i), problem, "campaign.path"))
+        for other in skipped:
+            found.append(doc.diagnostic(
+                (key, i), f"{display(other)} is not a regular file (a FIFO, socket or device); "
+                "skipped", "campaign.not-a-file", severity=Severity.WARNING))
+        if not matches and problem is None:
             found.append(doc.diagnostic((key, i), f"'{pattern}' matches no file",
                                         "campaign.missing-file"))
         for m in matches:
@@ -311,7 +317,7 @@ def _name_languages(doc: Document, languages: tuple[str, ...]) -> list[Diagnosti
 def find_campaign(path: Path) -> Path | None:
     """The campaign folder a file belongs to: the nearest folder up with a campaign.yaml."""
     for folder in [path.parent, *path.parent.parents][:3]:
-        if (folder / CAMPAIGN_FILE).is_file():
+        if regular_file(folder / CAMPAIGN_FILE):
             return folder
     return None
 

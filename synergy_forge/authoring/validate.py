@@ -27,9 +27,11 @@ from synergy_forge.authoring.loading import (
     find_campaign,
     read_campaign,
 )
+from synergy_forge.authoring.paths import regular_file
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.core.mission import Campaign
+from synergy_forge.fileio import open_regular
 
 SUFFIXES = (".yaml", ".yml", ".json")
 #: Folder name -> the kind of file it holds, as in the starter campaign and `new campaign`
@@ -77,7 +79,7 @@ class Report:
 def declared_kind(path: Path) -> str | None:
     """The kind a file's schema line (modeline, or JSON "$schema") names, if it has one."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO would block a plain open for ever
             head = handle.read(2048).decode("utf-8", "replace")
     except OSError:
         return None
@@ -216,6 +218,9 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[
                 continue
             if name.startswith("."):
                 skipped.append((display(here / name), "a hidden file (tool configuration)"))
+            elif not regular_file(here / name):
+                skipped.append((display(here / name), "not a regular file (a FIFO, socket, "
+                                "device or broken link): not read"))
             elif name == CAMPAIGN_FILE:
                 campaigns.append(here)
             else:

@@ -45,6 +45,9 @@ class Font:
 
 
 FONTS = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
+#: The italic face of flavour texts (DejaVu Sans Oblique, regular weight only): its widths and
+#: glyphs differ from the upright face's (« » included), so italic boxes are measured with it.
+ITALIC = "DejaVuSans-Oblique.ttf"
 #: The fonts' advance widths, read once with fontTools and kept beside them with each font's
 #: hash: reading them back costs 5 ms where fontTools takes 0.1 s, in every command that
 #: checks or prints a card (validate, build, the studio). A font whose hash differs (replaced
@@ -53,12 +56,13 @@ METRICS = "metrics.json"
 
 
 @cache
-def font(bold: bool = False) -> Font:
+def font(bold: bool = False, italic: bool = False) -> Font:
     import json
 
-    path = templates_dir() / "fonts" / FONTS[bold]
+    name = ITALIC if italic else FONTS[bold]
+    path = templates_dir() / "fonts" / name
     try:
-        kept = json.loads((path.parent / METRICS).read_text(encoding="utf-8"))[FONTS[bold]]
+        kept = json.loads((path.parent / METRICS).read_text(encoding="utf-8"))[name]
     except (OSError, ValueError, KeyError):
         kept = None
     if kept is not None and kept["sha256"] == _sha256(path):
@@ -84,7 +88,7 @@ def write_metrics() -> Path:
 
     folder = templates_dir() / "fonts"
     kept = {}
-    for name in FONTS.values():
+    for name in (*FONTS.values(), ITALIC):
         read = read_font(folder / name)
         kept[name] = {"sha256": _sha256(folder / name), "units": read.units,
                       "advances": {str(cp): a for cp, a in sorted(read.advances.items())}}
@@ -100,16 +104,19 @@ def _sha256(path: Path) -> str:
 
 
 @cache
-def _drawable() -> frozenset[str]:
+def _drawable(italic: bool = False) -> frozenset[str]:
     both = font(False).advances.keys() & font(True).advances.keys()
+    if italic:
+        both &= font(italic=True).advances.keys()
     return frozenset(chr(cp) for cp in both) | {"\n", "\t"}
 
 
-def missing_glyphs(text: str) -> list[tuple[int, str]]:
-    """(index, character) of each character the bundled fonts cannot draw."""
-    if set(text) <= _drawable():
+def missing_glyphs(text: str, italic: bool = False) -> list[tuple[int, str]]:
+    """(index, character) of each character the bundled fonts (with the italic face, for an
+    italic text) cannot draw."""
+    drawable = _drawable(italic)
+    if set(text) <= drawable:
         return []
-    drawable = _drawable()
     return [(i, ch) for i, ch in enumerate(text) if ch not in drawable]
 
 
@@ -122,20 +129,28 @@ class Box:
     pt: float
     bold: bool = False
     line_height: float = 1.25
+    italic: bool = False
     min_pt: float = MIN_PT
 
 
 Paragraph = str | tuple[str, str]  # a text, or (bold lead-in, text)
 
 
-def _words(text: Paragraph, bold: bool) -> list[list[float]]:
+def _breakable(line: str) -> list[str]:
+    """The words a line may break between: at spaces and tabs, never at a no-break space
+    (str.split would break there too)."""
+    return [word for word in line.replace("\t", " ").split(" ") if word]
+
+
+def _words(text: Paragraph, bold: bool, italic: bool = False) -> list[list[float]]:
     """Each line of a paragraph as its words' widths in ems, a space's width last."""
-    space = font(bold).em_width(" ")
+    face = font(bold, italic)
+    space = face.em_width(" ")
     if isinstance(text, tuple):
-        lines = [[font(True).em_width(w) for w in text[0].split()]
-                 + [font(bold).em_width(w) for w in text[1].split()]]
+        lines = [[font(True).em_width(w) for w in _breakable(text[0])]
+                 + [face.em_width(w) for w in _breakable(text[1])]]
     else:
-        lines = [[font(bold).em_width(w) for w in line.split()] for line in text.split("\n")]
+        lines = [[face.em_width(w) for w in _breakable(line)] for line in text.split("\n")]
     return [[*line, space] for line in lines]
 
 
@@ -158,9 +173,10 @@ def _count(lines: list[list[float]], width: float, scale: float) -> int | None:
     return count
 
 
-def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False) -> int | None:
+def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False,
+                 italic: bool = False) -> int | None:
     """How many lines `text` wraps to in `width` mm; None when a word is wider than that."""
-    return _count(_words(text, bold), width, pt * MM_PER_PT * SHAPING_ALLOWANCE)
+    return _count(_words(text, bold, italic), width, pt * MM_PER_PT * SHAPING_ALLOWANCE)
 
 
 def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float | None:
@@ -168,7 +184,8 @@ def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float 
 
     A list is a block of paragraphs, `gap` mm apart.
     """
-    paragraphs = [_words(p, box.bold) for p in (text if isinstance(text, list) else [text])]
+    paragraphs = [_words(p, box.bold, box.italic)
+                  for p in (text if isinstance(text, list) else [text])]
     pt = box.pt
     while pt >= box.min_pt - 1e-9:
         scale = pt * MM_PER_PT * SHAPING_ALLOWANCE

@@ -39,7 +39,7 @@ def card_boxes(card: CardSize = POKER) -> dict[str, Box]:
     safe = card.safe
     return {
         "title": Box(inner, 10.0, 11.0, bold=True),
-        "flavor": Box(inner, 9.5, 7.0),
+        "flavor": Box(inner, 9.5, 7.0, italic=True),
         # a mission's play order, hand, goal deck, challenges, actions (mission.mission_lines)
         "mission-rules": Box(inner, height - 2 * safe - 36.5, 7.0),
         "goal-symbol": Box(inner, 19.0, 48.0, bold=True, line_height=1.1, min_pt=24.0),

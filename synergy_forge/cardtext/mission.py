@@ -22,6 +22,7 @@ from synergy_forge.cardtext.geometry import (
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import GOAL_IDS
 from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.typography import NBSP
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,15 @@ def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[
     lines = [(_("Play order"), ", ".join(steps[s] for s in mission.order.split("-")))]
     if len(set(mission.allowed_failures.values())) > 1:
         lines.append((_("May miss their goal"), " · ".join(
-            _("{players} players {allowed}").format(players=p, allowed=a)
+            # Each group unbroken ("3 players 1"), the groups apart: a line break inside one
+            # pairs a count with the wrong players.
+            _("{players} players {allowed}").format(players=p, allowed=a).replace(" ", NBSP)
             for p, a in mission.allowed_failures.items())))
     removed, added = goal_changes(mission)
 
     def names(ids: list[str]) -> str:
-        return ", ".join(f"{tr.text(rulebook.goal(g).name)} {rulebook.goal(g).symbol}"
+        # The symbol in brackets, held to its name: "without Unique ≠ with…" read as a sum.
+        return ", ".join(f"{tr.text(rulebook.goal(g).name)}{NBSP}({rulebook.goal(g).symbol})"
                          for g in ids)
 
     if not removed and not added:
@@ -66,8 +70,8 @@ def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[
         if removed:
             parts.append(_("without {names}").format(names=names(removed)))
         if added:
-            parts.append(_("with {names}").format(names=names(added)))
-        deck = " ".join(parts)
+            parts.append(_("plus {names}").format(names=names(added)))
+        deck = parts[0] + " " + ", ".join(parts[1:])
     lines.append((_("Goal deck"), deck))
     if mission.hand_numbers == 10 and mission.hand_goals == len(mission.goals):
         lines.append((_("Starting hand"), _("all your cards")))
@@ -80,7 +84,7 @@ def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[
         lines.append((tr.text(challenge.name), tr.text(challenge.text)))
     if mission.actions:
         lines.append((_("Action cards"), " · ".join(
-            f"{a} {tr.text(campaign.actions[a].name)}" for a in mission.actions)))
+            f"{a}{NBSP}{tr.text(campaign.actions[a].name)}" for a in mission.actions)))
     if mission.super:
         lines.append((_("Super card"), _("its holder must meet their goal")))
     if mission.hyper:
@@ -101,7 +105,7 @@ def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
                        ("flavor", translator.text(mission.flavor))):
         box = boxes[name]
         pt = fit(text, box) or box.min_pt
-        lines = (lines_needed(text, box.width, pt, box.bold) or 99) if text else 0
+        lines = (lines_needed(text, box.width, pt, box.bold, box.italic) or 99) if text else 0
         height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
         taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
         heights[name] = height

@@ -126,6 +126,12 @@ def _without(cards: tuple[_T, ...], card: _T) -> tuple[_T, ...]:
     return cards[:i] + cards[i + 1:]
 
 
+#: The seeds a game takes: the game log's range (schemas/gamelog.schema.json, a signed 64-bit
+#: integer, as JSON readers elsewhere hold it), so that every game `play` starts can be logged
+#: and replayed. The command line's --seed options take exactly these.
+MIN_SEED, MAX_SEED = -(2**63), 2**63 - 1
+
+
 class Setup(NamedTuple):
     """What a game is played with, fixed before the first decision. The seed decides every
     deal, so it is never shown to a seat; the holders of the super and hyper cards are
@@ -499,7 +505,8 @@ class Game:
         says so. No ordinary bot is handed this."""
         return Omniscient(self.setup, tuple(self.hands), tuple(self.goal_hands),
                           tuple(self.firsts), tuple(self.goals_played), self.super_seat,
-                          self.hyper_seat, self.round_number)
+                          self.hyper_seat, self.round_number,
+                          tuple(self.observe(i) for i in range(self.players)))
 
     def cards_of(self, color: str) -> Iterator[tuple[str, NumberCard | GoalCard]]:
         """Every card of one colour with where it is (for conservation checks and tests)."""
@@ -599,3 +606,5 @@ class Omniscient(NamedTuple):
     super_seat: int | None
     hyper_seat: int | None
     round_number: int
+    #: every seat's own observation (the face-up cards, lives, rounds, actions: all public)
+    views: tuple[Observation, ...] = ()

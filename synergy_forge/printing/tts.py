@@ -279,8 +279,11 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
 def _slug(text: str) -> str:
     """A file name part in plain ASCII (a URL needs no escaping): "Campagne de départ" gives
     campagne-de-depart."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    kept = "".join(c.lower() if c.isalnum() else "-" for c in ascii_text)
+    # Accents go (é is e and a combining accent); any other character parts words, the
+    # typographic apostrophe of "l’école" as the straight one.
+    kept = "".join(c.lower() if c.isascii() and c.isalnum() else
+                   "" if unicodedata.combining(c) else "-"
+                   for c in unicodedata.normalize("NFKD", text))
     return "-".join(part for part in kept.split("-") if part)
 
 

@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 import multiprocessing
+import signal
 import sys
 import threading
 from collections import Counter
@@ -34,6 +35,7 @@ from synergy_forge.authoring.loading import (
 from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.pool import ignore_interrupt
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.playtest import (
@@ -333,8 +335,12 @@ class Studio:
 
     def estimate_forever(self) -> None:
         """Play batches while a page is open, until the studio stops (runs in a thread)."""
+        # Ctrl-C is the server's, in the main thread: blocked in this one, the workers it
+        # starts inherit it blocked, and ignore it once started (synergy_forge.pool).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         context = multiprocessing.get_context("spawn")  # this process has threads: no fork
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
+                                   initializer=ignore_interrupt)
         running: list[tuple[Future[Tally], str, int, int]] = []
         try:
             while not self.stopping.is_set():

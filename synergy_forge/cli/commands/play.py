@@ -6,18 +6,18 @@ from pathlib import Path
 
 import click
 
-from ..params import BOTS, for_seats
+from ..params import BOTS, SEED, for_seats
 
 
 @click.command("play")
 @click.argument("mission")
 @click.option("--players", "player_count", type=click.IntRange(3, 5),
               help="Player count (default: 4 if the mission allows it, else its first).")
-@click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random, "
+@click.option("--seed", type=SEED, help="Seed of the game's shuffles and bots (default: random, "
               "printed).")
 @click.option("--bots", type=BOTS, default="coop", show_default=True,
-              help="One bot for every seat (random, greedy, coop, oracle), or one per seat: "
-              "coop,random,…")
+              help="One bot for every seat (random, greedy, coop, expert, oracle), or one per "
+              "seat: coop,random,…")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every decision to this JSON Lines file, for `replay`.")
 @click.option("--quiet", is_flag=True, help="Print only the outcome.")

@@ -10,7 +10,7 @@ from synergy_forge.errors import CheckFailed
 from synergy_forge.reporting.formats import formats, render
 
 from ..output import show, write_report
-from ..params import BOTS, PLAYER_COUNTS
+from ..params import BOTS, PLAYER_COUNTS, SEED
 
 #: Below this many games the run is too short to be worth a progress bar.
 PROGRESS_FROM = 2000
@@ -23,9 +23,9 @@ PROGRESS_FROM = 2000
 @click.option("--players", "player_counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="3, 4, 5, a comma list such as 3,5, or all.")
 @click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
-              help="Comma-separated: random, greedy, coop, oracle (oracle cheats: it sees "
+              help="Comma-separated: random, greedy, coop, expert, oracle (oracle cheats: it sees "
               "every hand).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores). Results are the same whatever the number.")
 @click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT; "

@@ -27,7 +27,7 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     CAMPAIGN_DIR defaults to the campaign of the current folder or the nearest one above it
     (the bundled starter campaign when there is none). Every save of a campaign file
     updates the open page; each mission's difficulty estimate grows while the page is open.
-    Stop with Ctrl-C.
+    Stop with Ctrl-C: the studio then exits 0 (it runs until stopped).
     """
     from synergy_forge.authoring.loading import CAMPAIGN_FILE
     from synergy_forge.cardtext.i18n import available_languages

@@ -13,7 +13,7 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.errors import EXIT_FAILED, CannotWrite, ChangedMeanwhile, CheckFailed
 
-from ..params import PLAYER_COUNTS
+from ..params import PLAYER_COUNTS, SEED
 
 #: Missions tuned side by side on a cluster.
 MISSIONS_AT_ONCE = 4
@@ -30,7 +30,7 @@ MISSIONS_AT_ONCE = 4
               show_default=True, help="Games at most per mission.")
 @click.option("--games", type=click.IntRange(25, 1_000_000), default=400, show_default=True,
               help="Games per player count before a setting is accepted.")
-@click.option("--seed", type=int, default=1, show_default=True,
+@click.option("--seed", type=SEED, default=1, show_default=True,
               help="The deals every setting plays (playtest's seeds).")
 @click.option("--actions", "with_actions", is_flag=True,
               help="Also try one action card more or less.")
@@ -136,6 +136,7 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
     # On a cluster several missions are tuned at once, to keep its workers busy; the local
     # pool already has every core busy with one. Reports come in the campaign's order.
     short = failed = worst = 0
+    threads = None
     if isinstance(executor, LocalPool) or len(subjects) == 1:
         # In this thread: Ctrl-C stops at once.
         reports: Iterator[tuple[str, bool, int, str]] = map(tune_one, subjects)
@@ -143,11 +144,19 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
         threads = ThreadPoolExecutor(max_workers=MISSIONS_AT_ONCE)
         reports = threads.map(tune_one, subjects)
     summary = []
-    for number, (report, reached, code, line) in enumerate(reports):
-        short, worst = short + (not reached), max(worst, code)
-        failed += reached and bool(code)
-        summary.append(line)
-        click.echo(("\n" if number else "") + report)
+    try:
+        for number, (report, reached, code, line) in enumerate(reports):
+            short, worst = short + (not reached), max(worst, code)
+            failed += reached and bool(code)
+            summary.append(line)
+            click.echo(("\n" if number else "") + report)
+    except KeyboardInterrupt:
+        # The missions in other threads: those not started never start, the others stop at
+        # their next result (the command would otherwise wait for them before exiting).
+        if threads is not None:
+            threads.shutdown(wait=False, cancel_futures=True)
+        executor.stop()
+        raise
     if len(subjects) > 1:
         click.echo("\nSummary:\n" + "\n".join(summary))
         click.echo(f"{len(subjects) - short - failed} of {len(subjects)} missions at their "
