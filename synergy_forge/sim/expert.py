@@ -168,15 +168,20 @@ def searcher(obs: Observation) -> int:
     return obs.round_number % obs.players
 
 
-def blueprint_second(obs: Observation, choices: tuple[NumberCard, ...]) -> NumberCard | None:
-    """Card 3 where hands are hidden: the card with the best chance that the round succeeds
-    when every other seat plays as the coop bot would with each hand it may hold.
+def blueprint_second(obs: Observation, choices: tuple[NumberCard, ...],
+                     search: bool) -> NumberCard | None:
+    """Card 3 where hands are hidden.
 
-    The belief over a seat's hand is every deal of its colour's unseen cards (hand and deck)
-    with its public hand size; the convention's blueprint (the coop bot's card 3: the best
-    chance of the round, the others' cards taken as equally likely) says which card it plays
-    from each, so its sum's distribution follows, exactly. None when no belief fits (a card
-    moved between colours: the coop bot's uniform view then)."""
+    The blueprint (`search` false), as the coop bot plays it: the card with the best chance
+    that the round succeeds, each other seat's card taken as any of its colour's unseen cards
+    that keeps the challenges, equally likely (ties: the higher card). Every seat can work out
+    that chance for every seat, since it depends on public facts only.
+
+    The search (`search` true): the belief over each other seat's hand is every deal of its
+    colour's unseen cards (hand and deck) with its public hand size, and each seat is assumed to
+    play the blueprint's card from the hand it holds, so its sum's distribution follows, exactly;
+    the searcher plays the card with the best chance that the round succeeds against those.
+    None when no belief fits (a card moved between colours: the coop bot's view then)."""
     from synergy_forge.sim.chances import Support, success_chances
 
     n, me, colors = obs.players, obs.seat, obs.colors
@@ -205,6 +210,12 @@ def blueprint_second(obs: Observation, choices: tuple[NumberCard, ...]) -> Numbe
             weights[total] = weights.get(total, 0.0) + pool[value]
         uniform.append(Support.of(weights or {0: 1.0}))
         options.append(legal)
+    own = {c: pair_sum(rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]
+           for c in choices}
+    if not search:
+        mine = success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
+                               obs.hyper_seat, me, uniform, sorted(set(own.values())))
+        return max(choices, key=lambda c: (mine[own[c]], c))
     blueprint: list[Support] = []
     for j in range(n):
         if j == me:
@@ -215,19 +226,16 @@ def blueprint_second(obs: Observation, choices: tuple[NumberCard, ...]) -> Numbe
                                  obs.hyper_seat, j, uniform, axis)
         weights_j = dict.fromkeys(axis, 0.0)
         for hand, ways in _hands_of(unseen[colors[j]], obs.hand_numbers[j]):
-            sums = {options[j][v] for v, k in hand.items() if k and v in options[j]}
-            if not sums:
+            held = [v for v, k in hand.items() if k and v in options[j]]
+            if not held:
                 continue  # R9: no legal card; the mission ends whatever this seat plays
-            top = max(chance[t] for t in sums)
-            best = [t for t in sums if chance[t] >= top - 1e-12]
-            for t in best:
-                weights_j[t] += ways / len(best)
+            # The blueprint's card from this hand (its ties: the higher card).
+            played = max(held, key=lambda v: (chance[options[j][v]], v))
+            weights_j[options[j][played]] += ways
         if not any(weights_j.values()):
             return None
         blueprint.append(Support(axis, np.array([weights_j[t] for t in axis]),
                                  sum(weights_j.values())))
-    own = {c: pair_sum(rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]
-           for c in choices}
     mine = success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
                            obs.hyper_seat, me, blueprint, sorted(set(own.values())))
     return max(choices, key=lambda c: (mine[own[c]], c))
@@ -286,8 +294,8 @@ class ExpertBot:
             return keep_card(rules, obs.hand, decision.choices)
         known = public_hands(obs)
         if known is None:
-            if kind is DecisionKind.SECOND_NUMBER and obs.seat == searcher(obs):
-                card = blueprint_second(obs, decision.choices)
+            if kind is DecisionKind.SECOND_NUMBER:
+                card = blueprint_second(obs, decision.choices, obs.seat == searcher(obs))
                 if card is not None:
                     return card
             return self._fallback.choose(obs, decision)
