@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     from synergy_forge.sim.bots import ScoreMemory
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
+#: Every seat's hands as counted from the cards face up, per public facts.
+_COUNTED: Memo[tuple[Any, ...], Any] = Memo(4096)
 #: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
 _DEALS: Memo[tuple[Any, ...], list[tuple[dict[int, int], int]]] = Memo(4096)
 
@@ -90,31 +92,32 @@ def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
     if Action.I in mission.actions and Action.I not in obs.actions_available and \
             all(u.card is not Action.I for u in obs.actions_used):
         return None
-    numbers = {color: Counter(_EACH_VALUE) for color in colors}
-    goals = {color: Counter(mission.goals) for color in colors}
     placed = obs.placed
-    face_up = chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds, placed.goals)
-    for card in face_up:
-        if isinstance(card, NumberCard):
-            counts = numbers.get(card.color)
-            if counts is not None:
-                counts[card.value] -= 1
-        elif isinstance(card, GoalCard):
-            left = goals.get(card.color)
-            if left is not None:
-                left[card.goal] -= 1
+    key = (mission.goals, colors, obs.discards, placed.firsts, placed.goals, obs.seconds,
+           obs.hand_numbers, obs.hand_goals)
+    if key in _COUNTED:
+        return _COUNTED[key]
+    # Every card face up, counted at once (cards are tuples: hashed in C).
+    seen = Counter(chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds,
+                         placed.goals))
+    distinct_goals = sorted(set(mission.goals))
+    goal_copies = Counter(mission.goals)
     hands, goal_hands = [], []
     for seat in range(n):
         color = colors[seat]
-        hand = tuple(sorted(NumberCard(v, color) for v, k in numbers[color].items()
-                            for _ in range(k)))
-        goal_hand = tuple(sorted(GoalCard(g, color) for g, k in goals[color].items()
-                                 for _ in range(k)))
+        hand: list[NumberCard] = []
+        for value, copies in _EACH_VALUE.items():
+            card = NumberCard(value, color)
+            hand += [card] * (copies - seen[card])
+        goal_hand: list[GoalCard] = []
+        for goal in distinct_goals:
+            card_g = GoalCard(goal, color)
+            goal_hand += [card_g] * (goal_copies[goal] - seen[card_g])
         if len(hand) != obs.hand_numbers[seat] or len(goal_hand) != obs.hand_goals[seat]:
-            return None
-        hands.append(hand)
-        goal_hands.append(goal_hand)
-    return tuple(hands), tuple(goal_hands)
+            return _COUNTED.remember(key, None)
+        hands.append(tuple(hand))
+        goal_hands.append(tuple(goal_hand))
+    return _COUNTED.remember(key, (tuple(hands), tuple(goal_hands)))
 
 
 def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],
