@@ -22,16 +22,17 @@ How it plays:
   round into a won one (`convention.best_action`). The take-back keeps the card that leaves
   the most legal sums for later rounds (R17).
 - Where hands are dealt from decks and cannot be counted, the blueprint is the coop bot's
-  play (its belief: each unseen card equally likely, the challenges kept), with the expert's
-  take-back. One seat a round (`searcher`) improves on it at card 3, SPARTA-style: its belief
-  over each other seat's hand is every deal of that colour's unseen cards (hand and deck) with
-  the seat's public hand size, each seat is assumed to play the blueprint's card from the hand
-  it holds, and the searcher plays the card with the best exact chance that the round succeeds
+  play (its belief: each unseen card equally likely, the challenges kept; card 3 computed
+  here, so that every seat knows it exactly), with the expert's take-back. One seat a round
+  (`searcher`) improves on it at card 3, SPARTA-style: its belief over each other seat's hand
+  is every deal of that colour's unseen cards (hand and deck) with the seat's public hand
+  size, each seat is assumed to play the blueprint's card from the hand it holds, and the
+  searcher plays the card with the best exact chance that the round succeeds
   (`blueprint_second`). Mission 5 at 5 players: 79% with the blueprint alone, 98% so.
 
 `skill` (0 to 1) is the chance that a seat follows the expert's play at a decision; otherwise
 it makes a casual move, the one the greedy bot would make (a player who plays for their own
-goal). skill 1 is the expert; skill 0 the greedy bot with the expert's seat order.
+goal). skill 1 is the expert; skill 0 a table of greedy players.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard, Observation
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import pair_sum
+from synergy_forge.sim.chances import Support, success_chances
 from synergy_forge.sim.convention import (
     RoundState,
     Rules,
@@ -185,8 +187,6 @@ def blueprint_second(obs: Observation, choices: tuple[NumberCard, ...],
     play the blueprint's card from the hand it holds, so its sum's distribution follows, exactly;
     the searcher plays the card with the best chance that the round succeeds against those.
     None when no belief fits (a card moved between colours: the coop bot's view then)."""
-    from synergy_forge.sim.chances import Support, success_chances
-
     n, me, colors = obs.players, obs.seat, obs.colors
     rulebook, challenges = obs.rulebook, obs.mission.challenges
     if any(c.color != colors[me] for c in obs.hand):
