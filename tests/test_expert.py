@@ -135,7 +135,8 @@ def test_every_hand_is_counted_from_the_face_up_cards_with_a_full_starting_hand(
             for seat in range(4):
                 known = public_hands(game.observe(seat))
                 assert known is not None
-                hands, goals = known
+                hands, goals, exact = known
+                assert exact
                 assert hands == tuple(tuple(sorted(h)) for h in game.hands)
                 assert goals == tuple(tuple(sorted(g)) for g in game.goal_hands)
             decisions = game.pending()

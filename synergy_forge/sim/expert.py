@@ -80,16 +80,19 @@ def rules_of(obs: Observation) -> Rules:
 
 
 def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
-                                            tuple[tuple[GoalCard, ...], ...]] | None:
-    """Every seat's number and goal hands, when the face-up cards tell them exactly; None when
-    some seat still has cards in a deck (its hand is one of many) or a card may have changed
-    colour owner through I in an earlier round.
+                                            tuple[tuple[GoalCard, ...], ...], bool] | None:
+    """Every seat's number hand, when the face-up cards tell it exactly, and its goal cards not
+    yet seen: its goal hand exactly when no seat has goal cards left in its deck (the bool says
+    so), else the goal hand and the goal deck together. None when some seat still has number
+    cards in a deck (its hand is one of many) or a card may have changed colour owner through I
+    in an earlier round.
 
     Only public facts are read, so every seat finds the same hands (its own included).
     """
     n, colors = obs.players, obs.colors
-    if any(obs.deck_numbers) or any(obs.deck_goals):
+    if any(obs.deck_numbers):
         return None
+    goals_known = not any(obs.deck_goals)
     mission = obs.mission
     # I swaps first cards between seats: taken back, a card would lie in another colour's
     # hand, where counting by colour cannot follow it. Used this round, it has not yet.
@@ -98,7 +101,7 @@ def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
         return None
     placed = obs.placed
     key = (mission.goals, colors, obs.discards, placed.firsts, placed.goals, obs.seconds,
-           obs.hand_numbers, obs.hand_goals)
+           obs.hand_numbers, obs.hand_goals, obs.deck_goals)
     if key in _COUNTED:
         return _COUNTED[key]
     # Every card face up, counted at once (cards are tuples: hashed in C).
@@ -117,11 +120,12 @@ def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
         for goal in distinct_goals:
             card_g = GoalCard(goal, color)
             goal_hand += [card_g] * (goal_copies[goal] - seen[card_g])
-        if len(hand) != obs.hand_numbers[seat] or len(goal_hand) != obs.hand_goals[seat]:
+        if len(hand) != obs.hand_numbers[seat] or \
+                len(goal_hand) != obs.hand_goals[seat] + obs.deck_goals[seat]:
             return _COUNTED.remember(key, None)
         hands.append(tuple(hand))
         goal_hands.append(tuple(goal_hand))
-    return _COUNTED.remember(key, (tuple(hands), tuple(goal_hands)))
+    return _COUNTED.remember(key, (tuple(hands), tuple(goal_hands), goals_known))
 
 
 def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],
@@ -315,7 +319,12 @@ class ExpertBot:
                 if card is not None:
                     return card
             return self._fallback.choose(obs, decision)
-        state = round_state(obs, *known)
+        hands, goal_hands, goals_known = known
+        if kind is DecisionKind.GOAL and not goals_known:
+            # The goal cards the others may hold are all those not yet seen; this seat knows
+            # its own, and plans with them (the others replan with the goals on the table).
+            goal_hands = (*goal_hands[:obs.seat], obs.goal_hand, *goal_hands[obs.seat + 1:])
+        state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
             return best_action(rules, state, decision.choices, obs.discards)
         plan = plan_round(rules, state)
