@@ -62,11 +62,17 @@ def _redeal(game: Game, seat: int, rng: random.Random) -> Game:
     return twin
 
 
-@pytest.mark.parametrize(("number", "skill"), [(5, 1.0), (25, 1.0), (5, 0.5)])
+#: Every number card in hand, goal cards in decks: number hands are counted, goals are not.
+GOALS_HIDDEN = Mission(id="goals-hidden", number=1, title={"en": "Goals hidden"}, stars=2,
+                       rounds=2, lives=3, hand_goals=3, allowed_failures={3: 1, 4: 1, 5: 2},
+                       challenges=("low-to-high", "goals-right"))
+
+
+@pytest.mark.parametrize(("number", "skill"), [(5, 1.0), (25, 1.0), (5, 0.5), (0, 1.0)])
 def test_the_expert_reads_nothing_hidden(campaign, number, skill):
     # Deck missions: other seats' hands are one of many deals. At every decision of seat 1, a
     # twin game dealt differently where seat 1 cannot see gets the same choice.
-    mission = campaign.mission(number)
+    mission = campaign.mission(number) if number else GOALS_HIDDEN
     rng = random.Random(7)
     checked = differed = 0
     for seed in range(4):
@@ -85,7 +91,7 @@ def test_the_expert_reads_nothing_hidden(campaign, number, skill):
                 assert here == there
                 checked += 1
             game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
-    assert checked > 40 and differed > 20
+    assert checked > 20 and differed > 10
 
 
 class _Recorder:
