@@ -42,6 +42,7 @@ from synergy_forge.core.referee import (
 )
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Support, goal_chances, success_chances
+from synergy_forge.sim.expert import ExpertBot
 
 
 class Bot(Protocol):
@@ -669,20 +670,23 @@ def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,
-                         "oracle": OracleBot}
+                         "expert": ExpertBot, "oracle": OracleBot}
 
 # The memory of the bot of each kind at each seat, kept from one game to the next (a hand
 # seen in one game comes back in the next), each private to its seat.
 _MEMORIES: dict[tuple[str, int], ScoreMemory] = {}
 
 
-def make_bot(name: str, seed: int, seat: int) -> Bot:
+def make_bot(name: str, seed: int, seat: int, *, skill: float | None = None) -> Bot:
     """A bot with its own generator, derived from the game's seed and its seat, and its
-    seat's memory."""
+    seat's memory. `skill` goes to the bots that take one (the expert), and only to them."""
     memory = _MEMORIES.get((name, seat))
     if memory is None:
         memory = _MEMORIES[(name, seat)] = Memo(MEMORY_SIZE)
-    bot: Bot = BOTS[name](random.Random(f"{name}:{seed}:{seat}"), memory)
+    kind = BOTS[name]
+    rng = random.Random(f"{name}:{seed}:{seat}")
+    bot: Bot = kind(rng, memory) if skill is None or not getattr(kind, "skilled", False) \
+        else kind(rng, memory, skill=skill)
     return bot
 
 

@@ -1,0 +1,367 @@
+"""The table convention: one deterministic joint plan for a round, from the hands it is given.
+
+Synergy forbids talking, but nothing forbids every seat from running the same computation on
+the same facts. Given every seat's hand (counted from the face-up cards by the expert, read by
+the oracle), `plan_round` returns, for every seat, the first card, goal card and second card that
+make the round succeed, and among those the plan that leaves the best hands for later rounds.
+Ties are broken in a fixed order and the search's restarts come from a fixed generator, so two
+seats that call it with the same facts get the same plan: the table coordinates without a word
+(a hat-guessing convention, in Hanabi's terms).
+
+`best_action` asks the same of the action step (R12, R13): the action use of one seat that
+turns a lost round into a won one, if there is one; actions are spent only then, since each is
+used once a mission.
+
+What a plan is worth later is a heuristic of the hands it leaves (`hand_value`): how many
+different sums a hand can still make while keeping the challenges (R9), so that a seat keeps
+the card that leaves legal pairs for the rounds to come (mission 9's `maximum-7`).
+Everything here is a pure function of its arguments; the memos hold nothing else.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from itertools import combinations, product
+from typing import Any
+
+from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
+from synergy_forge.core.memo import Memo
+from synergy_forge.core.referee import ActionUse, pair_sum, round_succeeds
+from synergy_forge.core.rules import Rulebook
+
+#: Above this many sum vectors, the plan is searched by coordinate ascent, not exhaustively.
+EXHAUSTIVE_LIMIT = 2500
+#: Restarts of the coordinate ascent (from a fixed generator: every seat gets the same plan).
+RESTARTS = 10
+#: The value of a hand that cannot play another round (R21, R9): the mission would be lost.
+DEAD_HAND = -100.0
+
+_PLANS: Memo[tuple[Any, ...], Plan | None] = Memo(4096)
+_HAND_VALUES: Memo[tuple[Any, ...], float] = Memo(100_000)
+_GOAL_EASE: Memo[tuple[Any, ...], dict[str, float]] = Memo(256)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The facts of a mission a plan depends on (all public)."""
+
+    rulebook: Rulebook
+    challenges: tuple[str, ...]
+    goals: tuple[str, ...]  # the mission's goal ids (for the goals' ease)
+    players: int
+    direction: int  # goal passing (R4)
+    allowed: int  # failures allowed this round, H included
+    super_seat: int | None
+    hyper_seat: int | None
+    last_round: bool  # winning this round wins the mission: later rounds do not matter
+
+
+@dataclass(frozen=True, slots=True)
+class RoundState:
+    """A round as far as it has gone, and every seat's hands (as the caller believes them)."""
+
+    hands: tuple[tuple[NumberCard, ...], ...]
+    goal_hands: tuple[tuple[Any, ...], ...]  # GoalCard values (anything with .goal)
+    firsts: tuple[NumberCard | None, ...]  # as they lie now (after I, B); None: not played
+    deltas: tuple[int, ...]  # F and G on each first card (R5)
+    goals: tuple[Any, ...]  # goal cards lying in front of each seat now; None: not played
+    ignored: frozenset[int]  # J users (R14)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Per seat, (first, goal card, second); `won`: the round succeeds if everyone follows."""
+
+    plays: tuple[tuple[NumberCard | None, Any, NumberCard], ...]
+    won: bool
+    value: float
+
+
+def hand_value(rules: Rules, hand: Sequence[NumberCard]) -> float:
+    """What a hand is worth for the rounds to come: the different sums it can make keeping
+    the challenges (R9), a little for every legal pair, and DEAD_HAND when no pair is legal."""
+    key = (rules.rulebook, rules.challenges, tuple(sorted(hand)))
+    found = _HAND_VALUES.get(key)
+    if found is not None:
+        return found
+    cards = key[2]
+    sums: set[int] = set()
+    pairs = 0
+    for i, j in combinations(range(len(cards)), 2):
+        for a, b in ((cards[i], cards[j]), (cards[j], cards[i])):
+            total, broken = pair_sum(rules.rulebook, rules.challenges, a, b)
+            if not broken:
+                sums.add(total)
+                pairs += 1
+    value = DEAD_HAND if not pairs else len(sums) + 0.02 * pairs
+    return _HAND_VALUES.remember(key, value)
+
+
+def goal_ease(rules: Rules) -> dict[str, float]:
+    """How often each goal is met at a table of random legal pairs (a fixed sample): the
+    plan spends the hardest goal that works now and keeps the easy ones."""
+    key = (rules.rulebook, rules.challenges, rules.goals, rules.players)
+    found = _GOAL_EASE.get(key)
+    if found is not None:
+        return found
+    sums = []
+    cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
+    for a in cards:
+        for b in cards:
+            if a is not b:
+                total, broken = pair_sum(rules.rulebook, rules.challenges, a, b)
+                if not broken:
+                    sums.append(total)
+    sums = sums or [0]
+    rng = random.Random(0)
+    checks = rules.rulebook.goal_checks
+    n = rules.players
+    ease = {}
+    for goal in sorted(set(rules.goals)):
+        met = 0
+        rng.seed(0)
+        for _ in range(200):
+            table = [rng.choice(sums) for _ in range(n)]
+            own, others = table[0], table[1:]
+            met += bool(checks[goal](own, others, table, sorted(set(table)), table[1],
+                                     table[-1]))
+        ease[goal] = met / 200
+    return _GOAL_EASE.remember(key, ease)
+
+
+class _Option:
+    """One way a seat may reach a sum: its cards and what its hand is worth afterwards."""
+
+    __slots__ = ("first", "kept", "lost", "second", "sum")
+
+    def __init__(self, first: NumberCard, second: NumberCard, total: int, kept: float,
+                 lost: float) -> None:
+        self.first, self.second, self.sum = first, second, total
+        self.kept, self.lost = kept, lost  # hand value if it meets its goal / if it fails
+
+
+def _options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
+             delta: int) -> list[_Option]:
+    """A seat's possible sums, each with the pair that leaves the best hand (sorted)."""
+    by_sum: dict[int, _Option] = {}
+    rulebook, challenges = rules.rulebook, rules.challenges
+    firsts = [first] if first is not None else sorted(set(hand))
+    for f in firsts:
+        rest = list(hand)
+        if first is None:
+            rest.remove(f)
+        for s in sorted(set(rest)):
+            total, broken = pair_sum(rulebook, challenges, f, s, delta if first else 0)
+            if broken:
+                continue
+            left = list(rest)
+            left.remove(s)
+            if rules.last_round:
+                kept = lost = 0.0
+            else:
+                # R17: a seat that meets its goal takes one of its two cards back; the plan
+                # keeps the better one (as the take-back will).
+                kept = max(hand_value(rules, [*left, f]), hand_value(rules, [*left, s]))
+                lost = hand_value(rules, left)
+            option = by_sum.get(total)
+            if option is None or kept > option.kept:
+                by_sum[total] = _Option(f, s, total, kept, lost)
+    return [by_sum[t] for t in sorted(by_sum)]
+
+
+def plan_round(rules: Rules, state: RoundState) -> Plan | None:
+    """The convention's plan for the rest of the round, or None when some seat has no legal
+    pair left (R9: the mission is lost whatever is played)."""
+    key = (rules, state)
+    if key in _PLANS:
+        return _PLANS[key]
+    return _PLANS.remember(key, _plan(rules, state))
+
+
+def _plan(rules: Rules, state: RoundState) -> Plan | None:
+    n = rules.players
+    options = [_options(rules, state.hands[i], state.firsts[i], state.deltas[i])
+               for i in range(n)]
+    if not all(options):
+        return None
+    checks = rules.rulebook.goal_checks
+    ease = goal_ease(rules)
+    # Which goals may lie in front of each seat: the one there, or those of the seat whose
+    # card will land there (R4).
+    owner = [(p - rules.direction) % n for p in range(n)]
+    placed = [g is not None for g in state.goals]
+    choices: list[list[Any]] = []
+    for p in range(n):
+        if placed[p]:
+            choices.append([state.goals[p]])
+        else:
+            hand = state.goal_hands[owner[p]]
+            # Distinct goals, the hardest first: met with it, the plan spends it (ties: id).
+            distinct = {g.goal: g for g in sorted(hand)}
+            choices.append(sorted(distinct.values(), key=lambda g: (ease.get(g.goal, 0.0),
+                                                                    g.goal)))
+    ignored = state.ignored
+    counted = [i not in ignored for i in range(n)]
+    neighbours = []
+    for i in range(n):
+        left = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
+        right = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
+        neighbours.append((left, right) if left is not None and right is not None
+                          and left != right else (None, None))
+    seen: dict[tuple[int, ...], tuple[bool, float, tuple[Any, ...]]] = {}
+
+    def judge(vector: tuple[int, ...]) -> tuple[bool, float, tuple[Any, ...]]:
+        picked = [options[i][c] for i, c in enumerate(vector)]
+        sums = [o.sum for o in picked]
+        counted_sums = [sums[i] for i in range(n) if counted[i]]
+        distinct = sorted(set(counted_sums))
+        met = [False] * n
+        goal_for: list[Any] = [None] * n
+        for p in range(n):
+            own = sums[p]
+            if counted[p]:
+                others = list(counted_sums)
+                others.remove(own)
+                everyone = counted_sums
+                dist = distinct
+            else:
+                others, everyone = counted_sums, [*counted_sums, own]
+                dist = sorted(set(everyone))
+            left_seat, right_seat = neighbours[p]
+            left = sums[left_seat] if left_seat is not None else None
+            right = sums[right_seat] if right_seat is not None else None
+            for g in choices[p]:
+                if checks[g.goal](own, others, everyone, dist, left, right):
+                    met[p], goal_for[p] = True, g
+                    break
+            else:
+                goal_for[p] = choices[p][0]
+        failures = sum(1 for p in range(n) if counted[p] and not met[p])
+        won = bool(round_succeeds(failures, rules.allowed,
+                                  True if rules.super_seat is None else met[rules.super_seat],
+                                  True if rules.hyper_seat is None else met[rules.hyper_seat]))
+        if won:
+            # R17: seats that met their goal (and J users) keep a card; the others lose both.
+            value = sum(o.kept if met[i] or not counted[i] else o.lost
+                        for i, o in enumerate(picked))
+        else:
+            value = sum(o.kept for o in picked)  # R17: a failed round, everyone keeps one
+        # A little for the goals kept: an easy goal spent now is missed later.
+        value -= 0.01 * sum(ease.get(g.goal, 0.0) for p, g in enumerate(goal_for)
+                            if not placed[p])
+        return won, value, tuple(goal_for)
+
+    def score(vector: tuple[int, ...]) -> tuple[bool, float]:
+        result = seen.get(vector)
+        if result is None:
+            result = seen[vector] = judge(vector)
+        return result[0], result[1]
+
+    sizes = [len(o) for o in options]
+    total = 1
+    for size in sizes:
+        total *= size
+    if total <= EXHAUSTIVE_LIMIT:
+        best = max(product(*[range(s) for s in sizes]), key=score)
+    else:
+        best = _ascend(sizes, score, options)
+    won, value, goal_for = seen[best]
+    plays = []
+    # Seat i plays the goal card that lands at position (i + direction) % n.
+    for i in range(n):
+        option = options[i][best[i]]
+        plays.append((option.first, goal_for[(i + rules.direction) % n], option.second))
+    return Plan(tuple(plays), won, value)
+
+
+def _keeps_best(options: list[_Option]) -> int:
+    return max(range(len(options)), key=lambda c: options[c].kept)
+
+
+def _ascend(sizes: list[int], score: Any, options: list[list[_Option]]) -> tuple[int, ...]:
+    """Coordinate ascent from fixed starts: each seat's option that keeps its best hand, then
+    starts from a generator seeded with a constant (the same plan at every seat)."""
+    rng = random.Random(0)
+    starts = [tuple(_keeps_best(seat) for seat in options)]
+    starts += [tuple(rng.randrange(s) for s in sizes) for _ in range(RESTARTS)]
+    best = starts[0]
+    best_score = score(best)
+    for start in starts:
+        current, current_score = start, score(start)
+        for _ in range(8):
+            improved = False
+            for i, size in enumerate(sizes):
+                for c in range(size):
+                    trial = (*current[:i], c, *current[i + 1:])
+                    value = score(trial)
+                    if value > current_score:
+                        current, current_score, improved = trial, value, True
+            if not improved:
+                break
+        if current_score > best_score:
+            best, best_score = current, current_score
+    return best
+
+
+def after_action(state: RoundState, use: ActionUse,
+                 discards: Sequence[Sequence[Any]]) -> RoundState:
+    """The round as it would lie after `use` (R13), the user's hand included (A, B, C)."""
+    firsts, deltas, goals = list(state.firsts), list(state.deltas), list(state.goals)
+    hands = list(state.hands)
+    ignored = state.ignored
+    card, seat = use.card, use.seat
+    if card is Action.F or card is Action.G:
+        assert use.target is not None
+        deltas[use.target] += 1 if card is Action.F else -1
+    elif card is Action.B:
+        assert use.replacement is not None
+        hand = list(hands[seat])
+        hand.remove(use.replacement)
+        old = firsts[seat]
+        assert old is not None
+        hands[seat] = (*hand, old)
+        firsts[seat], deltas[seat] = use.replacement, 0  # S2: F/G leave with the card
+    elif card is Action.I:
+        assert use.seats is not None
+        a, b = use.seats
+        firsts[a], firsts[b] = firsts[b], firsts[a]
+        deltas[a], deltas[b] = deltas[b], deltas[a]
+    elif card is Action.D:
+        assert use.other is not None
+        goals[seat], goals[use.other] = goals[use.other], goals[seat]
+    elif card is Action.E:
+        assert use.seats is not None
+        a, b = use.seats
+        goals[a], goals[b] = goals[b], goals[a]
+    elif card is Action.J:
+        ignored = ignored | {seat}
+    elif use.cards:  # A, C: back from the discard row to the hand
+        hands[seat] = (*hands[seat], *use.cards)
+    return replace(state, hands=tuple(hands), firsts=tuple(firsts), deltas=tuple(deltas),
+                   goals=tuple(goals), ignored=frozenset(ignored))
+
+
+def best_action(rules: Rules, state: RoundState, uses: Sequence[ActionUse | None],
+                discards: Sequence[Sequence[Any]] = ()) -> ActionUse | None:
+    """The use (or None) the convention takes: none when the round is won without one (an
+    action is used once a mission), else the use that wins it and leaves the best hands."""
+    plan = plan_round(rules, state)
+    if plan is None or plan.won:
+        return None
+    best: tuple[float, int] | None = None
+    chosen: ActionUse | None = None
+    for index, use in enumerate(uses):
+        if use is None:
+            continue
+        trial_rules = replace(rules, allowed=rules.allowed + 1) if use.card is Action.H \
+            else rules
+        trial = plan_round(trial_rules, after_action(state, use, discards))
+        if trial is None or not trial.won:
+            continue
+        # Prefer the use that leaves the best hands; then the earlier one (a fixed order).
+        rank = (trial.value, -index)
+        if best is None or rank > best:
+            best, chosen = rank, use
+    return chosen
