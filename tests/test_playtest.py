@@ -73,7 +73,8 @@ def test_results_do_not_depend_on_jobs():
     one = CliRunner().invoke(main, [*args, "--jobs", "1"])
     two = CliRunner().invoke(main, [*args, "--jobs", "2"])
     assert one.exit_code == 0, one.output
-    assert json.loads(one.output) == json.loads(two.output)
+    # stdout only: a slow machine also gets progress lines on stderr.
+    assert json.loads(one.stdout) == json.loads(two.stdout)
 
 
 def test_json_report_and_check(tmp_path):

@@ -12,19 +12,21 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.reporting import Output
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.playtest import (
+    LADDER,
     LOSS_LABELS,
-    STAR_BANDS,
+    SKILL_BANDS,
     STAR_BOT,
+    TARGET,
     Cell,
     Estimate,
+    Level,
     PlaytestResult,
     Tally,
     describe_stars,
-    star_range,
-    stars_for,
 )
 
-BOT_COLORS = {"random": "#9e9e9e", "greedy": "#f2b701", "coop": "#1b6fc2", "oracle": "#7b3fa0"}
+BOT_COLORS = {"random": "#9e9e9e", "greedy": "#f2b701", "coop": "#1b6fc2", "expert": "#2e7d32",
+              "oracle": "#7b3fa0"}
 #: Rates are reported to 4 decimals (docs/playtest.md); the text shows the same figures.
 DECIMALS = 4
 
@@ -38,10 +40,11 @@ class MissionReport:
     estimate: Estimate | None
 
     def pooled(self, bot: str) -> Tally:
-        """The bot's games at every player count, added up."""
+        """The bot's games at every player count, added up (the expert's at the ladder's
+        top only)."""
         total = Tally()
         for cell in self.cells:
-            if cell.bot == bot:
+            if cell.label == bot:
                 total.add(cell.tally)
         return total
 
@@ -69,6 +72,28 @@ def _interval(low: float, high: float) -> str:
     return f"[{_pct(low)}, {_pct(high)}]"
 
 
+def skill_text(skill: float | None) -> str:
+    """A skill needed, for people: "0.35", or "more than the expert's" (None)."""
+    return "more than the expert's" if skill is None else f"{skill:.2f}"
+
+
+def needs(e: Estimate) -> str:
+    """"needs skill 0.35 [0.28, 0.41]": the skill needed and the range its intervals allow."""
+    if e.skill_low == e.skill_high:
+        return f"needs skill {skill_text(e.skill)}"
+    return (f"needs skill {skill_text(e.skill)} [{skill_text(e.skill_low)}, "
+            f"{skill_text(e.skill_high)}]")
+
+
+def ladder_line(levels: list[Level]) -> str:
+    """The ladder's levels played, the expert first: "expert 98%  @0.75 90%  @0.5 41%"."""
+    parts = []
+    for level in reversed(levels):
+        name = STAR_BOT if level.skill >= LADDER[-1] else f"@{level.skill:g}"
+        parts.append(f"{name} {_pct(level.tally.win_rate)}")
+    return "  ".join(parts)
+
+
 def _mission_lines(m: MissionReport) -> Iterator[str]:
     """A mission's heading, its win rates per player count and its warnings; each further
     section of the text report is one more generator of lines like this one."""
@@ -76,13 +101,14 @@ def _mission_lines(m: MissionReport) -> Iterator[str]:
     head = f"{m.mission.number:>3} {m.mission.label()} (declared {m.mission.stars}★)"
     if e is not None:
         gap = "" if e.gap is None else f"; oracle gap {_rate(e.gap) * 100:+.0f} pts"
-        head += (f": {describe_stars(e.fewest, e.most)} ({STAR_BOT} {_pct(e.rate)} "
-                 f"{_interval(e.low, e.high)}){gap}")
+        head += f": {describe_stars(e.fewest, e.most)} ({needs(e)}){gap}"
     yield head
+    if e is not None:
+        yield f"      skill ladder: {ladder_line(e.levels)}"
     by_count: dict[int, list[str]] = {}
     for cell in m.cells:
         by_count.setdefault(cell.player_count, []).append(
-            f"{cell.bot} {_pct(cell.tally.win_rate)} {_interval(*cell.tally.interval)}")
+            f"{cell.label} {_pct(cell.tally.win_rate)} {_interval(*cell.tally.interval)}")
     for count, parts in sorted(by_count.items()):
         yield f"      {count} players: " + "  ".join(parts)
         yield from (f"        {line}" for cell in m.cells if cell.player_count == count
@@ -99,7 +125,7 @@ def _losses(cell: Cell) -> str:
         return ""
     why = ", ".join(f"{LOSS_LABELS.get(reason, reason)} {_pct(count / lost)}" for reason, count
                     in sorted(t.losses.items(), key=lambda item: (-item[1], item[0])))
-    return (f"{cell.bot} lost {lost}: {why}; per game {t.rounds_won / t.games:.1f}/"
+    return (f"{cell.label} lost {lost}: {why}; per game {t.rounds_won / t.games:.1f}/"
             f"{mission.rounds} rounds won, {mission.lives - t.lives_lost / t.games:.1f}/"
             f"{mission.lives} lives left")
 
@@ -114,11 +140,10 @@ def text(result: PlaytestResult) -> Output:
 def _cell_to_json(cell: Cell) -> dict[str, Any]:
     t = cell.tally
     low, high = t.interval
-    fewest, most = star_range(low, high)
     return {
-        "players": cell.player_count, "bot": cell.bot, "games": t.games, "wins": t.wins,
-        "win_rate": _rate(t.win_rate), "ci_low": _rate(low), "ci_high": _rate(high),
-        "stars": stars_for(t.win_rate), "stars_low": fewest, "stars_high": most,
+        "players": cell.player_count, "bot": cell.bot, "skill": cell.skill, "games": t.games,
+        "wins": t.wins, "win_rate": _rate(t.win_rate), "ci_low": _rate(low),
+        "ci_high": _rate(high),
         "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,
         "mean_lives_lost": round(t.lives_lost / t.games, 3) if t.games else 0,
         "mean_lives_left": round(cell.mission.lives - t.lives_lost / t.games, 3)
@@ -129,10 +154,29 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
     }
 
 
+def _tally_to_json(t: Tally) -> dict[str, Any]:
+    low, high = t.interval
+    return {"games": t.games, "wins": t.wins, "win_rate": _rate(t.win_rate),
+            "ci_low": _rate(low), "ci_high": _rate(high)}
+
+
+def _skill(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
 def _estimate_to_json(e: Estimate) -> dict[str, Any]:
+    expert = e.expert
+    low, high = expert.interval
     return {
-        "bot": STAR_BOT, "win_rate": _rate(e.rate), "ci_low": _rate(e.low),
-        "ci_high": _rate(e.high), "stars_low": e.fewest, "stars_high": e.most,
+        "bot": STAR_BOT, "target_win_rate": TARGET,
+        "skill_needed": _skill(e.skill), "skill_low": _skill(e.skill_low),
+        "skill_high": _skill(e.skill_high),
+        "levels": [{"skill": level.skill, **_tally_to_json(level.tally),
+                    "players": {str(p): _tally_to_json(t)
+                                for p, t in sorted(level.by_count.items())}}
+                   for level in e.levels],
+        "win_rate": _rate(expert.win_rate), "ci_low": _rate(low), "ci_high": _rate(high),
+        "stars_low": e.fewest, "stars_high": e.most,
         "stars": describe_stars(e.fewest, e.most),
         "coordination_gap": None if e.gap is None else _rate(e.gap),
         "warnings": e.warnings, "fails_check": e.fails_check,
@@ -151,7 +195,9 @@ def playtest_to_json(result: PlaytestResult) -> dict[str, Any]:
             entry["estimate"] = _estimate_to_json(m.estimate)
         out.append(entry)
     return {"games": result.games, "seed": result.seed, "bots": list(result.bots),
-            "star_bands": [{"min_win_rate": b, "stars": s} for b, s in STAR_BANDS],
+            "estimate": {"bot": STAR_BOT, "ladder": list(LADDER), "target_win_rate": TARGET,
+                         "skill_bands": [{"below_skill": b, "stars": s}
+                                         for b, s in SKILL_BANDS]},
             "missions": out}
 
 
@@ -171,4 +217,5 @@ def html(result: PlaytestResult) -> Output:
     reasons = sorted(set().union(*losses.values())) if losses else []
     return Output(env.get_template("playtest.html.j2").render(
         result=result, missions=rows, losses=losses, reasons=reasons, colors=BOT_COLORS,
-        star_bot=STAR_BOT, star_bands=STAR_BANDS, describe_stars=describe_stars))
+        star_bot=STAR_BOT, skill_bands=SKILL_BANDS, ladder=LADDER, target=TARGET,
+        describe_stars=describe_stars, needs=needs))

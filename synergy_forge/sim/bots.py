@@ -41,7 +41,8 @@ from synergy_forge.core.referee import (
     seat_sum,
 )
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.sim.chances import Support, goal_chances, success_chances
+from synergy_forge.sim.chances import Support, _grid_rules, goal_chances, success_chances
+from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
 from synergy_forge.sim.expert import ExpertBot
 
 
@@ -449,17 +450,19 @@ class _Opening:
         self.sums = tuple(sorted(set(pair_sums)))
         self.goals = tuple(sorted(set(goals)))
         self.checks = rulebook.goal_checks
+        self.rules = _grid_rules(rulebook)
         n = self.players = players
         rng = random.Random(0)
-        self.random = [[rng.choice(pair_sums) for _ in range(n)] for _ in range(OPENING_SAMPLES)]
-        self.follows = [[rng.random() < FOLLOWS for _ in range(n)]
-                        for _ in range(OPENING_SAMPLES)]
+        self.random = np.array([[rng.choice(pair_sums) for _ in range(n)]
+                                for _ in range(OPENING_SAMPLES)], dtype=np.int64)
+        self.follows = np.array([[rng.random() < FOLLOWS for _ in range(n)]
+                                 for _ in range(OPENING_SAMPLES)])
         self.plan: list[tuple[str, int]] = []
         for k in range(n):
             best: tuple[float, str, int] | None = None
             for g in self.goals:
                 for x in self.sums:
-                    value = self._met(k, g, x, upto=k).sum()
+                    value = float(self._met(k, g, x, upto=k).sum())
                     if best is None or value > best[0] + 1e-9:
                         best = (value, g, x)
             assert best is not None
@@ -468,22 +471,41 @@ class _Opening:
 
     def _met(self, seat: int, goal: str, own: int, upto: int | None = None) -> np.ndarray:
         """Per seat, the share of sampled tables on which it meets its goal, `seat` playing
-        `goal` at `own`; with `upto`, the seats after it are not counted (not yet planned)."""
-        n = self.players
-        planned = self.plan
+        `goal` at `own`; with `upto`, only the seats up to it count, those before it at
+        their planned sums and those after it at any sum (not yet planned)."""
+        n, planned = self.players, self.plan
+        columns = []
+        for j in range(n):
+            if j == seat:
+                columns.append(np.full(OPENING_SAMPLES, own, dtype=np.int64))
+            elif upto is not None:
+                columns.append(np.full(OPENING_SAMPLES, planned[j][1], dtype=np.int64)
+                               if j < upto else self.random[:, j])
+            else:
+                columns.append(np.where(self.follows[:, j], planned[j][1], self.random[:, j]))
+        counted = n if upto is None else upto + 1
         met = np.zeros(n)
-        for row, follows in zip(self.random, self.follows, strict=True):
-            sums = [own if j == seat else
-                    (planned[j][1] if j < len(planned) and (upto is not None or follows[j])
-                     and j != seat and (upto is None or j < upto) else row[j])
-                    for j in range(n)]
-            distinct = sorted(set(sums))
-            for i in range(n if upto is None else upto + 1):
-                goal_i = goal if i == seat else planned[i][0]
-                if self.checks[goal_i](sums[i], sums[:i] + sums[i + 1:], sums, distinct,
-                                       sums[(i + 1) % n], sums[i - 1]):
-                    met[i] += 1
-        return met / len(self.random)
+        everyone = Many(columns)
+        for i in range(counted):
+            goal_i = goal if i == seat else planned[i][0]
+            rule = self.rules.get(goal_i)
+            answer = None
+            if rule is not None:
+                try:
+                    answer = rule(columns[i], Many(columns[:i] + columns[i + 1:]), everyone,
+                                  columns[(i + 1) % n], columns[i - 1])
+                except (Unsettled, NotOnGrid):
+                    answer = None
+            if answer is not None:
+                met[i] = float(np.mean(np.broadcast_to(answer, (OPENING_SAMPLES,))))
+                continue
+            check = self.checks[goal_i]  # a rule the grid cannot run: table by table
+            for row in range(OPENING_SAMPLES):
+                sums = [int(c[row]) for c in columns]
+                met[i] += bool(check(sums[i], sums[:i] + sums[i + 1:], sums,
+                                     sorted(set(sums)), sums[(i + 1) % n], sums[i - 1]))
+            met[i] /= OPENING_SAMPLES
+        return met
 
     def score(self, seat: int, goal: str, own: int, weights: tuple[float, ...]) -> float:
         key = (seat, goal, own)

@@ -12,10 +12,10 @@ condition, the tests `none`, `odd` and `even`, the filters `length`, `count`, `m
 `sum` and `abs`, and `distinct[k]` for a whole-number k. A rule using anything else (or
 indexing `sums` or `others`, whose order the referee does not promise) gets no grid rule, and
 the chances are computed table by table instead. `distinct` is its own kind of collection: its
-length and its sum count each value once, as the referee's `sorted(set(sums))` does. Where the expression would fail on some
-table that matters (a missing neighbour compared, `distinct[k]` past the end, a division by
-zero), the call raises `Unsettled` so that the caller can take the table-by-table way, which
-reports the failure as the referee would.
+length and its sum count each value once, as the referee's `sorted(set(sums))` does. Where the
+expression would fail on some table that matters (a missing neighbour compared, `distinct[k]`
+past the end, a division by zero), the call raises `Unsettled` so that the caller can take the
+table-by-table way, which reports the failure as the referee would.
 """
 
 from __future__ import annotations

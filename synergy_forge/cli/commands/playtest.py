@@ -19,12 +19,14 @@ PROGRESS_FROM = 2000
 @click.command("playtest")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
-              help="Games per mission, player count and bot.")
+              help="Games per mission, player count and bot (and per level of the expert's "
+              "skill ladder).")
 @click.option("--players", "player_counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="3, 4, 5, a comma list such as 3,5, or all.")
-@click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
-              help="Comma-separated: random, greedy, coop, oracle (oracle cheats: it sees "
-              "every hand).")
+@click.option("--bots", type=BOTS, default="expert", show_default=True,
+              help="Comma-separated: random, greedy, coop, expert, oracle (oracle cheats: it "
+              "sees every hand). The expert is played on the skill ladder that gives the stars "
+              "(docs/difficulty.md); without it there is no estimate.")
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores). Results are the same whatever the number.")
