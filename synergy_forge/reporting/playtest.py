@@ -11,6 +11,7 @@ from typing import Any
 from synergy_forge.core.mission import Mission
 from synergy_forge.reporting import Output
 from synergy_forge.resources import templates_dir
+from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration
 from synergy_forge.sim.playtest import (
     LADDER,
     LOSS_LABELS,
@@ -219,3 +220,70 @@ def html(result: PlaytestResult) -> Output:
         result=result, missions=rows, losses=losses, reasons=reasons, colors=BOT_COLORS,
         star_bot=STAR_BOT, skill_bands=SKILL_BANDS, ladder=LADDER, target=TARGET,
         describe_stars=describe_stars, needs=needs))
+
+
+# -- playtest --human: people's games beside the ladder (sim.calibration) ---------------------
+
+
+def _fitted(c: Calibration) -> str:
+    if c.fitted is None:
+        return "no games"
+    spread = f" [{c.fitted_low:.2f}, {c.fitted_high:.2f}]" if c.fitted_low != c.fitted_high \
+        else ""
+    return f"{c.fitted:.2f}{spread}"
+
+
+def human_text(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
+               games: int = 0, seed: int = 1) -> Output:
+    lines = [f"{logs} game log(s); people's games beside the skill ladder ({games} games per "
+             f"level, seed {seed})"]
+    if without_people:
+        lines.append(f"  {without_people} game(s) without a person left out")
+    if not calibrations:
+        lines.append("  no game with a person in these logs: nothing to calibrate")
+    for c in calibrations:
+        low, high = c.interval
+        fewest, most = c.stars
+        lines.append(f"{c.mission.number:>3} {c.mission.label()} at {c.players} players "
+                     f"(declared {c.mission.stars}★)")
+        lines.append(f"      people: {c.wins} of {c.games} won, {_pct(c.rate)} "
+                     f"{_interval(low, high)}; {c.people_seats} of {c.games * c.players} seats "
+                     "played by people")
+        lines.append(f"      estimate: {describe_stars(fewest, most)}, needs skill "
+                     f"{skill_text(c.skill)}; skill ladder: {ladder_line(c.levels)}")
+        fitted = f"      their games are best explained by skill {_fitted(c)}"
+        if c.fitted is not None and c.skill is not None:
+            fitted += (": above the skill the estimate says a table needs" if c.fitted > c.skill
+                       else ": below the skill the estimate says a table needs")
+        lines.append(fitted)
+        if not c.enough:
+            lines.append(f"      ! only {c.games} game(s): about {ENOUGH_GAMES} per mission and "
+                         "player count place a table within one step of the ladder "
+                         "(docs/difficulty.md)")
+    return Output("\n".join(lines))
+
+
+def human_json(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
+               games: int = 0, seed: int = 1) -> Output:
+    out = []
+    for c in calibrations:
+        low, high = c.interval
+        fewest, most = c.stars
+        out.append({
+            "id": c.mission.id, "number": c.mission.number, "title": c.mission.label(),
+            "declared_stars": c.mission.stars, "players": c.players,
+            "people": {"games": c.games, "wins": c.wins, "win_rate": _rate(c.rate),
+                       "ci_low": _rate(low), "ci_high": _rate(high),
+                       "people_seats": c.people_seats, "logs": c.sources},
+            "estimate": {"bot": STAR_BOT, "target_win_rate": TARGET,
+                         "skill_needed": _skill(c.skill), "skill_low": _skill(c.skill_low),
+                         "skill_high": _skill(c.skill_high), "stars_low": fewest,
+                         "stars_high": most, "stars": describe_stars(fewest, most),
+                         "levels": [{"skill": lv.skill, **_tally_to_json(lv.tally)}
+                                    for lv in c.levels]},
+            "fitted_skill": _skill(c.fitted), "fitted_low": _skill(c.fitted_low),
+            "fitted_high": _skill(c.fitted_high), "enough_games": c.enough,
+        })
+    return Output(json.dumps({"logs": logs, "games_without_people": without_people,
+                              "games": games, "seed": seed, "ladder": list(LADDER),
+                              "calibrations": out}, indent=2, ensure_ascii=False))

@@ -42,8 +42,8 @@ from synergy_forge.core.referee import (
 )
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Support, _grid_rules, goal_chances, success_chances
-from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
 from synergy_forge.sim.expert import ExpertBot
+from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
 
 
 class Bot(Protocol):

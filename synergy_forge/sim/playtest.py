@@ -286,12 +286,14 @@ class Estimate:
 def run(playables: Sequence[Playable], bots: Sequence[str],
         player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
         progress: Callable[[int], None] | None = None, chunk: int | None = None,
-        executor: Executor | None = None, ladder: Sequence[float] = LADDER) -> list[Cell]:
+        executor: Executor | None = None, ladder: Sequence[float] = LADDER,
+        walk: bool = True) -> list[Cell]:
     """Play every mission x player count x bot; returns one cell each, in a fixed order.
 
     STAR_BOT among `bots` is played on the skill ladder, from the top down: after each level,
     a mission whose win rate (all its player counts pooled) is clearly under TARGET stops
-    there, since no lower level can change the skill it needs (`skill_needed`).
+    there, since no lower level can change the skill it needs (`skill_needed`). Not `walk`:
+    every level is played (to fit people's games to the ladder, sim.calibration).
 
     The work runs on `executor` (default: the local pool with `jobs` workers). Every unit
     carries its games' seeds, and tallies are added in the units' order, so the cells are the
@@ -336,7 +338,7 @@ def run(playables: Sequence[Playable], bots: Sequence[str],
                 pooled = Tally()
                 for count in counts[i]:
                     pooled.add(cells[(i, count, STAR_BOT, ladder[level])].tally)
-                if pooled.interval[1] < TARGET:
+                if walk and pooled.interval[1] < TARGET:
                     if progress:  # the levels it will not play
                         progress(games * len(counts[i]) * level)
                 else:
