@@ -489,7 +489,8 @@ class Game:
         says so. No ordinary bot is handed this."""
         return Omniscient(self.setup, tuple(self.hands), tuple(self.goal_hands),
                           tuple(self.firsts), tuple(self.goals_played), self.super_seat,
-                          self.hyper_seat, self.round_number)
+                          self.hyper_seat, self.round_number,
+                          tuple(self.observe(i) for i in range(self.players)))
 
     def cards_of(self, color: str) -> Iterator[tuple[str, NumberCard | GoalCard]]:
         """Every card of one colour with where it is (for conservation checks and tests)."""
@@ -588,3 +589,5 @@ class Omniscient(NamedTuple):
     super_seat: int | None
     hyper_seat: int | None
     round_number: int
+    #: every seat's own observation (the face-up cards, lives, rounds, actions: all public)
+    views: tuple[Observation, ...] = ()

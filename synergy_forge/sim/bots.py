@@ -30,19 +30,17 @@ from synergy_forge.core.engine import (
     GoalCard,
     Observation,
     Omniscient,
-    Setup,
 )
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import (
     arrange,
-    evaluate_goals,
     pair_sum,
-    round_succeeds,
     seat_sum,
 )
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Support, _grid_rules, goal_chances, success_chances
-from synergy_forge.sim.expert import ExpertBot
+from synergy_forge.sim.convention import best_action, plan_round
+from synergy_forge.sim.expert import ExpertBot, keep_card, round_state, rules_of
 from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
 
 
@@ -578,13 +576,14 @@ def _support(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard,
 
 
 class OracleBot:
-    """CHEATS: sees every hand and plays the joint play that best serves the group.
+    """CHEATS: sees every hand and plays the table convention on the true hands.
 
-    Nearly an upper bound on what any group could reach, for the playtester's coordination gap
-    (it plays no action cards and does not plan for later rounds). At the start of each round
-    it searches (seat by seat, improving until nothing changes) for cards and goals that win
-    the round, judging each candidate table with the referee's goal stage; every seat reads
-    the same plan.
+    The ceiling the playtester compares the honest bots to: the expert's plan
+    (synergy_forge.sim.convention), with every hand read rather than counted, so it has at
+    least the expert's information and plays the same joint plan where the expert can count
+    every hand. Like the expert, it plans each round for the rounds after it (the hands it
+    leaves), uses an action card, in seat order (R12), when one turns a lost round into a won
+    one, and takes back the card that leaves the most legal sums (R17).
     """
 
     name = "oracle"
@@ -598,97 +597,24 @@ class OracleBot:
         if len(decision.choices) == 1:
             return decision.choices[0]
         kind = decision.kind
-        if kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL, DecisionKind.SECOND_NUMBER):
-            plan = _oracle_plan(observation)
-            first, goal, second = plan[decision.seat]
+        if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
+            return decision.choices[0]
+        view = observation.views[decision.seat]
+        rules = rules_of(view)
+        if kind is DecisionKind.TAKE_BACK:
+            return keep_card(rules, view.hand, decision.choices)
+        state = round_state(view, tuple(tuple(sorted(h)) for h in observation.hands),
+                            tuple(tuple(sorted(h)) for h in observation.goal_hands))
+        if kind is DecisionKind.ACTION:
+            return best_action(rules, state, decision.choices, view.discards)
+        plan = plan_round(rules, state)
+        if plan is not None:
+            first, goal, second = plan.plays[decision.seat]
             wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
-                      DecisionKind.SECOND_NUMBER: second}[kind]
+                      DecisionKind.SECOND_NUMBER: second}.get(kind)
             if wanted in decision.choices:
                 return wanted
-        if kind is DecisionKind.ACTION:
-            return None
-        if kind is DecisionKind.TAKE_BACK:
-            return max(decision.choices)
-        return self.rng.choice(decision.choices)
-
-
-#: Each round's joint play, shared by the oracle seats of a game: by (the game's setup, round).
-#: Keyed by the setup's id, and the setup kept beside the plan: while the entry lives, no other
-#: game's setup can have that id.
-_ORACLE_PLANS: Memo[tuple[int, int], tuple[Setup, list[tuple[Any, Any, Any]]]] = Memo(64)
-
-
-def _oracle_plan(game: Omniscient) -> list[tuple[Any, Any, Any]]:
-    """The round's joint play, computed at the round's first oracle decision and shared by
-    every oracle seat of the game (a game's setup is its own: copies of a game share it)."""
-    setup = game.setup
-    key = (id(setup), game.round_number)
-    cached = _ORACLE_PLANS.get(key)
-    if cached is not None and cached[0] is setup:
-        return cached[1]
-    n, plan, rulebook, challenges = setup.players, setup.plan, setup.rulebook, \
-        setup.mission.challenges
-    # Per seat, its possible plays (first, goal, second) with what the referee makes of them:
-    # (sum, goal id, challenge broken). Plays alike in those are alike for the search, so only
-    # the first of each kind is tried (which is the one a search over all of them would keep).
-    candidates: list[list[tuple[Any, Any, Any]]] = []
-    facts: list[list[tuple[int, str, bool]]] = []
-    for i in range(n):
-        hand = sorted(set(game.hands[i]))
-        goals = sorted(set(game.goal_hands[i]))
-        known_first, known_goal = game.firsts[i], game.goals_played[i]
-        firsts = [known_first] if known_first is not None else hand
-        goal_options = [known_goal] if known_goal is not None else goals
-        seen: dict[tuple[int, str, bool], tuple[Any, Any, Any]] = {}
-        for f in firsts:
-            rest = list(game.hands[i])
-            if known_first is None:
-                rest.remove(f)
-            for s in sorted(set(rest)):
-                total, broken = pair_sum(rulebook, challenges, f, s)
-                if broken:
-                    continue
-                for g in goal_options:
-                    seen.setdefault((total, g.goal, False), (f, g, s))
-        if not seen:  # nothing keeps the challenges: play anything, the mission is lost (R9)
-            f = firsts[0]
-            s = sorted(set(game.hands[i]))[0] if game.hands[i] else f
-            total, broken = pair_sum(rulebook, challenges, f, s)
-            seen[(total, goal_options[0].goal, broken)] = (f, goal_options[0], s)
-        candidates.append(list(seen.values()))
-        facts.append(list(seen))
-    # Where each played goal card lands (R4), from the referee's own arrangement.
-    lands = arrange(list(range(n)), list(range(n)), (), plan.direction).goals
-    checks = rulebook.goal_checks
-    allowed, super_seat, hyper_seat = setup.allowed_failures, game.super_seat, game.hyper_seat
-
-    def score(choice: list[int]) -> tuple[int, int]:
-        picked = [facts[i][c] for i, c in enumerate(choice)]
-        met, _, failures = evaluate_goals(checks, [picked[lands[j]][1] for j in range(n)],
-                                          [p[0] for p in picked], frozenset())
-        won = round_succeeds(failures, allowed,
-                             True if super_seat is None else bool(met[super_seat]),
-                             True if hyper_seat is None else bool(met[hyper_seat])) \
-            and not any(p[2] for p in picked)  # R9: a broken challenge loses the mission
-        return (int(won), sum(met))
-
-    current = [0] * n
-    best = score(current)
-    for _ in range(4):
-        improved = False
-        for i in range(n):
-            for option in range(len(candidates[i])):
-                trial = [*current[:i], option, *current[i + 1:]]
-                value = score(trial)
-                if value > best:
-                    best, current, improved = value, trial, True
-            if best[0]:
-                break
-        if not improved or best[0]:
-            break
-    chosen = [candidates[i][c] for i, c in enumerate(current)]
-    _ORACLE_PLANS.remember(key, (setup, chosen))
-    return chosen
+        return decision.choices[0]  # no legal pair for some seat: R9 ends the mission anyway
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,

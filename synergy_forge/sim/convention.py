@@ -32,9 +32,11 @@ from synergy_forge.core.referee import ActionUse, pair_sum, round_succeeds
 from synergy_forge.core.rules import Rulebook
 
 #: Above this many sum vectors, the plan is searched by coordinate ascent, not exhaustively.
-EXHAUSTIVE_LIMIT = 2500
+EXHAUSTIVE_LIMIT = 800
 #: Restarts of the coordinate ascent (from a fixed generator: every seat gets the same plan).
-RESTARTS = 10
+RESTARTS = 8
+#: Restarts tried after the first winning plan is found.
+AFTER_WIN = 2
 #: The value of a hand that cannot play another round (R21, R9): the mission would be lost.
 DEAD_HAND = -100.0
 
@@ -288,7 +290,11 @@ def _ascend(sizes: list[int], score: Any, options: list[list[_Option]]) -> tuple
     starts += [tuple(rng.randrange(s) for s in sizes) for _ in range(RESTARTS)]
     best = starts[0]
     best_score = score(best)
+    left = len(starts)
     for start in starts:
+        left -= 1
+        if left < 0:
+            break
         current, current_score = start, score(start)
         for _ in range(8):
             improved = False
@@ -302,6 +308,8 @@ def _ascend(sizes: list[int], score: Any, options: list[list[_Option]]) -> tuple
                 break
         if current_score > best_score:
             best, best_score = current, current_score
+        if best_score[0]:
+            left = min(left, AFTER_WIN)
     return best
 
 

@@ -16,8 +16,8 @@ from ..params import BOTS, for_seats
 @click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random, "
               "printed).")
 @click.option("--bots", type=BOTS, default="coop", show_default=True,
-              help="One bot for every seat (random, greedy, coop, oracle), or one per seat: "
-              "coop,random,…")
+              help="One bot for every seat (random, greedy, coop, expert, oracle), or one per "
+              "seat: coop,random,…")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Write every decision to this JSON Lines file, for `replay`.")
 @click.option("--quiet", is_flag=True, help="Print only the outcome.")

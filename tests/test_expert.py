@@ -1,0 +1,262 @@
+"""The expert bot (sim/expert.py) and the table convention it plays (sim/convention.py), and the
+oracle as a ceiling above it.
+
+Honesty is proved two ways: the expert's choices do not change when the hidden cards (other
+seats' hands, every deck's order) are dealt differently in a way its observation cannot tell,
+and a proxy records every field of the observation it reads. Strength is measured on a few
+starter missions and on missions written here, which nobody tuned a bot for.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.core.cards import Action, NumberCard
+from synergy_forge.core.engine import Game, GoalCard, Observation
+from synergy_forge.core.memo import forget_all
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.referee import ActionUse
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim import expert as expert_module
+from synergy_forge.sim.bots import BOTS, GreedyBot, make_bot, view_for
+from synergy_forge.sim.convention import RoundState, Rules, best_action, hand_value, plan_round
+from synergy_forge.sim.expert import ExpertBot, public_hands
+from synergy_forge.sim.playtest import game_seed, play_batch
+
+
+@pytest.fixture(scope="module")
+def campaign():
+    return read_campaign(starter_campaign()).campaign
+
+
+def _wins(campaign, mission, players: int, bot: str, games: int) -> int:
+    seeds = [game_seed(1, mission.id, players, i) for i in range(games)]
+    return play_batch(mission, campaign.rulebook, campaign.colors, players, bot, seeds).wins
+
+
+def _redeal(game: Game, seat: int, rng: random.Random) -> Game:
+    """A twin of `game` that `seat` cannot tell apart from it: every other seat's hidden number
+    and goal cards (hand and deck together) dealt again, and every deck's order shuffled."""
+    twin = game.copy()
+    for j in range(game.players):
+        if j == seat:
+            deck, goals = list(twin.decks[j]), list(twin.goal_decks[j])
+            rng.shuffle(deck)
+            rng.shuffle(goals)
+            twin.decks[j], twin.goal_decks[j] = tuple(deck), tuple(goals)
+            continue
+        numbers = [*twin.hands[j], *twin.decks[j]]
+        goal_cards = [*twin.goal_hands[j], *twin.goal_decks[j]]
+        rng.shuffle(numbers)
+        rng.shuffle(goal_cards)
+        k, g = len(twin.hands[j]), len(twin.goal_hands[j])
+        twin.hands[j], twin.decks[j] = tuple(numbers[:k]), tuple(numbers[k:])
+        twin.goal_hands[j], twin.goal_decks[j] = tuple(goal_cards[:g]), tuple(goal_cards[g:])
+    twin._pending = None
+    twin._public = None
+    return twin
+
+
+@pytest.mark.parametrize(("number", "skill"), [(5, 1.0), (25, 1.0), (5, 0.5)])
+def test_the_expert_reads_nothing_hidden(campaign, number, skill):
+    # Deck missions: other seats' hands are one of many deals. At every decision of seat 1, a
+    # twin game dealt differently where seat 1 cannot see gets the same choice.
+    mission = campaign.mission(number)
+    rng = random.Random(7)
+    checked = differed = 0
+    for seed in range(4):
+        game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
+        bots = [make_bot("expert", seed, s, skill=skill) for s in range(4)]
+        while not game.over:
+            decisions = game.pending()
+            for d in decisions:
+                if d.seat != 1 or len(d.choices) < 2:
+                    continue
+                twin = _redeal(game, 1, rng)
+                assert twin.observe(1) == game.observe(1)
+                differed += twin.hands != game.hands or twin.decks != game.decks
+                here = make_bot("expert", seed, 1, skill=skill).choose(game.observe(1), d)
+                there = make_bot("expert", seed, 1, skill=skill).choose(twin.observe(1), d)
+                assert here == there
+                checked += 1
+            game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
+    assert checked > 40 and differed > 20
+
+
+class _Recorder:
+    """An observation that writes down every field read from it."""
+
+    def __init__(self, observation: Observation) -> None:
+        self._observation = observation
+        self.read: set[str] = set()
+
+    def __getattr__(self, name: str) -> object:
+        self.read.add(name)
+        return getattr(self._observation, name)
+
+
+@pytest.mark.parametrize("number", [5, 18, 30])
+def test_the_expert_reads_only_what_its_docstring_says(campaign, number):
+    mission = campaign.mission(number)
+    read: set[str] = set()
+    for seed in range(3):
+        game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
+        recording = [make_bot("expert", seed, s) for s in range(4)]
+        plain = [make_bot("expert", seed, s) for s in range(4)]
+        while not game.over:
+            choices = []
+            for d in game.pending():
+                proxy = _Recorder(game.observe(d.seat))
+                choice = recording[d.seat].choose(proxy, d)  # type: ignore[arg-type]
+                assert choice == plain[d.seat].choose(game.observe(d.seat), d)
+                read |= proxy.read
+                choices.append(choice)
+            game.apply(choices)
+    fields = set(Observation._fields) | {"table", "deltas", "hand_sizes", "deck_sizes"}
+    assert read <= fields
+    documented = {name for name in read if f"`{name}`" in (expert_module.__doc__ or "")}
+    assert read == documented
+    assert {"hand", "placed", "discards"} <= read
+
+
+def test_every_hand_is_counted_from_the_face_up_cards_with_a_full_starting_hand(campaign):
+    # The audit's finding: with ten number cards and seven goals in hand, counting is exact,
+    # goal cards passed to a neighbour (R4) and taken back cards (R17, A, B, C) included.
+    mission = campaign.mission(30)
+    for seed in range(3):
+        game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
+        bots = [make_bot("expert", seed, s) for s in range(4)]
+        while not game.over:
+            for seat in range(4):
+                known = public_hands(game.observe(seat))
+                assert known is not None
+                hands, goals = known
+                assert hands == tuple(tuple(sorted(h)) for h in game.hands)
+                assert goals == tuple(tuple(sorted(g)) for g in game.goal_hands)
+            decisions = game.pending()
+            game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
+
+
+def test_with_cards_left_in_a_deck_hands_are_not_claimed_known(campaign):
+    game = Game(campaign.mission(5), 4, 1, campaign.rulebook, campaign.colors)
+    while game.pending()[0].kind.value in ("super", "hyper"):
+        game.apply([d.choices[0] for d in game.pending()])
+    assert public_hands(game.observe(0)) is None
+
+
+def test_same_seeds_same_games(campaign):
+    for number in (5, 30):
+        mission = campaign.mission(number)
+        first = play_batch(mission, campaign.rulebook, campaign.colors, 4, "expert", range(6))
+        forget_all()  # cold memos give the same choices
+        again = play_batch(mission, campaign.rulebook, campaign.colors, 4, "expert", range(6))
+        assert (first.wins, first.rounds_won, first.goals_met) == \
+            (again.wins, again.rounds_won, again.goals_met)
+
+
+def test_the_expert_is_registered_and_takes_a_skill():
+    assert BOTS["expert"] is ExpertBot
+    bot = make_bot("expert", 3, 1, skill=0.25)
+    assert isinstance(bot, ExpertBot) and bot.skill == 0.25
+    assert make_bot("expert", 3, 1).skill == 1.0  # type: ignore[attr-defined]
+    assert isinstance(make_bot("greedy", 3, 1, skill=0.25), GreedyBot)  # others ignore it
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        ExpertBot(random.Random(1), skill=1.5)
+
+
+def _play_skilled(game: Game, skill: float) -> Game:
+    bots = [make_bot("expert", game.seed, s, skill=skill) for s in range(game.players)]
+    while not game.over:
+        decisions = game.pending()
+        game.apply([bots[d.seat].choose(view_for(bots[d.seat], game, d.seat), d)
+                    for d in decisions])
+    return game
+
+
+def test_skill_is_the_share_of_expert_moves(campaign):
+    mission = campaign.mission(9)  # maximum-7: careless play loses it often
+    wins = {skill: sum(_play_skilled(Game(mission, 4, game_seed(1, mission.id, 4, i),
+                                          campaign.rulebook, campaign.colors), skill).outcome.won
+                       for i in range(30))
+            for skill in (0.0, 0.5, 1.0)}
+    assert wins[0.0] < wins[0.5] < wins[1.0]
+
+
+@pytest.mark.parametrize("number", [1, 9, 14, 22, 30])
+def test_the_expert_wins_full_hand_missions_and_beats_coop(campaign, number):
+    mission = campaign.mission(number)
+    expert = _wins(campaign, mission, 4, "expert", 20)
+    assert expert >= 18
+    assert expert >= _wins(campaign, mission, 4, "coop", 20)
+
+
+@pytest.mark.parametrize("number", [5, 25])
+def test_on_deck_missions_the_expert_is_not_below_coop_and_the_oracle_not_below_it(
+        campaign, number):
+    mission = campaign.mission(number)
+    expert = _wins(campaign, mission, 4, "expert", 40)
+    assert expert >= _wins(campaign, mission, 4, "coop", 40)
+    assert _wins(campaign, mission, 4, "oracle", 40) >= expert
+
+
+def _fresh(**fields) -> Mission:
+    base = {"id": "fresh", "number": 1, "title": {"en": "Fresh"}, "stars": 1, "rounds": 1,
+            "lives": 1}
+    return Mission(**{**base, **fields})
+
+
+FRESH = {
+    # Most players may miss: random wins most games, the old coop none.
+    "most-may-miss": _fresh(allowed_failures={3: 2, 4: 3, 5: 4}),
+    "most-may-miss-hyper": _fresh(allowed_failures={3: 2, 4: 3, 5: 4}, hyper=True),
+    "short-hand-passing": _fresh(rounds=2, lives=2, hand_numbers=5, hand_goals=3,
+                                 allowed_failures={3: 1, 4: 1, 5: 2},
+                                 challenges=("goals-left", "minimum-5")),
+    "actions-to-spare": _fresh(rounds=3, lives=2, allowed_failures={3: 0, 4: 1, 5: 1},
+                               challenges=("high-to-low",), actions=(Action.F, Action.H),
+                               super=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FRESH))
+def test_on_missions_nobody_tuned_for_the_expert_is_not_below_random(campaign, name):
+    mission = FRESH[name]
+    for players in (3, 4, 5):
+        seeds = [game_seed(2, name, players, i) for i in range(30)]
+        expert, oracle, chance = (play_batch(mission, campaign.rulebook, campaign.colors,
+                                             players, bot, seeds).wins
+                                  for bot in ("expert", "oracle", "random"))
+        assert expert >= chance, (players, expert, chance)
+        assert oracle >= expert, (players, oracle, expert)
+
+
+def test_the_take_back_keeps_the_card_that_leaves_legal_pairs(campaign):
+    # Mission 9, maximum-7: with 5 5 4 left, keeping a 1 leaves pairs; keeping a 5 does not.
+    mission = campaign.mission(9)
+    rules = Rules(campaign.rulebook, mission.challenges, mission.goals, 4, 0, 1, None, None,
+                  False)
+    hand = (NumberCard(5, "red"), NumberCard(5, "red"), NumberCard(4, "red"))
+    choices = (NumberCard(1, "red"), NumberCard(5, "red"))
+    assert hand_value(rules, (*hand, choices[0])) > hand_value(rules, (*hand, choices[1]))
+    assert expert_module.keep_card(rules, hand, choices) == choices[0]
+
+
+def test_an_action_is_used_when_it_wins_a_round_that_is_lost_without_it(campaign):
+    # R12, R16: three "equal" goals, sums 3, 3 and 9: one failure, none allowed. H lets one
+    # more seat fail; F on green's 4 makes 10 and does not help; without a need, no action.
+    rules = Rules(campaign.rulebook, (), ("equal",), 3, 0, 0, None, None, False)
+    red, yellow, green = (NumberCard(v, c) for v, c in ((1, "red"), (1, "yellow"),
+                                                         (4, "green")))
+    state = RoundState(((NumberCard(2, "red"),), (NumberCard(2, "yellow"),),
+                        (NumberCard(5, "green"),)), ((), (), ()), (red, yellow, green),
+                       (0, 0, 0), tuple(GoalCard("equal", c) for c in ("red", "yellow", "green")),
+                       frozenset())
+    uses = (None, ActionUse(Action.F, 0, target=2), ActionUse(Action.H, 0))
+    assert plan_round(rules, state).won is False
+    assert best_action(rules, state, uses) == uses[2]
+    easier = replace(rules, allowed=1)
+    assert best_action(easier, state, uses) is None  # won already: the cards are kept
