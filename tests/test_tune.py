@@ -42,12 +42,15 @@ def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rule
     assert mission is not None and mission.stars == 3
     low, high = band(3)
     # The very games `playtest --games 100 --seed 1 --players 3 --check` plays (same seeds).
-    cells = pt.run([pt.Playable(mission, rulebook, COLORS)], ["coop"], [3], 100, seed=1,
+    cells = pt.run([pt.Playable(mission, rulebook, COLORS)], ["expert"], [3], 100, seed=1,
                    jobs=1)
     [estimate] = pt.estimates(cells)
     assert not estimate.fails_check
-    assert low <= estimate.rate < high
-    assert estimate.rate == tuned.proposal.tally.win_rate
+    # The skill needed, as tune saw it on every level of the ladder, and as playtest sees it
+    # walking down the ladder only as far as it needs.
+    assert estimate.skill is not None and low <= estimate.skill < high
+    assert estimate.skill == tuned.proposal.skill
+    assert estimate.expert == tuned.proposal.tally
 
 
 def test_tune_moves_every_knob_towards_harder_for_a_mission_that_is_too_easy(tuned):
@@ -211,8 +214,8 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     assert "# three to win" in path.read_text()
     mission, _, _ = load_mission_file(path)
     assert mission.stars == 3
-    check = runner.invoke(main, ["playtest", str(path), "--games", "100", "--bots", "coop",
-                                 "--check", "--jobs", "1"])
+    check = runner.invoke(main, ["playtest", str(path), "--games", "100", "--check", "--jobs",
+                                 "1"])
     assert check.exit_code == 0, check.output
 
 
