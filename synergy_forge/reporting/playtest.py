@@ -132,7 +132,10 @@ def _losses(cell: Cell) -> str:
 
 
 def text(result: PlaytestResult) -> Output:
-    lines = [f"{result.games} games per mission, player count and bot; seed {result.seed}"]
+    ladder = f" (the {STAR_BOT}'s at each level of skill it needs)" if STAR_BOT in result.bots \
+        else ""
+    lines = [f"{result.games} games per mission, player count and bot{ladder}; seed "
+             f"{result.seed}"]
     for m in missions(result):
         lines.extend(_mission_lines(m))
     return Output("\n".join(lines))
