@@ -25,6 +25,7 @@ from synergy_forge.sim import expert as expert_module
 from synergy_forge.sim.bots import BOTS, GreedyBot, make_bot, view_for
 from synergy_forge.sim.convention import RoundState, Rules, best_action, hand_value, plan_round
 from synergy_forge.sim.expert import ExpertBot, public_hands
+from synergy_forge.sim.play import play
 from synergy_forge.sim.playtest import game_seed, play_batch
 
 
@@ -260,3 +261,11 @@ def test_an_action_is_used_when_it_wins_a_round_that_is_lost_without_it(campaign
     assert best_action(rules, state, uses) == uses[2]
     easier = replace(rules, allowed=1)
     assert best_action(easier, state, uses) is None  # won already: the cards are kept
+
+
+def test_the_oracle_is_shown_every_seat_s_observation_beside_every_hand(campaign):
+    game = Game(campaign.mission(30), 4, 2, campaign.rulebook, campaign.colors)
+    play(game, ["oracle"] * 4)
+    everything = game.observe_all()
+    assert everything.views == tuple(game.observe(i) for i in range(4))
+    assert everything.hands == tuple(game.hands)

@@ -213,47 +213,69 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
         neighbours.append((left, right) if left is not None and right is not None
                           and left != right else (None, None))
     seen: dict[tuple[int, ...], tuple[bool, float, tuple[Any, ...]]] = {}
+    # Per seat: each goal that may lie there with its check, and what spending it costs (a
+    # little for the goals kept: an easy goal spent now is missed later).
+    tests = [[(checks[g.goal], g, 0.0 if placed[p] else 0.01 * ease.get(g.goal, 0.0))
+              for g in choices[p]] for p in range(n)]
+    everybody = not ignored
+    allowed, super_seat, hyper_seat = rules.allowed, rules.super_seat, rules.hyper_seat
+    seats = range(n)
 
     def judge(vector: tuple[int, ...]) -> tuple[bool, float, tuple[Any, ...]]:
         picked = [options[i][c] for i, c in enumerate(vector)]
         sums = [o.sum for o in picked]
-        counted_sums = [sums[i] for i in range(n) if counted[i]]
-        distinct = sorted(set(counted_sums))
         met = [False] * n
         goal_for: list[Any] = [None] * n
-        for p in range(n):
-            own = sums[p]
-            if counted[p]:
-                others = list(counted_sums)
-                others.remove(own)
-                everyone = counted_sums
-                dist = distinct
-            else:
-                others, everyone = counted_sums, [*counted_sums, own]
-                dist = sorted(set(everyone))
-            left_seat, right_seat = neighbours[p]
-            left = sums[left_seat] if left_seat is not None else None
-            right = sums[right_seat] if right_seat is not None else None
-            for g in choices[p]:
-                if checks[g.goal](own, others, everyone, dist, left, right):
-                    met[p], goal_for[p] = True, g
-                    break
-            else:
-                goal_for[p] = choices[p][0]
-        failures = sum(1 for p in range(n) if counted[p] and not met[p])
-        won = bool(round_succeeds(failures, rules.allowed,
-                                  True if rules.super_seat is None else met[rules.super_seat],
-                                  True if rules.hyper_seat is None else met[rules.hyper_seat]))
+        cost = 0.0
+        failures = 0
+        if everybody:  # R10 with every seat counted: the neighbours are the next seats
+            distinct = sorted(set(sums))
+            for p in seats:
+                own = sums[p]
+                others = sums[:p] + sums[p + 1:]
+                for check, g, spent in tests[p]:
+                    if check(own, others, sums, distinct, sums[(p + 1) % n], sums[p - 1]):
+                        met[p], goal_for[p] = True, g
+                        cost += spent
+                        break
+                else:
+                    goal_for[p] = tests[p][0][1]
+                    cost += tests[p][0][2]
+                    failures += 1
+        else:
+            counted_sums = [sums[i] for i in seats if counted[i]]
+            distinct = sorted(set(counted_sums))
+            for p in seats:
+                own = sums[p]
+                if counted[p]:
+                    others = list(counted_sums)
+                    others.remove(own)
+                    everyone, dist = counted_sums, distinct
+                else:
+                    others, everyone = counted_sums, [*counted_sums, own]
+                    dist = sorted(set(everyone))
+                left_seat, right_seat = neighbours[p]
+                left: int | None = sums[left_seat] if left_seat is not None else None
+                right: int | None = sums[right_seat] if right_seat is not None else None
+                for check, g, spent in tests[p]:
+                    if check(own, others, everyone, dist, left, right):
+                        met[p], goal_for[p] = True, g
+                        cost += spent
+                        break
+                else:
+                    goal_for[p] = tests[p][0][1]
+                    cost += tests[p][0][2]
+                    failures += counted[p]
+        won = bool(round_succeeds(failures, allowed,
+                                  True if super_seat is None else met[super_seat],
+                                  True if hyper_seat is None else met[hyper_seat]))
         if won:
             # R17: seats that met their goal (and J users) keep a card; the others lose both.
             value = sum(o.kept if met[i] or not counted[i] else o.lost
                         for i, o in enumerate(picked))
         else:
             value = sum(o.kept for o in picked)  # R17: a failed round, everyone keeps one
-        # A little for the goals kept: an easy goal spent now is missed later.
-        value -= 0.01 * sum(ease.get(g.goal, 0.0) for p, g in enumerate(goal_for)
-                            if not placed[p])
-        return won, value, tuple(goal_for)
+        return won, value - cost, tuple(goal_for)
 
     def score(vector: tuple[int, ...]) -> tuple[bool, float]:
         result = seen.get(vector)
