@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench clean tag
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,12 @@ test: $(STAMP)
 	$(BIN)/mypy synergy_forge
 	$(BIN)/python -m pytest
 
+## Tag this commit as the release of pyproject.toml's version (v0.1.0), the `rev` that mission
+## repositories name in their pre-commit configuration and CI (docs/ci.md).
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+tag:
+	git tag -a "v$(VERSION)" -m "synergy-forge $(VERSION)"
+
 bench: $(STAMP)
 	$(BIN)/python bench/bench_judge.py
 	$(BIN)/python bench/bench_validate.py
@@ -34,6 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_build.py
 	$(BIN)/python bench/bench_incremental.py
 	$(BIN)/python bench/bench_studio.py
+	$(BIN)/python bench/bench_table.py
 	$(BIN)/python bench/bench_playtest.py
 
 clean:

@@ -3,17 +3,21 @@
     .ci/editor-check            (installs yaml-language-server from npm into a temporary folder)
 
 Opens a broken mission inside the starter campaign (so its first line's relative `$schema`
-resolves as it does for a user), and checks that the server reports the schema errors at their
-line and column and offers the built-in challenge ids as completions. Standard library only;
-not part of `.ci/run`, which must not depend on npm.
+resolves as it does for a user), then in a clone of a repository made by `synergy-forge new
+campaign` (its first line names the campaign's own .synergy/schemas/, issue 22), and checks
+each time that the server reports the schema errors at their line and column and offers the
+built-in challenge ids as completions. Standard library only; not part of `.ci/run`, which
+must not depend on npm.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -88,19 +92,14 @@ SETTINGS = {"yaml": {"validate": True, "completion": True, "hover": True,
                      "schemaStore": {"enable": False}}}
 
 
-def main() -> None:
-    server = Server(sys.argv[1:])
-    document = ROOT / "missions" / "starter" / "missions" / "zz-editor-check.yaml"
-    document.write_text(BROKEN, encoding="utf-8")
+def check(server: Server, document: Path, line: str, root: Path) -> None:
+    """Open a broken mission at `document` whose first line is `line`; exits on a failure."""
+    text = BROKEN.replace(BROKEN.split("\n", 1)[0], line, 1)
+    document.write_text(text, encoding="utf-8")
     try:
-        first = server.request("initialize", {"processId": None, "rootUri": ROOT.as_uri(),
-                                              "capabilities": {}})
-        server.wait(lambda m: m.get("id") == first)
-        server.notify("initialized", {})
-        server.notify("workspace/didChangeConfiguration", {"settings": SETTINGS})
         uri = document.as_uri()
         server.notify("textDocument/didOpen", {"textDocument": {
-            "uri": uri, "languageId": "yaml", "version": 1, "text": BROKEN}})
+            "uri": uri, "languageId": "yaml", "version": 1, "text": text}})
         published = server.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                                 and m["params"]["uri"] == uri and m["params"]["diagnostics"])
         found = {(d["range"]["start"]["line"] + 1, d["range"]["start"]["character"] + 1,
@@ -112,17 +111,50 @@ def main() -> None:
             answer, dict) else answer or [])}
     finally:
         document.unlink()
-        server.process.kill()
-    for line, column, message in sorted(found):
-        print(f"{document.name}:{line}:{column}: {message}")
+    print(f"-- {document.relative_to(root)} ({line.split('=', 1)[1]})")
+    for at_line, column, message in sorted(found):
+        print(f"{document.name}:{at_line}:{column}: {message}")
     print("completions at challenges[0]:", ", ".join(sorted(labels)))
     expected = [(5, 8, "above the maximum of 5"), (7, 1, "livez is not allowed"),
                 (2, 1, 'Missing property "lives"')]
     missing = [e for e in expected
-               if not any((line, column) == e[:2] and e[2] in message
-                          for line, column, message in found)]
+               if not any((at_line, column) == e[:2] and e[2] in message
+                          for at_line, column, message in found)]
     if missing or not {"minimum-5", "goals-left", "double-plus-3"} <= labels:
         raise SystemExit(f"editor-check: FAILED (missing {missing}, completions {labels})")
+
+
+def cloned_campaign(work: Path) -> Path:
+    """A repository made by `new campaign`, committed, and cloned somewhere else."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "e",
+           "GIT_AUTHOR_EMAIL": "e@e", "GIT_COMMITTER_NAME": "e", "GIT_COMMITTER_EMAIL": "e@e"}
+    origin = work / "my-missions"
+    origin.mkdir()
+    for command in (["git", "init", "-q"],
+                    [sys.executable, "-m", "synergy_forge", "new", "campaign", "."],
+                    ["git", "add", "-A"], ["git", "commit", "-qm", "start"]):
+        subprocess.run(command, cwd=origin, env=env, check=True, capture_output=True)
+    clone = work / "elsewhere" / "my-missions"
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], env=env, check=True)
+    return clone
+
+
+def main() -> None:
+    server = Server(sys.argv[1:])
+    try:
+        first = server.request("initialize", {"processId": None, "rootUri": ROOT.as_uri(),
+                                              "capabilities": {}})
+        server.wait(lambda m: m.get("id") == first)
+        server.notify("initialized", {})
+        server.notify("workspace/didChangeConfiguration", {"settings": SETTINGS})
+        check(server, ROOT / "missions" / "starter" / "missions" / "zz-editor-check.yaml",
+              BROKEN.split("\n", 1)[0], ROOT)
+        with tempfile.TemporaryDirectory() as work:
+            clone = cloned_campaign(Path(work))
+            made = (clone / "missions" / "01-my-first-mission.yaml").read_text().split("\n")[0]
+            check(server, clone / "missions" / "zz-editor-check.yaml", made, Path(work))
+    finally:
+        server.process.kill()
     print("editor-check: passed")
 
 

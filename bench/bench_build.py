@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_build.py [--lang en] [--repeat 5]
 
 Times, on one process then on every core:
-  - `render.build` without PNGs: templates, layout, WeasyPrint, the fit check, atomic writes
+  - `printing.build.build` without PNGs: templates, layout, WeasyPrint, the fit check, atomic writes
     and the combined PDF;
   - WeasyPrint alone: `HTML(string=…).write_pdf(stylesheets=[kit.css])` on exactly the final
     HTML of each document (generated beforehand, not timed), one after the other, each with
@@ -26,8 +26,11 @@ from pathlib import Path
 from statistics import median
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.printing.i18n import Translator
-from synergy_forge.printing.render import Options, build, html_for, jobs_for, url_fetcher
+from synergy_forge.cardtext.i18n import Translator
+from synergy_forge.printing.build import build
+from synergy_forge.printing.draw import url_fetcher
+from synergy_forge.printing.html import html_for
+from synergy_forge.printing.jobs import Options, jobs_for
 from synergy_forge.resources import starter_campaign, templates_dir
 
 RUNS = {  # label: (processes, PNGs, TTS); 0 processes: WeasyPrint alone

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_studio.py [--saves 10]
 
-1. One card, front and back, to PNG through `render.CardPreview` (the studio's API): HTML from
+1. One card, front and back, to PNG through `preview.CardPreview` (the studio's API): HTML from
    the templates, WeasyPrint, PDFium at 150 DPI. Best and median of 20, after one warm-up, in
    wall time and in this process's CPU time (what it takes when no other process wants the
    core; the load average is printed).
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from synergy_forge.authoring.loading import read_campaign  # noqa: E402
-from synergy_forge.printing.render import CardPreview  # noqa: E402
+from synergy_forge.printing.preview import CardPreview  # noqa: E402
 from synergy_forge.resources import starter_campaign  # noqa: E402
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
@@ -47,7 +47,7 @@ def one_card() -> tuple[list[float], list[float]]:
     for _ in range(21):
         started, used = time.perf_counter(), time.process_time()
         for face in (card.front, card.back):
-            CardPreview.render(preview.html("missions", face))
+            preview.render(preview.html("missions", face))
         times.append(time.perf_counter() - started)
         cpu.append(time.process_time() - used)
     return times[1:], cpu[1:]

@@ -43,9 +43,13 @@ class WrongInput(SynergyForgeError):
 
 class CheckFailed(SynergyForgeError):
     """A check the user asked for failed; the command has already printed why, so the message
-    may be empty (exit 1)."""
+    may be empty (exit 1, or the code of the worst error it printed)."""
 
     exit_code = EXIT_FAILED
+
+    def __init__(self, message: str = "", exit_code: int = EXIT_FAILED) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
 
     def format_message(self) -> str:
         return str(self)
@@ -72,3 +76,16 @@ class CannotWrite(SynergyForgeError):
         if isinstance(exc, FileExistsError):
             return cls(where, "already exists; nothing was written" + hint)
         return cls(where, f"cannot write: {exc.strerror}")
+
+
+class ChangedMeanwhile(WrongInput):
+    """A file the command changes in place was saved by someone else after the command read
+    it (exit 1): nothing was written, so that save is kept."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: changed since it was read (saved meanwhile?); nothing was "
+                         "written, so your version stays: run the command again")
+        self.path = path
+
+    def format_message(self) -> str:
+        return str(self)

@@ -10,6 +10,12 @@ arguments (its seeds, its document), so a unit whose worker was lost (killed, ou
 is simply run again on a fresh pool, and each unit's result is yielded exactly once. Workers
 also never outlive their parent: a `kill -9` of the command stops them at once instead of
 leaving them writing for seconds.
+
+Ctrl-C is the parent's alone. The terminal sends SIGINT to every process of the command, and a
+worker interrupted in the middle of reading its next unit would print a traceback, or leave
+half a message in the queue that the other workers then wait on for ever (and the parent on
+them). So workers ignore SIGINT from the moment they exist, and the interrupted parent ends
+them rather than wait for their units.
 """
 
 from __future__ import annotations
@@ -70,8 +76,28 @@ def _follow_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
+def ignore_interrupt() -> None:
+    """In a worker process: leave Ctrl-C to the parent (see the module's docstring). Workers
+    start with SIGINT blocked (`_interrupt_blocked`), so none arrives before this."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextlib.contextmanager
+def _interrupt_blocked() -> Iterator[None]:
+    """Workers started in here inherit SIGINT blocked, so that a Ctrl-C between their start and
+    `ignore_interrupt` is not theirs; this thread gets it (delivered, and KeyboardInterrupt
+    raised, when the block ends) and the pool is shut down as for any Ctrl-C."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _install(shared: Any, parent: int) -> None:
     global _SHARED
+    ignore_interrupt()
     _follow_parent(parent)
     _SHARED = shared
 
@@ -103,12 +129,23 @@ class Pool:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._close()
+        # Ctrl-C (or the caller stopping early): the rest of the work is not wanted.
+        raised = exc[1] if len(exc) > 1 else None
+        self._close(stop=raised is not None and not isinstance(raised, Exception))
 
-    def _close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def _close(self, stop: bool = False) -> None:
+        """Shut the workers down: after their current units, or with `stop` at once. Workers
+        ignore Ctrl-C, so a stopped pool ends them (they are disposable: every unit is a pure
+        function of its arguments) instead of waiting for units nobody will read."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if stop:
+            processes = getattr(pool, "_processes", None) or {}
+            for process in list(processes.values()):
+                with contextlib.suppress(OSError, ValueError):
+                    process.terminate()
+        pool.shutdown(wait=not stop, cancel_futures=True)
 
     def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
         """`work(shared, *unit)` for every unit, yielding (index of the unit, result) as each
@@ -128,8 +165,9 @@ class Pool:
                                                      mp_context=self.context,
                                                      initializer=_install,
                                                      initargs=(self.shared, os.getpid()))
-                futures = {self._pool.submit(_call, self.work, units[index]): index
-                           for index in sorted(pending)}
+                with _interrupt_blocked():  # submit starts the workers
+                    futures = {self._pool.submit(_call, self.work, units[index]): index
+                               for index in sorted(pending)}
                 for future in as_completed(futures):
                     result = future.result()
                     index = futures[future]
@@ -152,10 +190,16 @@ class Pool:
                         f"worker processes died {RETRIES + 1} times while {len(pending)} of "
                         f"{len(units)} work units were left (killed from outside, or out of "
                         "memory?); nothing was reported from the unfinished units") from None
-            except BaseException:
-                # Stopped early (an error in `work`, Ctrl-C): no worker goes on with the rest.
+            except Exception:
+                # An error in `work`: no worker goes on with the rest.
                 for future in futures:
                     future.cancel()
+                raise
+            except BaseException:
+                # Ctrl-C, or the caller stopped reading: the workers are ended at once (their
+                # futures are left to the pool, which fails them: cancelling them here too
+                # makes Python 3.11's pool raise InvalidStateError in its own thread).
+                self._close(stop=True)
                 raise
 
 

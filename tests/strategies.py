@@ -82,3 +82,125 @@ def rotate(table: Table, k: int) -> Table:
     )
     return Table(tuple(plays), table.challenges, table.allowed_failures, r(table.super_seat),
                  r(table.hyper_seat), uses, tuple(colors))
+
+
+# --- Hostile input of issue 23's classes, for tests/test_fuzz.py -------------------------
+
+#: Parts of the paths users write in campaign.yaml, legal and hostile (issue 23, class 1).
+PATH_PARTS = st.sampled_from([
+    "missions", "goals", "*.yaml", "*", "**", "**a", "a**", "..", ".", "", "[", "[a-", "?",
+    "é", "x" * 300, "y" * 120, "~", "C:", "\\", "a\\b", "\0", "goals/*.yaml", "*.yml",
+])
+
+
+@st.composite
+def campaign_patterns(draw) -> str:
+    """A path or glob pattern for `missions:`, `goals:` or `challenges:`: any number of parts
+    (up to 300, past the glob's recursion), sometimes absolute."""
+    parts = draw(st.lists(PATH_PARTS, min_size=1, max_size=draw(st.sampled_from([3, 12, 300]))))
+    prefix = draw(st.sampled_from(["", "", "/", "./", "../", "~/"]))
+    return prefix + "/".join(parts)
+
+
+#: Where an output cannot go (class 3): a FIFO, a link to a stream (as /dev/stdout is; never
+#: the system's own devices: a regression would replace them), a folder, under a file, names
+#: too long.
+UNWRITABLE = st.sampled_from(["{fifo}", "{stream}", "{dir}", "{file}/out", "x" * 300,
+                              "{dir}/" + "y" * 256, "{dir}/" + "z" * 250])
+
+#: Commands that print, with what they print (class 3).
+PRINTING_COMMANDS = st.sampled_from([
+    ["play", "1", "--seed", "1", "--bots", "random"], ["play", "1", "--quiet"],
+    ["validate", "{starter}"], ["validate", "{starter}", "--format", "json"],
+    ["playtest", "{starter}/missions/01-first-notes.yaml", "--games", "2", "--format", "json"],
+    ["replay", "{log}"], ["judge", "{round}"], ["--help"], ["--version"], ["play", "--help"],
+])
+
+
+@st.composite
+def yaml_numbers(draw) -> str:
+    """A number as YAML 1.1 may write it (class 2): decimal, hexadecimal, binary, octal, base
+    60, with underscores and signs, short or thousands of digits long."""
+    digits = draw(st.sampled_from([1, 3, 19, 20, 25, 400, 5000]))
+    body = draw(st.text(alphabet="0123456789abcdefABCDEF_", min_size=1, max_size=digits))
+    form = draw(st.sampled_from(["{}", "0x{}", "0b{}", "0{}", "0o{}", "1:{}", "{}.5",
+                                 "1:20:{}", "{}e5", "!!int {}", "!!float {}"]))
+    sign = draw(st.sampled_from(["", "-", "+"]))
+    return sign + form.format(body)
+
+
+#: Seeds around every edge a 64-bit reader has (class 4): what play takes, a log holds.
+seeds = st.one_of(
+    st.integers(-(2**64), 2**64),
+    st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**53 + 1, 0, -1, 10**30]),
+)
+
+
+#: Values a forger puts in a log's header (class 5).
+FORGED_VALUES = st.one_of(st.integers(-2, 10), st.booleans(), st.text(max_size=8),
+                          st.lists(st.sampled_from(GOAL_IDS), max_size=7),
+                          st.sampled_from(["true", "sum > 0", "close-call", "first-notes"]))
+
+
+@st.composite
+def header_forgeries(draw, header: dict) -> dict:
+    """A copy of a log's game record with one field of its mission or of one definition set
+    to a forged value, or a definition added (class 5)."""
+    import copy
+
+    forged = copy.deepcopy(header)
+    where = draw(st.sampled_from(["mission", "definition", "added"]))
+    if where == "mission" or not forged["definitions"]:
+        key = draw(st.sampled_from(sorted(forged["mission"])))
+        forged["mission"][key] = draw(FORGED_VALUES)
+    elif where == "definition":
+        definition = draw(st.sampled_from(forged["definitions"]))
+        definition[draw(st.sampled_from(sorted(definition)))] = draw(FORGED_VALUES)
+    else:
+        forged["definitions"].append({"id": draw(st.sampled_from([*GOAL_IDS, "mine"])),
+                                      "name": "N", "text": "T", "rule": draw(FORGED_VALUES)})
+    return forged
+
+
+#: What a folder walk meets (class 6): files, FIFOs, links broken, looping or leading out.
+ENTRY_KINDS = st.sampled_from(["mission", "yaml", "fifo", "broken-link", "loop-link",
+                               "parent-link", "folder"])
+
+
+@st.composite
+def folder_entries(draw) -> list[tuple[str, str]]:
+    """(relative path, kind) of the entries of a folder tree a user hands `validate`."""
+    folders = ["", "missions/", "goals/", "rounds/", "other/", ".hidden/"]
+    names = st.sampled_from(["a.yaml", "b.yml", "c.json", "campaign.yaml", "d.yaml"])
+    return draw(st.lists(st.tuples(st.builds(str.__add__, st.sampled_from(folders), names),
+                                   ENTRY_KINDS), min_size=1, max_size=8,
+                         unique_by=lambda e: e[0]))
+
+
+@st.composite
+def scheduler_addresses(draw) -> str:
+    """What a user may type for --scheduler (class 7): any scheme, host and port, well-formed
+    or not; hosts are local or malformed only, so that nothing leaves the machine."""
+    scheme = draw(st.sampled_from(["tcp://", "TCP://", "", "tls://", "ucx://", "inproc://",
+                                   "file://", "ws://", "http://", "tcp:/", "://"]))
+    host = draw(st.sampled_from(["127.0.0.1", "localhost", "[::1]", "", "a b", "x" * 300,
+                                 "127.0.0.1/x", "::1"]))
+    port = draw(st.sampled_from(["", ":", ":0", ":1", ":9", ":65535", ":65536", ":-1", ":abc",
+                                 ":8786", ":1e3", ": 80", ":٣"]))
+    return scheme + host + port + draw(st.sampled_from(["", "/", "/path", "?q"]))
+
+
+#: What happens to a studio's campaign folder while it is watched (class 8).
+FOLDER_EVENTS = st.lists(st.sampled_from(["delete", "create", "edit", "file-in-its-place",
+                                          "move-away", "move-back"]), min_size=1, max_size=6)
+
+
+@st.composite
+def failing_rules(draw) -> str:
+    """A goal rule that passes validate's search but fails in some games (class 8): it fails
+    only for a player count and for sums the search does not try together."""
+    players = draw(st.sampled_from([3, 4, 5]))
+    sums = draw(st.lists(st.sampled_from([4, 6, 9, 10, 11, 12]), min_size=1, max_size=6,
+                         unique=True))
+    return (f"(sums|length) != {players} or sum not in {sorted(sums)} or "
+            f"others[{draw(st.integers(5, 9))}] > 0")

@@ -125,7 +125,7 @@ def test_replay_of_a_missing_file_exits_2(tmp_path):
 def test_a_synergy_forge_error_exits_with_its_code_and_message():
     with mock.patch("synergy_forge.authoring.validate.validate_paths",
                     side_effect=CannotWrite("x.json", "cannot write: Disk full")):
-        result = run("validate")
+        result = run("validate", ".")
     assert result.exit_code == 2 and result.output == "x.json: cannot write: Disk full\n"
 
 

@@ -1,4 +1,4 @@
-"""The game engine against RULES.md: conservation, determinism, end conditions, information."""
+"""The game engine against docs/rules.md: conservation, determinism, end conditions, information."""
 
 from __future__ import annotations
 

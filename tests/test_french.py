@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 from babel.messages.pofile import read_po
 
-from synergy_forge.printing.i18n import LOCALE_DIR
+from synergy_forge.cardtext.i18n import LOCALE_DIR
 from synergy_forge.resources import definitions_dir, starter_campaign
 
 NO_BREAK = "\u202f\u00a0"

@@ -5,7 +5,11 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
+import stat
+import subprocess
+import sys
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -17,11 +21,24 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
+from strategies import (
+    FOLDER_EVENTS,
+    PRINTING_COMMANDS,
+    UNWRITABLE,
+    campaign_patterns,
+    failing_rules,
+    folder_entries,
+    header_forgeries,
+    scheduler_addresses,
+    seeds,
+    yaml_numbers,
+)
 
 from synergy_forge.authoring.schema import validator
 from synergy_forge.authoring.validate import validate_file
 from synergy_forge.cli import main
 from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS
+from synergy_forge.resources import starter_campaign
 
 scalars = st.none() | st.booleans() | st.integers(-10, 100) | st.floats(allow_nan=False) | \
     st.text(max_size=12)
@@ -258,3 +275,278 @@ def test_tampered_and_generated_logs_through_replay(game_log, data):
             assert result.exit_code != 2, result.output
     finally:
         shutil.rmtree(path.parent)
+
+
+# --- Issue 23: hostile paths, numbers, headers and outputs, one strategy per class ---------
+
+@pytest.fixture(scope="module")
+def starter_copy(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("campaign") / "c"
+    shutil.copytree(starter_campaign(), folder)
+    return folder
+
+
+@COMMANDS
+@given(st.lists(campaign_patterns(), min_size=1, max_size=3),
+       st.sampled_from(["missions", "goals", "challenges"]))
+def test_campaign_patterns_through_validate(starter_copy, patterns, key):
+    """Class 1: any path or pattern in campaign.yaml is a located error or files found."""
+    path = starter_copy / "campaign.yaml"
+    original = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(original)
+    data[key] = [f"{key}/*.yaml", *patterns]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    try:
+        result = invoke("validate", starter_copy)
+        assert result.exit_code in (0, 1), result.output
+    finally:
+        path.write_text(original, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def places(tmp_path_factory, game_log):
+    folder = tmp_path_factory.mktemp("places")
+    (folder / "file").write_text("x")
+    os.mkfifo(folder / "fifo")
+    (folder / "stream").symlink_to("/proc/self/fd/1")
+    log = folder / "g.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in game_log), encoding="utf-8")
+    return {"dir": str(folder), "file": str(folder / "file"), "log": str(log),
+            "fifo": str(folder / "fifo"), "stream": str(folder / "stream"),
+            "starter": str(starter_campaign()),
+            "round": str(Path(__file__).parents[1] / "missions/rounds/crossed-goals.yaml")}
+
+
+@settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
+@given(PRINTING_COMMANDS, UNWRITABLE)
+def test_output_that_cannot_be_written_is_exit_2(places, command, where):
+    """Class 3: a command whose stdout is a full disk, or `play --log` to a place that cannot
+    be written, ends with exit 2 and one line."""
+    args = [a.format(**places) for a in command]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "synergy_forge", *args], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 2, (args, done.stderr)
+    assert done.stderr.strip().splitlines()[-1:] == [
+        "synergy-forge: error: cannot write the output: No space left on device"], done.stderr
+    result = invoke("play", "1", "--quiet", "--log", where.format(**places))
+    if where != "{dir}/" + "z" * 250:
+        assert result.exit_code == 2, result.output
+        assert ".tmp" not in result.output, result.output
+    assert (Path(places["dir"]) / "stream").is_symlink()
+    assert stat.S_ISFIFO(os.lstat(places["fifo"]).st_mode)
+
+
+@COMMANDS
+@given(yaml_numbers(), st.sampled_from(["rounds", "number", "stars", "lives"]))
+def test_yaml_numbers_through_validate(tmp_path, number, field):
+    """Class 2: any number YAML 1.1 can write, in any whole-number field, is read or refused
+    with a located error, at once."""
+    fields = {"id": "m", "number": "1", "title": "M", "stars": "1", "rounds": "3", "lives": "2"}
+    fields[field] = number
+    path = written(None, "m.yaml")
+    path.write_text("".join(f"{k}: {v}\n" for k, v in fields.items()), encoding="utf-8")
+    try:
+        result = invoke("validate", path)
+        line = list(fields).index(field) + 1
+        if result.exit_code:
+            assert "m.yaml:" in result.output
+        if "[number]" in result.output:
+            assert f"m.yaml:{line}:" in result.output
+    finally:
+        shutil.rmtree(path.parent)
+
+
+@COMMANDS
+@given(seeds, st.sampled_from(["1", "20"]))
+def test_every_game_play_accepts_replays(tmp_path_factory, seed, mission):
+    """Class 4: a seed `play` takes gives a log `replay` takes; any other is a usage error."""
+    log = tmp_path_factory.mktemp("seed") / "g.jsonl"
+    played = invoke("play", mission, "--quiet", "--seed", seed, "--bots", "random", "--log", log)
+    if played.exit_code == 0:
+        assert invoke("replay", log).exit_code == 0
+    else:
+        assert played.exit_code == 2 and "--seed" in played.output, played.output
+
+
+@pytest.fixture(scope="module")
+def campaign_goal_log(tmp_path_factory):
+    log = tmp_path_factory.mktemp("log21") / "g.jsonl"
+    invoke("play", "21", "--players", "4", "--seed", "5", "--bots", "random", "--log", log)
+    return log.read_text(encoding="utf-8").splitlines()
+
+
+@COMMANDS
+@given(st.data())
+def test_forged_headers_of_a_starter_mission_are_refused(campaign_goal_log, data):
+    """Class 5: a log naming a starter mission replays only with that mission's own header;
+    a forgery that names no known mission is replayed as self-contained, never confirmed."""
+    header = json.loads(campaign_goal_log[0])
+    forged = data.draw(header_forgeries(header))
+    path = written(None, "g.jsonl")
+    path.write_text("\n".join([json.dumps(forged), *campaign_goal_log[1:]]) + "\n",
+                    encoding="utf-8")
+    try:
+        result = invoke("replay", path)
+        if forged != header and result.exit_code == 0:
+            assert "self-contained: mission not verified" in result.output, forged
+            assert forged["mission"]["id"] != header["mission"]["id"], result.output
+    finally:
+        shutil.rmtree(path.parent)
+
+
+MISSION_TEXT = "id: m\nnumber: 1\ntitle: M\nstars: 1\nrounds: 3\nlives: 2\n"
+
+
+@settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
+@given(folder_entries())
+def test_folder_walks_skip_what_is_not_a_regular_file(entries):
+    """Class 6: a folder holding FIFOs and odd links is validated at once, each skipped."""
+    root = Path(tempfile.mkdtemp(prefix="fuzz-walk-"))
+    try:
+        for relative, kind in entries:
+            path = root / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if kind in ("mission", "yaml"):
+                path.write_text(MISSION_TEXT if kind == "mission" else "a: 1\n")
+            elif kind == "fifo":
+                os.mkfifo(path)
+            elif kind == "broken-link":
+                path.symlink_to(root / "nowhere")
+            elif kind == "loop-link":
+                path.symlink_to(path)
+            elif kind == "parent-link":
+                path.symlink_to(path.parent)
+            else:
+                path.mkdir()
+        done = subprocess.run([sys.executable, "-m", "synergy_forge", "validate", root],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode in (0, 1, 2), done.stderr
+        assert "internal error" not in done.stderr and "Traceback" not in done.stderr
+    finally:
+        shutil.rmtree(root)
+
+
+@COMMANDS
+@given(scheduler_addresses())
+def test_scheduler_addresses_are_checked_before_anything_connects(address):
+    """Class 7: an address is refused in one line, or is tcp://HOST:PORT and then a local
+    port with no Dask behind it is refused within the connect timeout."""
+    from synergy_forge.sim.executors import Dask, ExecutorError, executor_for, probe_scheduler
+
+    try:
+        executor = executor_for(address, None)
+    except ExecutorError as exc:
+        assert "\n" not in str(exc) and "scheduler address" in str(exc)
+        return
+    assert isinstance(executor, Dask)
+    assert re.fullmatch(r"tcp://(\[[^]]+\]|[^:/\s]+):\d+", executor.address), executor.address
+    if executor.address.rsplit(":", 1)[0] in ("tcp://127.0.0.1", "tcp://localhost",
+                                              "tcp://[::1]"):
+        try:  # refused at once, or in a second at most; a Dask of another test may answer
+            probe_scheduler(executor.address, 1.0)
+        except ExecutorError as exc:
+            assert "\n" not in str(exc)
+
+
+def small_starter(folder: Path, keep: tuple[str, ...]) -> Path:
+    shutil.copytree(starter_campaign(), folder)
+    for path in (folder / "missions").glob("*.yaml"):
+        if not path.name.startswith(keep):
+            path.unlink()
+    return folder
+
+
+def eventually(condition: Any, timeout: float = 60.0) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+@settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4))
+@given(FOLDER_EVENTS)
+def test_the_studio_follows_its_folder_through_anything(events):
+    """Class 8: whatever happens to the campaign folder, once it is back the studio shows
+    what it holds, and goes on watching it."""
+    import threading
+
+    from synergy_forge.studio.model import Studio, watch
+
+    root = Path(tempfile.mkdtemp(prefix="fuzz-studio-"))
+    folder = small_starter(root / "camp", ("01",))
+    studio = Studio(folder, "en")
+    watcher = threading.Thread(target=watch, args=(studio,), daemon=True)
+    watcher.start()
+    try:
+        for event in events:
+            if event == "delete" and folder.is_dir():
+                shutil.rmtree(folder)
+            elif event == "create" and not folder.exists():
+                small_starter(folder, ("01",))
+            elif event == "edit" and folder.is_dir():
+                (folder / "missions" / "01-first-notes.yaml").write_text("id: [\n")
+            elif event == "file-in-its-place" and not folder.exists():
+                folder.write_text("not a folder")
+            elif event == "move-away" and folder.exists() and not (root / "away").exists():
+                folder.rename(root / "away")
+            elif event == "move-back" and (root / "away").exists() and not folder.exists():
+                (root / "away").rename(folder)
+        if folder.is_file():
+            folder.unlink()
+        if folder.exists():
+            shutil.rmtree(folder)
+        small_starter(folder, ("01", "02"))
+        titles = lambda: [m["title"] for m in studio.state()["missions"]]  # noqa: E731
+        eventually(lambda: titles() == ["First notes", "Warm-up"])
+        (folder / "missions" / "02-warm-up.yaml").unlink()
+        eventually(lambda: titles() == ["First notes"])
+    finally:
+        studio.stopping.set()
+        watcher.join(10)
+        shutil.rmtree(root)
+
+
+@settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4))
+@given(rule=failing_rules())
+def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, monkeypatch):
+    """Class 8: a campaign rule failing in some games is a diagnostic; each failing batch is
+    asked for once, the others go on. Games run in threads here (the same loop)."""
+    import threading
+    from collections import Counter
+    from concurrent.futures import ThreadPoolExecutor
+
+    from synergy_forge.studio import model
+
+    asked: Counter[int] = Counter()
+
+    class Threads(ThreadPoolExecutor):
+        def __init__(self, max_workers: int, mp_context: Any = None,
+                     initializer: Any = None) -> None:
+            super().__init__(max_workers)
+
+        def submit(self, fn: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+            asked[args[3]] += 1
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(model, "ProcessPoolExecutor", Threads)
+    root = Path(tempfile.mkdtemp(prefix="fuzz-estimate-"))
+    folder = small_starter(root / "camp", ("21",))
+    goal = folder / "goals" / "close-call.yaml"
+    goal.write_text(re.sub(r"(?m)^rule: .*$", f'rule: "{rule}"', goal.read_text()))
+    studio = model.Studio(folder, "en")
+    studio.reload()
+    studio.clients = 1
+    estimator = threading.Thread(target=studio.estimate_forever, daemon=True)
+    estimator.start()
+    try:
+        eventually(lambda: sum(asked.values()) >= 12)
+    finally:
+        studio.stopping.set()
+        estimator.join(30)
+    for _, players in studio.failed:
+        assert asked[players] == 1, (rule, asked)
+    (mission,) = studio.state()["missions"]
+    assert mission["errors"] == len(studio.failed)

@@ -18,7 +18,7 @@ def run(*args: str):
     return CliRunner().invoke(main, list(args))
 
 
-#: The verdicts of the bundled rounds, worked out by hand from RULES.md: round result,
+#: The verdicts of the bundled rounds, worked out by hand from docs/rules.md: round result,
 #: failures, allowed failures, mission lost, and each seat's goal met.
 VERDICTS = {
     # Goals pass right (R4); D and F change the table before the third card (R13): only

@@ -61,10 +61,11 @@ def test_a_goal_whose_rule_does_not_compile_has_an_error_where_it_is_used(tmp_pa
     }
     got = check(tmp_path, files, "c")
     assert [(f, line, c) for f, line, _, _, c, _ in got] == [
+        ("c/goals/top-dog.yaml", 1, "goal.symbol"),  # independent of the rule: said as well
         ("c/goals/top-dog.yaml", 4, "definition.rule"),
         ("c/missions/1.yaml", 7, "mission.broken-definition"),
     ]
-    assert got[1][5] == "goal 'top-dog' has an error (c/goals/top-dog.yaml:4)"
+    assert got[-1][5] == "goal 'top-dog' has an error (c/goals/top-dog.yaml:4)"
     assert not any("unknown goal" in m for *_, m in got)
     # The same when the mission file alone is checked, as an editor or pre-commit does.
     alone = check(tmp_path, {}, "c/missions/1.yaml")
@@ -151,3 +152,52 @@ def test_a_quoted_rule_keeps_the_check_id_on_the_located_line():
         "    sum in others )",
         "                  ^",
     ]
+
+
+def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path):
+    """Issue 22's campaign: a too-long goal symbol, a goal rule that fails on some table, an
+    unsatisfiable mission, too many lives, a flavour text and a rules block that cannot fit,
+    a missing French title and action cards that cannot be printed two to a card; one run
+    tells all of them (they took three before)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    made = subprocess.run([sys.executable, "-m", "synergy_forge", "new", "campaign", "c"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    camp = tmp_path / "c"
+    goal = camp / "goals" / "close-call.yaml"
+    goal.write_text(goal.read_text().replace('symbol: "±1"', 'symbol: "±1234"').replace(
+        'rule: "(sum - 1) in others or (sum + 1) in others"', 'rule: "distinct[3] == sum"'))
+    first = camp / "missions" / "01-my-first-mission.yaml"
+    text = first.read_text()
+    first.write_text(text.replace("challenges: []", "challenges: [one-is-six, even, uneven]")
+                     .replace('fr: "Ma première mission"', "")
+                     .replace("lives: 3", "lives: 9")
+                     .replace("trust each other.", "trust each other. " * 14)
+                     .replace("actions: []", "actions: [A, B, C, D, E, F, G, H, I, J]")
+                     + "goals: [close-call, unique, equal, one-higher, one-lower]\n")
+    challenge = camp / "challenges" / "odd-sum.yaml"
+    long = "Your sum must be odd. " + "An odd sum is one odd card and one even card. " * 14
+    challenge.write_text(challenge.read_text().replace('en: "Your sum must be odd."',
+                                                       f'en: "{long.strip()}"'))
+    second = camp / "missions" / "02-crowded.yaml"
+    second.write_text(text.replace("my-first-mission", "crowded").replace("number: 1",
+                      "number: 2").replace("challenges: []", "challenges: [minimum-5, "
+                                           "odd-sum, no-doubles]"))
+    result = subprocess.run([sys.executable, "-m", "synergy_forge", "validate"], cwd=camp,
+                            env=env, capture_output=True, text=True)
+    assert result.returncode == 1
+    checks = {line.rsplit("[", 1)[-1].rstrip("]") for line in result.stdout.splitlines()
+              if line.endswith("]")}
+    assert {"schema.maxLength", "definition.rule-fails", "mission.unsatisfiable",
+            "mission.lives", "text.fit", "text.missing-language", "campaign.action-cards",
+            "mission.broken-definition"} <= checks, result.stdout
+    # The rules block that cannot fit is said of the mission without errors, at its field.
+    assert any(line.startswith(os.path.join("missions", "02-crowded.yaml")) and "[text.fit]"
+               in line for line in result.stdout.splitlines()), result.stdout
+    # The clash is the pair that clashes, not every challenge of the mission.
+    assert "keep both even and uneven: every round would lose" in result.stdout

@@ -1,4 +1,4 @@
-"""The round referee against RULES.md: every ruling that concerns one round, by id."""
+"""The round referee against docs/rules.md: every ruling that concerns one round, by id."""
 
 from __future__ import annotations
 

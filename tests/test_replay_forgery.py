@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
 
+from synergy_forge.authoring import gamelog
 from synergy_forge.authoring.gamelog import MAX_LINE, ReplayError, replay
 from synergy_forge.cli import main
+from synergy_forge.resources import starter_campaign
 
 
 def run(*args):
@@ -70,8 +73,9 @@ def test_the_header_mission_is_checked_as_validate_checks_a_file(lines):
     (lambda h: h.update(injected=1), "unknown field 'injected'"),
     (lambda h: h.pop("colors"), "missing the required field 'colors'"),
     (lambda h: h["mission"].update(lives=True), "'mission.lives' must be a whole number"),
-    (lambda h: h.update(definitions=[{"id": "mine", "name": "M", "text": "M",
-                                      "rule": "lipsum() == 1"}]), "unknown variable 'lipsum'"),
+    (lambda h: (h["mission"]["goals"].__setitem__(-1, "mine"), h.update(definitions=[
+        {"id": "mine", "name": "M", "text": "M", "rule": "lipsum() == 1"}])),
+     "unknown variable 'lipsum'"),
 ])
 def test_a_forged_game_record_is_refused_at_line_1(lines, change, words):
     refused(changed(lines, 0, change), 1, words)
@@ -160,3 +164,91 @@ def test_a_log_with_a_byte_order_mark_replays_as_validate_reads_one(tmp_path, li
     log.write_bytes(b"\xef\xbb\xbf" + ("\n".join(lines) + "\n").encode("utf-8"))
     result = run("replay", log)
     assert result.exit_code == 0, result.output
+
+
+# --- Issue 23: a log is confirmed only against the mission and definitions it names -------
+
+def play_log(tmp_path, *args):
+    log = tmp_path / "g.jsonl"
+    result = run("play", *args, "--bots", "random", "--quiet", "--log", log)
+    assert result.exit_code == 0, result.output
+    return log.read_text(encoding="utf-8").splitlines()
+
+
+def replayed(tmp_path, lines, *options):
+    log = tmp_path / "forged.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return run("replay", log, *options)
+
+
+def test_a_starter_log_is_confirmed_against_the_starter_campaign(tmp_path, lines):
+    result = replayed(tmp_path, lines)
+    assert result.exit_code == 0, result.output
+    assert "(same outcome as recorded; mission the-captain as in the starter campaign)" in \
+        result.output
+
+
+def test_forged_rounds_are_refused_at_the_header(tmp_path, lines):
+    """The issue's forgery: a lost game with only the header's rounds lowered (the rounds'
+    decisions cut to match) replayed "Won"."""
+    header = json.loads(lines[0])
+    played = max(json.loads(line)["round"] for line in lines[1:-1])
+    assert played >= 2
+    header["mission"]["rounds"] = played - 1
+    cut = [json.dumps(header), *(line for line in lines[1:-1]
+                                 if json.loads(line)["round"] < played)]
+    end = json.loads(lines[-1])
+    end.update(result="won", reason=None, rounds_played=played - 1, rounds_won=played - 1)
+    result = replayed(tmp_path, [*cut, json.dumps(end)])
+    assert result.exit_code == 1, result.output
+    assert ":1:1: error: the log's mission the-captain is not the one in the starter campaign's" \
+        in result.output
+    assert f"its rounds is {played - 1}, the mission's" in result.output
+
+
+def test_a_goal_redefined_under_the_same_id_is_refused_at_the_header(tmp_path):
+    lines = play_log(tmp_path, "21", "--seed", "5")
+    header = json.loads(lines[0])
+    (mine,) = [d for d in header["definitions"] if d["id"] == "close-call"]
+    mine["rule"] = "true"  # same id, name and text: every round a success for this goal
+    result = replayed(tmp_path, [json.dumps(header), *lines[1:]])
+    assert result.exit_code == 1, result.output
+    assert "the log's 'close-call' is not the starter campaign's: its rule is" in result.output
+    header["definitions"] = []
+    result = replayed(tmp_path, [json.dumps(header), *lines[1:]])
+    assert result.exit_code == 1 and "leaves out the starter campaign's definition" in \
+        result.output
+
+
+def test_a_log_of_another_campaign_is_self_contained_unless_its_campaign_is_given(tmp_path):
+    campaign = tmp_path / "c"
+    shutil.copytree(starter_campaign(), campaign)
+    mission = campaign / "missions" / "21-close-calls.yaml"
+    mission.write_text(mission.read_text(encoding="utf-8").replace(
+        "id: close-calls", "id: my-close-calls"), encoding="utf-8")
+    lines = play_log(tmp_path, mission, "--seed", "2")
+    result = replayed(tmp_path, lines)
+    assert result.exit_code == 0, result.output
+    assert "self-contained: mission not verified" in result.output
+    result = replayed(tmp_path, lines, "--campaign", campaign)
+    assert result.exit_code == 0 and "mission my-close-calls as in campaign" in result.output
+    goal = campaign / "goals" / "close-call.yaml"
+    goal.write_text(goal.read_text(encoding="utf-8").replace("sum - 1", "sum - 2"),
+                    encoding="utf-8")
+    result = replayed(tmp_path, lines, "--campaign", campaign)
+    assert result.exit_code == 1 and "the log's 'close-call' is not campaign" in result.output
+
+
+def test_unused_definitions_are_refused_before_they_cost_anything(tmp_path, lines,
+                                                                 monkeypatch):
+    header = json.loads(lines[0])
+    header["definitions"] = [{"id": f"unused-{i}", "name": "U", "text": "U",
+                              "rule": " and ".join(["sum > value"] * 40)} for i in range(64)]
+    def checked(*args, **kwargs):
+        raise AssertionError("a definition was checked")  # 23.6 s for these 64, before
+
+    monkeypatch.setattr(gamelog, "definition_from", checked)
+    result = replayed(tmp_path, [json.dumps(header), *lines[1:]])
+    assert result.exit_code == 1, result.output
+    assert "definition 1 (unused-0) is not a goal or challenge of mission the-captain" in \
+        result.output

@@ -89,8 +89,20 @@ def test_the_project_root_is_checked_without_reading_action_cards_as_missions():
     assert result.returncode == 0, result.stdout[-3000:]
 
 
-def test_the_pre_commit_hook_with_its_defaults_passes_on_the_documented_layout(repository,
-                                                                                tmp_path):
+def test_the_documented_versions_are_the_packages_tag():
+    from synergy_forge import __version__
+
+    tag = f"v{__version__}"
+    assert f"rev: {tag}\n" in documented("# .pre-commit-config.yaml")
+    assert f'pip install "git+SYNERGY_FORGE_GIT@{tag}"' in \
+        documented("# .github/workflows/missions.yml")
+
+
+def test_the_documented_pre_commit_set_up_passes_then_fails_at_the_line(repository, tmp_path):
+    """docs/ci.md as written, in a throwaway repository: synergy-forge from a local path at a
+    version tag (a clone of this checkout, tagged as `make tag` does)."""
+    from synergy_forge import __version__
+
     pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or \
         shutil.which("pre-commit")
     if pre_commit is None:
@@ -98,22 +110,37 @@ def test_the_pre_commit_hook_with_its_defaults_passes_on_the_documented_layout(r
     if shutil.which("git") is None:
         pytest.skip("pre-commit needs git")
     if not (ROOT / ".git").exists():
-        pytest.skip("pre-commit try-repo needs synergy-forge as a git checkout, not an sdist")
+        pytest.skip("the hook is set up from a git repository; this is not a checkout")
     env = {**ENV, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home")}
     env.pop("PYTHONPATH")  # the hook runs the synergy-forge installed in its own environment
+    source = tmp_path / "synergy-forge"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(source)], check=True, env=env)
+    subprocess.run(["git", "tag", "-a", f"v{__version__}", "-m", "release"], cwd=source,
+                   check=True, env=env)
+    config = repository / ".pre-commit-config.yaml"
+    config.write_text(config.read_text().replace("SYNERGY_FORGE_GIT", str(source)))
     subprocess.run(["git", "init", "-q"], cwd=repository, check=True, env=env)
     subprocess.run(["git", "add", "-A"], cwd=repository, check=True, env=env)
-    result = subprocess.run([pre_commit, "try-repo", str(ROOT), "synergy-forge-validate",
-                             "--all-files"], cwd=repository, env=env, capture_output=True,
-                            text=True, timeout=900)
+
+    def hook() -> subprocess.CompletedProcess:
+        return subprocess.run([pre_commit, "run", "--all-files"], cwd=repository, env=env,
+                              capture_output=True, text=True, timeout=900)
+
+    result = hook()
     output = result.stdout + result.stderr
     if result.returncode == 3 and "pip" in output:
         # Installing the hook's environment asks the package index for synergy-forge's
-        # dependencies; the manual run is in docs/ci.md.
+        # dependencies.
         pytest.skip("pre-commit could not install the hook's environment (no package index?): "
                     + output.strip().splitlines()[-1][:200])
     assert result.returncode == 0, output[-3000:]
     assert re.search(r"synergy-forge validate\.+Passed", output), output[-3000:]
+    mission = repository / "missions" / "01-my-first-mission.yaml"
+    mission.write_text(mission.read_text().replace("lives: 3", "livez: 3"))
+    failed = hook()
+    assert failed.returncode == 1
+    assert f"{os.path.join('missions', mission.name)}:10:1: error: unknown field 'livez'" in \
+        failed.stdout, failed.stdout[-3000:]
 
 
 def test_a_folder_with_no_synergy_file_says_so_rather_than_passing_silently(tmp_path):

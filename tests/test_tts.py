@@ -99,7 +99,7 @@ def test_the_saved_object_holds_every_deck_of_the_campaign(kit):
     for special in ("Super card", "Hyper card", "Lives", "Rounds"):
         assert things[special]["Name"] == "Card"
     goal_texts = {c["Description"] for c in every_card(save) if "Close call" in c["Nickname"]}
-    assert goal_texts == {"Be 1 away from a sum."}
+    assert goal_texts == {"Be 1\u00a0away from a sum."}  # typeset as printed: 1 and its word
 
 
 def test_card_ids_match_their_sheets_and_decks_their_cards(kit):
@@ -215,7 +215,7 @@ def test_each_card_id_shows_its_own_face_and_back(kit):
 def test_french_export_names_cards_in_french_with_french_typography(kit):
     save = saved_object(kit, "fr")
     things = by_nickname(save)
-    assert "Cartes Nombre rouge ●" in things and "Cartes Objectif violet ★" in things
+    assert "Cartes numérotées rouge ●" in things and "Cartes Objectif violet ★" in things
     # A no-break space before the colon, as French typography wants (the catalog uses the
     # narrow one, U+202F, before : ; ! ?; tests/test_french.py).
     assert things["Cartes Mission"]["ContainedObjects"][0]["Nickname"].replace(
@@ -227,7 +227,7 @@ def test_french_export_names_cards_in_french_with_french_typography(kit):
 
 def test_url_base_gives_http_urls_and_the_same_export_twice_is_identical(kit, tmp_path):
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing.layout import CardSize
+    from synergy_forge.cardtext.geometry import CardSize
     from synergy_forge.printing.tts import export
 
     campaign = read_campaign(kit.parent / "camp").campaign
@@ -247,7 +247,7 @@ def test_url_base_gives_http_urls_and_the_same_export_twice_is_identical(kit, tm
 
 def test_sheets_not_made_with_the_cards_are_made_from_the_pngs(kit, tmp_path):
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing.layout import CardSize
+    from synergy_forge.cardtext.geometry import CardSize
     from synergy_forge.printing.tts import export
 
     campaign = read_campaign(kit.parent / "camp").campaign

@@ -159,7 +159,7 @@ def test_write_mission_is_atomic_in_place_and_keeps_the_file_mode(tmp_path):
     path.write_text(FILE)
     path.chmod(0o600)
     before = _read(FILE)
-    write_mission(path, before, replace(before, lives=2))
+    write_mission(path, FILE, before, replace(before, lives=2))
     assert "lives: 2\n" in path.read_text() and "# one may miss" in path.read_text()
     assert path.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["m.yaml"]
@@ -211,9 +211,25 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     assert "# three to win" in path.read_text()
     mission, _, _ = load_mission_file(path)
     assert mission.stars == 3
-    check = runner.invoke(main, ["playtest", str(path), "--games", "100", "--bots", "coop",
-                                 "--check", "--jobs", "1"])
+    # The confirm line plays the very games of the figure under "after:" (issue 22): the
+    # same seeds, as many as the proposal played, at the same counts; so it prints exactly
+    # that figure, and its --check passes.
+    import re
+    import shlex
+
+    confirm = next(line.split("confirm: ", 1)[1] for line in result.output.splitlines()
+                   if "confirm: " in line)
+    after = re.search(r"after: .*\((coop \d+% \[\d+%, \d+%\]), (\d+) games\)",
+                      result.output)
+    assert after, result.output
+    args = shlex.split(confirm)
+    assert args[:2] == ["synergy-forge", "playtest"] and "--check" in args
+    check = runner.invoke(main, [*args[1:], "--jobs", "1"])
     assert check.exit_code == 0, check.output
+    assert f"({after.group(1)})" in check.output, (result.output, check.output)
+    per_count = int(args[args.index("--games") + 1])
+    assert per_count * len(args[args.index("--players") + 1].split(",")) == \
+        int(after.group(2))
 
 
 def test_tune_cli_on_a_campaign_tunes_only_missions_that_disagree(tmp_path):
@@ -250,3 +266,23 @@ def test_candidates_come_nearest_first_and_an_action_card_costs_two_steps():
         # Towards harder only: never more lives, failures or cards than the original.
         assert setting.lives <= 3 and setting.hand_numbers <= 6 and setting.rounds >= 3
     assert {tuple(s.actions) for *_, s in found} >= {(), (Action.F,), (Action.F, Action.A)}
+
+
+@pytest.mark.parametrize("harder", [False, True])
+def test_tune_never_names_a_setting_validate_would_warn_about(rulebook, harder):
+    """Issue 22: on a five-goal-card deck the far end was `lives 2 -> 7`, which validate warns
+    about (R23: only deck - rounds + 1 lives can ever be lost); neither the far end nor any
+    candidate may earn a warning the mission did not have."""
+    from synergy_forge.sim.tune import _candidates, extreme_setting
+
+    five = replace(SHORT, goals=("equal", "unique", "between", "one-higher", "one-lower"),
+                   hand_goals=5, rounds=3, lives=2)
+    assert not candidate_problems(five, rulebook, warnings=True)
+    far = extreme_setting(five, harder)
+    assert not candidate_problems(far.apply(five, 3), rulebook, warnings=True), far
+    if not harder:
+        assert far.rounds == 1 and far.lives == 5
+    for _, _, _, setting in _candidates(five, harder, False):
+        assert not [d for d in candidate_problems(setting.apply(five, 3), rulebook,
+                                                  warnings=True)
+                    if d.check == "mission.lives"], setting

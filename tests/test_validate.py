@@ -121,8 +121,14 @@ def test_campaign_checks(tmp_path):
         "c/goals/equal.yaml": "id: equal\nname: {en: E, fr: E}\nsymbol: '='\n"
                               "text: {en: E, fr: E}\nrule: sum in others\n",
     }
+    # A definition with an error still has its texts checked: one run, every finding.
     assert found(tmp_path, files, "c") == [
+        ("c/challenges/bad.yaml", 3, 7, "warning", "text.missing-language"),
+        ("c/challenges/bad.yaml", 4, 7, "warning", "text.missing-language"),
         ("c/challenges/bad.yaml", 5, 13, "error", "definition.rule"),
+        ("c/goals/broken.yaml", 1, 5, "warning", "goal.symbol"),
+        ("c/goals/broken.yaml", 2, 7, "warning", "text.missing-language"),
+        ("c/goals/broken.yaml", 3, 7, "warning", "text.missing-language"),
         ("c/goals/broken.yaml", 4, 14, "error", "definition.rule"),  # the end of "sum =="
         ("c/goals/equal.yaml", 1, 5, "error", "definition.duplicate-id"),
         ("c/missions/b.yaml", 1, 5, "error", "campaign.duplicate-id"),
@@ -284,6 +290,10 @@ def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_p
     camp = tmp_path / "fresh"
     assert run("new", "campaign", str(camp)).exit_code == 0
     assert run("new", "mission", str(camp / "missions" / "02-second.yaml")).exit_code == 0
+    second = (camp / "missions" / "02-second.yaml").read_text()
+    # Named after its file, without the number `number` already holds.
+    assert "\nid: second " in second and '\ntitle: {en: "Second", fr: "Second"}' in second
+    assert "\nnumber: 2 " in second
     alone = tmp_path / "loose.yaml"
     assert run("new", "mission", str(alone)).exit_code == 0
     for target in (camp, alone):

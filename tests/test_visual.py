@@ -20,13 +20,18 @@ import pytest
 from PIL import Image
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.printing.i18n import Translator
+from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.cardtext.i18n import Translator
+from synergy_forge.printing.draw import RenderContext, draw
+from synergy_forge.printing.html import environment, html_for
+from synergy_forge.printing.jobs import Job, Options
 from synergy_forge.printing.kit import build_kit
-from synergy_forge.printing.layout import Bleed, CardSize
-from synergy_forge.printing.render import Job, Options, draw, environment, html_for
+from synergy_forge.printing.layout import Bleed
 from synergy_forge.resources import starter_campaign
 
 REFERENCES = Path(__file__).parent / "references"
+#: One font configuration and parsed stylesheet for every drawing of this module, as in build.
+CONTEXT = RenderContext()
 DPI = 40
 UPDATE = os.environ.get("SYNERGY_FORGE_UPDATE_REFERENCES") == "1"
 #: A pixel counts as changed when a channel moves by more than this (anti-aliasing noise is less)
@@ -49,8 +54,8 @@ def campaign():
 
 
 def render(html: str) -> pdfium.PdfDocument:
-    """Drawn as build draws it (render.draw: WeasyPrint with the kit's stylesheet)."""
-    return pdfium.PdfDocument(BytesIO(draw(html).pdf))
+    """Drawn as build draws it (printing/draw.py: WeasyPrint with the kit's stylesheet)."""
+    return pdfium.PdfDocument(BytesIO(draw(html, CONTEXT).pdf))
 
 
 def image_of(document: pdfium.PdfDocument, index: int = 0) -> Image.Image:
@@ -87,3 +92,44 @@ def test_card_looks_as_before(name, campaign, tmp_path):
 def test_calibration_page_looks_as_before(campaign, tmp_path):
     html, _ = html_for(Job("calibration", "en"), campaign, Options(png=False), Translator("en"))
     compare("calibration-a4", image_of(render(html)), tmp_path)
+
+
+def font_sizes(page: pdfium.PdfPage) -> list[tuple[str, float]]:
+    """(character, size in pt) of every character printed on a page, spaces left out."""
+    import pypdfium2.raw as raw
+
+    text = page.get_textpage()
+    found = []
+    for i in range(raw.FPDFText_CountChars(text.raw)):
+        char = chr(raw.FPDFText_GetUnicode(text.raw, i))
+        if char.strip():
+            # WeasyPrint writes sizes in CSS px: 1 pt = 4/3 px.
+            found.append((char, round(raw.FPDFText_GetFontSize(text.raw, i) * 0.75, 2)))
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(language, campaign):
+    """Issue 21: read from a seat. Measured in the rendered PDF of every starter mission card:
+    nothing under 6 pt, and the only text under 8 pt is the flavour and the stats' labels."""
+    from collections import Counter
+
+    from synergy_forge.printing.build import plan
+
+    translator = Translator(language)
+    _ = translator.gettext
+    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "{counts} players"))
+    cards = next(d for d in plan(campaign, [language], Options(png=False))
+                 if d.job.name == "cards-missions.pdf")
+    faces = iter(cards.faces)
+    for html in cards.html:
+        document = pdfium.PdfDocument(BytesIO(draw(html, CONTEXT).pdf))
+        for page in document:
+            face = next(faces)
+            sizes = font_sizes(page)
+            assert min(size for _, size in sizes) >= 6.0, face.key
+            small = Counter(char for char, size in sizes if size < 8.0)
+            allowed = Counter((translator.text(face.data.flavor) + labels + "3/4/5").replace(
+                " ", ""))
+            assert not small - allowed, (face.key, small - allowed)
+            assert sum(size >= 8.0 for _, size in sizes) > 60, face.key  # the rules are there

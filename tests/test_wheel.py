@@ -23,6 +23,8 @@ def test_wheel_works_installed_outside_the_repository(tmp_path):
     assert "synergy_forge/authoring/definitions/goals/between.yaml" in names
     for asset in ("index.html", "studio.js", "studio.css"):  # the studio's page
         assert f"synergy_forge/studio/static/{asset}" in names
+    for asset in ("index.html", "table.js", "table.css"):  # the table's seat page
+        assert f"synergy_forge/table/static/{asset}" in names
     # A fresh environment that sees the installed dependencies but not this checkout.
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
@@ -41,3 +43,10 @@ def test_wheel_works_installed_outside_the_repository(tmp_path):
     assert result.returncode == 0, result.stderr
     assert str(target) in result.stdout.splitlines()[0]
     assert "Round: success" in result.stdout
+    # The installed `synergy-forge` program: its script runs __main__.run (Ctrl-C handled from
+    # the first import, exit 130 every time).
+    script = target / "bin" / "synergy-forge"
+    assert "from synergy_forge.__main__ import run" in script.read_text()
+    version = subprocess.run([sys.executable, str(script), "--version"], cwd=tmp_path,
+                             capture_output=True, text=True, env=env)
+    assert version.returncode == 0 and "synergy-forge" in version.stdout, version.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from synergy_forge.errors import UnreadableInput
+from synergy_forge.errors import EXIT_FAILED, UnreadableInput
 
 
 class Severity(StrEnum):
@@ -51,6 +51,14 @@ class InvalidInput(UnreadableInput):
 
     def format_message(self) -> str:
         return "\n".join(str(d) for d in self.diagnostics)
+
+
+class HasErrors(InvalidInput):
+    """A campaign or mission that was read but has the errors `validate` reports: exit 1, the
+    same from every command that is given it (validate, build, playtest, tune, play), while a
+    file that cannot be read at all stays InvalidInput's exit 2."""
+
+    exit_code = EXIT_FAILED
 
 
 def errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -4,13 +4,12 @@
 the action cards). Rather than load and dump the YAML (which would lose comments, quotes, key
 order and layout), each value is replaced in the original text at the span the parser located
 it at, and a missing key is added as a line of its own after its neighbour in the documented
-order (MISSION-FORMAT.md). The edited text is read back and must give exactly the mission
+order (docs/mission-format.md). The edited text is read back and must give exactly the mission
 asked for, or nothing is written.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, parse_document
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.fileio import write_atomic
+from synergy_forge.fileio import replace_text
 
 #: The top-level keys in the documented order: a missing key is added after the last of these
 #: that the file has before it.
@@ -219,24 +218,24 @@ def _confirm(text: str, name: str, after: Mission) -> None:
                         "written")
 
 
-def write_mission(path: Path, before: Mission, after: Mission, name: str | None = None) -> str:
-    """Apply `after`'s settings to the file at `path` in place (atomically); returns the new
-    text. The file keeps its mode, comments, key order and layout."""
-    raw = path.read_bytes()
-    text = raw.decode("utf-8")
-    bom = text.startswith("\ufeff")
-    edited = edit_mission_text(text.removeprefix("\ufeff"), name or str(path), before, after)
-    mode = os.stat(path).st_mode & 0o7777
-    write_atomic(path, ("\ufeff" if bom else "") + edited)
-    os.chmod(path, mode)
+def write_mission(path: Path, read: str, before: Mission, after: Mission,
+                  name: str | None = None) -> str:
+    """Change the file at `path`, which said `read` when `before` was loaded from it, to say
+    `after`'s settings; returns the new text. The file keeps its comments, key order, layout
+    and mode; a link's target is changed; a read-only file is refused (CannotWrite) and a save
+    made since `read` is never overwritten (ChangedMeanwhile): fileio.replace_text."""
+    edited = edit_mission_text(read, name or str(path), before, after)
+    replace_text(path, read, edited)
     return edited
 
 
 def candidate_problems(mission: Mission, rulebook: Rulebook,
-                       languages: tuple[str, ...] = ("en",)) -> list[Diagnostic]:
-    """The errors `validate` would report for `mission` written as a file: a tuning candidate
-    must be a valid mission (rounds ≤ 7, allowed failures < players, satisfiable challenges...)."""
+                       languages: tuple[str, ...] = ("en",),
+                       warnings: bool = False) -> list[Diagnostic]:
+    """The errors (`warnings`: and warnings) `validate` would report for `mission` written as a
+    file: a tuning candidate must be a valid mission (rounds ≤ 7, allowed failures < players,
+    satisfiable challenges...) that earns no warning its original did not have."""
     data = mission_to_data(mission)
     doc = Document(mission.source or mission.id, data, {(): (1, 1)}, {})
     found = schema_diagnostics(doc, "mission") or mission_diagnostics(doc, rulebook, languages)
-    return [d for d in found if d.severity is Severity.ERROR]
+    return [d for d in found if warnings or d.severity is Severity.ERROR]

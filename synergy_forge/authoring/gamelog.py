@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -18,14 +19,17 @@ from synergy_forge.authoring.diagnostics import errors
 from synergy_forge.authoring.loading import check_mission, definition_to_data, mission_to_data
 from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document
-from synergy_forge.core.cards import Action, NumberCard
+from synergy_forge.core.cards import GOAL_IDS, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
+from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.referee import ActionUse
-from synergy_forge.core.rules import Definition
+from synergy_forge.core.rules import Definition, Rulebook
 from synergy_forge.errors import EXIT_BAD_INPUT, UnreadableInput, WrongInput
 from synergy_forge.fileio import open_regular
 
 LOG_FORMAT = 1
+#: What the game record's `bots` says of a seat a person played (`synergy-forge table`).
+PERSON = "person"
 
 
 def encode(choice: Any) -> Any:
@@ -213,19 +217,68 @@ def _check(number: int, record: Any, part: str) -> None:
 _WHAT = {"game": "the game record", "decision": "the decision record", "end": "the end record"}
 
 
-def game_from_header(data: Any, line: int = 1) -> tuple[Game, list[str]]:
-    """Set the game of a log's first record up again, checking it as `validate` checks files:
-    the record's schema, each definition as a goal or challenge file (no built-in id redefined),
-    the mission as a mission file with those definitions. Raises ReplayError."""
+def game_from_header(data: Any, line: int = 1, known: Campaign | None = None,
+                     label: str = "the campaign") -> tuple[Game, list[str], bool]:
+    """Set the game of a log's first record up again: (game, bots, whether the mission was
+    confirmed against `known`). Raises ReplayError.
+
+    The record's schema is checked first; then every definition must be one the mission
+    uses (anything else is refused before it costs anything). When `known` (called `label`)
+    has the mission the header names, the header must be that mission and its definitions
+    exactly, and the campaign's own are played: a log cannot change a known mission. Otherwise
+    the header is checked as `validate` checks files (each definition as a goal or challenge
+    file, no built-in id redefined, the mission as a mission file with those definitions) and
+    the game is self-contained: it replays, but nothing says it is the mission it claims."""
     if not isinstance(data, dict) or data.get("type") != "game":
         raise ReplayError(line, "the first record must be the game record (type: game)")
     if data.get("format") != LOG_FORMAT:
         raise ReplayError(line, f"log format {data.get('format')!r} is not one this version "
                           f"reads (format {LOG_FORMAT})")
     _check(line, data, "game")
+    header_mission = data["mission"]
+    used = set(header_mission.get("goals", GOAL_IDS)) | set(header_mission.get("challenges", []))
+    for i, raw in enumerate(data["definitions"]):
+        if raw["id"] not in used:
+            raise ReplayError(line, f"definition {i + 1} ({raw['id']}) is not a goal or "
+                              f"challenge of mission {header_mission['id']}; a log carries "
+                              "only the definitions its mission uses")
+    mission = _known_mission(known, header_mission["id"])
+    if known is not None and mission is not None:
+        _confirm(line, data, mission, known, label)
+        rulebook = known.rulebook
+    else:
+        rulebook = _header_rulebook(line, data["definitions"])
+        mission, found = check_mission(Document("log", header_mission, {(): (line, 1)}, {}),
+                                       rulebook)
+        problems = errors(found)
+        if mission is None or problems:
+            raise ReplayError(line, f"the mission is not valid: {problems[0].message}")
+    players, colors, bots = data["players"], data["colors"], data["bots"]
+    if players not in mission.players:
+        raise ReplayError(line, f"mission {mission.id} is for "
+                          f"{', '.join(map(str, mission.players))} players, not {players}")
+    if len(colors) != players or len(bots) != players:
+        raise ReplayError(line, f"{players} players need {players} colours and {players} bots, "
+                          f"the log has {len(colors)} and {len(bots)}")
+    if known is not None and mission in known.missions and \
+            list(colors) != list(known.colors[:players]):
+        raise ReplayError(line, f"the log's colours {', '.join(colors)} are not {label}'s "
+                          f"({', '.join(known.colors[:players])})")
+    game = Game(mission, players, data["seed"], rulebook, tuple(colors))
+    return game, list(bots), known is not None and mission in known.missions
+
+
+def _known_mission(known: Campaign | None, mission_id: str) -> Mission | None:
+    if known is None:
+        return None
+    return next((m for m in known.missions if m.id == mission_id), None)
+
+
+def _header_rulebook(line: int, definitions: list[dict[str, Any]]) -> Rulebook:
+    """The built-in rulebook with the header's definitions, each checked as a file."""
     builtin = standard_rulebook()
     own: list[Definition] = []
-    for i, raw in enumerate(data["definitions"]):
+    for i, raw in enumerate(definitions):
         doc = Document("log", raw, {(): (line, 1)}, {})
         definition, found = definition_from(doc, "challenge" if "kind" in raw else "goal")
         problems = errors(found)
@@ -238,20 +291,43 @@ def game_from_header(data: Any, line: int = 1) -> tuple[Game, list[str]]:
         if any(d.id == definition.id for d in own):
             raise ReplayError(line, f"{where}: '{definition.id}' is defined twice")
         own.append(definition)
-    rulebook = builtin.extended(own)
-    mission, found = check_mission(Document("log", data["mission"], {(): (line, 1)}, {}),
-                                   rulebook)
-    problems = errors(found)
-    if mission is None or problems:
-        raise ReplayError(line, f"the mission is not valid: {problems[0].message}")
-    players, colors, bots = data["players"], data["colors"], data["bots"]
-    if players not in mission.players:
-        raise ReplayError(line, f"mission {mission.id} is for "
-                          f"{', '.join(map(str, mission.players))} players, not {players}")
-    if len(colors) != players or len(bots) != players:
-        raise ReplayError(line, f"{players} players need {players} colours and {players} bots, "
-                          f"the log has {len(colors)} and {len(bots)}")
-    return Game(mission, players, data["seed"], rulebook, tuple(colors)), list(bots)
+    return builtin.extended(own)
+
+
+def _confirm(line: int, data: dict[str, Any], mission: Mission, known: Campaign,
+             label: str) -> None:
+    """The header's mission and definitions are `mission` of `known` exactly, or ReplayError
+    naming the first difference and the file it differs from."""
+    where = f"{label}'s {mission.source}" if mission.source else label
+    expected = mission_to_data(mission)
+    for key in sorted(set(expected) | set(data["mission"])):
+        theirs, ours = data["mission"].get(key), expected.get(key)
+        if theirs != ours:
+            raise ReplayError(line, f"the log's mission {mission.id} is not the one in {where}: "
+                              f"its {key} is {_shown(theirs)}, the mission's {_shown(ours)}")
+    rulebook = known.rulebook
+    own = {d.id: d for d in [*rulebook.goals.values(), *rulebook.challenges.values()]
+           if not d.builtin and (d.id in mission.goals or d.id in mission.challenges)}
+    given = {raw["id"]: raw for raw in data["definitions"]}
+    for definition_id in sorted(set(own) | set(given)):
+        if definition_id not in own:
+            raise ReplayError(line, f"the log defines '{definition_id}', which {label} "
+                              "defines as a built-in or not at all")
+        if definition_id not in given:
+            raise ReplayError(line, f"the log leaves out {label}'s definition of "
+                              f"'{definition_id}', which mission {mission.id} uses")
+        ours = definition_to_data(own[definition_id])
+        if given[definition_id] != ours:
+            key = next(k for k in sorted(set(ours) | set(given[definition_id]))
+                       if given[definition_id].get(k) != ours.get(k))
+            raise ReplayError(line, f"the log's '{definition_id}' is not {label}'s: its {key} "
+                              f"is {_shown(given[definition_id].get(key))}, the campaign's "
+                              f"{_shown(ours.get(key))}")
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 class _Records:
@@ -270,21 +346,38 @@ class _Records:
         return None
 
 
-def replay_file(path: Path) -> Game:
-    """Replay the log at `path`, read one bounded line at a time; raises UnreadableLog when
-    the file cannot be read, ReplayError (naming the file) at its first bad line."""
+@dataclass(frozen=True)
+class Replayed:
+    """A replayed log: the finished game, and whether its mission was confirmed against a
+    known campaign (False: the log is self-contained, its mission not verified)."""
+
+    game: Game
+    verified: bool
+
+
+def replay_file(path: Path, known: Campaign | None = None,
+                label: str = "the campaign") -> Replayed:
+    """Replay the log at `path`, read one bounded line at a time, against `known` (see
+    game_from_header); raises UnreadableLog when the file cannot be read, ReplayError
+    (naming the file) at its first bad line."""
     try:
         stream = open_regular(path)
     except OSError as exc:
         raise UnreadableLog(1, f"cannot read the log: {exc.strerror}", str(path)) from None
     try:
         with stream:
-            return replay(log_lines(stream), file=str(path))
+            return replay_log(log_lines(stream), str(path), known, label)
     except OSError as exc:  # a read error part way through
         raise UnreadableLog(1, f"cannot read the log: {exc.strerror}", str(path)) from None
 
 
 def replay(lines: Iterable[str] | Iterable[tuple[int, str]], file: str = "log") -> Game:
+    """A self-contained replay (no known campaign): the finished game. See replay_log."""
+    return replay_log(lines, file).game
+
+
+def replay_log(lines: Iterable[str] | Iterable[tuple[int, str]], file: str = "log",
+               known: Campaign | None = None, label: str = "the campaign") -> Replayed:
     """Re-run a log through the engine; returns the finished game or raises ReplayError at the
     first record that is not what the engine would accept in its position (UnreadableLog at
     the first line that cannot be read), naming `file`.
@@ -293,18 +386,19 @@ def replay(lines: Iterable[str] | Iterable[tuple[int, str]], file: str = "log") 
     time: nothing is kept but the game.
     """
     try:
-        return _replay(lines)
+        return _replay(lines, known, label)
     except ReplayError as exc:
         exc.file = file
         raise
 
 
-def _replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
+def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | None,
+            label: str) -> Replayed:
     records = _Records(lines)
     first = records.next()
     if first is None:
         raise ReplayError(max(records.last, 1), "the log is empty")
-    game, _ = game_from_header(first[1], first[0])
+    game, _, verified = game_from_header(first[1], first[0], known, label)
     while not game.over:
         choices = []
         for decision in game.pending():
@@ -328,8 +422,8 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
             except ValueError as exc:
                 raise ReplayError(number, f"the choice cannot be read: {exc}") from None
             if choice not in decision.choices:
-                raise ReplayError(number, f"illegal: seat {decision.seat} cannot choose "
-                                  f"{json.dumps(record['choice'])} for {decision.kind}")
+                shown = json.dumps(record["choice"])
+                raise ReplayError(number, f"illegal: {game.refusal(decision, choice, shown)}")
             choices.append(choice)
         try:
             game.apply(choices)
@@ -351,7 +445,7 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]]) -> Game:
     after = records.next()
     if after is not None:
         raise ReplayError(after[0], "records after the end of the game")
-    return game
+    return Replayed(game, verified)
 
 
 def _round_name(number: int) -> str:

@@ -1,4 +1,4 @@
-"""Checks beyond the schema (MISSION-FORMAT.md): each finds a mistake the schema cannot see.
+"""Checks beyond the schema (docs/mission-format.md): each finds a mistake the schema cannot see.
 
 Each check reads the parsed document (for positions) and reports Diagnostics; whether challenges
 can be kept at all is decided by the referee itself, never by a list written by hand.
@@ -13,8 +13,12 @@ from typing import Any
 
 from synergy_forge.authoring.definitions import default_symbol, text_of
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+from synergy_forge.authoring.flavour import flavour_numbers
 from synergy_forge.authoring.yamlfile import Document
+from synergy_forge.cardtext.fonts import fit, missing_glyphs
+from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.core.cards import (
+    COLOR_SYMBOLS,
     DEFAULT_COLORS,
     GOAL_IDS,
     MAX_ROUNDS,
@@ -25,7 +29,7 @@ from synergy_forge.core.cards import (
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
-from synergy_forge.textfit import card_boxes, fit, missing_glyphs
+from synergy_forge.typography import typeset
 
 WARNING = Severity.WARNING
 
@@ -49,6 +53,18 @@ def text_languages(doc: Document, path: tuple, languages: tuple[str, ...]) -> li
     name = ".".join(str(p) for p in path)
     return [doc.diagnostic(path, f"'{name}' has no {', '.join(missing)} text; English will be "
                            "used", "text.missing-language", severity=WARNING)]
+
+
+def _clash(challenges: tuple[str, ...], rulebook: Rulebook) -> tuple[str, ...]:
+    """The fewest of `challenges` (in the mission's order) that no pair of cards keeps
+    together: what the designer has to change, rather than the whole list."""
+    from itertools import combinations
+
+    for size in range(1, len(challenges)):
+        for subset in combinations(challenges, size):
+            if not keepable_pairs(subset, rulebook):
+                return subset
+    return challenges
 
 
 def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tuple[int, int]]:
@@ -188,13 +204,17 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
                 ("challenges",), f"the challenges cannot be played: {exc}", "mission.rule-fails"))
         else:
             if not keepable:
+                clash = _clash(tuple(challenges), rulebook)
+                said = clash[0] if len(clash) == 1 else \
+                    f"both {clash[0]} and {clash[1]}" if len(clash) == 2 else \
+                    f"all of {', '.join(clash)}"
                 found.append(doc.diagnostic(
-                    ("challenges",), f"no two number cards of one colour keep all of "
-                    f"{', '.join(challenges)}: every round would lose the mission (R9)",
-                    "mission.unsatisfiable"))
+                    ("challenges",), f"no two number cards of one colour keep {said}: every "
+                    "round would lose the mission (R9)", "mission.unsatisfiable"))
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
         found += printable(doc, field_name, field_name)
+    found += flavour_numbers(doc)
     return found
 
 
@@ -224,7 +244,7 @@ def action_pairing_diagnostics(missions: list[tuple[Document, frozenset[Action]]
 
 def printable(doc: Document, field_name: str, box_name: str) -> list[Diagnostic]:
     """A card text the bundled fonts cannot draw, or that does not fit in its box on the card
-    even at the smallest size (textfit.MIN_PT): errors at the text, in each language."""
+    even at the smallest size (cardtext.fonts.MIN_PT): errors at the text, in each language."""
     value = doc.data.get(field_name)
     if value is None:
         return []
@@ -233,13 +253,13 @@ def printable(doc: Document, field_name: str, box_name: str) -> list[Diagnostic]
     texts = [((field_name,), "en", value)] if isinstance(value, str) else \
         [((field_name, lang), lang, text) for lang, text in value.items() if isinstance(text, str)]
     for path, lang, text in texts:
-        missing = missing_glyphs(text)
+        missing = missing_glyphs(text, box.italic)
         if missing:
             chars = ", ".join(f"'{ch}' (U+{ord(ch):04X})" for _, ch in missing[:3])
             found.append(doc.diagnostic(path, f"{field_name} ({lang}): the card's fonts have no "
                                         f"glyph for {chars}; it would print as a box",
                                         "text.glyph"))
-        elif fit(text, box) is None:
+        elif fit(typeset(text, lang), box) is None:  # measured as printed (typography.py)
             found.append(doc.diagnostic(
                 path, f"{field_name} ({lang}) does not fit on its card, even at {box.min_pt:g} pt "
                 f"({box.width:g} x {box.height:g} mm): shorten it", "text.fit"))
@@ -263,5 +283,18 @@ def definition_diagnostics(doc: Document, languages: tuple[str, ...]) -> list[Di
             ("id",), f"goal '{doc.data['id']}' has no symbol: its card will show "
             f"'{default_symbol(text_of(doc.data['name']))}'; add one such as symbol: \"+1\" "
             "(docs/definitions.md)", "goal.symbol", severity=WARNING))
+    symbol = doc.data.get("symbol")
+    clash = [(i, c) for i, c in enumerate(COLOR_SYMBOLS) if isinstance(symbol, str)
+             and c in symbol]
+    if clash:  # the card prints its colour's symbol beside the goal's: ▲ on yellow is "▲ ▲"
+        i, mark = clash[0]
+        found.append(doc.diagnostic(
+            ("symbol",), f"'{symbol}' {'is' if symbol == mark else f'holds {mark},'} the "
+            f"symbol of the {_NTH[i]} colour "
+            f"({DEFAULT_COLORS[i]} unless renamed): on that colour's card it would read "
+            f"'{mark} {symbol}'; choose another", "goal.symbol", severity=WARNING))
     return (found + printable(doc, "symbol", "goal-symbol") + printable(doc, "name", "goal-name")
             + printable(doc, "text", "goal-text"))
+
+
+_NTH = ("first", "second", "third", "fourth", "fifth")

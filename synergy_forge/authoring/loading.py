@@ -16,12 +16,19 @@ from synergy_forge.authoring.definitions import (
     standard_rulebook,
     text_of,
 )
-from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
+from synergy_forge.authoring.diagnostics import (
+    Diagnostic,
+    HasErrors,
+    InvalidInput,
+    Severity,
+    errors,
+)
 from synergy_forge.authoring.lint import (
     action_pairing_diagnostics,
     definition_diagnostics,
     mission_diagnostics,
 )
+from synergy_forge.authoring.paths import expand, regular_file
 from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
@@ -115,6 +122,8 @@ class CampaignResult:
     broken: Broken = field(default_factory=dict)
     #: each mission's file as read, by its name (Mission.source), to place later findings
     documents: dict[str, Document] = field(default_factory=dict)
+    #: the missions read without error, as a campaign, even when other files have errors
+    usable: Campaign | None = None
 
     def read(self, path: Path) -> Document | None:
         """Read one of the campaign's files, counting it; None (and a diagnostic) if it fails."""
@@ -128,15 +137,20 @@ class CampaignResult:
 
 
 def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagnostic]]:
-    """The files the patterns under `key` name, in a stable order, each once."""
+    """The files the patterns under `key` name, in a stable order, each once; every pattern
+    goes through the campaign's path policy (authoring/paths.py) first."""
     found: list[Diagnostic] = []
     paths: list[Path] = []
     seen: set[Path] = set()
     for i, pattern in enumerate(doc.data.get(key, [])):
-        matches = sorted(root.glob(pattern)) if any(ch in pattern for ch in "*?[") else \
-            [root / pattern]
-        matches = [m for m in matches if m.is_file()] if matches else []
-        if not matches:
+        matches, problem, skipped = expand(root, pattern)
+        if problem is not None:
+            found.append(doc.diagnostic((key, i), problem, "campaign.path"))
+        for other in skipped:
+            found.append(doc.diagnostic(
+                (key, i), f"{display(other)} is not a regular file (a FIFO, socket or device); "
+                "skipped", "campaign.not-a-file", severity=Severity.WARNING))
+        if not matches and problem is None:
             found.append(doc.diagnostic((key, i), f"'{pattern}' matches no file",
                                         "campaign.missing-file"))
         for m in matches:
@@ -191,6 +205,8 @@ def read_campaign(folder: Path, with_missions: bool = True,
                 first = errors(found)[0] if errors(found) else None
                 if isinstance(given, str) and first is not None:
                     result.broken.setdefault((kind, given), f"{first.file}:{first.line}")
+                if thorough:  # its texts' checks, on the fields that passed
+                    result.diagnostics += _broken_definition_texts(sub, kind, languages)
                 continue
             if thorough:  # a context's definitions are not the file being checked: their
                 # print checks (the fonts' metrics, 70 ms) would only be thrown away
@@ -220,9 +236,14 @@ def read_campaign(folder: Path, with_missions: bool = True,
     # even one with errors elsewhere: "mission 3 is missing" would be false.
     by_id: dict[str, str] = {}
     by_number: dict[int, Document] = {}
+    numbered = True  # every mission's number is known: gaps can be told
+    # Every mission whose action cards can be read, for the printing check of action cards
+    # (a mission with errors elsewhere still has its cards printed once mended).
+    actions: list[tuple[int, Document, frozenset[Action]]] = []
     for path in paths:
         sub = result.read(path)
         if sub is None:
+            numbered = False
             continue
         result.documents[sub.file] = sub
         mission, found = check_mission(sub, rulebook, languages, result.broken)
@@ -237,27 +258,55 @@ def read_campaign(folder: Path, with_missions: bool = True,
                     ("id",), f"mission id '{mission_id}' is also used by {by_id[mission_id]}",
                     "campaign.duplicate-id"))
             by_id.setdefault(mission_id, sub.file)
-        if isinstance(number, int) and not isinstance(number, bool) and number >= 1:
+        used = data.get("actions", [])
+        if isinstance(used, list) and all(isinstance(a, str) and a in Action.__members__
+                                          for a in used):
+            actions.append((number if isinstance(number, int) else 0, sub,
+                            frozenset(Action(a) for a in used)))
+        if not (isinstance(number, int) and not isinstance(number, bool) and number >= 1):
+            numbered = False
+        else:
             if number in by_number:
                 result.diagnostics.append(sub.diagnostic(
                     ("number",), f"mission number {number} is also used by "
                     f"{by_number[number].file}", "campaign.duplicate-number"))
             by_number.setdefault(number, sub)
     missions.sort(key=lambda m: (m.number, m.id))
-    result.diagnostics += action_pairing_diagnostics(
-        [(result.documents[m.source], frozenset(m.actions)) for m in missions])
+    actions.sort(key=lambda entry: (entry[0], entry[1].file))
+    result.diagnostics += action_pairing_diagnostics([(doc, used) for _, doc, used in actions])
     expected = 1
-    for number, sub in sorted(by_number.items()):
+    # A mission file that cannot be read, or whose number cannot, may hold the "missing"
+    # number: gaps are told only when every number is known.
+    for number, sub in sorted(by_number.items()) if numbered else ():
         if number > expected:
             gap = f"{expected}" if number == expected + 1 else f"{expected} to {number - 1}"
             result.diagnostics.append(sub.diagnostic(
                 ("number",), f"mission {gap} is missing: numbers should run 1..N without gaps",
                 "campaign.numbering", severity=Severity.WARNING))
         expected = number + 1
+    if "name" in doc.data:
+        # The missions read without error, as a campaign: the checks of whole missions (their
+        # printed cards) run on them even while other files have errors.
+        result.usable = Campaign(text_of(doc.data["name"]), tuple(missions), rulebook,
+                                 languages, colors, doc.file, standard_actions())
     if not errors(result.diagnostics):
-        result.campaign = Campaign(text_of(doc.data["name"]), tuple(missions), rulebook,
-                                   languages, colors, doc.file, standard_actions())
+        result.campaign = result.usable
     return result
+
+
+def _broken_definition_texts(doc: Document, kind: str,
+                             languages: tuple[str, ...]) -> list[Diagnostic]:
+    """The text checks of a campaign goal or challenge that has errors, on its fields that
+    passed the schema (a missing symbol is not reported for a symbol that is wrong)."""
+    if not isinstance(doc.data, dict):
+        return []
+    bad = schema_problems(doc, kind)[1]
+    usable = {k: v for k, v in doc.data.items() if k not in bad}
+    if not {"id", "name"} <= set(usable):
+        return []
+    return [d for d in definition_diagnostics(replace(doc, data=usable), languages)
+            if not (d.check == "goal.symbol" and "symbol" in doc.data
+                    and "symbol" not in usable)]
 
 
 def _name_languages(doc: Document, languages: tuple[str, ...]) -> list[Diagnostic]:
@@ -269,7 +318,7 @@ def _name_languages(doc: Document, languages: tuple[str, ...]) -> list[Diagnosti
 def find_campaign(path: Path) -> Path | None:
     """The campaign folder a file belongs to: the nearest folder up with a campaign.yaml."""
     for folder in [path.parent, *path.parent.parents][:3]:
-        if (folder / CAMPAIGN_FILE).is_file():
+        if regular_file(folder / CAMPAIGN_FILE):
             return folder
     return None
 
@@ -309,6 +358,13 @@ def definition_to_data(definition: Definition) -> dict[str, Any]:
 def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     """A mission file ready to play: its campaign's goals, challenges and colours when it has
     one. Raises InvalidInput with every error found."""
+    mission, rulebook, colors, _ = read_mission_file(path)
+    return mission, rulebook, colors
+
+
+def read_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...], Document]:
+    """load_mission_file, with the document the mission was read from: a command that changes
+    the file in place checks that it still says that before writing."""
     doc = read_document(path, display(path))
     rulebook, colors = standard_rulebook(), DEFAULT_COLORS
     languages: tuple[str, ...] = ("en",)
@@ -317,11 +373,11 @@ def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     if folder is not None:
         context = read_campaign(folder, with_missions=False)
         if context.campaign is None or errors(context.diagnostics):
-            raise InvalidInput(errors(context.diagnostics))
+            raise HasErrors(errors(context.diagnostics))
         rulebook, languages = context.campaign.rulebook, context.campaign.languages
         colors = context.campaign.colors
         broken = context.broken
     mission, found = check_mission(doc, rulebook, languages, broken)
     if mission is None:
-        raise InvalidInput(errors(found))
-    return mission, rulebook, colors
+        raise HasErrors(errors(found))
+    return mission, rulebook, colors, doc

@@ -1,12 +1,14 @@
-"""Reading a round file (schemas/round.schema.json) into a Table for the referee."""
+"""Reading a round file (schemas/round.schema.json) into a Table for the referee, with the
+goals, challenges and colours of the campaign it belongs to."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.authoring.diagnostics import InvalidInput
-from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput
+from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
 from synergy_forge.core.referee import ActionUse, SeatPlay, Table, table_problems
@@ -19,18 +21,27 @@ def _card(raw: Any, color: str) -> NumberCard:
     return NumberCard(raw, color)
 
 
-def table_from(doc: Document, rulebook: Rulebook) -> Table:
-    """The Table a round document describes; raises InvalidInput with located diagnostics."""
-    found = schema_diagnostics(doc, "round")
-    if found:
-        raise InvalidInput(found)
+def table_from(doc: Document, rulebook: Rulebook,
+               default_colors: tuple[str, ...] = DEFAULT_COLORS,
+               broken: Mapping[tuple[str, str], str] | None = None) -> Table:
+    """The Table a round document describes; raises InvalidInput with every located
+    diagnostic. A schema error in one field does not hide the rules' checks of the others
+    (R4, R12, R15…): those run on the fields that passed, so one run shows every mistake; only
+    a round whose seats cannot be read is not checked against the rules. `broken`: the
+    campaign's goals and challenges that exist but have errors ("has an error", not
+    "unknown")."""
+    found, bad = schema_problems(doc, "round")
     data = doc.data
+    if not isinstance(data, dict) or "seats" in bad or not isinstance(data.get("seats"), list):
+        raise InvalidInput(found)
+    data = {k: v for k, v in data.items() if k not in bad}
     seats = data["seats"]
-    colors = tuple(data.get("colors") or DEFAULT_COLORS[: len(seats)])
+    colors = tuple(data.get("colors") or default_colors[: len(seats)])
     if len(colors) != len(seats):
-        raise InvalidInput([doc.diagnostic(
+        found.append(doc.diagnostic(
             ("colors",), f"'colors' names {len(colors)} colours for {len(seats)} seats; "
-            "expected one per seat", "round.colors")])
+            "expected one per seat", "round.colors"))
+        colors = tuple(default_colors[: len(seats)])
     plays = tuple(
         SeatPlay(_card(s["numbers"][0], colors[i]), _card(s["numbers"][1], colors[i]), s["goal"])
         for i, s in enumerate(seats)
@@ -50,11 +61,35 @@ def table_from(doc: Document, rulebook: Rulebook) -> Table:
         allowed_failures=data.get("allowed_failures", 0), super_seat=data.get("super"),
         hyper_seat=data.get("hyper"), actions=tuple(actions), colors=colors,
     )
-    problems = table_problems(table, rulebook)
-    if problems:
-        raise InvalidInput([doc.diagnostic(p.where, p.message, "round.rules") for p in problems])
+    found += _broken_definitions(doc, table, broken or {})
+    named = {(d.line, d.column) for d in found}
+    found += [d for d in (doc.diagnostic(p.where, p.message, "round.rules")
+                          for p in table_problems(table, rulebook))
+              if (d.line, d.column) not in named]  # said already: "has an error"
+    if found:
+        raise InvalidInput(found)
     return table
 
 
-def read_round(path: Path, rulebook: Rulebook, display: str | None = None) -> Table:
-    return table_from(read_document(path, display), rulebook)
+def _broken_definitions(doc: Document, table: Table,
+                        broken: Mapping[tuple[str, str], str]) -> list[Diagnostic]:
+    """A goal or challenge of the campaign that exists but has errors, where the round uses
+    it: the same words as for a mission (mission.broken-definition)."""
+    found = []
+    for i, play in enumerate(table.plays):
+        if ("goal", play.goal) in broken:
+            found.append(doc.diagnostic(("seats", i, "goal"), f"goal '{play.goal}' has an error "
+                                        f"({broken['goal', play.goal]})",
+                                        "round.broken-definition"))
+    for i, cid in enumerate(table.challenges):
+        if ("challenge", cid) in broken:
+            found.append(doc.diagnostic(("challenges", i), f"challenge '{cid}' has an error "
+                                        f"({broken['challenge', cid]})",
+                                        "round.broken-definition"))
+    return found
+
+
+def read_round(path: Path, rulebook: Rulebook, display: str | None = None,
+               default_colors: tuple[str, ...] = DEFAULT_COLORS,
+               broken: Mapping[tuple[str, str], str] | None = None) -> Table:
+    return table_from(read_document(path, display), rulebook, default_colors, broken)

@@ -1,38 +1,145 @@
-"""`new mission` and `new campaign`: commented starting files that validate as written."""
+"""`new mission` and `new campaign`: commented starting files that validate as written, and
+the campaign's own copy of the schemas their first line names (`schemas --update`)."""
 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from synergy_forge.authoring.loading import find_campaign, read_campaign
+from synergy_forge.authoring.loading import CAMPAIGN_FILE, find_campaign, read_campaign
 from synergy_forge.fileio import write_atomic
 from synergy_forge.resources import schemas_dir
 
+#: Where a campaign keeps its copy of the schemas, so that the schema lines of its files are
+#: relative paths inside the repository and still work after a clone (issue 22). A dot-folder:
+#: the tool's, not the designer's, and left alone by `validate FOLDER`.
+SCHEMAS_HOME = Path(".synergy") / "schemas"
+#: The first line that names a file's schema for yaml-language-server.
+SCHEMA_LINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S*?)"
+                         r"(mission|campaign|challenge|goal|round|action)\.schema\.json\s*$")
 
-def _schema_line(target: Path, kind: str) -> str:
-    schema = schemas_dir() / f"{kind}.schema.json"
+
+def campaign_schemas(folder: Path) -> Path:
+    """The campaign's copy of the schemas."""
+    return folder / SCHEMAS_HOME
+
+
+def _schema_line(target: Path, kind: str, campaign: Path | None = None) -> str:
+    """The modeline of a new file: the campaign's copy of the schema, by a path relative to the
+    file (it survives a clone); outside a campaign, the installed schemas."""
+    schema = (campaign_schemas(campaign) if campaign is not None else schemas_dir()) / \
+        f"{kind}.schema.json"
     try:
-        where = os.path.relpath(schema, target.resolve().parent)
+        where = os.path.relpath(schema.resolve(), target.resolve().parent)
     except ValueError:
         where = str(schema)
-    return f"# yaml-language-server: $schema={where}\n"
+    return f"# yaml-language-server: $schema={where.replace(os.sep, '/')}\n"
+
+
+@dataclass
+class SchemaState:
+    """How a campaign's copy of the schemas compares with this synergy-forge's."""
+
+    folder: Path
+    missing: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    #: the campaign's files whose schema line points elsewhere than its copy
+    lines: list[Path] = field(default_factory=list)
+
+    @property
+    def current(self) -> bool:
+        return not (self.missing or self.stale or self.lines)
+
+
+def _shipped_schemas() -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(schemas_dir().glob("*.schema.json"))}
+
+
+def _campaign_files(folder: Path) -> list[Path]:
+    """The YAML and JSON files of a campaign folder a schema line may head, dot-folders left
+    out."""
+    found = []
+    for here, subfolders, names in os.walk(folder):
+        subfolders[:] = sorted(s for s in subfolders if not s.startswith(".")
+                               and s not in ("node_modules", "__pycache__"))
+        found += [Path(here) / n for n in sorted(names)
+                  if n.endswith((".yaml", ".yml")) and not n.startswith(".")]
+    return found
+
+
+def _line_target(path: Path) -> tuple[str, str] | None:
+    """(path, kind) a file's first line names as its schema, if it has such a line."""
+    try:
+        with open(path, encoding="utf-8-sig") as handle:
+            first = handle.readline()
+    except (OSError, UnicodeDecodeError):
+        return None
+    match = SCHEMA_LINE.match(first.rstrip("\n"))
+    return (match.group(1) + match.group(2) + ".schema.json", match.group(2)) if match else None
+
+
+def schema_state(folder: Path) -> SchemaState:
+    state = SchemaState(campaign_schemas(folder))
+    for name, data in _shipped_schemas().items():
+        copy = state.folder / name
+        if not copy.is_file():
+            state.missing.append(name)
+        elif copy.read_bytes() != data:
+            state.stale.append(name)
+    for path in _campaign_files(folder):
+        line = _line_target(path)
+        if line is not None and \
+                (path.parent / line[0]).resolve() != (state.folder / f"{line[1]}.schema.json"
+                                                       ).resolve():
+            state.lines.append(path)
+    return state
+
+
+def write_schemas(folder: Path) -> list[Path]:
+    """Bring the campaign's copy of the schemas up to date with this synergy-forge, and point
+    the schema line of each of its files at it; the files written."""
+    written = []
+    state = schema_state(folder)
+    shipped = _shipped_schemas()
+    for name in state.missing + state.stale:
+        written.append(write_atomic(state.folder / name, shipped[name]))
+    for path in state.lines:
+        line = _line_target(path)
+        assert line is not None
+        text = path.read_text(encoding="utf-8-sig")
+        rest = text.partition("\n")[2]
+        written.append(write_atomic(path, _schema_line(path, line[1], folder) + rest))
+    return written
+
+
+def _title(mission_id: str) -> tuple[str, str]:
+    """A first title from the mission's id, in English and French ("my-first-mission" is the
+    campaign's first; "02-night-shift" gives "Night shift" in both, to be translated)."""
+    if mission_id == "my-first-mission":
+        return "My first mission", "Ma première mission"
+    words = mission_id.split("-")
+    while len(words) > 1 and words[0].isdigit():
+        words = words[1:]
+    title = " ".join(words).capitalize()
+    return title, title
 
 
 def mission_text(path: Path, mission_id: str, number: int = 1,
-                 languages: tuple[str, ...] = ("en",)) -> str:
+                 languages: tuple[str, ...] = ("en",), campaign: Path | None = None) -> str:
     def text(en: str, fr: str) -> str:
         if languages == ("en",):
             return f'"{en}"'
         parts = {"en": en, "fr": fr}
         return "{" + ", ".join(f'{lang}: "{parts.get(lang, en)}"' for lang in languages) + "}"
 
-    return _schema_line(path, "mission") + f"""\
+    return _schema_line(path, "mission", campaign) + f"""\
 # A mission card. Every field is explained in docs/mission-format.md; check it with
 #   synergy-forge validate {path.name}
 id: {mission_id}                 # lower-case letters, digits and hyphens; unique in a campaign
 number: {number}                         # position in the campaign, from 1
-title: {text("My first mission", "Ma première mission")}
+title: {text(*_title(mission_id))}
 stars: 1                          # difficulty as printed, 1 to 5
 players: [3, 4, 5]                # the player counts it is made for
 rounds: 2                         # successful rounds needed to win (at most 7)
@@ -50,8 +157,13 @@ flavor: {text("Play your cards, read the table, trust each other.",
 
 
 def write_mission(path: Path, force: bool = False) -> list[Path]:
+    """A mission file; in a campaign, in its languages, numbered after its last mission, with
+    a schema line naming the campaign's copy of the schemas (written if it has none)."""
     mission_id = "".join(c if c.isalnum() else "-" for c in path.stem.lower()).strip("-")
-    mission_id = "-".join(part for part in mission_id.split("-") if part) or "my-mission"
+    parts = [part for part in mission_id.split("-") if part]
+    while len(parts) > 1 and parts[0].isdigit():  # 02-night-shift.yaml: the number is `number`
+        parts = parts[1:]
+    mission_id = "-".join(parts) if parts and not parts[0].isdigit() else "my-mission"
     languages: tuple[str, ...] = ("en",)
     folder = find_campaign(path)
     if folder is not None:  # speak the campaign's languages
@@ -62,8 +174,14 @@ def write_mission(path: Path, force: bool = False) -> list[Path]:
         number = max(numbers, default=0) + 1
     else:
         number = 1
-    text = mission_text(path, mission_id, number, languages)
-    return [write_atomic(path, text, overwrite=force)]
+    text = mission_text(path, mission_id, number, languages, folder)
+    written = [write_atomic(path, text, overwrite=force)]
+    if folder is not None:
+        shipped = _shipped_schemas()
+        written += [write_atomic(campaign_schemas(folder) / name, data)
+                    for name, data in shipped.items()
+                    if not (campaign_schemas(folder) / name).is_file()]
+    return written
 
 
 def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> list[Path]:
@@ -71,7 +189,7 @@ def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> l
     langs = ", ".join(languages)
     names = {"en": "My campaign", "fr": "Ma campagne"}
     name = "{" + ", ".join(f'{lang}: "{names.get(lang, names["en"])}"' for lang in languages) + "}"
-    campaign = folder / "campaign.yaml"
+    campaign = folder / CAMPAIGN_FILE
     mission = folder / "missions" / "01-my-first-mission.yaml"
     challenge = folder / "challenges" / "odd-sum.yaml"
     goal = folder / "goals" / "close-call.yaml"
@@ -80,7 +198,7 @@ def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> l
         return "\n".join(f'  {lang}: "{fr if lang == "fr" else en}"' for lang in languages)
 
     files = {
-        campaign: _schema_line(campaign, "campaign") + f"""\
+        campaign: _schema_line(campaign, "campaign", folder) + f"""\
 # A campaign: its missions and its own challenges and goal cards.
 name: {name}
 languages: [{langs}]              # every text should exist in each of these
@@ -88,8 +206,8 @@ missions: [missions/*.yaml]       # paths or globs, in any order: 'number' decid
 challenges: [challenges/*.yaml]   # the campaign's own challenges
 goals: [goals/*.yaml]             # the campaign's own goal cards
 """,
-        mission: mission_text(mission, "my-first-mission", 1, languages),
-        challenge: _schema_line(challenge, "challenge") + f"""\
+        mission: mission_text(mission, "my-first-mission", 1, languages, folder),
+        challenge: _schema_line(challenge, "challenge", folder) + f"""\
 # A challenge of this campaign. Kinds and their variables: docs/definitions.md
 id: odd-sum
 kind: constraint                  # true when a seat keeps the rule
@@ -99,7 +217,7 @@ text:
 {texts("Your sum must be odd.", "Votre somme doit être impaire.")}
 rule: "sum is odd"
 """,
-        goal: _schema_line(goal, "goal") + f"""\
+        goal: _schema_line(goal, "goal", folder) + f"""\
 # A goal card of this campaign: the rule is true when the seat meets it.
 id: close-call
 name:
@@ -113,4 +231,6 @@ rule: "(sum - 1) in others or (sum + 1) in others"
     }
     if campaign.exists():
         raise FileExistsError(None, "exists", str(campaign))
-    return [write_atomic(path, text, overwrite=False) for path, text in files.items()]
+    written = [write_atomic(path, text, overwrite=False) for path, text in files.items()]
+    return written + [write_atomic(campaign_schemas(folder) / name, data)
+                      for name, data in _shipped_schemas().items()]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -28,8 +27,11 @@ from synergy_forge.authoring.loading import (
     find_campaign,
     read_campaign,
 )
+from synergy_forge.authoring.paths import regular_file
 from synergy_forge.authoring.yamlfile import read_document
+from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.core.mission import Campaign
+from synergy_forge.fileio import open_regular
 
 SUFFIXES = (".yaml", ".yml", ".json")
 #: Folder name -> the kind of file it holds, as in the starter campaign and `new campaign`
@@ -77,7 +79,7 @@ class Report:
 def declared_kind(path: Path) -> str | None:
     """The kind a file's schema line (modeline, or JSON "$schema") names, if it has one."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO would block a plain open for ever
             head = handle.read(2048).decode("utf-8", "replace")
     except OSError:
         return None
@@ -92,36 +94,50 @@ def kind_of(path: Path, doc_kind: str) -> str:
     return declared_kind(path) or LAYOUT.get(path.parent.name) or doc_kind
 
 
-#: A check of a whole campaign from outside this layer (the printed kit's, printing/render.py
-#: card_fit_problems, passed in by the command): (mission file, field, message, check id).
-CampaignCheck = Callable[[Campaign], list[tuple[str, tuple[str, ...], str, str]]]
-
-
-def placed(result: CampaignResult, checks: Sequence[CampaignCheck]) -> list[Diagnostic]:
-    """`checks` on a campaign read without error, each finding at the field of the mission
-    file it names."""
+def placed(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:
+    """The mission cards' check (cardtext: rules blocks that cannot fit on a card of `card`'s
+    size) on the missions of a campaign read without error (even when other files have errors:
+    one run, every finding), each finding at the field of its mission file."""
     found: list[Diagnostic] = []
-    if result.campaign is not None:
-        for check in checks:
-            for source, field, message, check_id in check(result.campaign):
-                doc = result.documents.get(source)
-                if doc is not None:
-                    found.append(doc.diagnostic(field, message, check_id, key=True))
+    if result.usable is not None:  # the missions without error, whatever the other files have
+        from synergy_forge.cardtext.mission import mission_card_findings  # the fonts: 70 ms
+
+        for finding in mission_card_findings(result.usable, card):
+            doc = result.documents.get(finding.source)
+            if doc is not None:
+                found.append(doc.diagnostic(finding.field, finding.message, finding.check,
+                                            key=True))
     return found
 
 
-def _campaign_diagnostics(folder: Path, checks: Sequence[CampaignCheck]) -> CampaignResult:
-    """read_campaign, plus `checks` on the campaign when it has no error."""
+def _campaign_diagnostics(folder: Path) -> CampaignResult:
+    """read_campaign, plus the mission cards' check on the campaign when it has no error."""
     result = read_campaign(folder)
-    result.diagnostics += placed(result, checks)
+    result.diagnostics += placed(result) + _schema_copy(folder)
     return result
 
 
-def validate_file(path: Path, checks: Sequence[CampaignCheck] = ()
-                  ) -> tuple[list[Diagnostic], int]:
+def _schema_copy(folder: Path) -> list[Diagnostic]:
+    """A warning when the campaign's copy of the schemas (`new campaign`) is not this
+    synergy-forge's: editors would check its files against another version."""
+    from synergy_forge import __version__
+    from synergy_forge.authoring.scaffold import campaign_schemas, schema_state
+
+    if not campaign_schemas(folder).is_dir():
+        return []
+    state = schema_state(folder)
+    if not (state.missing or state.stale):
+        return []
+    return [Diagnostic(display(folder / CAMPAIGN_FILE), 1, 1, Severity.WARNING,
+                       f"the campaign's schemas ({display(state.folder)}) are not those of "
+                       f"synergy-forge {__version__}: run `synergy-forge schemas --update` "
+                       "and commit them", "campaign.schemas")]
+
+
+def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
     """Check one file by its format; a mission uses its campaign's own goals and challenges."""
     if path.name == CAMPAIGN_FILE:
-        result = _campaign_diagnostics(path.parent, checks)
+        result = _campaign_diagnostics(path.parent)
         return result.diagnostics, result.files
     try:
         doc = read_document(path, display(path))
@@ -136,11 +152,13 @@ def validate_file(path: Path, checks: Sequence[CampaignCheck] = ()
         from synergy_forge.authoring.schema import schema_diagnostics
 
         return schema_diagnostics(doc, "campaign"), 1
-    if kind == "round":
+    if kind == "round":  # with its campaign's goals, challenges and colours, like judge
+        from synergy_forge.authoring.judging import round_context
         from synergy_forge.authoring.roundfile import table_from
 
+        own = round_context(find_campaign(path))
         try:
-            table_from(doc, standard_rulebook())
+            table_from(doc, own.rulebook, own.colors, own.broken)
         except InvalidInput as exc:
             return exc.diagnostics, 1
         return [], 1
@@ -157,10 +175,12 @@ def validate_file(path: Path, checks: Sequence[CampaignCheck] = ()
             broken = context.broken
     if kind == "mission":
         mission, found = check_mission(doc, rulebook, languages, broken)
-        if mission is not None:  # the campaign checks, on a campaign of this mission alone
+        if mission is not None:  # the card's check, on a campaign of this mission alone
+            from synergy_forge.cardtext.mission import mission_card_findings
+
             alone = replace(campaign, missions=(mission,))
-            found += [doc.diagnostic(field, message, check_id, key=True) for check in checks
-                      for _, field, message, check_id in check(alone)]
+            found += [doc.diagnostic(f.field, f.message, f.check, key=True)
+                      for f in mission_card_findings(alone)]
         return found, 1
     return definition_from(doc, kind)[1], 1
 
@@ -186,6 +206,8 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[
     for folder, subfolders, names in os.walk(root):
         here = Path(folder)
         for sub in sorted(subfolders):
+            if sub == ".synergy":  # our own: the campaign's copy of the schemas
+                continue
             if sub.startswith(".") or sub in ("node_modules", "__pycache__"):
                 skipped.append((display(here / sub) + "/", "a hidden or tool folder"))
         subfolders[:] = sorted(s for s in subfolders
@@ -196,6 +218,9 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[
                 continue
             if name.startswith("."):
                 skipped.append((display(here / name), "a hidden file (tool configuration)"))
+            elif not regular_file(here / name):
+                skipped.append((display(here / name), "not a regular file (a FIFO, socket, "
+                                "device or broken link): not read"))
             elif name == CAMPAIGN_FILE:
                 campaigns.append(here)
             else:
@@ -203,9 +228,8 @@ def _walk(root: Path, skipped: list[tuple[str, str]]) -> tuple[list[Path], list[
     return campaigns, files
 
 
-def validate_paths(paths: list[Path], checks: Sequence[CampaignCheck] = ()) -> Report:
-    """Every diagnostic for the given files and folders, sorted, each once; `checks` run on
-    each campaign read whole."""
+def validate_paths(paths: list[Path]) -> Report:
+    """Every diagnostic for the given files and folders, sorted, each once."""
     report = Report()
     found: set[Diagnostic] = set()
     seen: set[Path] = set()
@@ -213,7 +237,7 @@ def validate_paths(paths: list[Path], checks: Sequence[CampaignCheck] = ()) -> R
         if path.is_dir():
             campaigns, files = _walk(path, report.skipped)
             for folder in campaigns:
-                result = _campaign_diagnostics(folder, checks)
+                result = _campaign_diagnostics(folder)
                 found.update(result.diagnostics)
                 report.files += result.files
                 seen.update(result.paths)
@@ -225,12 +249,12 @@ def validate_paths(paths: list[Path], checks: Sequence[CampaignCheck] = ()) -> R
                     report.skipped.append((display(file), why))
                     continue
                 seen.add(file.resolve())
-                diagnostics, count = validate_file(file, checks)
+                diagnostics, count = validate_file(file)
                 found.update(diagnostics)
                 report.files += count
         elif path.resolve() not in seen:
             seen.add(path.resolve())
-            diagnostics, count = validate_file(path, checks)
+            diagnostics, count = validate_file(path)
             found.update(diagnostics)
             report.files += count
     report.diagnostics = sorted(found)

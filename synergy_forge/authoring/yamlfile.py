@@ -264,6 +264,45 @@ def _build(loader: Any, name: str) -> tuple[Any, dict[PathKey, tuple[int, int]],
     return root, values, keys
 
 
+INT_TAG, FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+#: The longest number a file may hold: every whole number the formats take has at most 19
+#: digits (a game's seed, below 2**63); a longer one is refused before any conversion.
+MAX_NUMBER_CHARS = 24
+_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9_]*)\Z")
+_FORMS = (("0x", "hexadecimal"), ("0b", "binary"), ("0", "octal"))
+
+
+def number_problem(text: str, tag: str) -> str | None:
+    """Why the YAML number `text` (resolved as `tag`) is refused, or None.
+
+    YAML 1.1 also reads 0x1F, 0b101, 017 and 1:30 (base 60) as whole numbers: a hexadecimal
+    of thousands of digits escapes Python's limit on integer strings, and PyYAML's base-60
+    conversion is quadratic (minutes for a 2 MB value). Only decimal numbers of bounded
+    length are converted; the others are refused with what to write instead."""
+    if tag not in (INT_TAG, FLOAT_TAG):
+        return None
+    if len(text) > MAX_NUMBER_CHARS:
+        return (f"a number of {len(text)} characters: the formats take numbers of at most "
+                f"{MAX_NUMBER_CHARS}")
+    if ":" in text:
+        return (f"'{text}' is a base-60 number in YAML 1.1; write the number in decimal, or "
+                "put text in quotes")
+    if tag == INT_TAG and not _DECIMAL.match(text):
+        digits = text.lstrip("+-")
+        form = next((word for prefix, word in _FORMS if digits.lower().startswith(prefix)),
+                    None)
+        if form is None:  # an explicit !!int on text
+            return f"'{text}' is not a whole number"
+        try:
+            instead = f"write {int(text.replace('_', ''), 0) if form != 'octal' else int(text, 8)}"
+        except ValueError:
+            instead = "write it in decimal"
+        article = "an" if form[0] in "aeiou" else "a"
+        return (f"'{text}' is {article} {form} number in YAML; whole numbers are decimal: "
+                f"{instead}")
+    return None
+
+
 def _scalar(loader: Any, event: yaml.ScalarEvent, name: str) -> Any:
     tag = event.tag
     if tag is None or tag == "!":
@@ -271,6 +310,9 @@ def _scalar(loader: Any, event: yaml.ScalarEvent, name: str) -> Any:
     # The parser always marks its events (the stubs allow None, and the C parser's own Mark).
     start: Any = event.start_mark
     end: Any = event.end_mark
+    problem = number_problem(event.value, tag)
+    if problem is not None:
+        raise _error(name, start.line + 1, start.column + 1, problem, "number")
     node = yaml.ScalarNode(tag, event.value, start, end, event.style)
     try:
         value = loader.construct_object(node)

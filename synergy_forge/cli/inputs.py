@@ -1,48 +1,112 @@
-"""What a command's arguments name, loaded: a mission by file, number or id; the missions of
-campaign folders and files, to play."""
+"""What a command's arguments name, loaded: the campaign a command works on when it is given
+none, a mission by file, number or id; the missions of campaign folders and files, to play."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from synergy_forge.authoring.diagnostics import InvalidInput, errors
-from synergy_forge.authoring.loading import CAMPAIGN_FILE, load_mission_file, read_campaign
+from synergy_forge.authoring.diagnostics import HasErrors, InvalidInput, errors
+from synergy_forge.authoring.loading import (
+    CAMPAIGN_FILE,
+    display,
+    load_mission_file,
+    read_campaign,
+)
+from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.playtest import Playable
 
 
+def campaign_above(start: Path) -> Path | None:
+    """The nearest folder from `start` up to the root that holds a campaign.yaml, as git finds
+    the repository a command runs in."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / CAMPAIGN_FILE).is_file():
+            return folder
+    return None
+
+
+def shown(path: Path) -> str:
+    """A path as a command says it: relative to the current folder, ./ for one inside it."""
+    relative = os.path.relpath(path)
+    return relative if relative.startswith("..") else os.path.join(".", relative)
+
+
+def current_campaign(given: Path | None = None) -> Path:
+    """The campaign folder a command works on: the one given; else the campaign of the current
+    folder or the nearest one above it; else the bundled starter campaign. Unless it was given,
+    stderr says which, so that a command never works on another campaign silently."""
+    if given is not None:
+        return given
+    found = campaign_above(Path.cwd())
+    if found is not None:
+        click.echo(f"using the campaign of {shown(found / CAMPAIGN_FILE)} (the nearest "
+                   f"{CAMPAIGN_FILE} from here)", err=True)
+        return Path(os.path.relpath(found))
+    click.echo(f"no {CAMPAIGN_FILE} in this folder or above it: using the bundled starter "
+               "campaign (synergy-forge new campaign DIR starts your own)", err=True)
+    return starter_campaign()
+
+
+def _mission_files(folder: Path) -> list[Path]:
+    """The files a campaign.yaml lists as its missions, or its missions/ folder's."""
+    patterns: list[str] = ["missions/*.yaml"]
+    try:
+        data = read_document(folder / CAMPAIGN_FILE).data
+    except InvalidInput:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("missions"), list):
+        patterns = [p for p in data["missions"] if isinstance(p, str)]
+    found: list[Path] = []
+    for pattern in patterns:
+        try:
+            found += sorted(folder.glob(pattern)) if any(c in pattern for c in "*?[") \
+                else [folder / pattern]
+        except (ValueError, NotImplementedError):  # a pattern validate reports
+            continue
+    return [p for p in found if p.is_file()]
+
+
 def resolve_mission(spec: str) -> tuple[Mission, Rulebook, tuple[str, ...]]:
-    """A mission file, or the number or id of a mission of the bundled starter campaign;
-    raises InvalidInput when the file has errors."""
+    """A mission file, or the number or id of a mission of the current campaign (see
+    current_campaign); raises InvalidInput when the file has errors."""
     path = Path(spec)
     if not path.exists():
-        folder = starter_campaign() / "missions"
-        matches = [p for p in sorted(folder.glob("*.yaml"))
-                   if (spec.isdigit() and p.name.split("-")[0].lstrip("0") == spec.lstrip("0"))
-                   or p.stem.split("-", 1)[-1] == spec]
+        folder = current_campaign()
+        matches = []
+        for candidate in _mission_files(folder):
+            try:
+                data = read_document(candidate).data
+            except InvalidInput:
+                continue
+            if isinstance(data, dict) and (data.get("id") == spec or (
+                    spec.isdigit() and data.get("number") == int(spec))):
+                matches.append(candidate)
         if not matches:
             raise click.BadParameter(f"{spec}: no such file, nor a mission number or id of the "
-                                     "starter campaign", param_hint="'MISSION'")
+                                     f"campaign in {display(folder)}", param_hint="'MISSION'")
         path = matches[0]
     mission, rulebook, colors = load_mission_file(path)
     return mission, rulebook, tuple(colors)
 
 
 def playables(paths: tuple[Path, ...]) -> list[Playable]:
-    """Every mission of the campaign folders and mission files (default: the starter
-    campaign), with its campaign's rulebook and colours."""
+    """Every mission of the campaign folders and mission files (default: the current campaign,
+    see current_campaign), with its campaign's rulebook and colours."""
     found: list[Playable] = []
-    for path in paths or (starter_campaign(),):
+    for path in paths or (current_campaign(),):
         if path.is_dir():
             if not (path / CAMPAIGN_FILE).is_file():
                 raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}", param_hint="'PATHS'")
             result = read_campaign(path)
             if result.campaign is None:
-                raise InvalidInput(errors(result.diagnostics))
+                raise HasErrors(errors(result.diagnostics))
             campaign = result.campaign
             found += [Playable(m, campaign.rulebook, campaign.colors) for m in campaign.missions]
         else:

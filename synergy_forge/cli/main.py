@@ -7,16 +7,19 @@ it runs, or for `--help`).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import os
 import pkgutil
 import sys
+from typing import Any, NoReturn
 
 import click
 
 from synergy_forge import __version__
 from synergy_forge.cli import commands
-from synergy_forge.errors import SynergyForgeError
+from synergy_forge.errors import EXIT_BAD_INPUT, SynergyForgeError
 
 #: Interrupted by the user (Ctrl-C), and output cut short by a closed pipe: the shells' codes.
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_BUG = 130, 141, 3
@@ -41,9 +44,18 @@ class Main(click.Group):
         command: click.Command = module.command
         return command
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)
+        except OSError as exc:  # --help or --version into a full disk: before any command
+            _os_error_exit(exc)
+
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            # Output still buffered fails here, with an exit code, not at the interpreter's exit.
+            sys.stdout.flush()
+            return result
         except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
         except SynergyForgeError as exc:
@@ -55,8 +67,12 @@ class Main(click.Group):
             click.echo("interrupted", err=True)
             sys.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:  # output piped into `head` and the like: stop quietly
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            _drop_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
+        except OSError as exc:
+            # What the file system or a stream refused (a full disk behind stdout, a name too
+            # long, a folder that cannot be opened) is about the user's files: exit 2, one line.
+            _os_error_exit(exc)
         except Exception as exc:
             if os.environ.get("SYNERGY_FORGE_DEBUG"):
                 raise
@@ -66,7 +82,59 @@ class Main(click.Group):
             sys.exit(EXIT_BUG)
 
 
+def os_error_text(exc: OSError) -> str:
+    """`exc` in one line: the file it names (cut short when very long), and why."""
+    reason = exc.strerror or str(exc)
+    if exc.filename is None:
+        return f"cannot write the output: {reason}" if exc.errno in _WRITE_ERRNOS else reason
+    name = os.fsdecode(exc.filename) if isinstance(exc.filename, bytes) else str(exc.filename)
+    if len(name) > 120:
+        name = name[:60] + "…" + name[-59:]
+    return f"{name}: {reason}"
+
+
+_WRITE_ERRNOS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT, errno.EPIPE,
+                 errno.EBADF, errno.EROFS}
+
+
+def _os_error_exit(exc: OSError) -> NoReturn:
+    with contextlib.suppress(OSError):
+        click.echo(f"synergy-forge: error: {os_error_text(exc)}", err=True)
+    _drop_stdout()
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that what is still buffered for it is not written again
+    (and fails again) when the interpreter exits."""
+    # no real stdout (tests' runners): nothing to point elsewhere
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 @click.group(cls=Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="synergy-forge")
 def main() -> None:
     """Design, referee, playtest and print missions for the card game Synergy."""
+
+
+def run() -> None:
+    """The `synergy-forge` program (its console script, and `python -m synergy_forge`): `main`,
+    ended at once after Ctrl-C.
+
+    By then the command has stopped its work on the way out (its pool's workers ended, its
+    cluster's units cancelled, its temporary files removed); nothing at exit is waited for
+    (the pool's own threads). It also makes the exit status 130 every time: Python 3.11 ends a
+    process with SIGINT instead when the interrupt had passed through code that a library ran
+    with exec() (a dataclass being made while a module is imported), even though it was
+    caught and reported here.
+    """
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code != EXIT_INTERRUPTED:
+            raise
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(EXIT_INTERRUPTED)

@@ -7,8 +7,12 @@ from typing import Any
 
 import click
 
+from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
-from synergy_forge.printing.layout import CardSize
+from synergy_forge.core.engine import MAX_SEED, MIN_SEED
+
+#: A game's seed, in the range a game log holds (one number policy: core.engine).
+SEED = click.IntRange(MIN_SEED, MAX_SEED)
 
 
 class Bots(click.ParamType):

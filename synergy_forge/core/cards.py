@@ -1,4 +1,4 @@
-"""The physical components of Synergy, as values (RULES.md, "Components" and "Ids")."""
+"""The physical components of Synergy, as values (docs/rules.md, "Components" and "Ids")."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ from enum import StrEnum
 from typing import NamedTuple
 
 DEFAULT_COLORS: tuple[str, ...] = ("red", "yellow", "green", "blue", "purple")
+#: Each colour's symbol, printed beside its colour so that nobody needs to tell colours apart
+#: (by position: the first colour's is ●, whatever the campaign names it).
+COLOR_SYMBOLS: tuple[str, ...] = ("●", "▲", "■", "◆", "★")
 
 #: The ten number cards of one colour: two copies of each value.
 NUMBER_VALUES: tuple[int, ...] = (1, 1, 2, 2, 3, 3, 4, 4, 5, 5)
@@ -43,7 +46,7 @@ MAX_ROUNDS = 7
 
 
 class Action(StrEnum):
-    """The ten action cards; what each does is in RULES.md "Action cards" and R12–R15."""
+    """The ten action cards; what each does is in docs/rules.md "Action cards" and R12–R15."""
 
     A = "A"
     B = "B"

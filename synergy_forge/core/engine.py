@@ -1,4 +1,4 @@
-"""The game engine: a whole mission, from setup to won or lost (RULES.md R1–R24).
+"""The game engine: a whole mission, from setup to won or lost (docs/rules.md R1–R24).
 
 A `Game` is a state machine. `pending()` says whose decisions are due and what the legal
 choices are; `apply()` takes one choice per pending decision, checks each is legal, and moves
@@ -124,6 +124,12 @@ def _without(cards: tuple[_T, ...], card: _T) -> tuple[_T, ...]:
     """`cards` less its first copy of `card` (hands are tuples: shared by copies of a game)."""
     i = cards.index(card)
     return cards[:i] + cards[i + 1:]
+
+
+#: The seeds a game takes: the game log's range (schemas/gamelog.schema.json, a signed 64-bit
+#: integer, as JSON readers elsewhere hold it), so that every game `play` starts can be logged
+#: and replayed. The command line's --seed options take exactly these.
+MIN_SEED, MAX_SEED = -(2**63), 2**63 - 1
 
 
 class Setup(NamedTuple):
@@ -305,6 +311,16 @@ class Game:
                 out.append(ActionUse(card, seat))
         return tuple(out)
 
+    def refusal(self, decision: Decision, choice: Any, shown: str | None = None
+                ) -> IllegalChoice:
+        """Why `choice` (written `shown`, default its repr) is not one of `decision`'s: the
+        error, naming the rule it breaks (a second number card in the hand that breaks a
+        challenge: R9; one not in the hand: the hand)."""
+        rule = _rule_of(decision)
+        if decision.kind is DecisionKind.SECOND_NUMBER and choice not in self.hands[decision.seat]:
+            rule = "the card must be in your hand"
+        return IllegalChoice(_refusal(decision, choice if shown is None else shown), rule)
+
     def apply(self, choices: Sequence[Any]) -> None:
         """Make the pending decisions, one choice each in the order `pending()` gave them."""
         decisions = self.pending()
@@ -315,7 +331,7 @@ class Game:
                                 "engine")
         for decision, choice in zip(decisions, choices, strict=True):
             if choice not in decision.choices:
-                raise IllegalChoice(_refusal(decision, choice), _rule_of(decision))
+                raise self.refusal(decision, choice)
         phase = self._phase
         if phase is _Phase.SUPER:
             self.super_seat = choices[0]
@@ -515,7 +531,8 @@ def _rule_of(decision: Decision) -> str:
 
 
 def _refusal(decision: Decision, choice: Any) -> str:
-    return f"seat {decision.seat} cannot choose {choice!r} for {decision.kind}"
+    shown = choice if isinstance(choice, str) else repr(choice)
+    return f"seat {decision.seat} cannot choose {shown} for {decision.kind}"
 
 
 class Observation(NamedTuple):

@@ -1,4 +1,4 @@
-"""Missions and campaigns as values (../shared/MISSION-FORMAT.md)."""
+"""Missions and campaigns as values (docs/mission-format.md)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ class Mission:
     allowed_failures: Mapping[int, int] = field(default_factory=lambda: {3: 0, 4: 0, 5: 0})
     challenges: tuple[str, ...] = ()
     actions: tuple[Action, ...] = ()
-    #: the goal cards of each player's goal deck (default the seven of RULES.md)
+    #: the goal cards of each player's goal deck (default the seven of docs/rules.md)
     goals: tuple[str, ...] = GOAL_IDS
     super: bool = False
     hyper: bool = False

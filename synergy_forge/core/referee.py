@@ -1,6 +1,6 @@
 """The round referee: one pure function from the cards on the table to a verdict.
 
-Everything here follows ../shared/RULES.md; comments name the ruling they implement. The game
+Everything here follows docs/rules.md; comments name the ruling they implement. The game
 engine, `judge` on the command line and the playtester all settle rounds through `judge`.
 """
 
@@ -162,7 +162,7 @@ _ACTION_FIELDS = {
 
 
 def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
-    """Everything that makes `table` impossible under RULES.md; empty for a legal table."""
+    """Everything that makes `table` impossible under docs/rules.md; empty for a legal table."""
     problems: list[Problem] = []
     n = table.players
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
@@ -252,7 +252,7 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
     return problems
 
 
-#: How many copies of each value one colour's number cards hold (RULES.md "Components").
+#: How many copies of each value one colour's number cards hold (docs/rules.md "Components").
 _COPIES = Counter(NUMBER_VALUES)
 
 
@@ -511,7 +511,7 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
     """`judge` without the legality checks, for callers that only build legal tables.
 
     Written for speed (the playtester's inner loop); tests/test_properties.py and the
-    rulings tests hold it to RULES.md.
+    rulings tests hold it to docs/rules.md.
     """
     plays = table.plays
     n = len(plays)

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 
 class RuleKind(StrEnum):
-    """What a definition does to a round (RULES.md "Sums", "Constraint challenges", "Goals")."""
+    """What a definition does to a round (docs/rules.md "Sums", "Constraint challenges",
+    "Goals")."""
 
     GOAL = "goal"  # a goal card: does a seat's sum meet it?
     CONSTRAINT = "constraint"  # a rule of play every seat must keep (R8, R9)

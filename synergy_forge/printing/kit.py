@@ -5,20 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from synergy_forge.cardtext.mission import goal_changes
 from synergy_forge.core.cards import (
+    COLOR_SYMBOLS,
     GOAL_IDS,
     NUMBER_VALUES,
     Action,
     NumberCard,
     pair_action_cards,
 )
-from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.mission import Campaign
 from synergy_forge.core.referee import SeatPlay, Table, settle
-from synergy_forge.printing.i18n import Translator
 
 GROUPS = ("missions", "goals", "numbers", "actions", "specials")
 #: Each colour also has a symbol, so that nobody needs to tell colours apart (by position).
-SYMBOLS = ("●", "▲", "■", "◆", "★")
+SYMBOLS = COLOR_SYMBOLS
 #: Each colour's ink: the band of its number and goal cards and its backs.
 INKS = ("#d7263d", "#f2b701", "#2e9e44", "#1b6fc2", "#7b3fa0")
 NEUTRAL_INK = "#2b2d42"
@@ -84,21 +85,30 @@ def text_ink(ink: str, background: str = PAPER, ratio: float = AA + 0.1) -> str:
 
 def colours(index: int | None) -> dict[str, str]:
     """The CSS colours of a card of colour `index` (None: neutral): --ink fills bands and
-    backs, --on-ink is text on them, --ink-text is the colour as text on the card's paper."""
+    backs, --on-ink is text on them, --ink-text is the colour as text on the card's paper,
+    --shade the second colour of a back's pattern, --tint the ink saver's light ink."""
     ink = INKS[index] if index is not None else NEUTRAL_INK
-    return {"ink": ink, "on-ink": on(ink), "ink-text": text_ink(ink), "paper": PAPER}
+    return {"ink": ink, "on-ink": on(ink), "ink-text": text_ink(ink), "paper": PAPER,
+            "shade": shade(ink), "tint": tint(ink)}
+
+
+def tint(ink: str, k: float = 0.22) -> str:
+    """`ink` at `k` of its strength on the paper: the ink saver's light version of it."""
+    ink_rgb = [int(ink[i:i + 2], 16) for i in (1, 3, 5)]
+    paper = [int(PAPER[i:i + 2], 16) for i in (1, 3, 5)]
+    r, g, b = (round(p + (c - p) * k) for c, p in zip(ink_rgb, paper, strict=True))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def shade(ink: str, k: float = 0.82) -> str:
+    """`ink` darkened a little: the second colour of a back's pattern."""
+    r, g, b = (int(ink[i:i + 2], 16) for i in (1, 3, 5))
+    return f"#{round(r * k):02x}{round(g * k):02x}{round(b * k):02x}"
 
 
 def _back(deck: str, color: int | None = None) -> Face:
     key = f"back-{deck}" + (f"-{color}" if color is not None else "")
     return Face("back", key, deck, color)
-
-
-def goal_changes(mission: Mission) -> tuple[list[str], list[str]]:
-    """(goal ids the mission takes out of the base set, ids it adds), in deck order."""
-    removed = [g for g in GOAL_IDS if g not in mission.goals]
-    added = [g for g in mission.goals if g not in GOAL_IDS]
-    return removed, added
 
 
 def action_pairs(campaign: Campaign) -> list[tuple[Action, Action]] | None:
@@ -116,7 +126,7 @@ def build_kit(campaign: Campaign) -> dict[str, list[Card]]:
     for k in range(0, len(faces), 2):
         back = faces[k + 1] if k + 1 < len(faces) else _back("mission")
         kit["missions"].append(Card("missions", faces[k], back))
-    # Each colour's base set is the seven goals of RULES.md; a campaign's own goal follows,
+    # Each colour's base set is the seven goals of docs/rules.md; a campaign's own goal follows,
     # in every colour, marked with the missions that add it to the goal deck.
     added: dict[str, list[int]] = {}
     for m in missions:
@@ -171,50 +181,3 @@ def example_round(campaign: Campaign) -> tuple[list[ExampleSeat], bool]:
     seats = [ExampleSeat(i, a, b, campaign.rulebook.goal(goal), verdict.sums[i], verdict.met[i])
              for i, (a, b, goal) in enumerate(chosen)]
     return seats, verdict.success
-
-
-def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[tuple[str, str]]:
-    """What a mission card says beyond its numbers, as (label, text) lines, so that it can be
-    played without the rulebook: play order, starting hand, goal deck, each challenge with its
-    rule, each action card with its name, the super and hyper cards."""
-    _ = tr.gettext
-    rulebook = campaign.rulebook
-    steps = {"number": _("number"), "goal": _("goal")}
-    lines = [(_("Play order"), ", ".join(steps[s] for s in mission.order.split("-")))]
-    if len(set(mission.allowed_failures.values())) > 1:
-        lines.append((_("May miss their goal"), " · ".join(
-            _("{players} players {allowed}").format(players=p, allowed=a)
-            for p, a in mission.allowed_failures.items())))
-    removed, added = goal_changes(mission)
-
-    def names(ids: list[str]) -> str:
-        return ", ".join(f"{tr.text(rulebook.goal(g).name)} {rulebook.goal(g).symbol}"
-                         for g in ids)
-
-    if not removed and not added:
-        deck = _("the 7 base goal cards")
-    else:
-        parts = [_("the base goal cards")]
-        if removed:
-            parts.append(_("without {names}").format(names=names(removed)))
-        if added:
-            parts.append(_("with {names}").format(names=names(added)))
-        deck = " ".join(parts)
-    lines.append((_("Goal deck"), deck))
-    if mission.hand_numbers == 10 and mission.hand_goals == len(mission.goals):
-        lines.append((_("Starting hand"), _("all your cards")))
-    else:
-        lines.append((_("Starting hand"), _(
-            "{numbers} number and {goals} goal cards; the rest are your decks"
-        ).format(numbers=mission.hand_numbers, goals=mission.hand_goals)))
-    for cid in mission.challenges:
-        challenge = rulebook.challenge(cid)
-        lines.append((tr.text(challenge.name), tr.text(challenge.text)))
-    if mission.actions:
-        lines.append((_("Action cards"), " · ".join(
-            f"{a} {tr.text(campaign.actions[a].name)}" for a in mission.actions)))
-    if mission.super:
-        lines.append((_("Super card"), _("its holder must meet their goal")))
-    if mission.hyper:
-        lines.append((_("Hyper card"), _("if its holder misses their goal, all is lost")))
-    return lines

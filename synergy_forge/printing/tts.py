@@ -30,11 +30,11 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.mission import Campaign
-from synergy_forge.fileio import write_atomic
-from synergy_forge.printing.i18n import Translator
+from synergy_forge.fileio import write_atomic, write_beneath
 from synergy_forge.printing.kit import GROUPS, SYMBOLS, Card, Face, build_kit
-from synergy_forge.printing.layout import CardSize
 
 MAX_COLUMNS, MAX_ROWS, MAX_SIDE = 10, 7, 4096
 #: TTS shows the sheet's last slot for a hidden card when `BackIsHidden` is off: keep it free,
@@ -142,9 +142,10 @@ def sheet_files(campaign: Campaign, language: str, group: str) -> list[SheetFile
 
 
 def write_sheets(sheets: list[SheetFiles], image: Callable[[str], Any], folder: Path,
-                 prefix: str = "") -> list[Path]:
+                 prefix: str = "", root: Path | None = None) -> list[Path]:
     """Lay each sheet's faces out from `image(face key)` (shrunk, RGB) and write its two
-    images into `folder`, named `prefix` + their file name."""
+    images into `folder`, named `prefix` + their file name (inside `root`: through
+    fileio.write_beneath)."""
     from PIL import Image
 
     written = []
@@ -152,7 +153,7 @@ def write_sheets(sheets: list[SheetFiles], image: Callable[[str], Any], folder: 
     def save(name: str, picture: Any) -> None:
         buffer = BytesIO()
         picture.save(buffer, format="PNG")
-        written.append(write_atomic(folder / f"{prefix}{name}", buffer.getvalue(), durable=False))
+        written.append(_write(root, folder / f"{prefix}{name}", buffer.getvalue(), False))
 
     def compose(keys: tuple[str, ...], columns: int, rows: int) -> Any:
         width, height = image(keys[0]).size
@@ -168,8 +169,14 @@ def write_sheets(sheets: list[SheetFiles], image: Callable[[str], Any], folder: 
     return written
 
 
+def _write(root: Path | None, path: Path, data: bytes | str, durable: bool = True) -> Path:
+    if root is None:
+        return write_atomic(path, data, durable=durable)
+    return write_beneath(root, path, data, durable=durable)
+
+
 def compose_group(_shared: Any, sheets: list[SheetFiles], shrunk: dict[str, str], cache: str,
-                  key: str) -> float:
+                  key: str, root: Path | None = None) -> float:
     """One group's sheets from the small images `shrink` left in the cache (`shrunk`: face key
     -> path), written there as KEY-<file>, then KEY.json listing them (last: its presence says
     the entry is whole)."""
@@ -185,9 +192,9 @@ def compose_group(_shared: Any, sheets: list[SheetFiles], shrunk: dict[str, str]
                 images[face] = png if png.mode == "RGB" else png.convert("RGB")
         return images[face]
 
-    written = write_sheets(sheets, image, Path(cache), prefix=f"{key}-")
+    written = write_sheets(sheets, image, Path(cache), prefix=f"{key}-", root=root)
     names = [path.name.removeprefix(f"{key}-") for path in written]
-    write_atomic(Path(cache) / f"{key}.json", json.dumps(names), durable=False)
+    _write(root, Path(cache) / f"{key}.json", json.dumps(names), False)
     return time.perf_counter() - started
 
 
@@ -207,8 +214,8 @@ class GroupSheets:
             with Image.open(folder / f"{key}.png") as png:
                 self.faces[key] = shrink(self.card, png)
 
-    def write(self, folder: Path) -> list[Path]:
-        return write_sheets(self.sheets, self.faces.__getitem__, folder)
+    def write(self, folder: Path, root: Path | None = None) -> list[Path]:
+        return write_sheets(self.sheets, self.faces.__getitem__, folder, root=root)
 
 
 def shrink(card: CardSize, image: Any) -> Any:
@@ -232,12 +239,14 @@ def _shrink(card: CardSize, png_size: tuple[int, int]) -> tuple[tuple[int, int, 
 
 
 def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
-           url_base: str | None = None) -> Export:
+           url_base: str | None = None, root: Path | None = None) -> Export:
     """Write `folder`/tts/'s saved object, once `GroupSheets` has written every group's sheets
     (a group whose sheets are not there, as when its cards were not rendered again, gets them
     from its PNGs under `folder`/png/).
 
     `url_base` replaces the file:// URLs by `url_base`/<file name>, for sheets uploaded there.
+    With `root` (the build's output folder), every file is written through
+    fileio.write_beneath.
     """
     from PIL import Image
 
@@ -253,7 +262,7 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
                                or not (target / s.back_file).is_file()):
         missing = GroupSheets(campaign, language, group, card)
         missing.add_pngs(folder.resolve() / "png" / group)
-        missing.write(target)
+        missing.write(target, root)
     result.cards = sum(len(s.cards) for s in sheets)
     name = translator.text(dict(campaign.name))
     save = {"SaveName": name, "GameMode": name, "Date": "", "VersionNumber": "",
@@ -261,7 +270,7 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
             "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "TabStates": {},
             "ObjectStates": _objects(sheets, _Namer(campaign, translator))}
     result.missing = translator.missing
-    write_atomic(result.saved_object, json.dumps(save, ensure_ascii=False, indent=2) + "\n")
+    _write(root, result.saved_object, json.dumps(save, ensure_ascii=False, indent=2) + "\n")
     # TTS shows <name>.png beside a saved object as its thumbnail in Saved Objects: the first
     # card (mission 1), cut from its sheet.
     first = sheets[0]
@@ -271,16 +280,19 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
         thumbnail = picture.crop((0, 0, *cell)).resize((256, round(256 * cell[1] / cell[0])))
     buffer = BytesIO()
     thumbnail.save(buffer, format="PNG")
-    result.images.append(write_atomic(result.saved_object.with_suffix(".png"),
-                                      buffer.getvalue()))
+    result.images.append(_write(root, result.saved_object.with_suffix(".png"),
+                                buffer.getvalue()))
     return result
 
 
 def _slug(text: str) -> str:
     """A file name part in plain ASCII (a URL needs no escaping): "Campagne de départ" gives
     campagne-de-depart."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    kept = "".join(c.lower() if c.isalnum() else "-" for c in ascii_text)
+    # Accents go (é is e and a combining accent); any other character parts words, the
+    # typographic apostrophe of "l’école" as the straight one.
+    kept = "".join(c.lower() if c.isascii() and c.isalnum() else
+                   "" if unicodedata.combining(c) else "-"
+                   for c in unicodedata.normalize("NFKD", text))
     return "-".join(part for part in kept.split("-") if part)
 
 

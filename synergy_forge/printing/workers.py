@@ -38,7 +38,7 @@ def prepare_workers() -> None:
     from multiprocessing import forkserver
 
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["weasyprint", "synergy_forge.printing.render"])
+    context.set_forkserver_preload(["weasyprint", "synergy_forge.printing.build"])
     sys.stdout.flush()
     sys.stderr.flush()
     try:

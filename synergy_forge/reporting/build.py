@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from synergy_forge.printing.render import Rendered
+from synergy_forge.printing.jobs import Rendered
 from synergy_forge.reporting import Output
 
 #: Missing translations listed one by one; past this, a count.

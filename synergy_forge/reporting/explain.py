@@ -147,12 +147,12 @@ def text(judgement: Judgement) -> Output:
     """Each verdict in words, headed by its file when several files were given."""
     several = judgement.files > 1
     return Output("\n\n".join(
-        (f"== {r.path}\n" if several else "") + verdict_text(r.verdict, judgement.rulebook)
+        (f"== {r.path}\n" if several else "") + verdict_text(r.verdict, r.rulebook)
         for r in judgement.rounds))
 
 
 def to_json(judgement: Judgement) -> Output:
     """One JSON verdict a line (JSON Lines when several files were given)."""
     return Output("\n".join(
-        json.dumps(verdict_to_json(r.verdict, judgement.rulebook), ensure_ascii=False)
+        json.dumps(verdict_to_json(r.verdict, r.rulebook), ensure_ascii=False)
         for r in judgement.rounds))

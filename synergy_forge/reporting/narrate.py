@@ -53,6 +53,9 @@ def round_story(game: Game, record: RoundRecord) -> str:
     plays = [f"seat {i} {table.colors[i]}: {p.first.value}, {p.goal}, {p.second.value}"
              for i, p in enumerate(table.plays)]
     lines.append("  played: " + " | ".join(plays))
+    passed = _passing(game, record)
+    if passed:
+        lines.append(f"  {passed}")
     lines += [f"  {describe_action(u)}" for u in table.actions]
     body = verdict_text(record.verdict, game.rulebook).splitlines()
     lines += [f"  {line}" for line in body if not line.startswith(("challenges:", "action "))]
@@ -61,3 +64,22 @@ def round_story(game: Game, record: RoundRecord) -> str:
                  f"{'fe' if record.lives_after == 1 else 'ves'} left, "
                  f"{record.rounds_won_after} of {game.mission.rounds} rounds won")
     return "\n".join(lines)
+
+
+def _passing(game: Game, record: RoundRecord) -> str:
+    """Goal passing (R4) in words: the goals under "played:" are the cards as played, the
+    goals scored are the ones that lie in front of each seat after passing."""
+    from synergy_forge.core.rules import RuleKind
+
+    table = record.table
+    n = len(table.plays)
+    for cid in table.challenges:
+        definition = game.rulebook.challenges.get(cid)
+        if definition is None or definition.kind is not RuleKind.PASSING or \
+                not definition.direction:
+            continue
+        way = "left" if definition.direction > 0 else "right"
+        now = ", ".join(f"seat {i} {table.plays[(i - definition.direction) % n].goal}"
+                        for i in range(n))
+        return f"{cid}: every goal card passes to the {way} (R4); now {now}"
+    return ""

@@ -83,7 +83,8 @@ def tune_text(result: TuneResult, name: str, before_text: str | None,
         if written:
             lines.append(f"  written to {name}")
         if command:
-            lines.append(f"  confirm: {command}")
+            lines.append(f"  confirm: {command}" if written else
+                         f"  confirm, once the change is in the file (--write): {command}")
     return "\n".join(lines)
 
 

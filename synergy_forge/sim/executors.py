@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from synergy_forge.errors import UnreadableInput
@@ -60,6 +61,11 @@ class Executor(Protocol):
         """One batch: (unit index, `work(shared, *unit)`) for every unit, as they finish."""
         ...
 
+    def stop(self) -> None:
+        """Ctrl-C reached the main thread while batches run in other threads (tune's missions
+        on a cluster): those batches end at their next result instead of playing on."""
+        ...
+
 
 @dataclass
 class LocalPool:
@@ -80,11 +86,78 @@ class LocalPool:
             units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
         return run_units(work, shared, units, self.jobs)
 
+    def stop(self) -> None:
+        """Nothing to do: the local pool runs in the thread Ctrl-C interrupts (synergy_forge.pool
+        ends its workers then)."""
+
 
 def _dask_call(work: Callable[..., Any], shared: Any, *unit: Any) -> Any:
     # Runs on a Dask worker: `shared` is the scattered value, deserialised once per worker
     # and kept in its memory, so bots' caches stay warm across the units the worker runs.
     return work(shared, *unit)
+
+
+#: The schemes a scheduler address may have: Dask's TCP (the default when none is written).
+#: inproc:// only reaches this process, ucx:// and tls:// need configuration we do not take.
+SCHEMES = ("tcp",)
+#: What Dask's first message (the handshake) may weigh at most: it is a few hundred bytes; a
+#: service that is not Dask sends text whose first 8 bytes read as an absurd length.
+MAX_HANDSHAKE = 1024 * 1024
+
+
+def scheduler_address(text: str) -> str:
+    """`text` as a Dask scheduler address, tcp://HOST:PORT; raises ExecutorError (exit 2) in
+    one line when it is not one, before anything connects."""
+    given = text.strip()
+    scheme, sep, rest = given.partition("://")
+    if not sep:
+        scheme, rest = "tcp", given
+    usage = "give tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786"
+    if scheme.lower() not in SCHEMES:
+        raise ExecutorError(f"scheduler address {given!r}: the {scheme}:// scheme is not "
+                            f"supported; {usage}")
+    host, colon, port = rest.rstrip("/").rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host or "/" in host or "/" in port or any(c.isspace() for c in host):
+        raise ExecutorError(f"scheduler address {given!r} names no host and port; {usage}")
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise ExecutorError(f"scheduler address {given!r}: the port must be a number from 1 "
+                            f"to 65535; {usage}")
+    return f"tcp://{f'[{host}]' if ':' in host else host}:{int(port)}"
+
+
+def probe_scheduler(address: str, timeout: float) -> None:
+    """Connect to the scheduler at `address` (as scheduler_address gives) and read the start
+    of its handshake, within `timeout` seconds for each: raises ExecutorError when nothing
+    listens, nothing answers (a web server waits for a request: the dashboard's port given by
+    mistake) or what answers is not Dask. Dask's own client has no timeout on the handshake
+    and believes any length it reads."""
+    import socket
+    import struct
+
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            head = b""
+            while len(head) < 8:
+                chunk = sock.recv(8 - len(head))
+                if not chunk:
+                    raise ExecutorError(f"{address} closed the connection: not a Dask "
+                                        "scheduler")
+                head += chunk
+    except TimeoutError:
+        raise ExecutorError(f"{address} did not answer within {timeout:g} s: not a Dask "
+                            "scheduler (is it the dashboard's port? the scheduler's is "
+                            "usually 8786)") from None
+    except OSError as exc:
+        raise ExecutorError(f"cannot reach the Dask scheduler at {address}: "
+                            f"{exc.strerror or exc}") from None
+    (length,) = struct.unpack("Q", head)  # as distributed.comm.tcp frames it
+    if not 0 < length <= MAX_HANDSHAKE:
+        raise ExecutorError(f"{address} is not a Dask scheduler (it answered something else)")
 
 
 @dataclass
@@ -94,13 +167,21 @@ class Dask:
     address: str
     #: seconds to wait for the scheduler before giving up
     timeout: float = 20.0
+    #: seconds to connect and to hear the scheduler's handshake: it answers in milliseconds
+    connect_timeout: float = 5.0
     #: a Dask task costs some 10-25 ms of scheduling: 100 coop games (about 0.5 s) keep that
     #: near 5%
     unit_games: int = 100
+    #: set by stop(): every batch ends at its next result
+    stopping: threading.Event = field(default_factory=threading.Event, repr=False,
+                                      compare=False)
 
     @property
     def name(self) -> str:
         return f"Dask cluster at {self.address}"
+
+    def stop(self) -> None:
+        self.stopping.set()
 
     def session(self, work: Callable[..., Any], shared: Any) -> Session:
         return _DaskSession(self, work, shared)
@@ -124,6 +205,7 @@ class _DaskSession:
             raise ExecutorError("running on a Dask cluster needs the 'cluster' extra: pip "
                                 "install 'synergy-forge[cluster]'") from None
         address, timeout = self.cluster.address, self.cluster.timeout
+        probe_scheduler(address, self.cluster.connect_timeout)
         try:
             self.client = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
@@ -155,6 +237,8 @@ class _DaskSession:
                    for index, unit in enumerate(units)}
         try:
             for future in as_completed(futures, loop=client.loop):
+                if self.cluster.stopping.is_set():  # the rest is cancelled below
+                    raise ExecutorError("stopped")
                 index = futures[future]
                 try:
                     result = future.result()
@@ -175,5 +259,5 @@ def executor_for(scheduler: str | None, jobs: int | None) -> Executor:
     local pool with `jobs` workers."""
     address = scheduler or os.environ.get(SCHEDULER_VARIABLE) or None
     if address:
-        return Dask(address)
+        return Dask(scheduler_address(address))
     return LocalPool(jobs)

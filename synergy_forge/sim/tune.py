@@ -252,12 +252,18 @@ def _candidates(mission: Mission, harder: bool, with_actions: bool
         values = [k.start + (k.harder if harder else -k.harder) * o
                   for k, o in zip(knobs, offsets, strict=True)]
         setting = _setting(mission, knobs, values, actions)
-        # More lives than the goal cards can pay for earn a lint warning (R23): not proposed,
-        # unless the original already has them.
-        if setting.rounds + setting.lives - 1 > max(MAX_ROUNDS,
-                                                    mission.rounds + mission.lives - 1):
+        if setting.lives > _lives_cap(mission, setting.rounds):
             continue
         yield distance, offsets, variant, setting
+
+
+def _lives_cap(mission: Mission, rounds: int) -> int:
+    """The most lives a setting with `rounds` may have: more than the mission's goal cards can
+    pay for earn validate's warning (mission.lives, R23: with D goal cards, only D - rounds + 1
+    failed rounds can be played), so they are never proposed, unless the original already has
+    them."""
+    deck = min(len(mission.goals), MAX_ROUNDS)
+    return max(1, max(deck, mission.rounds + mission.lives - 1) - rounds + 1)
 
 
 def extreme_setting(mission: Mission, harder: bool) -> Setting:
@@ -267,6 +273,11 @@ def extreme_setting(mission: Mission, harder: bool) -> Setting:
     for knob in knobs:
         sign = knob.harder if harder else -knob.harder
         values.append(knob.high if sign > 0 else knob.low)
+    named = dict(zip((k.name for k in knobs), values, strict=True))
+    # No more lives than validate accepts without a warning: the far end is a setting that
+    # could be proposed, and the report names it as "the closest".
+    values[[k.name for k in knobs].index("lives")] = min(
+        named["lives"], _lives_cap(mission, named["rounds"]))
     return _setting(mission, knobs, values, tuple(mission.actions))
 
 

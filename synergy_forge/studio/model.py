@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import multiprocessing
+import os
+import re
+import signal
 import sys
 import threading
 from collections import Counter
@@ -21,12 +25,22 @@ from pathlib import Path
 from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
-from synergy_forge.authoring.loading import CAMPAIGN_FILE, check_mission, display, read_campaign
+from synergy_forge.authoring.gamelog import PERSON
+from synergy_forge.authoring.loading import (
+    CAMPAIGN_FILE,
+    check_mission,
+    display,
+    mission_from_data,
+    mission_to_data,
+    read_campaign,
+)
 from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.rules import RuleError
+from synergy_forge.pool import ignore_interrupt
 from synergy_forge.printing.kit import Face
-from synergy_forge.printing.render import CardPreview, card_fit_problems
+from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.playtest import (
     STAR_BOT,
     Tally,
@@ -34,7 +48,12 @@ from synergy_forge.sim.playtest import (
     game_seed,
     play_batch,
     star_range,
+    wilson,
 )
+
+#: Errors that spoil only the printed card (a text that does not fit, a glyph the fonts lack):
+#: the mission is still shown, drawn and estimated.
+PRINT_ONLY = {"text.fit", "text.glyph"}
 
 #: Games per batch: small enough that a mission's first figures come within a second.
 BATCH = 20
@@ -43,6 +62,10 @@ ENOUGH = 4000
 #: The playtest command's default seed: the studio's figures are the same games.
 SEED = 1
 PREVIEW_DPI = 150
+#: The folder of a campaign where `synergy-forge table` adds each finished game's log.
+GAMES = "games"
+#: A game log is a few kilobytes; a bigger file in games/ is not read.
+MAX_LOG = 1 << 20
 
 
 @dataclass
@@ -57,6 +80,23 @@ class Entry:
     faces: tuple[str, str] | None = None  # front and back: hashes of their HTML
     play_key: str = ""  # what the estimate depends on
     rules_located: bool = False  # its rules block's overflow is a diagnostic at a line
+    people: PeopleGames | None = None  # games people played, logged in games/
+
+
+@dataclass
+class PeopleGames:
+    """The logged games of one mission that people played at the table (at least one seat
+    was a person's): those on the mission's rules as they are now, and on earlier rules."""
+
+    games: int = 0
+    wins: int = 0
+    earlier: int = 0
+
+    def as_data(self) -> dict[str, Any]:
+        low, high = wilson(self.wins, self.games)
+        return {"games": self.games, "wins": self.wins,
+                "rate": self.wins / self.games if self.games else None, "low": low,
+                "high": high, "earlier": self.earlier}
 
 
 @dataclass
@@ -81,11 +121,43 @@ def _play_key(mission: Mission, campaign: Campaign) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _rules(data: dict[str, Any]) -> dict[str, Any]:
+    """A mission's data less what does not change its play (names, stars, number)."""
+    return {k: v for k, v in data.items() if k not in ("title", "flavor", "stars", "number")}
+
+
+def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, PeopleGames]:
+    """Per mission id, the games people played, from the logs in the campaign's games/: each
+    log's first record (the game: its mission, who sat where) and last (the outcome). A log
+    that cannot be read, or of a game of bots only, is skipped."""
+    current = {m.id: _rules(mission_to_data(m)) for m in missions}
+    found: dict[str, PeopleGames] = {}
+    for path in sorted((folder / GAMES).glob("*.jsonl")):
+        try:
+            if not path.is_file() or path.stat().st_size > MAX_LOG:
+                continue
+            lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+            header, end = json.loads(lines[0]), json.loads(lines[-1])
+            mission, seats = header["mission"], header["bots"]
+            if header.get("type") != "game" or end.get("type") != "end" or \
+                    PERSON not in seats or mission["id"] not in current:
+                continue
+        except (OSError, ValueError, IndexError, KeyError, TypeError):
+            continue
+        tally = found.setdefault(mission["id"], PeopleGames())
+        if _rules(mission) != current[mission["id"]]:
+            tally.earlier += 1
+            continue
+        tally.games += 1
+        tally.wins += end.get("result") == "won"
+    return found
+
+
 def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     """The campaign with every diagnostic `validate` gives; when some files have errors, the
     other missions are still read, each on its own, so that their cards stay on show."""
     result = read_campaign(folder)
-    rules = placed(result, [card_fit_problems])  # as validate: rules blocks that cannot fit
+    rules = placed(result)  # as validate: rules blocks that cannot fit
     result.diagnostics += rules
     campaign = result.campaign
     by_file: dict[str, list[Diagnostic]] = {}
@@ -115,6 +187,11 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
                 mission = None
             if not any(d.severity is Severity.ERROR for d in found):
                 entry.mission = mission
+            elif doc is not None and isinstance(doc.data, dict) and all(
+                    d.check in PRINT_ONLY for d in found if d.severity is Severity.ERROR):
+                # A text that cannot fit or be drawn spoils the print, not the mission: its
+                # card stays on show, with the overflow marked (README).
+                entry.mission = mission_from_data(doc.data, file)
             elif doc is not None and isinstance(doc.data, dict):  # to place it in the list
                 number, title = doc.data.get("number"), doc.data.get("title")
                 entry.number = number if isinstance(number, int) else None
@@ -130,6 +207,9 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
             entry.title = entry.mission.label(language or shown.languages[0])
             entry.play_key = _play_key(entry.mission, shown)
     entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
+    people = read_people_games(folder, [e.mission for e in entries if e.mission is not None])
+    for entry in entries:
+        entry.people = people.get(entry.mission.id) if entry.mission is not None else None
     problems = sorted(d for f, ds in by_file.items() if f not in mission_files for d in ds)
     name = shown.name.get(language or "en") or next(iter(shown.name.values()), folder.name)
     return Snapshot(name, entries, problems, shown)
@@ -171,6 +251,9 @@ class Studio:
         self.tallies: dict[str, dict[int, Tally]] = {}  # play key -> player count -> games
         self.clients = 0
         self.planned: Counter[tuple[str, int]] = Counter()  # games asked for, not yet counted
+        #: (play key, player count) -> why its games cannot be played (a campaign's rule that
+        #: fails in them): shown as a diagnostic, never asked for again until the key changes
+        self.failed: dict[tuple[str, int], Diagnostic] = {}
         self.stopping = threading.Event()
         self._preview: CardPreview | None = None
 
@@ -217,6 +300,7 @@ class Studio:
             self.snapshot = snapshot
             keys = {e.play_key for e in snapshot.entries if e.play_key}
             self.tallies = {k: v for k, v in self.tallies.items() if k in keys}
+            self.failed = {k: v for k, v in self.failed.items() if k[0] in keys}
             for entry in snapshot.entries:
                 if entry.play_key and entry.mission is not None:
                     self.tallies.setdefault(entry.play_key,
@@ -225,9 +309,9 @@ class Studio:
             self.images = {k: v for k, v in self.images.items() if k in used}
             self._publish()
         for digest in missing:
-            if self.stopping.is_set():
+            if self.stopping.is_set() or self._preview is None:
                 return
-            drawn = CardPreview.render(pending[digest], PREVIEW_DPI)
+            drawn = self._preview.render(pending[digest], PREVIEW_DPI)
             with self.lock:
                 self.images[digest] = drawn
                 self._publish()
@@ -244,6 +328,8 @@ class Studio:
             if entry.mission is None or entry.play_key not in self.tallies:
                 continue
             for players, tally in self.tallies[entry.play_key].items():
+                if (entry.play_key, players) in self.failed:
+                    continue
                 # Games already asked for count: their seeds are taken.
                 games = tally.games + self.planned[(entry.play_key, players)]
                 if games < ENOUGH and (best is None or games < best[0]):
@@ -258,19 +344,29 @@ class Studio:
 
     def estimate_forever(self) -> None:
         """Play batches while a page is open, until the studio stops (runs in a thread)."""
+        # Ctrl-C is the server's, in the main thread: blocked in this one, the workers it
+        # starts inherit it blocked, and ignore it once started (synergy_forge.pool).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         context = multiprocessing.get_context("spawn")  # this process has threads: no fork
-        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context)
-        running: list[tuple[Future[Tally], str, int, int]] = []
+        pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
+                                   initializer=ignore_interrupt)
+        running: list[tuple[Future[Tally], str, int, int, str]] = []
         try:
             while not self.stopping.is_set():
                 batch = None
                 with self.lock:
                     for item in [r for r in running if r[0].done()]:
                         running.remove(item)
-                        future, key, players, count = item
+                        future, key, players, count, source = item
                         self.planned[(key, players)] -= count
-                        if key in self.tallies and future.exception() is None:
+                        failure = future.exception()
+                        if key in self.tallies and failure is None:
                             self.tallies[key][players].add(future.result())
+                            self._publish()
+                        elif key in self.tallies and failure is not None:
+                            # The same games would fail again: recorded, not retried.
+                            self.failed[(key, players)] = _batch_failure(failure, players,
+                                                                           source)
                             self._publish()
                     campaign = self.snapshot.campaign
                     if self.clients and campaign is not None and len(running) < self.jobs:
@@ -283,7 +379,7 @@ class Studio:
                 key, mission, players, seeds = batch
                 future = pool.submit(play_batch, mission, campaign.rulebook, campaign.colors,
                                      players, STAR_BOT, seeds)
-                running.append((future, key, players, len(seeds)))
+                running.append((future, key, players, len(seeds), mission.source))
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -301,19 +397,25 @@ class Studio:
             missions = []
             for entry in snapshot.entries:
                 mission = entry.mission
-                errors = sum(d.severity is Severity.ERROR for d in entry.diagnostics)
+                diagnostics = entry.diagnostics + [
+                    self.failed[(entry.play_key, p)] for p in (mission.players if mission else ())
+                    if (entry.play_key, p) in self.failed]
+                errors = sum(d.severity is Severity.ERROR for d in diagnostics)
                 item: dict[str, Any] = {
                     "file": entry.file, "number": entry.number, "title": entry.title,
                     "id": mission.id if mission else None,
                     "stars": mission.stars if mission else None,
-                    "errors": errors, "warnings": len(entry.diagnostics) - errors,
-                    "diagnostics": [_diagnostic(d) for d in entry.diagnostics],
+                    "errors": errors, "warnings": len(diagnostics) - errors,
+                    "diagnostics": [_diagnostic(d) for d in diagnostics],
                     # What the drawn card shows overflowing, unless already a diagnostic.
                     "overflows": [field for digest in entry.faces or () if digest in self.images
                                   for source, _, field in (o.partition("|") for o in
                                                            self.images[digest][1])
                                   if source == entry.file
-                                  and not (field == "challenges" and entry.rules_located)],
+                                  and not (field == "challenges" and entry.rules_located)
+                                  and not any(d.check == "text.fit"
+                                              and d.message.startswith(f"{field} ")
+                                              for d in entry.diagnostics)],
                     "playable": mission is not None,
                     "card": None, "estimate": None,
                 }
@@ -322,10 +424,11 @@ class Studio:
                                     for d in entry.faces]
                 if mission is not None and entry.play_key in self.tallies:
                     item["estimate"] = _estimate(self.tallies[entry.play_key], mission)
+                item["people"] = entry.people.as_data() if entry.people else None
                 missions.append(item)
             return {"version": self.version, "campaign": snapshot.name,
-                    "folder": display(self.folder), "problems": [_diagnostic(d) for d in
-                                                                 snapshot.problems],
+                    "folder": _folder_name(self.folder), "problems": [_diagnostic(d) for d in
+                                                                      snapshot.problems],
                     "missions": missions}
 
     def wait_for_change(self, seen: int, timeout: float) -> int:
@@ -335,17 +438,69 @@ class Studio:
             return self.version
 
 
+_ORIGIN = re.compile(r"(?s)(.+?):(\d+): (.*)")
+
+
+def _batch_failure(exc: BaseException, players: int, source: str) -> Diagnostic:
+    """A batch of games that raised, as the diagnostic `play` would print: a campaign's rule
+    that fails (RuleError, "FILE:LINE: why") at its file and line."""
+    text = str(exc)
+    match = _ORIGIN.fullmatch(text)
+    if isinstance(exc, RuleError) and match:
+        file, line, detail = match.group(1), int(match.group(2)), match.group(3)
+        return Diagnostic(file, line, 1, Severity.ERROR,
+                          f"fails in {players}-player games: {detail}", "mission.rule-fails")
+    return Diagnostic(source or CAMPAIGN_FILE, 1, 1, Severity.ERROR,
+                      f"{players}-player games cannot be played: {type(exc).__name__}: {text}",
+                      "studio.estimate-failed")
+
+
+def _folder_name(folder: Path) -> str:
+    """The campaign's folder as the heading shows it: as typed when it names the folder, else
+    (the current folder ".", or one above it) its whole path, the home folder as ~."""
+    shown = display(folder)
+    if shown not in (".", "") and not shown.startswith(".."):
+        return shown
+    whole = folder.resolve()
+    try:
+        return str(Path("~") / whole.relative_to(Path.home()))
+    except (ValueError, RuntimeError):
+        return str(whole)
+
+
 def _diagnostic(d: Diagnostic) -> dict[str, Any]:
     return {"where": f"{d.file}:{d.line}:{d.column}", "severity": str(d.severity),
             "message": d.message, "check": d.check}
 
 
+def _identity(folder: Path) -> tuple[int, int] | None:
+    """The folder's (device, inode), or None when it is not there: a folder deleted and made
+    again is another folder, which the watcher must watch anew."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+#: How often the watcher looks whether its folder is still the one it watches (seconds).
+RECHECK = 0.5
+
+
 def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
-    """Reload on every save of a campaign file, until the studio stops (runs in a thread)."""
+    """Reload on every save of a campaign file, until the studio stops (runs in a thread).
+
+    The folder itself may go (deleted, renamed, replaced by a checkout): the watcher then
+    shows why the campaign cannot be read, waits for the folder to be back and watches the
+    new one."""
     import watchfiles
 
+    root = os.path.abspath(studio.folder)
+
     def campaign_file(change: watchfiles.Change, path: str) -> bool:
-        return path.endswith((".yaml", ".yml", ".json"))
+        # A game log added to games/ by the table updates its mission's human results.
+        return path.endswith((".yaml", ".yml", ".json", ".jsonl")) or \
+            os.path.abspath(path) == root
 
     def reload() -> None:
         try:
@@ -357,8 +512,28 @@ def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
         if on_reload:
             on_reload()
 
-    reload()
-    for _ in watchfiles.watch(studio.folder, watch_filter=campaign_file, debounce=50, step=20,
-                              stop_event=studio.stopping, yield_on_timeout=False,
-                              raise_interrupt=False):
-        reload()
+    read: tuple[int, int] | None = (-1, -1)  # nothing read yet
+    while not studio.stopping.is_set():
+        armed = _identity(studio.folder)
+        if armed is None:  # gone: show why the campaign cannot be read, wait for it
+            if read is not None:
+                read = None
+                reload()
+            studio.stopping.wait(RECHECK)
+            continue
+        try:
+            # Watched first, then read: a save between the two is in the first changes.
+            for changes in watchfiles.watch(
+                    studio.folder, watch_filter=campaign_file, debounce=50, step=20,
+                    stop_event=studio.stopping, yield_on_timeout=True,
+                    rust_timeout=int(RECHECK * 1000), raise_interrupt=False):
+                if any(os.path.abspath(path) == root for _, path in changes):
+                    read = (-1, -1)  # the folder itself went or came: read it again, even
+                    break  # if a new one has the old one's inode, and watch it anew
+                if _identity(studio.folder) != armed:
+                    break  # deleted or replaced: watch the folder there now
+                if changes or read != armed:
+                    read = armed
+                    reload()
+        except (OSError, RuntimeError):  # the folder went while the watch was set up
+            studio.stopping.wait(RECHECK)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
-from synergy_forge.authoring.schema import schema_diagnostics
+from synergy_forge.authoring.schema import schema_diagnostics, schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import Action
 from synergy_forge.core.memo import Memo
@@ -53,16 +53,20 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
     second a rule): for a campaign read only as the context of one mission file, whose own
     diagnostics nobody asked for. A built-in's rule is ours and tested: it is not parsed here.
     """
-    found = schema_diagnostics(doc, kind_file)
-    if found:
-        return None, found
+    # A schema error elsewhere in the file does not hide the rule's own checks (issue 22: one
+    # run, every finding); only a rule or kind that cannot be read stops them.
+    schema_found, bad = schema_problems(doc, kind_file)
     data = doc.data
+    if schema_found and (not isinstance(data, dict) or "rule" in bad or "kind" in bad
+                         or not isinstance(data.get("rule", ""), str)
+                         or (kind_file != "goal" and "kind" not in data)):
+        return None, schema_found
     kind = RuleKind.GOAL if kind_file == "goal" else RuleKind(data["kind"])
     rule = data.get("rule")
     if rule is not None and not builtin:
         found = [rule_diagnostic(doc, rule, p) for p in rule_problems(kind, rule)]
         if found:
-            return None, found
+            return None, sorted(set(schema_found + found))
     line, _ = doc.where(())
     problems: list[Diagnostic] = []
     check = None
@@ -75,6 +79,8 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
         if failure is not None:  # an error, but the definition is kept: missions naming it
             problems.append(  # are not also told it does not exist
                 doc.diagnostic(("rule",), failure, "definition.rule-fails"))
+    if schema_found:
+        return None, sorted(set(schema_found + problems))
     direction = {"left": 1, "right": -1}.get(data.get("direction", ""), 0)
     return Definition(
         id=data["id"], kind=kind, name=text_of(data["name"]), text=text_of(data["text"]),
@@ -119,7 +125,7 @@ def read_definition(path: Path, kind_file: str, display: str | None = None) -> D
 
 @cache
 def standard_rulebook(native: bool = True) -> Rulebook:
-    """The seven goals and thirteen challenges of RULES.md, from their definition files.
+    """The seven goals and thirteen challenges of docs/rules.md, from their definition files.
 
     `native=True` swaps each rule's expression for its proven-equal twin in native.py.
     """

@@ -20,15 +20,33 @@ from ..output import show
               "(one per line when several files are given); the same as --format json.")
 @click.option("--data-rules", is_flag=True, help="Evaluate goals and challenges through their "
               "rule expressions instead of the native fast path (the results are the same).")
-def command(files: tuple[Path, ...], fmt: str, as_json: bool, data_rules: bool) -> None:
-    """Settle the round written in FILE (YAML or JSON, see schemas/round.schema.json).
+@click.option("--campaign", "campaign_dir", type=click.Path(exists=True, file_okay=False,
+                                                           path_type=Path),
+              help="The campaign whose goals, challenges and colours the rounds use (default: "
+              "the campaign each file sits in, else the one of the current folder or the "
+              "nearest one above it, else the built-in ones only).")
+def command(files: tuple[Path, ...], fmt: str, as_json: bool, data_rules: bool,
+            campaign_dir: Path | None) -> None:
+    """Settle the round written in FILE (YAML or JSON, see schemas/round.schema.json), with
+    its campaign's own goals and challenges.
 
     Exits 0 with the verdict, whatever it is; 2 when a file cannot be judged.
     """
     from synergy_forge.authoring.diagnostics import InvalidInput
     from synergy_forge.authoring.judging import judge_paths
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, display
 
-    judgement = judge_paths(files, native=not data_rules)
+    from ..inputs import campaign_above, shown
+
+    if campaign_dir is not None and not (campaign_dir / CAMPAIGN_FILE).is_file():
+        raise click.BadParameter(f"{campaign_dir} has no {CAMPAIGN_FILE}",
+                                 param_hint="'--campaign'")
+    here = campaign_above(Path.cwd()) if campaign_dir is None else None
+    judgement = judge_paths(files, native=not data_rules, campaign=campaign_dir,
+                            fallback=here and Path(display(here)))
+    if campaign_dir is None:
+        for folder in judgement.campaigns:
+            click.echo(f"using the campaign of {shown(folder / CAMPAIGN_FILE)}", err=True)
     show(render("judge", "json" if as_json else fmt, judgement))
     if judgement.problems:
         raise InvalidInput(judgement.problems)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,5 +44,12 @@ def _scaffold(action: Callable[[], list[Path]], target: Path) -> None:
     except OSError as exc:
         raise CannotWrite.from_os_error(
             exc, target, " (use another path, or --force for a single file)") from None
+    from synergy_forge.authoring.scaffold import SCHEMAS_HOME
+
+    schemas = [p for p in written if p.parent.parts[-2:] == SCHEMAS_HOME.parts]
     for path in written:
-        click.echo(f"wrote {path}")
+        if path not in schemas:
+            click.echo(f"wrote {path}")
+    if schemas:
+        click.echo(f"wrote {schemas[0].parent}{os.sep} ({len(schemas)} schemas, which the "
+                   "first line of each file names for your editor; keep them in git)")

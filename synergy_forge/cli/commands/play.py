@@ -6,14 +6,14 @@ from pathlib import Path
 
 import click
 
-from ..params import BOTS, for_seats
+from ..params import BOTS, SEED, for_seats
 
 
 @click.command("play")
 @click.argument("mission")
 @click.option("--players", "player_count", type=click.IntRange(3, 5),
               help="Player count (default: 4 if the mission allows it, else its first).")
-@click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random, "
+@click.option("--seed", type=SEED, help="Seed of the game's shuffles and bots (default: random, "
               "printed).")
 @click.option("--bots", type=BOTS, default="coop", show_default=True,
               help="One bot for every seat (random, greedy, coop, expert, oracle), or one per "
@@ -23,7 +23,9 @@ from ..params import BOTS, for_seats
 @click.option("--quiet", is_flag=True, help="Print only the outcome.")
 def command(mission: str, player_count: int | None, seed: int | None, bots: tuple[str, ...],
             log_path: Path | None, quiet: bool) -> None:
-    """Watch bots play MISSION (a mission file, or a starter mission's number or id)."""
+    """Watch bots play MISSION: a mission file, or the number or id of a mission of the
+    campaign of the current folder or the nearest one above it (the bundled starter campaign
+    when there is none)."""
     import random
 
     from synergy_forge.authoring.gamelog import Recorder, write_log

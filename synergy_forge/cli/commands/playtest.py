@@ -10,7 +10,7 @@ from synergy_forge.errors import CheckFailed
 from synergy_forge.reporting.formats import formats, render
 
 from ..output import show, write_report
-from ..params import BOTS, PLAYER_COUNTS
+from ..params import BOTS, PLAYER_COUNTS, SEED
 
 #: Below this many games the run is too short to be worth a progress bar.
 PROGRESS_FROM = 2000
@@ -25,7 +25,7 @@ PROGRESS_FROM = 2000
 @click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
               help="Comma-separated: random, greedy, coop, expert, oracle (oracle cheats: it sees "
               "every hand).")
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores). Results are the same whatever the number.")
 @click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT; "
@@ -45,7 +45,8 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
             fmt: str, as_json: bool, html_path: Path | None, check: bool) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
-    PATHS are campaign folders or mission files (default: the starter campaign).
+    PATHS are campaign folders or mission files (default: the campaign of the current folder
+    or the nearest one above it; the bundled starter campaign when there is none).
     """
     from synergy_forge.sim.executors import executor_for
     from synergy_forge.sim.playtest import games_to_play, playtest

@@ -9,18 +9,39 @@ import click
 
 @click.command("replay")
 @click.argument("log_file", type=click.Path(path_type=Path))
-def command(log_file: Path) -> None:
+@click.option("--campaign", "campaign_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="The campaign folder the log's mission belongs to (default: the starter "
+              "campaign).")
+def command(log_file: Path, campaign_dir: Path | None) -> None:
     """Re-run a game log through the engine and confirm its outcome.
 
-    Exits 0 when every record is what the engine accepts and the outcome is the same, 1
-    naming the first record that is not, 2 naming the first line that cannot be read (too
-    long, not UTF-8, not JSON) or when the file cannot be read at all.
-    """
-    from synergy_forge.authoring.gamelog import replay_file
-    from synergy_forge.reporting.explain import outcome_text
+    When the log names a mission of the campaign (the starter campaign, or --campaign DIR),
+    its header must be that mission and its definitions exactly; a log of any other mission
+    replays as self-contained: its mission is not verified.
 
-    game = replay_file(log_file)
-    outcome = game.outcome
+    Exits 0 when every record is what the engine accepts and the outcome is the same, 1
+    naming the first record that is not (a header that differs from the campaign's mission
+    included), 2 naming the first line that cannot be read (too long, not UTF-8, not JSON)
+    or when the file or the campaign cannot be read at all.
+    """
+    from synergy_forge.authoring.diagnostics import InvalidInput, errors
+    from synergy_forge.authoring.gamelog import replay_file
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, display, read_campaign
+    from synergy_forge.reporting.explain import outcome_text
+    from synergy_forge.resources import starter_campaign
+
+    folder = campaign_dir or starter_campaign()
+    if campaign_dir is not None and not (campaign_dir / CAMPAIGN_FILE).is_file():
+        raise click.BadParameter(f"{campaign_dir} has no {CAMPAIGN_FILE}",
+                                 param_hint="'--campaign'")
+    result = read_campaign(folder, thorough=False)
+    if result.campaign is None:
+        raise InvalidInput(errors(result.diagnostics))
+    label = f"campaign {display(folder)}" if campaign_dir else "the starter campaign"
+    replayed = replay_file(log_file, result.campaign, label)
+    outcome = replayed.game.outcome
     assert outcome is not None  # replay returns finished games only
+    checked = f"mission {replayed.game.mission.id} as in {label}" if replayed.verified else \
+        "self-contained: mission not verified"
     click.echo(f"{log_file}: replayed {outcome.rounds_played} round(s): {outcome_text(outcome)} "
-               "(same outcome as recorded)")
+               f"(same outcome as recorded; {checked})")

@@ -24,14 +24,17 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
            no_browser: bool) -> None:
     """Show CAMPAIGN_DIR's cards, problems and difficulty in the browser, live.
 
-    CAMPAIGN_DIR defaults to the campaign of the current folder. Every save of a campaign file
+    CAMPAIGN_DIR defaults to the campaign of the current folder or the nearest one above it
+    (the bundled starter campaign when there is none). Every save of a campaign file
     updates the open page; each mission's difficulty estimate grows while the page is open.
-    Stop with Ctrl-C.
+    Stop with Ctrl-C: the studio then exits 0 (it runs until stopped).
     """
     from synergy_forge.authoring.loading import CAMPAIGN_FILE
-    from synergy_forge.printing.i18n import available_languages
+    from synergy_forge.cardtext.i18n import available_languages
 
-    folder = campaign_dir or Path(".")
+    from ..inputs import current_campaign
+
+    folder = current_campaign(campaign_dir)
     if not (folder / CAMPAIGN_FILE).is_file():
         click.echo(f"{folder / CAMPAIGN_FILE}: no campaign here; run the studio in a campaign "
                    "folder or give one (synergy-forge new campaign DIR makes one)", err=True)
@@ -43,7 +46,8 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
         click.echo(f"warning: listening on {host}: other machines that can reach it will see "
                    "your campaign's files as the studio shows them", err=True)
     from synergy_forge.studio.model import Studio
-    from synergy_forge.studio.server import listen, serve
+    from synergy_forge.studio.server import serve
+    from synergy_forge.web.server import listen
 
     try:
         sock = listen(host, port)

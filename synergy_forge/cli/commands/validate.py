@@ -6,7 +6,6 @@ from pathlib import Path
 
 import click
 
-from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import CheckFailed, UnreadableInput
 from synergy_forge.reporting.formats import formats, render
 
@@ -27,13 +26,15 @@ def command(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     PATHS are files or folders. In a folder, a campaign.yaml's files, files with a synergy-forge
     schema line and files under missions/, goals/, challenges/, rounds/ are checked; dot-folders,
     tool configs and other YAML are skipped (--verbose lists them). A file named here is always
-    checked. Default: the bundled starter campaign. Exits 0 when there is no error (warnings
+    checked. Default: the campaign of the current folder or the nearest one above it (the
+    bundled starter campaign when there is none). Exits 0 when there is no error (warnings
     allowed), 1 when there are errors, 2 on a usage error (nothing to check is one).
     """
     from synergy_forge.authoring.validate import validate_paths
-    from synergy_forge.resources import starter_campaign
 
-    report = validate_paths(list(paths) or [starter_campaign()], checks=[_cards_fit])
+    from ..inputs import current_campaign
+
+    report = validate_paths(list(paths) or [current_campaign()])
     if verbose:
         for where, why in report.skipped:
             click.echo(f"skipped {where}: {why}", err=True)
@@ -49,10 +50,3 @@ def command(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     if report.errors:
         raise CheckFailed()
 
-
-def _cards_fit(campaign: Campaign) -> list[tuple[str, tuple[str, ...], str, str]]:
-    """The printed kit's own check of a campaign (mission cards' rules blocks), imported only
-    when a whole campaign was read."""
-    from synergy_forge.printing.render import card_fit_problems
-
-    return card_fit_problems(campaign)

@@ -29,6 +29,13 @@ function estimateLine(estimate) {
     percent(estimate.high) + "], " + estimate.games + " games)";
 }
 
+// Games people played at the table (logged in the campaign's games/), beside the bots' estimate.
+function peopleLine(people) {
+  if (!people || !people.games) return "";
+  return "people: " + people.wins + " of " + people.games + " won, " + percent(people.rate) +
+    " [" + percent(people.low) + ", " + percent(people.high) + "]";
+}
+
 function drawOverview(state) {
   const body = document.querySelector("#overview tbody");
   const rows = state.missions.map((m, index) => {
@@ -39,6 +46,7 @@ function drawOverview(state) {
     title.append(link);
     const estimate = el("td", m.estimate && !m.estimate.agrees ? "disagree" : null,
                         m.playable ? estimateLine(m.estimate) : "");
+    if (m.people && m.people.games) estimate.append(el("div", "people", peopleLine(m.people)));
     tr.append(el("td", null, m.number ?? "?"), title, el("td", null, stars(m.stars)), estimate,
               el("td", "count" + (m.errors ? " bad" : ""), m.errors),
               el("td", "count" + (m.warnings ? " warn" : ""), m.warnings));
@@ -60,9 +68,24 @@ function setImage(img, src) {
   if (img.getAttribute("src") !== src) img.src = src;
 }
 
+function drawPeople(box, people) {
+  if (!people) return;
+  box.append(el("h4", null, "Played by people (games/)"));
+  if (people.games) {
+    box.append(el("p", "people", people.wins + " of " + people.games + " games won: win rate " +
+                  percent(people.rate) + ", 95% interval [" + percent(people.low) + ", " +
+                  percent(people.high) + "]"));
+  }
+  if (people.earlier) {
+    box.append(el("p", "people earlier", people.earlier + " game(s) on an earlier version of " +
+                  "this mission's rules, not counted"));
+  }
+}
+
 function drawEstimate(box, m) {
   box.replaceChildren();
   if (!m.playable) { box.append(el("p", null, "No estimate while the file has errors.")); return; }
+  drawPeople(box, m.people);
   const e = m.estimate;
   box.append(el("h4", null, "Difficulty (coop bot)"));
   if (!e) { box.append(el("p", null, "playing the first games…")); return; }

@@ -1,4 +1,4 @@
-"""Fitting card texts into their boxes from the bundled fonts' metrics, without rendering.
+"""Fitting texts into their boxes from the bundled fonts' metrics, without rendering.
 
 Every fixed-size text box of a card (a mission's title and flavour text, a goal's name, symbol
 and text...) has a `Box`: its size in mm and its preferred font size. `fit` tries the preferred
@@ -7,9 +7,7 @@ the first size at which the text wraps into the box, or None when even the minim
 (a word wider than the box included). The wrapping is greedy at spaces, as the browser engine
 does, with the fonts' advance widths and a small allowance for shaping: `validate` and `build`
 both use it, so a text that will not fit is reported before anything is rendered, and the
-card's template prints the fitted size.
-
-A root helper: it reads the fonts under templates/fonts and imports no layer.
+card's template prints the fitted size. The boxes themselves are in cardtext/geometry.py.
 """
 
 from __future__ import annotations
@@ -47,6 +45,9 @@ class Font:
 
 
 FONTS = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
+#: The italic face of flavour texts (DejaVu Sans Oblique, regular weight only): its widths and
+#: glyphs differ from the upright face's (« » included), so italic boxes are measured with it.
+ITALIC = "DejaVuSans-Oblique.ttf"
 #: The fonts' advance widths, read once with fontTools and kept beside them with each font's
 #: hash: reading them back costs 5 ms where fontTools takes 0.1 s, in every command that
 #: checks or prints a card (validate, build, the studio). A font whose hash differs (replaced
@@ -55,12 +56,13 @@ METRICS = "metrics.json"
 
 
 @cache
-def font(bold: bool = False) -> Font:
+def font(bold: bool = False, italic: bool = False) -> Font:
     import json
 
-    path = templates_dir() / "fonts" / FONTS[bold]
+    name = ITALIC if italic else FONTS[bold]
+    path = templates_dir() / "fonts" / name
     try:
-        kept = json.loads((path.parent / METRICS).read_text(encoding="utf-8"))[FONTS[bold]]
+        kept = json.loads((path.parent / METRICS).read_text(encoding="utf-8"))[name]
     except (OSError, ValueError, KeyError):
         kept = None
     if kept is not None and kept["sha256"] == _sha256(path):
@@ -81,12 +83,12 @@ def read_font(path: Path) -> Font:
 
 def write_metrics() -> Path:
     """Write templates/fonts/metrics.json from the fonts (after replacing a font):
-    `python -c "from synergy_forge.textfit import write_metrics; write_metrics()"`."""
+    `python -c "from synergy_forge.cardtext.fonts import write_metrics; write_metrics()"`."""
     import json
 
     folder = templates_dir() / "fonts"
     kept = {}
-    for name in FONTS.values():
+    for name in (*FONTS.values(), ITALIC):
         read = read_font(folder / name)
         kept[name] = {"sha256": _sha256(folder / name), "units": read.units,
                       "advances": {str(cp): a for cp, a in sorted(read.advances.items())}}
@@ -102,16 +104,19 @@ def _sha256(path: Path) -> str:
 
 
 @cache
-def _drawable() -> frozenset[str]:
+def _drawable(italic: bool = False) -> frozenset[str]:
     both = font(False).advances.keys() & font(True).advances.keys()
+    if italic:
+        both &= font(italic=True).advances.keys()
     return frozenset(chr(cp) for cp in both) | {"\n", "\t"}
 
 
-def missing_glyphs(text: str) -> list[tuple[int, str]]:
-    """(index, character) of each character the bundled fonts cannot draw."""
-    if set(text) <= _drawable():
+def missing_glyphs(text: str, italic: bool = False) -> list[tuple[int, str]]:
+    """(index, character) of each character the bundled fonts (with the italic face, for an
+    italic text) cannot draw."""
+    drawable = _drawable(italic)
+    if set(text) <= drawable:
         return []
-    drawable = _drawable()
     return [(i, ch) for i, ch in enumerate(text) if ch not in drawable]
 
 
@@ -124,20 +129,28 @@ class Box:
     pt: float
     bold: bool = False
     line_height: float = 1.25
+    italic: bool = False
     min_pt: float = MIN_PT
 
 
 Paragraph = str | tuple[str, str]  # a text, or (bold lead-in, text)
 
 
-def _words(text: Paragraph, bold: bool) -> list[list[float]]:
+def _breakable(line: str) -> list[str]:
+    """The words a line may break between: at spaces and tabs, never at a no-break space
+    (str.split would break there too)."""
+    return [word for word in line.replace("\t", " ").split(" ") if word]
+
+
+def _words(text: Paragraph, bold: bool, italic: bool = False) -> list[list[float]]:
     """Each line of a paragraph as its words' widths in ems, a space's width last."""
-    space = font(bold).em_width(" ")
+    face = font(bold, italic)
+    space = face.em_width(" ")
     if isinstance(text, tuple):
-        lines = [[font(True).em_width(w) for w in text[0].split()]
-                 + [font(bold).em_width(w) for w in text[1].split()]]
+        lines = [[font(True).em_width(w) for w in _breakable(text[0])]
+                 + [face.em_width(w) for w in _breakable(text[1])]]
     else:
-        lines = [[font(bold).em_width(w) for w in line.split()] for line in text.split("\n")]
+        lines = [[face.em_width(w) for w in _breakable(line)] for line in text.split("\n")]
     return [[*line, space] for line in lines]
 
 
@@ -160,9 +173,10 @@ def _count(lines: list[list[float]], width: float, scale: float) -> int | None:
     return count
 
 
-def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False) -> int | None:
+def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False,
+                 italic: bool = False) -> int | None:
     """How many lines `text` wraps to in `width` mm; None when a word is wider than that."""
-    return _count(_words(text, bold), width, pt * MM_PER_PT * SHAPING_ALLOWANCE)
+    return _count(_words(text, bold, italic), width, pt * MM_PER_PT * SHAPING_ALLOWANCE)
 
 
 def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float | None:
@@ -170,7 +184,8 @@ def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float 
 
     A list is a block of paragraphs, `gap` mm apart.
     """
-    paragraphs = [_words(p, box.bold) for p in (text if isinstance(text, list) else [text])]
+    paragraphs = [_words(p, box.bold, box.italic)
+                  for p in (text if isinstance(text, list) else [text])]
     pt = box.pt
     while pt >= box.min_pt - 1e-9:
         scale = pt * MM_PER_PT * SHAPING_ALLOWANCE
@@ -181,21 +196,3 @@ def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float 
                 return pt
         pt = round(pt - STEP, 2)
     return None
-
-
-@cache
-def card_boxes(width: float = 63.0, height: float = 88.0, safe: float = 4.0) -> dict[str, Box]:
-    """The fitted text boxes of a card of `width` x `height` mm with a `safe` margin, by field;
-    the templates place them (templates/faces.html.j2) and print the fitted size."""
-    inner = width - 2 * safe
-    return {
-        "title": Box(inner, 10.0, 11.0, bold=True),
-        "flavor": Box(inner, 9.5, 7.0),
-        # a mission's play order, hand, goal deck, challenges, actions (kit.mission_lines)
-        "mission-rules": Box(inner, height - 2 * safe - 36.5, 7.0),
-        "goal-symbol": Box(inner, 19.0, 48.0, bold=True, line_height=1.1, min_pt=24.0),
-        "goal-name": Box(inner, 10.0, 12.0, bold=True),
-        "goal-text": Box(inner, height - 2 * safe - 49.0, 9.5),  # above "Added by mission"
-        "action-name": Box(inner, 10.0, 12.0, bold=True),
-        "action-text": Box(inner, height - 2 * safe - 44.0, 9.0),
-    }

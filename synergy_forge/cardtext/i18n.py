@@ -1,12 +1,14 @@
 """Fixed strings in English and French through gettext catalogs (Babel).
 
-The French catalog is the .po file under synergy_forge/printing/locale; it is compiled in memory
+The French catalog is the .po file under synergy_forge/cardtext/locale; it is compiled in memory
 when a build starts, so no generated .mo file lives in the repository. Strings missing from a
-catalog fall back to English and are remembered, so the build can report them.
+catalog fall back to English and are remembered, so the build can report them. Every string it
+gives, fixed or a designer's, is typeset for its language (typography.py: quotes, apostrophes,
+no-break spaces).
 
 To add strings: mark them `{{ _("…") }}` in templates/ or `_("…")` in code, then
 `pybabel extract -F babel.cfg -o messages.pot .` and `pybabel update -i messages.pot -d
-synergy_forge/printing/locale` (docs/printing.md).
+synergy_forge/cardtext/locale` (docs/printing.md).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+
+from synergy_forge.typography import typeset
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 SOURCE_LANGUAGE = "en"
@@ -52,30 +56,31 @@ class Translator:
 
     def gettext(self, message: str) -> str:
         if self.language == SOURCE_LANGUAGE:
-            return message
+            return typeset(message, SOURCE_LANGUAGE)
         translated = self._catalog.get(message)
         if not translated:
             self.missing.add(message)
-            return message
-        return translated
+            return typeset(message, SOURCE_LANGUAGE)
+        return typeset(translated, self.language)
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         if self.language == SOURCE_LANGUAGE:
-            return singular if n == 1 else plural
+            return typeset(singular if n == 1 else plural, SOURCE_LANGUAGE)
         if (singular, 0) not in self._catalog:  # plural entries are keyed (msgid, form)
             self.missing.add(singular)
-            return singular if n == 1 else plural
-        return self._translations.ngettext(singular, plural, n)
+            return typeset(singular if n == 1 else plural, SOURCE_LANGUAGE)
+        return typeset(self._translations.ngettext(singular, plural, n), self.language)
 
     def text(self, value: Mapping[str, str] | None, what: str = "") -> str:
         """A user text in this language, or English (recorded as missing)."""
         if not value:
             return ""
         if self.language in value:
-            return value[self.language]
+            return typeset(value[self.language], self.language)
         if what and self.language != SOURCE_LANGUAGE:
             self.missing.add(what)
-        return value.get(SOURCE_LANGUAGE) or next(iter(value.values()))
+        return typeset(value.get(SOURCE_LANGUAGE) or next(iter(value.values())),
+                       SOURCE_LANGUAGE)
 
 
 def available_languages() -> list[str]:

@@ -1,0 +1,364 @@
+"""The build: every document of the kit for every language, drawn in pieces on worker processes.
+
+Every document is drawn in pieces (a page of sheets, eight card faces, or the whole document),
+each in a worker process (`render_piece`), cached in OUT/.cache (printing/store.py), then
+assembled into the outputs: PDFs merged (printing/pdf.py), PNGs and the Tabletop Simulator
+export placed. Every file is written atomically to a path inside the output folder, one build
+at a time (printing/output.py), through the folders' own descriptors (fileio.write_beneath):
+a folder of OUT swapped for a link while the build runs is refused, never followed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.cardtext.i18n import Translator
+from synergy_forge.core.mission import Campaign
+from synergy_forge.fileio import open_beneath, read_regular, write_beneath
+from synergy_forge.pool import run_units
+from synergy_forge.printing.draw import PNG_DPI, RenderContext, draw, page_images, png_bytes
+from synergy_forge.printing.html import (
+    environment,
+    face_documents,
+    html_for,
+    sheet_for,
+    single_faces,
+)
+from synergy_forge.printing.jobs import COMBINED, Job, Options, Rendered, jobs_for
+from synergy_forge.printing.kit import Face, build_kit
+from synergy_forge.printing.output import TEMP_DIR, check_output_folder, inside, locked
+from synergy_forge.printing.pdf import merge
+from synergy_forge.printing.store import (
+    CACHE_DIR,
+    RENDER_VERSION,
+    TEMPLATES,
+    assets_digest,
+    digest,
+    entry,
+    place,
+    prune,
+    sheets_listed,
+    whole,
+)
+from synergy_forge.printing.workers import worker_context
+
+#: Card faces per piece of a cards document. A piece is one WeasyPrint document: fewer,
+#: larger pieces cost less (each is parsed, laid out and written with its own font subsets),
+#: smaller ones redraw less when one card changes. Eight faces keep a cold build within
+#: WeasyPrint's own time and a changed title redraws eight faces (docs/performance.md).
+FACES_PER_PIECE = 8
+
+
+@dataclass
+class _Document:
+    """A job as the pieces it is drawn in: one per page of sheets, eight card faces, or the
+    whole document; each piece is cached under the hash of its HTML. A cards job also has
+    the PNG of each face, cached under the hash of that face's own HTML (the one the studio
+    draws), so a piece redrawn for one changed face rasterises that face alone."""
+
+    job: Job
+    keys: list[str]
+    html: list[str]
+    missing: set[str]
+    faces: list[Face] = field(default_factory=list)  # cards jobs: the face of each page
+    face_html: list[str] = field(default_factory=list)  # ... its own document (with PNGs)
+    face_keys: list[str] = field(default_factory=list)  # ... its PNG's cache key
+
+    def pieces(self) -> Iterator[tuple[str, str, list[str]]]:
+        """(key, HTML, PNG keys of its pages) of each piece."""
+        for index, (key, html) in enumerate(zip(self.keys, self.html, strict=True)):
+            start = index * FACES_PER_PIECE
+            yield key, html, self.face_keys[start:start + FACES_PER_PIECE]
+
+
+def plan(campaign: Campaign, languages: list[str], options: Options,
+         store: Path | None = None, root: Path | None = None) -> list[_Document]:
+    """Every document of the build as its pieces. With `store`, the compiled templates are kept
+    in STORE/templates/ (Jinja's bytecode cache, checked against the templates' sources):
+    compiling them is half the time of a rebuild's HTML."""
+    assets = assets_digest()
+    kit = build_kit(campaign)
+    layout = sheet_for(options)
+    documents = []
+    compiled = None
+    if store is not None:
+        compiled = _compiled_templates(store / TEMPLATES, root or store.parent)
+    for language in languages:
+        translator = Translator(language)
+        env = environment(translator, campaign, options.card, options.ink_saver)
+        env.bytecode_cache = compiled
+        for job in jobs_for([language]):
+            parts: list[Any] = [None]
+            sides: list[str | None] = [None]
+            numbers: list[tuple[int, int] | None] = [None]
+            faces: list[Face] = []
+            if job.kind == "sheets":  # one page a piece: a sheet's front, then its back
+                cards, per = kit[job.group], layout.per_sheet
+                pages = 1 if layout.fold else 2  # folded: both sides on one page
+                parts = [cards[i:i + per] for i in range(0, len(cards), per)
+                         for _ in range(pages)]
+                sides = [None] if layout.fold else ["front", "back"]
+                sides = sides * (len(parts) // pages)
+                numbers = [(n // pages, len(parts) // pages) for n in range(len(parts))]
+            elif job.kind == "cards":
+                faces = single_faces(kit[job.group])
+                parts = [faces[i:i + FACES_PER_PIECE]
+                         for i in range(0, len(faces), FACES_PER_PIECE)]
+                sides = [None] * len(parts)
+                numbers = [None] * len(parts)
+            html = [html_for(job, campaign, options, translator, only=part, env=env,
+                             side=side, numbering=number)[0]
+                    for part, side, number in zip(parts, sides, numbers, strict=True)]
+            document = _Document(job, [digest(assets, "pdf", text) for text in html], html,
+                                 translator.missing, faces)
+            if faces and options.png:
+                document.face_html = [face for text in html for face in face_documents(text)]
+                document.face_keys = [digest(assets, "png", text)
+                                      for text in document.face_html]
+            documents.append(document)
+    return documents
+
+
+def _compiled_templates(folder: Path, root: Path) -> Any:
+    """Jinja's bytecode cache in `folder`, written through fileio.write_beneath (Jinja's own
+    writer follows links)."""
+    from io import BytesIO
+
+    from jinja2 import FileSystemBytecodeCache
+
+    os.close(open_beneath(root, folder))
+
+    class Compiled(FileSystemBytecodeCache):
+        def load_bytecode(self, bucket: Any) -> None:
+            try:
+                data = read_regular(Path(self._get_cache_filename(bucket)))
+            except OSError:
+                return
+            bucket.load_bytecode(BytesIO(data))
+
+        def dump_bytecode(self, bucket: Any) -> None:
+            buffer = BytesIO()
+            bucket.write_bytecode(buffer)
+            with contextlib.suppress(OSError):  # not cached: compiled again next time
+                write_beneath(root, Path(self._get_cache_filename(bucket)),
+                              buffer.getvalue(), durable=False)
+
+    return Compiled(str(folder))
+
+
+def render_piece(context: RenderContext, html: str, key: str, cache: str, temp: str,
+                 pngs: list[str | None], tts: CardSize | None, root: str) -> float:
+    """Render one piece into the cache: KEY.pdf and KEY.json (written last: its presence says
+    the PDF is whole), then for each page with a name in `pngs`, NAME.png at 300 DPI and, with
+    `tts`, NAME-tts.png (the card cut and shrunk for Tabletop Simulator's sheets, printing/tts.py).
+    A piece whose PDF is cached already is only rasterised. Runs in a worker process, with
+    that worker's own `context`; every file is written inside `root` (the output folder)
+    through fileio.write_beneath."""
+    started = time.perf_counter()
+    out = Path(root)
+    # WeasyPrint copies the fonts into a temporary folder it removes only when collected,
+    # which never happens in a pool worker: keep that folder inside --out, removed at the end.
+    tempfile.tempdir = temp
+    folder = Path(cache)
+    if entry(folder, key) is not None:
+        pdf = read_regular(folder / f"{key}.pdf")
+    else:
+        drawn = draw(html, context)
+        pdf = drawn.pdf
+        write_beneath(out, folder / f"{key}.pdf", pdf, durable=False)
+        meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused,
+                "bytes": len(pdf)}
+        write_beneath(out, folder / f"{key}.json", json.dumps(meta), durable=False)
+    wanted = [index for index, name in enumerate(pngs) if name]
+    if wanted:
+        from synergy_forge.printing.tts import shrink
+
+        for index, image in page_images(pdf, PNG_DPI, wanted):
+            name = pngs[index]
+            write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
+                          durable=False)
+            if tts is not None:
+                write_beneath(out, folder / f"{name}-tts.png",
+                              png_bytes(shrink(tts, image), None, 1), durable=False)
+    return time.perf_counter() - started
+
+
+def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
+          jobs: int | None = None, progress: Callable[[Rendered], None] | None = None,
+          cache: bool = True) -> list[Rendered]:
+    """Render every document for every language, on `jobs` processes (default: all cores).
+
+    Incremental: each piece (a page of sheets, eight card faces, a whole document) is kept in
+    OUT/.cache/ under the hash of its final HTML, the assets and the options, and rendered
+    again only when that changes (a face's PNG under the hash of its own HTML); entries this
+    build did not use are deleted. With cache=False a fresh cache is used and thrown away:
+    the output is the same, byte for byte. Raises OutputFolderError before writing anything
+    when --out cannot be used.
+
+    Every file is written atomically; the outputs also durably (fsync), the cache entries not:
+    a crash can leave one empty, and an entry is used only when it is whole (store.entry).
+    """
+    check_output_folder(out_dir)
+    with locked(out_dir):
+        root = out_dir.resolve()  # the folder the user chose (it may be a link): held
+        temp = root / TEMP_DIR
+        shutil.rmtree(temp, ignore_errors=True)  # left by a build that was killed
+        store = root / CACHE_DIR if cache else temp / "cache"
+        os.close(open_beneath(root, store))  # made, below OUT, without following a link
+        # WeasyPrint's fonts go to a private folder of this user's, not into OUT: a folder
+        # of OUT swapped for a link would lead its writes anywhere.
+        fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
+        saved_tempdir = tempfile.tempdir
+        context = RenderContext()
+        try:
+            return _build(campaign, root, languages, options, jobs, progress, store, Path(fonts),
+                          context)
+        finally:
+            context.release()
+            tempfile.tempdir = saved_tempdir
+            shutil.rmtree(fonts, ignore_errors=True)
+            shutil.rmtree(temp, ignore_errors=True)  # refuses a link: never follows one
+
+
+def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
+           jobs: int | None, progress: Callable[[Rendered], None] | None, store: Path,
+           temp: Path, context: RenderContext) -> list[Rendered]:
+    documents = plan(campaign, languages, options, store, out_dir)
+    todo: list[tuple[str, str, str, str, list[str | None], CardSize | None, str]] = []
+    owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
+    waiting = [0] * len(documents)
+    tts = options.card if options.tts else None
+    # Longest first: the card faces with their PNGs take the most time.
+    order = sorted(range(len(documents)), key=lambda i: (
+        documents[i].job.kind != "cards", documents[i].job.group != "numbers",
+        documents[i].job.kind != "sheets"))
+    for index in order:
+        for key, html, face_keys in documents[index].pieces():
+            pngs: list[str | None] = [
+                name if not whole(store / f"{name}.png")
+                or (tts and not whole(store / f"{name}-tts.png")) else None
+                for name in face_keys]
+            if not any(pngs) and entry(store, key) is not None:
+                continue
+            if key not in owners:
+                owners[key] = []
+                todo.append((html, key, str(store), str(temp), pngs, tts, str(out_dir)))
+            if index not in owners[key]:
+                owners[key].append(index)
+                waiting[index] += 1
+    used: set[str] = set()
+    results: list[Rendered] = []
+    seconds = [0.0] * len(documents)
+
+    def finish(index: int) -> None:
+        document = documents[index]
+        rendered = _assemble(document, out_dir, store, used)
+        rendered.seconds = seconds[index]
+        results.append(rendered)
+        if options.tts and document.job.kind == "cards":
+            # Here, while the workers draw the rest (cards are drawn first): the sheets'
+            # composition is hidden behind the drawing instead of following it.
+            _tts_sheets(campaign, out_dir, document, options, store, used)
+        if progress:
+            progress(rendered)
+
+    for index in order:
+        if not waiting[index]:
+            finish(index)
+    workers = worker_context() if jobs != 1 else None
+    if todo and workers is None:
+        import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
+    for number, took in run_units(render_piece, context, todo, jobs, workers):
+        for index in owners[todo[number][1]]:
+            seconds[index] += took
+            waiting[index] -= 1
+            if not waiting[index]:
+                finish(index)
+    by_name = {(r.job.language, r.job.name): r for r in results}
+    for language in languages:
+        parts = [by_name[(language, name)].path for name in COMBINED]
+        key = digest("combined", *(by_name[(language, name)].key for name in COMBINED))
+        used.add(key)
+        source = store / f"{key}.pdf"
+        if not whole(source):
+            write_beneath(out_dir, source, merge(parts), durable=False)
+        combined = place(out_dir, inside(out_dir, Path(language) /
+                                         f"print-and-play-{language}.pdf"), source)
+        results.append(Rendered(Job("print-and-play", language), combined,
+                                sum(by_name[(language, n)].pages for n in COMBINED), 0.0))
+        if options.tts:
+            results.append(_tts(campaign, out_dir, language, options))
+    prune(out_dir, store, used)
+    return results
+
+
+def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -> Rendered:
+    """A job's output from its cached pieces: the PDF (pieces merged) and the PNGs."""
+    job = document.job
+    metas = [entry(store, key) or {} for key in document.keys]  # whole: checked or just drawn
+    if not all(metas):
+        raise OSError(f"{store}: a cache entry of {job.name} was damaged during the build")
+    used.update(document.keys)
+    if len(document.keys) == 1:
+        key = document.keys[0]
+    else:
+        key = digest("merged", *document.keys)
+        used.add(key)
+        if not whole(store / f"{key}.pdf"):
+            write_beneath(out_dir, store / f"{key}.pdf",
+                          merge([store / f"{k}.pdf" for k in document.keys]), durable=False)
+    target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
+                   store / f"{key}.pdf")
+    result = Rendered(job, target, sum(m["pages"] for m in metas), 0.0,
+                      sorted({o for m in metas for o in m["overflows"]}), document.missing,
+                      [url for m in metas for url in m["refused"]], key=key)
+    if document.face_keys:
+        used.update(document.face_keys)
+        folder = Path(job.language) / "png" / job.group
+        result.pngs = [place(out_dir, inside(out_dir, folder / f"{face.key}.png"),
+                             store / f"{name}.png")
+                       for face, name in zip(document.faces, document.face_keys, strict=True)]
+    return result
+
+
+def _tts_sheets(campaign: Campaign, out_dir: Path, cards: _Document, options: Options,
+                store: Path, used: set[str]) -> None:
+    """A group's Tabletop Simulator sheets (printing/tts.py), laid out from the shrunk card
+    images the workers made with the PNGs, cached under the hash of those: a group whose cards
+    did not change is not composed again."""
+    from synergy_forge.printing import tts
+
+    language, group = cards.job.language, cards.job.group
+    key = digest("tts", RENDER_VERSION, group, repr(options.card), *cards.face_keys)
+    used.add(key)
+    names = sheets_listed(store, key)
+    if names is None:
+        shrunk = {face.key: str(store / f"{name}-tts.png")  # made by render_piece
+                  for face, name in zip(cards.faces, cards.face_keys, strict=True)}
+        tts.compose_group(None, tts.sheet_files(campaign, language, group), shrunk, str(store),
+                          key, out_dir)
+        names = json.loads(read_regular(store / f"{key}.json").decode("utf-8"))
+    folder = inside(out_dir, Path(language) / "tts")
+    for name in names:
+        place(out_dir, folder / name, store / f"{key}-{name}")
+
+
+def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options) -> Rendered:
+    """The Tabletop Simulator export's saved object, once every group's sheets are placed."""
+    from synergy_forge.printing import tts
+
+    started = time.perf_counter()
+    export = tts.export(campaign, out_dir / language, language, options.card,
+                        options.tts_url_base, out_dir)
+    return Rendered(Job("tts", language), export.saved_object, 0,
+                    time.perf_counter() - started, missing=export.missing, pngs=export.images)

@@ -1,0 +1,196 @@
+"""WeasyPrint on one final HTML document, PDFium from its PDF to images.
+
+Every drawing goes through a `RenderContext`: the fonts loaded and the kit's stylesheet parsed
+once for all the documents a process draws, passed explicitly (a build's worker receives its
+own, empty, and fills it on its first drawing). It also holds:
+- a URL fetcher that serves the project's own assets and refuses everything else;
+- fixed PDF metadata and identifier, so the same input gives the same bytes;
+- a check of every fixed-size text box: text that does not fit is reported with its source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import urllib.parse
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+from synergy_forge.resources import templates_dir
+
+PNG_DPI = 300
+#: Fonts are subset with a fixed timestamp (fontTools reads SOURCE_DATE_EPOCH), so that the
+#: same input gives byte-identical PDFs. 2026-01-01T00:00:00Z.
+FIXED_EPOCH = "1767225600"
+
+
+class RefusedURL(ValueError):
+    pass
+
+
+def url_fetcher(refused: list[str]) -> Any:
+    """WeasyPrint may read files under templates/ and nothing else: no other file, no network.
+
+    Each refused URL is recorded in `refused` (WeasyPrint itself only logs a warning).
+    """
+    from weasyprint.urls import URLFetcher
+
+    root = templates_dir().resolve()
+
+    class AssetFetcher(URLFetcher):
+        def fetch(self, url: str, headers: Any = None) -> Any:
+            parsed = urllib.parse.urlparse(url)
+            if parsed.scheme == "file":
+                from urllib.request import url2pathname  # (http.client: 30 ms)
+
+                path = Path(url2pathname(parsed.path)).resolve()
+                if path.is_relative_to(root) and path.is_file():
+                    return super().fetch(url, headers)
+            refused.append(url)
+            raise RefusedURL(f"synergy-forge fetches only its own assets, not {url}")
+
+    return AssetFetcher(allowed_protocols=("file",))
+
+
+class RenderContext:
+    """WeasyPrint's font configuration and templates/kit.css parsed with it, made on first use:
+    loading the fonts and parsing the stylesheet once per process instead of once per piece is
+    a quarter of the build's time (docs/performance.md). Every kit document is drawn with this
+    stylesheet; the documents themselves carry only their page size (no <link>), so that one
+    parsed copy serves them all. Pickled (to a worker), it travels empty."""
+
+    def __init__(self) -> None:
+        self._fonts: Any = None
+        self._stylesheet: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    @property
+    def fonts(self) -> Any:
+        if self._fonts is None:
+            import atexit
+
+            from weasyprint.text.fonts import FontConfiguration
+
+            self._fonts = FontConfiguration()
+            # Released before the interpreter tears modules down: collected after that, its
+            # __del__ fails noisily ("Exception ignored in FontConfiguration.__del__").
+            atexit.register(self.release)
+        return self._fonts
+
+    @property
+    def stylesheet(self) -> Any:
+        if self._stylesheet is None:
+            from weasyprint import CSS
+
+            self._stylesheet = CSS(filename=str(templates_dir() / "kit.css"),
+                                   url_fetcher=url_fetcher([]), font_config=self.fonts)
+        return self._stylesheet
+
+    def release(self) -> None:
+        """Drop the font configuration and the temporary folder WeasyPrint copied the fonts
+        to (its own clean-up runs only when the object is collected, never at exit)."""
+        fonts, self._fonts, self._stylesheet = self._fonts, None, None
+        folder = getattr(fonts, "_folder", None)
+        if folder:
+            shutil.rmtree(folder, ignore_errors=True)
+            fonts._folder = None
+
+
+@dataclass
+class Drawn:
+    """One HTML document drawn by WeasyPrint: the PDF and what the fit check found."""
+
+    pdf: bytes
+    pages: int
+    overflows: list[str]
+    refused: list[str]
+
+
+def draw(html: str, context: RenderContext) -> Drawn:
+    """WeasyPrint on one final HTML document: the one implementation behind build and the
+    studio's previews, so what the studio shows is what prints."""
+    from weasyprint import HTML
+
+    os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this process's own environment
+    refused: list[str] = []
+    document = HTML(string=html, base_url=str(templates_dir()) + "/",
+                    url_fetcher=url_fetcher(refused)).render(
+        stylesheets=[context.stylesheet], font_config=context.fonts)
+    identifier = hashlib.sha256(html.encode("utf-8")).hexdigest()[:32].encode()
+    pdf = document.write_pdf(pdf_identifier=identifier)
+    return Drawn(pdf, len(document.pages), overflows(document), refused)
+
+
+def overflows(document: Any) -> list[str]:
+    """Every `.fit` box whose content runs past its own bottom or right edge (issue 11: a word
+    wider than its box is clipped as surely as a text too tall)."""
+    found = []
+
+    def extent(box: Any) -> tuple[float, float]:
+        right = box.position_x + box.margin_width()
+        end = box.position_y + box.margin_height()
+        for child in getattr(box, "children", []):
+            r, e = extent(child)
+            right, end = max(right, r), max(end, e)
+        return right, end
+
+    def walk(box: Any) -> None:
+        element = getattr(box, "element", None)
+        if element is not None and "fit" in (element.get("class") or "").split() and \
+                getattr(box, "element_tag", None) and box.children:
+            right_limit = box.content_box_x() + box.width
+            limit = box.content_box_y() + box.height
+            extents = [extent(child) for child in box.children]
+            if max(e for _, e in extents) > limit + 0.5 or \
+                    max(r for r, _ in extents) > right_limit + 0.5:
+                found.append(element.get("data-what") or "a text")
+                return
+        for child in getattr(box, "children", []):
+            walk(child)
+
+    for page in document.pages:
+        walk(page._page_box)
+    return sorted(set(found))
+
+
+def page_images(pdf: bytes, dpi: int = PNG_DPI,
+                pages: Iterable[int] | None = None) -> Iterator[tuple[int, Any]]:
+    """(page index, PIL image) of each page (or of `pages`) of `pdf` at `dpi`: one card with its
+    bleed per page of a cards document (the bleed box is the whole page)."""
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(pdf)
+    try:
+        for index in range(len(document)) if pages is None else pages:
+            page = document[index]
+            image = page.render(scale=dpi / 72, may_draw_forms=False).to_pil()
+            # PDFium rounds the size up: a page a hair over 825 px wide (2.75 in at 300 DPI,
+            # in floating point) would come out 826 px, which a print shop refuses.
+            size = (round(page.get_width() * dpi / 72), round(page.get_height() * dpi / 72))
+            yield index, image if image.size == size else image.crop((0, 0, *size))
+    finally:
+        document.close()
+
+
+def png_bytes(image: Any, dpi: int | None, level: int) -> bytes:
+    """`image` as PNG, compressed at zlib `level` (6 for files we publish, 1 for previews and
+    intermediate images: twice as fast)."""
+    buffer = BytesIO()
+    image.save(buffer, format="PNG", optimize=False, compress_level=level,
+               **({"dpi": (dpi, dpi)} if dpi else {}))
+    return buffer.getvalue()
+
+
+def rasterise(pdf: bytes, dpi: int = PNG_DPI) -> list[bytes]:
+    """Each page as a PNG."""
+    return [png_bytes(image, dpi, 6 if dpi == PNG_DPI else 1)
+            for _, image in page_images(pdf, dpi)]

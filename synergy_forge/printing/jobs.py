@@ -1,0 +1,90 @@
+"""What a build makes: its options, the documents (jobs) of each language, what each gave."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.printing.kit import GROUPS
+
+
+@dataclass(frozen=True)
+class Job:
+    """One document to render: `kind` is sheets, cards (one per page, for PNGs), rulebook,
+    challenges or calibration."""
+
+    kind: str
+    language: str
+    group: str = ""
+
+    @property
+    def name(self) -> str:
+        if self.kind == "sheets":
+            return f"{self.group}.pdf"
+        if self.kind == "cards":
+            return f"cards-{self.group}.pdf"
+        return f"{self.kind}.pdf"
+
+
+@dataclass
+class Rendered:
+    job: Job
+    path: Path
+    pages: int
+    seconds: float
+    overflows: list[str] = field(default_factory=list)
+    missing: set[str] = field(default_factory=set)
+    refused: list[str] = field(default_factory=list)
+    pngs: list[Path] = field(default_factory=list)
+    #: the cache key of the PDF (the hash of what it was made from)
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class Options:
+    paper: str = "a4"
+    card: CardSize = field(default_factory=CardSize)
+    png: bool = True
+    #: Tabletop Simulator export (printing/tts.py), made from the PNGs; needs `png`.
+    tts: bool = False
+    #: Where the TTS sheets will be uploaded: their URLs become this + file name.
+    tts_url_base: str | None = None
+    #: Light backs and bands: no sheet more than a quarter covered in ink (build --ink-saver).
+    ink_saver: bool = False
+    #: "duplex": 3 x 3 cards a sheet, fronts then backs; "fold": single-sided sheets, each
+    #: back beside its front, to fold (layout.fold_sheet).
+    layout: str = "duplex"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A print shop's card: its size with the bleed it asks for; the 300 DPI PNG of each face
+    and back is then exactly the image it takes (docs/printing.md)."""
+
+    shop: str
+    card: CardSize
+    pixels: tuple[int, int]  # each card image, bleed included, at 300 DPI
+
+
+#: 2.5 x 3.5 in poker cards: The Game Crafter wants 1/8 in of bleed (825 x 1125 px),
+#: MakePlayingCards 0.12 in (822 x 1122 px).
+PRESETS = {
+    "tgc": Preset("The Game Crafter", CardSize(63.5, 88.9, 3.175), (825, 1125)),
+    "mpc": Preset("MakePlayingCards", CardSize(63.5, 88.9, 3.048), (822, 1122)),
+}
+
+
+def jobs_for(languages: Iterable[str]) -> list[Job]:
+    jobs = []
+    for language in languages:
+        jobs.append(Job("calibration", language))
+        jobs += [Job("sheets", language, g) for g in GROUPS]
+        jobs += [Job("challenges", language), Job("rulebook", language)]
+        jobs += [Job("cards", language, g) for g in GROUPS]
+    return jobs
+
+
+#: The order of the combined print-and-play PDF.
+COMBINED = ["calibration.pdf", *(f"{g}.pdf" for g in GROUPS), "challenges.pdf", "rulebook.pdf"]

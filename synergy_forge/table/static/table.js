@@ -1,0 +1,466 @@
+// The seat page: draws the seat's view (docs/table.md) with textContent only (no text ever
+// becomes HTML), sends a tapped choice, and redraws on every view the server pushes (server-sent
+// events; the browser reconnects by itself, and the view is asked again on return).
+"use strict";
+
+const token = decodeURIComponent(location.pathname.split("/").pop());
+const api = "/api/seat/" + encodeURIComponent(token);
+window.table = { updates: 0, view: null, lang: null };
+
+let words = null;
+let view = null;
+let sending = false;
+let notice = "";
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function t(key, params) {
+  const table = words ? (words[window.table.lang] || words.en) : null;
+  let text = table && table[key] !== undefined ? table[key] : key;
+  for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
+  return text;
+}
+
+function localized(map) {
+  if (!map) return "";
+  return map[window.table.lang] || map.en || Object.values(map)[0] || "";
+}
+
+function colorName(color) {
+  const table = words ? (words[window.table.lang] || words.en) : null;
+  return table && table.colors[color] ? table.colors[color] : color;
+}
+
+// -- cards ------------------------------------------------------------------------------------
+
+function seatOfColor(color) {
+  return view.table.seats.findIndex((s) => s.color === color);
+}
+
+function symbolOf(color) {
+  const seat = view.table.seats[seatOfColor(color)];
+  return seat ? seat.symbol : "";
+}
+
+function goalDef(id) {
+  return view.table.mission.goals.find((g) => g.id === id) || { id, name: { en: id }, symbol: id };
+}
+
+function cardText(card) {
+  if (!card) return "";
+  if (card.kind === "goal") return colorName(card.color) + " " + localized(goalDef(card.value).name);
+  return colorName(card.color) + " " + card.value;
+}
+
+// A card drawn as on the table: colour band with its symbol, value or goal sign large.
+function cardFace(card, tag, extra) {
+  const node = el(tag || "span", "card " + card.kind + " c" + seatOfColor(card.color) + (extra ? " " + extra : ""));
+  const corner = el("span", "corner", symbolOf(card.color));
+  corner.setAttribute("aria-hidden", "true");
+  let main;
+  if (card.kind === "goal") {
+    const goal = goalDef(card.value);
+    main = el("span", "big goal-sign", goal.symbol || "?");
+    const name = el("span", "name", localized(goal.name));
+    main.setAttribute("aria-hidden", "true");
+    node.append(corner, main, name);
+  } else {
+    main = el("span", "big", card.value);
+    main.setAttribute("aria-hidden", "true");
+    node.append(corner, main);
+  }
+  node.setAttribute("aria-label", cardText(card));
+  node.title = cardText(card);
+  return node;
+}
+
+function sameCard(a, b) {
+  return a && b && a.kind === b.kind && a.color === b.color && a.value === b.value;
+}
+
+// -- sending a choice -------------------------------------------------------------------------
+
+async function choose(id) {
+  if (sending) return;
+  sending = true;
+  document.body.classList.add("sending");
+  try {
+    const response = await fetch(api + "/choose", {
+      method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ choice: id }), cache: "no-store",
+    });
+    const data = await response.json();
+    if (response.ok) { notice = ""; draw(data); }
+    else { notice = t("refused", { message: data.error || response.status }); drawNotice(); refresh(); }
+  } catch (error) {
+    notice = t("lost-connection"); drawNotice();
+  } finally {
+    sending = false;
+    document.body.classList.remove("sending");
+  }
+}
+
+function choiceButton(item, content, label) {
+  const button = el("button", "choice");
+  button.type = "button";
+  if (typeof content === "string") button.textContent = content; else button.append(content);
+  if (label) button.setAttribute("aria-label", label);
+  button.addEventListener("click", () => choose(item.id));
+  button.dataset.choice = item.id;
+  return button;
+}
+
+// -- drawing ----------------------------------------------------------------------------------
+
+function actionText(action) {
+  const seatName = (n) => String(n);
+  const cards = (action.cards || []).map(cardText).join(" + ");
+  const params = { cards, card: action.with ? cardText(action.with) : "",
+                   other: action.other, target: action.target,
+                   a: action.seats ? seatName(action.seats[0]) : "", b: action.seats ? seatName(action.seats[1]) : "" };
+  return t("action-" + action.card, params);
+}
+
+function actionName(letter) {
+  const found = view.table.mission.actions.find((a) => a.card === letter);
+  const name = found ? localized(found.name) : "";
+  return name ? letter + " (" + name + ")" : letter;
+}
+
+function drawHeader() {
+  const m = view.table.mission;
+  const title = t("mission-title", { number: m.number, title: localized(m.title) });
+  document.getElementById("title").textContent = title;
+  document.title = title + " · " + t("page-title");
+  const seat = view.table.seats[view.seat];
+  const counters = document.getElementById("counters");
+  counters.replaceChildren(
+    el("span", "you c" + view.seat, seat.symbol + " " + t("you-are", { seat: view.seat, color: colorName(view.color) })),
+    el("span", "lives", "♥ " + t("lives-left", { lives: view.table.lives, total: m.lives })),
+    el("span", "rounds", "★ " + t("rounds-won", { won: view.table.rounds_won, rounds: m.rounds })),
+    el("span", "round", (view.table.game > 1 ? t("game-n", { game: view.table.game }) + " · " : "") +
+      (view.table.round ? t("round-n", { round: view.table.round }) : t("before-round"))));
+}
+
+function drawNotice() {
+  document.getElementById("notice").textContent = notice;
+}
+
+function drawTurn() {
+  const prompt = document.getElementById("prompt");
+  const choices = document.getElementById("choices");
+  choices.replaceChildren();
+  const step = view.table.step;
+  document.getElementById("turn").hidden = Boolean(view.outcome);
+  if (view.outcome) {
+    prompt.textContent = "";
+  } else if (view.decision) {
+    prompt.textContent = t("prompt-" + view.decision);
+  } else if (view.laid) {
+    prompt.textContent = t("you-laid", { what: laidText(view.laid) });
+  } else {
+    prompt.textContent = t("not-your-turn");
+  }
+  if (!view.outcome && step.seats.length && !view.decision) {
+    const who = step.seats.map((s) => view.table.seats[s].symbol + " " + t("seat", { seat: s })).join(", ");
+    choices.append(el("p", "waiting", t("waiting-for", { who })));
+  }
+  drawNotice();
+  // The choices that are no card of the hand: seats, actions, the cards to take back.
+  for (const item of view.legal) {
+    if (item.kind === "super" || item.kind === "hyper") {
+      const seat = view.table.seats[item.seat];
+      choices.append(choiceButton(item, seat.symbol + " " + t("give-to", { seat: item.seat }) +
+                                  " (" + colorName(seat.color) + ")"));
+    } else if (item.kind === "action") {
+      const text = item.action ? actionName(item.action.card) + ": " + actionText(item.action) : t("no-action");
+      choices.append(choiceButton(item, text));
+    } else if (item.kind === "take-back") {
+      choices.append(choiceButton(item, cardFace(item.card, "span"), cardText(item.card)));
+    }
+  }
+}
+
+function laidText(item) {
+  if (item.card) return cardText(item.card);
+  if (item.kind === "action") return item.action ? actionName(item.action.card) + ": " + actionText(item.action) : t("no-action");
+  if (item.seat !== undefined) return t("give-to", { seat: item.seat });
+  return "";
+}
+
+function drawHand(box, cards, kinds) {
+  const legal = view.legal.filter((item) => kinds.includes(item.kind) && item.card);
+  box.replaceChildren(...cards.map((card) => {
+    const item = legal.find((i) => sameCard(i.card, card));
+    if (!item) {
+      const face = cardFace(card, "span", legal.length ? "unplayable" : "");
+      return face;
+    }
+    const button = choiceButton(item, cardFace(card, "span"), cardText(card));
+    button.classList.add("card-button");
+    return button;
+  }));
+}
+
+function slot(card, label, extra) {
+  const box = el("div", "slot");
+  box.append(el("span", "slot-label", label));
+  if (card) box.append(cardFace(card, "span", extra)); else box.append(el("span", "card empty", "–"));
+  return box;
+}
+
+function drawSeats() {
+  const list = document.getElementById("seats");
+  list.replaceChildren(...view.table.seats.map((s) => {
+    const li = el("li", "seat c" + s.seat + (s.seat === view.seat ? " mine" : "") + (s.waiting ? " waiting" : ""));
+    const who = el("p", "who");
+    who.append(el("span", "symbol", s.symbol), " ",
+               el("strong", null, t("seat", { seat: s.seat }) + " · " + colorName(s.color)), " ",
+               el("span", "kind", s.seat === view.seat ? t("you") : s.player === "bot" ? t("bot", { name: s.bot }) : t("person")));
+    if (s.super) who.append(" ", el("span", "badge", t("super")));
+    if (s.hyper) who.append(" ", el("span", "badge hyper", t("hyper")));
+    if (s.waiting) who.append(" ", el("span", "state", t("choosing")));
+    if (s.laid) who.append(" ", el("span", "state laid", t("face-down")));
+    const cards = el("div", "played");
+    const delta = s.delta ? (s.delta > 0 ? "+" : "") + s.delta : "";
+    const first = slot(s.table.first, t("first"));
+    if (delta) first.append(el("span", "delta", delta));
+    cards.append(first, slot(s.table.goal, t("goal")), slot(s.table.second, t("second")));
+    const counts = el("p", "counts", t("in-hand", s.hand) + " · " + t("in-deck", s.deck));
+    const discards = el("div", "discards");
+    if (s.discards.length) {
+      discards.append(el("span", "slot-label", t("discards") + ":"));
+      for (const c of s.discards) discards.append(el("span", "chip c" + seatOfColor(c.color),
+        c.kind === "goal" ? (goalDef(c.value).symbol || c.value) : String(c.value)));
+    }
+    li.append(who, cards, counts, discards);
+    return li;
+  }));
+}
+
+function drawMission() {
+  const m = view.table.mission;
+  document.getElementById("mission-title").textContent = t("mission-title", { number: m.number, title: localized(m.title) }) + " " + "★".repeat(m.stars);
+  document.getElementById("flavor").textContent = localized(m.flavor);
+  const facts = document.getElementById("mission-facts");
+  const rows = [
+    [t("rounds"), String(m.rounds)], [t("lives"), String(m.lives)],
+    [t("may-miss"), String(m.allowed_failures)],
+    [t("order"), t("order-" + m.order)],
+    [t("starting-hand"), m.hand.numbers + " + " + m.hand.goals],
+  ];
+  facts.replaceChildren();
+  for (const [term, value] of rows) facts.append(el("dt", null, term), el("dd", null, value));
+  if (m.challenges.length) {
+    facts.append(el("dt", null, t("challenges")));
+    for (const c of m.challenges) {
+      const dd = el("dd");
+      dd.append(el("strong", null, localized(c.name)), el("span", null, ": " + localized(c.text)));
+      facts.append(dd);
+    }
+  }
+  if (m.actions.length) {
+    facts.append(el("dt", null, t("actions")));
+    const used = new Set(view.table.actions_available);
+    for (const a of m.actions) {
+      const dd = el("dd", used.has(a.card) ? null : "used");
+      dd.append(el("strong", null, a.card + " " + localized(a.name)), el("span", null, ": " + localized(a.text)));
+      facts.append(dd);
+    }
+  }
+  if (m.super) facts.append(el("dt", null, t("super")), el("dd", null, t("super-text")));
+  if (m.hyper) facts.append(el("dt", null, t("hyper")), el("dd", null, t("hyper-text")));
+  facts.append(el("dt", null, t("goals")));
+  const goals = el("dd", "goal-list");
+  for (const g of m.goals) {
+    goals.append(el("span", "goal-chip", (g.symbol || "") + " " + localized(g.name)));
+  }
+  facts.append(goals);
+}
+
+function roundSection(r) {
+  const part = el("section", "round-played " + (r.success ? "won" : "failed"));
+  part.append(el("h3", null, (r.success ? "✔ " : "✘ ") + t(r.success ? "round-won" : "round-lost", { round: r.round })));
+  part.append(el("p", null, t("failures", { failures: r.failures, allowed: r.allowed_failures }) + " · " +
+    t("after-round", { lives: r.lives_after, won: r.rounds_won_after, rounds: view.table.mission.rounds })));
+  for (const a of r.actions) part.append(el("p", "action", t("used-action", { seat: a.seat, card: actionName(a.card), what: actionText(a) })));
+  const table = el("table");
+  const head = el("tr");
+  for (const h of [t("seat", { seat: "" }).trim(), t("number"), t("goal"), t("sum"), ""]) head.append(el("th", null, h));
+  table.append(head);
+  for (const s of r.seats) {
+    const tr = el("tr", "c" + s.seat);
+    const goal = goalDef(s.goal_met);
+    let result = s.met ? "✔ " + t("met") : "✘ " + t("missed");
+    if (!s.counted) result += " · " + t("ignored");
+    for (const v of s.violations) result += " · " + t("breaks", { what: v });
+    tr.append(el("td", null, view.table.seats[s.seat].symbol + " " + s.seat),
+              el("td", null, s.first.value + " + " + s.second.value),
+              el("td", null, (goal.symbol || "") + " " + localized(goal.name)),
+              el("td", null, s.sum), el("td", s.met ? "met" : "missed", result));
+    table.append(tr);
+  }
+  part.append(table);
+  const details = el("details");
+  details.append(el("summary", null, t("referee")), el("pre", null, r.text));
+  part.append(details);
+  return part;
+}
+
+// The last round settled stands under the turn, where every player looks; the earlier ones
+// aside, the latest first.
+function drawHistory() {
+  const rounds = view.table.rounds;
+  const last = document.getElementById("last-round");
+  last.hidden = !rounds.length;
+  document.getElementById("last-title").textContent = t("last-round");
+  const box = document.getElementById("last-round-body");
+  const open = box.querySelector("details") && box.querySelector("details").open;
+  box.replaceChildren(...rounds.slice(-1).map(roundSection));
+  if (open && box.querySelector("details")) box.querySelector("details").open = true;
+  const earlier = rounds.slice(0, -1).reverse();
+  const history = document.getElementById("history");
+  if (!earlier.length) history.replaceChildren(el("p", "quiet", t(rounds.length ? "no-earlier-round" : "no-round-yet")));
+  else history.replaceChildren(...earlier.map(roundSection));
+}
+
+function drawOutcome() {
+  const box = document.getElementById("outcome");
+  const outcome = view.outcome;
+  box.hidden = !outcome;
+  if (!outcome) return;
+  box.className = "outcome " + (outcome.won ? "won" : "lost");
+  const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
+  box.replaceChildren(head);
+  if (!outcome.won && outcome.reason) {
+    const who = (outcome.stuck || []).map((s) => view.table.seats[s].symbol + " " + t("seat", { seat: s })).join(", ");
+    box.append(el("p", null, t("lost-" + outcome.reason) + (who ? " (" + who + ")" : "")));
+  }
+  box.append(el("p", null, t("rounds-won", { won: outcome.rounds_won, rounds: view.table.mission.rounds }) + " · " +
+    t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
+  const again = el("button", "again", t("again"));
+  again.type = "button";
+  again.addEventListener("click", playAgain);
+  box.append(again);
+}
+
+async function playAgain() {
+  if (sending) return;
+  sending = true;
+  try {
+    const response = await fetch(api + "/again", { method: "POST", cache: "no-store" });
+    const data = await response.json();
+    if (response.ok) draw(data); else { notice = t("refused", { message: data.error }); refresh(); }
+  } catch (error) {
+    notice = t("lost-connection");
+  } finally {
+    sending = false;
+  }
+}
+
+function drawStatic() {
+  document.documentElement.lang = window.table.lang;
+  document.getElementById("hand-title").textContent = t("your-hand");
+  document.getElementById("goals-title").textContent = t("your-goals");
+  document.getElementById("table-title").textContent = t("table");
+  document.getElementById("history-title").textContent = t("history");
+  document.getElementById("lang-group").setAttribute("aria-label", t("language"));
+  for (const button of document.querySelectorAll(".lang button")) {
+    button.setAttribute("aria-pressed", String(button.dataset.lang === window.table.lang));
+  }
+}
+
+function draw(data) {
+  if (data) {
+    if (view && data.version < view.version) return;  // an older view arrived late
+    view = data;
+  }
+  if (!view || !words) return;
+  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.choice : null;
+  drawStatic();
+  drawHeader();
+  drawOutcome();
+  drawTurn();
+  drawHand(document.getElementById("hand"), view.hand, ["first-number", "second-number"]);
+  drawHand(document.getElementById("goal-hand"), view.goal_hand, ["goal"]);
+  drawSeats();
+  drawMission();
+  drawHistory();
+  // Keyboard play: keep the focus on the same choice, or on the first choice when it is our turn.
+  const again = focused ? document.querySelector('[data-choice="' + CSS.escape(focused) + '"]') : null;
+  if (again) again.focus();
+  window.table.updates += 1;
+  window.table.view = view;
+}
+
+function setStatus(key, className) {
+  const status = document.getElementById("status");
+  status.className = "status " + (className || "");
+  status.textContent = t(key);
+  status.dataset.key = key;
+}
+
+function unknownSeat() {
+  document.querySelector("main").replaceChildren(el("p", "unknown", t("unknown-seat")));
+  setStatus("unknown-seat", "lost");
+}
+
+async function refresh() {
+  try {
+    const response = await fetch(api, { cache: "no-store" });
+    if (response.status === 404 || response.status === 403) { unknownSeat(); return false; }
+    if (response.ok) draw(await response.json());
+    return true;
+  } catch (error) {
+    return true;
+  }
+}
+
+let source = null;
+
+function connect() {
+  if (source) source.close();
+  source = new EventSource(api + "/events");
+  source.addEventListener("view", (event) => { setStatus("live", "live"); draw(JSON.parse(event.data)); });
+  source.onerror = async () => {
+    setStatus("lost-connection", "lost");
+    if (source.readyState === EventSource.CLOSED) {
+      // Refused for good (the browser does not retry): is the seat still there?
+      if (await refresh()) setTimeout(connect, 2000);
+    }
+  };
+}
+
+function chooseLanguage(lang) {
+  window.table.lang = lang;
+  try { localStorage.setItem("synergy-table-lang", lang); } catch (error) { /* private mode */ }
+  const status = document.getElementById("status");
+  if (status.dataset.key) status.textContent = t(status.dataset.key);
+  drawStatic();
+  draw(null);
+}
+
+async function start() {
+  let lang = null;
+  try { lang = localStorage.getItem("synergy-table-lang"); } catch (error) { /* private mode */ }
+  const asked = new URLSearchParams(location.search).get("lang");
+  window.table.lang = asked || lang || ((navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en");
+  for (const button of document.querySelectorAll(".lang button")) {
+    button.addEventListener("click", () => chooseLanguage(button.dataset.lang));
+  }
+  words = await (await fetch("/api/words")).json();
+  if (!words[window.table.lang]) window.table.lang = "en";
+  setStatus("connecting");
+  drawStatic();
+  if (await refresh()) connect();
+  // Back to the tab, or the network back: ask for the view at once.
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+  window.addEventListener("online", () => { refresh(); connect(); });
+}
+
+start();

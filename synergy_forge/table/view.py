@@ -1,0 +1,211 @@
+"""What a seat is shown, as JSON data (docs/table.md): built only from the seat's own
+`Observation`, the finished rounds and the outcome, so no other seat's hidden card, no deck
+order and no seed can reach it.
+
+Every card is an object with `kind` ("number" or "goal"), `color` and `value` (a number, or a
+goal's id). A choice is known by an id that names its round, its kind and what it picks, so an
+id from an earlier view is never mistaken for a choice of a later one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from synergy_forge.authoring.gamelog import PERSON
+from synergy_forge.core.cards import COLOR_SYMBOLS, Action, NumberCard
+from synergy_forge.core.engine import Decision, Game, GoalCard, Observation, Outcome, RoundRecord
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.referee import ActionUse, LossReason
+from synergy_forge.core.rules import ActionText, Rulebook
+from synergy_forge.reporting.explain import outcome_text, verdict_to_json
+from synergy_forge.reporting.narrate import describe_action, round_story
+
+
+def symbol(seat: int) -> str:
+    """The symbol of a seat's colour, printed on its cards (● ▲ ■ ◆ ★)."""
+    return COLOR_SYMBOLS[seat % len(COLOR_SYMBOLS)]
+
+
+def card(c: NumberCard | GoalCard | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    if isinstance(c, GoalCard):
+        return {"kind": "goal", "color": c.color, "value": c.goal}
+    return {"kind": "number", "color": c.color, "value": c.value}
+
+
+def _detail(choice: Any) -> str:
+    if choice is None:
+        return "none"
+    if isinstance(choice, int):
+        return f"seat{choice}"
+    if isinstance(choice, NumberCard):
+        return f"{choice.color}-{choice.value}"
+    if isinstance(choice, GoalCard):
+        return f"{choice.color}-{choice.goal}"
+    assert isinstance(choice, ActionUse)
+    parts = [str(choice.card)]
+    if choice.target is not None:
+        parts.append(f"target{choice.target}")
+    if choice.other is not None:
+        parts.append(f"other{choice.other}")
+    if choice.seats is not None:
+        parts.append(f"seats{choice.seats[0]}-{choice.seats[1]}")
+    if choice.replacement is not None:
+        parts.append(f"with-{_detail(choice.replacement)}")
+    for taken in choice.cards or ():
+        parts.append(f"take-{_detail(taken)}")
+    return ".".join(parts)
+
+
+def choice_id(round_number: int, decision: Decision, choice: Any) -> str:
+    """'2.first-number.red-3': a seat has at most one decision of a kind in a round, so the
+    id is never the id of another decision's choice."""
+    return f"{round_number}.{decision.kind}.{_detail(choice)}"
+
+
+def action_use(use: ActionUse) -> dict[str, Any]:
+    data: dict[str, Any] = {"card": str(use.card), "seat": use.seat}
+    for name in ("target", "other"):
+        if getattr(use, name) is not None:
+            data[name] = getattr(use, name)
+    if use.seats is not None:
+        data["seats"] = list(use.seats)
+    if use.replacement is not None:
+        data["with"] = card(use.replacement)
+    if use.cards is not None:
+        data["cards"] = [card(c) for c in use.cards]
+    data["text"] = describe_action(use)
+    return data
+
+
+def legal_item(round_number: int, decision: Decision, choice: Any) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": choice_id(round_number, decision, choice),
+                            "kind": str(decision.kind)}
+    if isinstance(choice, NumberCard | GoalCard):
+        item["card"] = card(choice)
+    elif isinstance(choice, ActionUse):
+        item["action"] = action_use(choice)
+    elif choice is None:
+        item["action"] = None
+    else:
+        item["seat"] = choice
+    return item
+
+
+def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook: Rulebook,
+                 actions: Mapping[Action, ActionText]) -> dict[str, Any]:
+    """The mission card as printed, with every name and text in each language it has."""
+    def definition(kind: str, key: str) -> dict[str, Any]:
+        d = rulebook.goal(key) if kind == "goal" else rulebook.challenge(key)
+        data = {"id": d.id, "name": dict(d.name), "text": dict(d.text)}
+        if kind == "goal":
+            data["symbol"] = d.symbol
+        return data
+
+    def action(a: Action) -> dict[str, Any]:
+        printed = actions.get(a)
+        return {"card": str(a), "name": dict(printed.name) if printed else {},
+                "text": dict(printed.text) if printed else {}}
+
+    return {
+        "id": mission.id, "number": mission.number, "title": dict(mission.title),
+        "flavor": dict(mission.flavor), "stars": mission.stars, "rounds": mission.rounds,
+        "lives": mission.lives, "players": players, "allowed_failures": allowed_failures,
+        "order": str(mission.order),
+        "hand": {"numbers": mission.hand_numbers, "goals": mission.hand_goals},
+        "challenges": [definition("challenge", c) for c in mission.challenges],
+        "actions": [action(a) for a in mission.actions],
+        "goals": [definition("goal", g) for g in dict.fromkeys(mission.goals)],
+        "super": mission.super, "hyper": mission.hyper,
+    }
+
+
+def round_summary(game: Game, record: RoundRecord) -> dict[str, Any]:
+    """A settled round: the cards each seat laid, the referee's verdict seat by seat and in
+    its own words (`reporting.narrate`), and the lives and rounds after it."""
+    table, verdict = record.table, record.verdict
+    judged = verdict_to_json(verdict, game.rulebook)
+    seats = []
+    for i, (play, seat) in enumerate(zip(table.plays, judged["seats"], strict=True)):
+        seats.append({"seat": i, "color": table.colors[i], "first": card(play.first),
+                      "goal": play.goal, "second": card(play.second), "goal_met": seat["goal"],
+                      "sum": seat["sum"], "counted": seat["counted"], "met": seat["success"],
+                      "violations": seat["violations"], "explanation": seat["explanation"]})
+    return {"round": record.number, "success": verdict.success, "failures": verdict.failures,
+            "allowed_failures": verdict.allowed_failures,
+            "lost_reasons": judged["lost_reasons"],
+            "actions": [action_use(u) for u in table.actions], "seats": seats,
+            "lives_after": record.lives_after, "rounds_won_after": record.rounds_won_after,
+            "text": round_story(game, record)}
+
+
+def outcome(game: Game) -> dict[str, Any] | None:
+    """How the game ended, the same for every seat; `stuck` names the seats that had no card
+    to keep a challenge when that lost the mission before the round was settled (R9), as
+    they would say at the table: which cards they hold stays theirs."""
+    result = game.outcome
+    if result is None:
+        return None
+    stuck: list[int] = []
+    unsettled = not game.history or game.history[-1].number != game.round_number
+    if result.reason is LossReason.CHALLENGE and unsettled:
+        stuck = [seat for seat in range(game.players) if not game.second_choices(seat)]
+    return {"won": result.won, "reason": str(result.reason) if result.reason else None,
+            "text": outcome_text(result), "rounds_won": result.rounds_won,
+            "lives": result.lives, "rounds_played": result.rounds_played, "stuck": stuck}
+
+
+def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decision],
+                chosen: Mapping[int, Any], mission: dict[str, Any],
+                rounds: Sequence[dict[str, Any]], result: Outcome | None) -> dict[str, Any]:
+    """What every seat sees alike, from one seat's observation (its face-up part only): the
+    mission, each seat's cards on the table, counts and discard rows, whose turn it is."""
+    waiting = [d.seat for d in pending if d.seat not in chosen]
+    table = seen.table
+    out_seats = []
+    for i in range(seen.players):
+        first, goal, second = table[i]
+        out_seats.append({
+            "seat": i, "color": seen.colors[i], "symbol": symbol(i),
+            "player": PERSON if seats[i] == PERSON else "bot",
+            "bot": None if seats[i] == PERSON else seats[i],
+            "table": {"first": card(first), "goal": card(goal), "second": card(second)},
+            "delta": seen.deltas[i],
+            "laid": i in chosen,  # a card or choice made, face down until everyone's is in
+            "waiting": i in waiting,
+            "hand": {"numbers": seen.hand_numbers[i], "goals": seen.hand_goals[i]},
+            "deck": {"numbers": seen.deck_numbers[i], "goals": seen.deck_goals[i]},
+            "discards": [card(c) for c in seen.discards[i]],
+            "super": seen.super_seat == i, "hyper": seen.hyper_seat == i,
+        })
+    return {
+        "mission": mission, "players": seen.players, "seats": out_seats,
+        "lives": seen.lives, "rounds_won": seen.rounds_won, "round": seen.round_number,
+        "step": {"kind": "over" if result else str(pending[0].kind) if pending else "over",
+                 "seats": waiting},
+        "actions_available": sorted(str(a) for a in seen.actions_available),
+        "actions_used": [action_use(u) for u in seen.actions_used],
+        "rounds": list(rounds),
+    }
+
+
+def own_view(seen: Observation, seats: Sequence[str], decision: Decision | None,
+             chosen: Any, has_chosen: bool, result: dict[str, Any] | None,
+             version: int) -> dict[str, Any]:
+    """The part of a seat's view that is its own: its hands, its face-down choice, its legal
+    choices (none when it is not its turn)."""
+    seat = seen.seat
+    legal = [] if decision is None or has_chosen else \
+        [legal_item(seen.round_number, decision, c) for c in decision.choices]
+    laid = None
+    if has_chosen:
+        laid = legal_item(seen.round_number, decision, chosen) if decision else None
+    return {
+        "seat": seat, "color": seen.colors[seat], "symbol": symbol(seat),
+        "player": PERSON if seats[seat] == PERSON else seats[seat],
+        "hand": [card(c) for c in seen.hand], "goal_hand": [card(c) for c in seen.goal_hand],
+        "decision": str(decision.kind) if decision is not None and not has_chosen else None,
+        "laid": laid, "legal": legal, "outcome": result, "version": version,
+    }

@@ -1,0 +1,132 @@
+"""The seat page's words in each language: the printed kit's own strings where they fit (its
+catalog, synergy_forge/cardtext/locale), the table's own below. The page asks for them once
+(`GET /api/words`) and escapes every one (textContent only)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from synergy_forge.cardtext.i18n import Translator
+from synergy_forge.core.cards import DEFAULT_COLORS
+
+#: The kit's strings the page shows, by the page's key.
+FROM_KIT = {
+    "lives": "Lives", "rounds": "Rounds", "actions": "Action cards", "super": "Super card",
+    "hyper": "Hyper card", "super-text": "its holder must meet their goal",
+    "hyper-text": "if its holder misses their goal, all is lost",
+    "may-miss": "May miss their goal", "order": "Play order", "challenges": "Challenges",
+    "goals": "Goals", "met": "met", "missed": "missed", "sum": "Sum", "goal": "Goal",
+    "number": "Number", "mission-title": "Mission {number}: {title}",
+    "starting-hand": "Starting hand",
+}
+
+#: The table's own strings: English, French.
+OWN: dict[str, tuple[str, str]] = {
+    "page-title": ("Synergy table", "Table Synergy"),
+    "you-are": ("You are seat {seat} ({color})", "Vous êtes la place {seat} ({color})"),
+    "seat": ("seat {seat}", "place {seat}"),
+    "you": ("you", "vous"),
+    "person": ("person", "personne"),
+    "bot": ("bot {name}", "bot {name}"),
+    "your-hand": ("Your hand", "Votre main"),
+    "your-goals": ("Your goal cards", "Vos cartes Objectif"),
+    "table": ("The table", "La table"),
+    "round-n": ("Round {round}", "Manche {round}"),
+    "before-round": ("Before the first round", "Avant la première manche"),
+    "rounds-won": ("{won} of {rounds} rounds won", "{won} manche(s) gagnée(s) sur {rounds}"),
+    "lives-left": ("{lives} of {total} lives", "{lives} vie(s) sur {total}"),
+    "in-hand": ("in hand: {numbers} numbers, {goals} goals",
+                "en main : {numbers} nombres, {goals} objectifs"),
+    "in-deck": ("decks: {numbers} + {goals}", "pioches : {numbers} + {goals}"),
+    "discards": ("discard row", "défausse"),
+    "first": ("1st", "1re"),
+    "second": ("2nd", "2e"),
+    "face-down": ("laid face down", "posée face cachée"),
+    "choosing": ("choosing…", "choisit…"),
+    "waiting-for": ("Waiting for {who}", "En attente de {who}"),
+    "everyone-chose": ("everyone has chosen", "tout le monde a choisi"),
+    "prompt-super": ("Give the super card to a seat", "Donnez la super carte à une place"),
+    "prompt-hyper": ("Give the hyper card to a seat", "Donnez l'hyper carte à une place"),
+    "prompt-first-number": ("Lay your first number card", "Posez votre première carte nombre"),
+    "prompt-goal": ("Lay a goal card", "Posez une carte Objectif"),
+    "prompt-second-number": ("Lay your second number card (only those that keep every "
+                             "challenge)",
+                             "Posez votre seconde carte nombre (seules celles qui respectent "
+                             "tous les défis)"),
+    "prompt-action": ("Use an action card, or none", "Jouez une carte Action, ou aucune"),
+    "prompt-take-back": ("Take one of your two number cards back into your hand",
+                         "Reprenez en main une de vos deux cartes nombre"),
+    "no-action": ("No action", "Aucune action"),
+    "you-laid": ("You chose: {what}", "Votre choix : {what}"),
+    "not-your-turn": ("Not your turn: watch the table.", "Pas votre tour : regardez la table."),
+    "round-won": ("Round {round} won", "Manche {round} gagnée"),
+    "round-lost": ("Round {round} failed", "Manche {round} perdue"),
+    "failures": ("{failures} missed, {allowed} allowed", "{failures} manqué(s), {allowed} permis"),
+    "after-round": ("{lives} lives left, {won} of {rounds} rounds won",
+                    "{lives} vie(s) restante(s), {won} manche(s) gagnée(s) sur {rounds}"),
+    "referee": ("The referee's words", "Les mots de l'arbitre (en anglais)"),
+    "won": ("Mission won!", "Mission gagnée !"),
+    "again": ("Play again: a new deal", "Rejouer : nouvelle donne"),
+    "game-n": ("game {game}", "partie {game}"),
+    "lost": ("Mission lost", "Mission perdue"),
+    "lost-lives": ("the last life was lost", "la dernière vie est perdue"),
+    "lost-hyper": ("the hyper card's holder missed its goal",
+                   "le porteur de l'hyper carte a manqué son objectif"),
+    "lost-challenge": ("a player could not keep a challenge",
+                       "un joueur ne pouvait respecter un défi"),
+    "lost-numbers": ("a player had fewer than two number cards",
+                     "un joueur avait moins de deux cartes nombre"),
+    "lost-goals": ("a player had no goal card left", "un joueur n'avait plus de carte Objectif"),
+    "connecting": ("connecting…", "connexion…"),
+    "live": ("live", "en direct"),
+    "lost-connection": ("connection lost; reconnecting…", "connexion perdue ; reconnexion…"),
+    "refused": ("Refused: {message}", "Refusé : {message}"),
+    "give-to": ("give it to seat {seat}", "la donner à la place {seat}"),
+    "order-number-goal-number": ("number, goal, number", "nombre, objectif, nombre"),
+    "order-goal-number-number": ("goal, number, number", "objectif, nombre, nombre"),
+    "language": ("Language", "Langue"),
+    "history": ("Earlier rounds", "Manches précédentes"),
+    "no-round-yet": ("No round played yet.", "Aucune manche jouée."),
+    "no-earlier-round": ("No earlier round.", "Aucune manche avant."),
+    "last-round": ("Last round", "Dernière manche"),
+    "ignored": ("ignored (J)", "ignoré (J)"),
+    "breaks": ("breaks {what}", "enfreint {what}"),
+    "unknown-seat": ("This seat link is not valid (or the table has stopped).",
+                     "Ce lien de place n'est pas valide (ou la table est arrêtée)."),
+    "action-A": ("take {cards} back from your discard row",
+                 "reprendre {cards} de votre défausse"),
+    "action-B": ("swap your first number card for {card} from your hand",
+                 "échanger votre première carte nombre contre {card} de votre main"),
+    "action-C": ("take {cards} back from your discard row",
+                 "reprendre {cards} de votre défausse"),
+    "action-D": ("exchange goal cards with seat {other}",
+                 "échanger vos cartes Objectif avec la place {other}"),
+    "action-E": ("exchange the goal cards of seats {a} and {b}",
+                 "échanger les cartes Objectif des places {a} et {b}"),
+    "action-F": ("add 1 to seat {target}'s first number card",
+                 "ajouter 1 à la première carte nombre de la place {target}"),
+    "action-G": ("take 1 from seat {target}'s first number card",
+                 "retirer 1 à la première carte nombre de la place {target}"),
+    "action-H": ("let one more player miss this round",
+                 "permettre à un joueur de plus de manquer cette manche"),
+    "action-I": ("exchange the first number cards of seats {a} and {b}",
+                 "échanger les premières cartes nombre des places {a} et {b}"),
+    "action-J": ("be ignored this round", "être ignoré(e) cette manche"),
+    "used-action": ("seat {seat} used {card}: {what}", "la place {seat} a joué {card} : {what}"),
+}
+
+LANGUAGES = ("en", "fr")
+
+
+@cache
+def words() -> dict[str, Any]:
+    """{language: {key: text}}, with the colour names under "colors"."""
+    out: dict[str, Any] = {}
+    for index, language in enumerate(LANGUAGES):
+        translate = Translator(language).gettext
+        table: dict[str, Any] = {key: translate(text) for key, text in FROM_KIT.items()}
+        table.update({key: texts[index] for key, texts in OWN.items()})
+        table["colors"] = {c: translate(c) for c in DEFAULT_COLORS}
+        out[language] = table
+    return out

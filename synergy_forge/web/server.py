@@ -1,0 +1,269 @@
+"""The server stack of the web apps: Starlette on uvicorn, bound to the loopback by default.
+
+An app serves a fixed list of files from its package's `static/` folder and its own routes; no
+URL is ever joined to a folder. Every response carries a strict Content-Security-Policy
+(scripts only from this server, no inline script, nothing framed) and the Host header is
+checked, so that a page elsewhere cannot reach the server through a DNS name pointing here.
+Changes reach open pages as server-sent events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from importlib.resources import files
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+from starlette.routing import BaseRoute
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+       "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+HEADERS = [(b"content-security-policy", CSP.encode()),
+           (b"x-content-type-options", b"nosniff"),
+           (b"referrer-policy", b"no-referrer"),
+           (b"cross-origin-resource-policy", b"same-origin")]
+MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+               ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml"}
+#: How often an idle event stream says it is still there (and notices a closed page).
+KEEPALIVE = 10.0
+#: The addresses that mean "this machine only".
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+class SecurityHeaders:
+    """Adds the headers above to every HTTP response (a plain ASGI middleware, so that an
+    event stream is not buffered)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def not_found() -> Response:
+    return PlainTextResponse("not found", status_code=404)
+
+
+class Assets:
+    """The files of one package's `static/` folder that may be served, by name."""
+
+    def __init__(self, package: str, names: Iterable[str]) -> None:
+        self.package = package
+        self.names = frozenset(names)
+
+    def response(self, name: str) -> Response:
+        """The file `name` if it is one of the list, else 404."""
+        if name not in self.names:
+            return not_found()
+        data = files(self.package).joinpath("static", name).read_bytes()
+        media = MEDIA_TYPES[name[name.rindex("."):]]
+        return Response(data, media_type=media, headers={"cache-control": "no-cache"})
+
+
+def allowed_hosts(host: str, port: int) -> list[str]:
+    """The Host headers the server answers: on the loopback, only names of this machine (a
+    page elsewhere cannot reach it through a DNS name of its own pointing here); on every
+    interface, the user chose the network."""
+    if host in ("0.0.0.0", "::"):
+        return ["*"]
+    shown = f"[{host}]" if ":" in host else host
+    return [host, shown, "localhost", "127.0.0.1", "[::1]"]
+
+
+def create_app(routes: Sequence[BaseRoute], hosts: list[str]) -> Starlette:
+    """A Starlette app of `routes` with the security headers and the Host check; any other
+    path or method is a plain 404."""
+    return Starlette(routes=list(routes), middleware=[
+        Middleware(SecurityHeaders),
+        Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
+        exception_handlers={404: lambda request, exc: not_found(),
+                            405: lambda request, exc: not_found()})
+
+
+class Changes:
+    """A version number that grows with every change, bumped from any thread, which event
+    streams wait on without a thread each (hundreds of open pages cost nothing while idle)."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self.closed = False
+        self._lock = threading.Lock()
+        self._waiters: dict[asyncio.Future[None], asyncio.AbstractEventLoop] = {}
+
+    def publish(self) -> None:
+        with self._lock:
+            self.version += 1
+            waiters, self._waiters = self._waiters, {}
+        for future, loop in waiters.items():
+            loop.call_soon_threadsafe(_wake, future)
+
+    def close(self) -> None:
+        """Wake every waiter for good: the server is stopping."""
+        self.closed = True
+        self.publish()
+
+    async def wait(self, seen: int, timeout: float) -> int:
+        """The version once it is not `seen`, or after `timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self.version != seen or self.closed:
+                return self.version
+            future: asyncio.Future[None] = loop.create_future()
+            self._waiters[future] = loop
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            pass
+        finally:
+            with self._lock:
+                self._waiters.pop(future, None)
+        return self.version
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def event_stream(request: Request, wait: Callable[[int], Awaitable[int]],
+                       render: Callable[[], str], stopped: Callable[[], bool],
+                       event: str = "state") -> AsyncIterator[str]:
+    """Server-sent events: `render()` once, then again after every change `wait` reports,
+    while the page stays open; a comment when nothing changed, so a closed page is noticed."""
+    seen = -1
+    while not stopped():
+        version = await wait(seen)
+        if await request.is_disconnected():
+            return
+        if version != seen:
+            seen = version
+            yield f"event: {event}\ndata: {render()}\n\n"
+        else:
+            yield ": still here\n\n"
+
+
+class RateLimit:
+    """A token bucket per key (a seat, a client address): `rate` requests a second on
+    average, `burst` at once. Keys unseen for a minute are forgotten, so memory stays
+    bounded by the clients of the last minute."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+        self._swept = time.monotonic()
+
+    def allow(self, key: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            if now - self._swept > 60:
+                self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 60}
+                self._swept = now
+            level, then = self._buckets.get(key, (self.burst, now))
+            level = min(self.burst, level + (now - then) * self.rate)
+            if level < 1:
+                self._buckets[key] = (level, now)
+                return False
+            self._buckets[key] = (level - 1, now)
+            return True
+
+
+class TooLarge(Exception):
+    """A request body over the limit."""
+
+
+async def read_body(request: Request, limit: int) -> bytes:
+    """The request's body, refused (TooLarge) as soon as it passes `limit` bytes: a client
+    cannot make the server hold more, whatever its Content-Length says."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise TooLarge
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise TooLarge
+    return bytes(body)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound and listening now: a port in use is a clear error, and the
+    URL printed works at once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(512)  # connections wait in the queue until uvicorn takes over
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def base_url(sock: socket.socket) -> str:
+    """http://HOST:PORT of a listening socket (IPv6 addresses in brackets)."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+class _Server(uvicorn.Server):
+    """Uvicorn, running `on_exit` first when asked to stop: open event streams end at once."""
+
+    def __init__(self, config: uvicorn.Config, on_exit: Callable[[], None]) -> None:
+        super().__init__(config)
+        self.on_exit = on_exit
+
+    def handle_exit(self, sig: int, frame: Any) -> None:
+        self.on_exit()
+        super().handle_exit(sig, frame)
+
+
+def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
+          threads: Sequence[threading.Thread] = (), access_log: bool = True,
+          options: Mapping[str, Any] | None = None) -> None:
+    """Run `app` on `sock` until Ctrl-C (or SIGTERM), with `threads` started first and
+    joined after; `on_exit` runs when the stop is asked for and again at the end."""
+    # The access lines go to stderr with every other message: stdout says only what the
+    # command prints (where the app is, that it stopped).
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    config = uvicorn.Config(app, log_level="info", access_log=access_log, lifespan="off",
+                            timeout_graceful_shutdown=2, log_config=log_config,
+                            **(options or {}))
+    # One line per request at most; uvicorn's own start and stop messages would only repeat
+    # ours.
+    logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
+    server = _Server(config, on_exit)
+    for thread in threads:
+        thread.start()
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn raises the Ctrl-C again once it has shut down
+        pass
+    finally:
+        on_exit()
+        for thread in threads:
+            thread.join(timeout=5)

@@ -1,0 +1,140 @@
+"""Ctrl-C, as a terminal sends it (SIGINT to every process of the command): pooled commands exit
+130 at once, with no worker's traceback, no hang and no worker left running, whenever it
+comes; on a Dask cluster too; the studio, which runs until Ctrl-C, exits 0 (README)."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from synergy_forge.resources import starter_campaign
+
+ROOT = Path(__file__).resolve().parent.parent
+MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
+#: Longer than any clean exit takes, far shorter than the interrupted work would run.
+HANG = 30
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    """The command in a process group of its own, as a shell starts it, with Ctrl-C's default
+    action (a test run started in the background ignores SIGINT, and children inherit that)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "synergy_forge", *args], cwd=ROOT, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def ctrl_c(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """Ctrl-C to the whole command; its output once it has exited (a hang fails the test)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGINT)
+    try:
+        return process.communicate(timeout=HANG)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        _, err = process.communicate()
+        pytest.fail(f"still running {HANG} s after Ctrl-C: {err[-2000:]}")
+
+
+def left_running(group: int) -> list[int]:
+    """The processes of a process group still alive (zombies waiting for init do not run)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            if int(fields[2]) == group and fields[0] != "Z":
+                alive.append(int(entry))
+    return alive
+
+
+def test_ctrl_c_at_random_moments_of_pooled_commands_is_clean():
+    # playtest and tune on two worker processes, interrupted anywhere from their start (the
+    # workers being forked) to the middle of their games: 24 tries, about a minute.
+    rng = random.Random(25)
+    commands = [
+        ["playtest", MISSION, "--games", "200", "--bots", "coop", "--jobs", "2"],
+        ["tune", MISSION, "--stars", "3", "--games", "100", "--jobs", "2"],
+    ]
+    for attempt in range(24):
+        args = commands[attempt % 2]
+        process = start(*args)
+        delay = rng.uniform(0.05, 2.5)
+        time.sleep(delay)
+        finished = process.poll() is not None
+        _, err = ctrl_c(process)
+        said = f"{args[0]} interrupted after {delay:.2f} s: exit {process.returncode}\n{err}"
+        assert "Traceback" not in err, said
+        assert process.returncode == (0 if finished else 130), said
+        deadline = time.monotonic() + 5
+        while left_running(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not left_running(process.pid), said
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    # Started here, outside the commands' process groups: Ctrl-C reaches the command only,
+    # as with a cluster elsewhere.
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None,
+                                  silence_logs=50) as local:
+        yield local
+
+
+def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster):
+    # tune of a campaign plays several missions at once, in threads: they stop too, long
+    # before the minutes their games would take.
+    address = cluster.scheduler_address
+    for args, delay in (
+        (["playtest", MISSION, "--games", "4000", "--bots", "coop"], 2.0),
+        (["tune", str(starter_campaign()), "--games", "400"], 4.0),
+    ):
+        process = start(*args, "--scheduler", address)
+        time.sleep(delay)
+        assert process.poll() is None, process.communicate()
+        _, err = ctrl_c(process)
+        assert process.returncode == 130, err
+        assert "Traceback" not in err and err.strip().endswith("interrupted"), err
+
+
+def test_the_studio_stops_on_ctrl_c_with_exit_0(tmp_path):
+    # It runs until Ctrl-C: that is how it ends, not an interruption (README, Exit codes). A
+    # page is open, so its estimator's worker is playing games when Ctrl-C comes.
+    process = start("studio", str(starter_campaign()), "--port", "0", "--no-browser")
+    assert process.stdout is not None
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", process.stdout.readline())
+    assert found, process.communicate()
+    port = int(found.group(1))
+
+    def open_page() -> None:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
+        try:
+            connection.request("GET", "/events")
+            response = connection.getresponse()
+            while response.read(256):
+                pass
+        except OSError:
+            pass
+
+    threading.Thread(target=open_page, daemon=True).start()
+    time.sleep(3)
+    out, err = ctrl_c(process)
+    assert process.returncode == 0, err
+    assert "Traceback" not in err
+    assert out.rstrip().endswith("studio stopped")

@@ -1,0 +1,251 @@
+"""The seat page in a real browser (Debian's Chromium through Playwright): three people, each in
+a browser context of their own (one on a phone's screen, one playing by keyboard only, one in
+French), play a whole mission by tapping cards; one leaves and comes back; the log replays.
+Then one person with two bots."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_studio import ARGS, CHROMIUM, wait_for
+from test_table_cli import TableProcess
+
+from synergy_forge.cli import main
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1280, "height": 900}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.fail("the table's tests need Chromium: apt-get install chromium (README)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+def state(page, expression: str):
+    return page.evaluate(f"() => {expression}")
+
+
+def open_seat(context, link: str):
+    page = context.new_page()
+    page.goto(link)
+    wait_for(page, "window.table && window.table.updates > 0", timeout=15_000)
+    return page
+
+
+def tap(page, rng: random.Random) -> bool:
+    """Tap one of the seat's choices (a card of the hand, or a button); False when none."""
+    buttons = page.locator("button.choice")
+    count = buttons.count()
+    if not count or state(page, "document.body.classList.contains('sending')"):
+        return False
+    try:
+        buttons.nth(rng.randrange(count)).click(timeout=2000)
+    except Exception:  # redrawn under the pointer by a newer view: the next turn tries again
+        return False
+    return True
+
+
+def press(page) -> bool:
+    """Choose with the keyboard only: Tab to the first choice, then Enter."""
+    if not page.locator("button.choice").count():
+        return False
+    page.locator("body").focus()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if state(page, "Boolean(document.activeElement && document.activeElement.dataset.choice)"):
+            before = state(page, "window.table.view.version")
+            page.keyboard.press("Enter")
+            wait_for(page, f"window.table.view.version > {before}", timeout=10_000)
+            return True
+    raise AssertionError("no choice is reachable with Tab")
+
+
+def over(page) -> bool:
+    return state(page, "Boolean(window.table.view && window.table.view.outcome)")
+
+
+def test_three_people_play_a_whole_mission_in_three_browsers(browser, tmp_path):
+    log = tmp_path / "game.jsonl"
+    table = TableProcess("22", "--players", "3", "--seed", "8", "--log", str(log), "--games",
+                         str(tmp_path / "games"))
+    contexts = [browser.new_context(viewport=PHONE), browser.new_context(viewport=LAPTOP),
+                browser.new_context(viewport=LAPTOP, locale="fr-FR")]
+    try:
+        pages = [open_seat(contexts[seat], table.links[seat]) for seat in range(3)]
+        # Seat 2's browser speaks French: the page does too, and the choice can switch it.
+        assert state(pages[2], "document.documentElement.lang") == "fr"
+        assert "Votre main" in pages[2].locator("#hand-title").inner_text()
+        assert pages[0].locator("#hand-title").inner_text() == "Your hand"
+        # Mission 22 starts with the super card, given by seat 0 (R24): to one of 3 seats.
+        assert pages[0].locator("#prompt").inner_text() == "Give the super card to a seat"
+        assert pages[0].locator("#choices button.choice").count() == 3
+        assert pages[1].locator("#prompt").inner_text() == "Not your turn: watch the table."
+        rng = random.Random(4)
+        choices = 0
+        left = False
+        deadline = time.monotonic() + 240
+        while not all(over(p) for p in pages):
+            assert time.monotonic() < deadline, "the game did not end"
+            moved = False
+            for seat, page in enumerate(pages):
+                moved |= press(page) if seat == 1 else tap(page, rng)
+            choices += moved
+            if choices == 6 and not left:
+                # Seat 2 closes its tab mid-game and opens its link again: same seat, same hand.
+                hand = state(pages[2], "JSON.stringify(window.table.view.hand)")
+                pages[2].close()
+                pages[2] = open_seat(contexts[2], table.links[2])
+                assert state(pages[2], "JSON.stringify(window.table.view.hand)") == hand
+                left = True
+            if not moved:
+                time.sleep(0.05)
+        outcomes = [p.locator("#outcome").inner_text() for p in pages]
+        assert all(p.locator("#outcome").is_visible() for p in pages)
+        assert outcomes[0] == outcomes[1]
+        assert outcomes[0].startswith(("Mission lost", "★ Mission won"))
+        assert outcomes[2].startswith(("Mission perdue", "★ Mission gagnée"))
+        # Every page was updated in place (no reload) and agrees with the others.
+        views = [state(p, "window.table.view.outcome") for p in pages]
+        assert views[0] == views[1] == views[2]
+        assert state(pages[0], "window.table.updates") > 10
+        pages[1].screenshot(path=str(tmp_path / "table.png"), full_page=True)
+    finally:
+        for context in contexts:
+            context.close()
+        code, out, err = table.stop()
+    assert code == 0 and "Traceback" not in err
+    assert f"log written to {log}" in out
+    replayed = CliRunner().invoke(main, ["replay", str(log)])
+    assert replayed.exit_code == 0, replayed.output
+
+
+def test_one_person_with_two_bots_finishes_in_the_browser(browser):
+    table = TableProcess("5", "--humans", "1", "--pace", "0.1", "--seed", "5")
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = open_seat(context, table.links[0])
+        rng = random.Random(1)
+        deadline = time.monotonic() + 120
+        while not over(page):
+            assert time.monotonic() < deadline, "the game did not end"
+            if not tap(page, rng):
+                time.sleep(0.05)
+        seats = page.locator("#seats li")
+        assert seats.count() == 3 and "bot coop" in seats.nth(1).inner_text()
+        # Every round settled, in the referee's words: the last under the turn, the others aside.
+        rounds = state(page, "window.table.view.table.rounds.length")
+        assert page.locator("#last-round section.round-played").count() == min(rounds, 1)
+        assert page.locator("#history section.round-played").count() == max(rounds - 1, 0)
+        if rounds:
+            page.locator("#last-round summary").click()
+            assert "Round: " in page.locator("#last-round pre").inner_text()
+    finally:
+        context.close()
+        table.stop()
+
+
+def test_a_wrong_link_says_so(browser):
+    table = TableProcess("5", "--humans", "1")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        response = page.goto(table.links[0][:-4] + "AAAA")
+        assert response.status == 404
+        assert "No such seat: check the link" in page.inner_text("body")
+    finally:
+        context.close()
+        table.stop()
+
+
+class Cable:
+    """A TCP relay between the browser and the table: `cut()` drops every connection and
+    refuses new ones, as a lost network does, until `mend()`."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.open: list = []
+        self.cut_off = False
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.cut_off:
+                client.close()
+                continue
+            server = socket.create_connection(("127.0.0.1", self.target))
+            with self.lock:
+                self.open += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.close()
+
+    def cut(self) -> None:
+        self.cut_off = True
+        with self.lock:
+            for end in self.open:
+                with contextlib.suppress(OSError):
+                    end.shutdown(socket.SHUT_RDWR)
+            self.open = []
+
+    def mend(self) -> None:
+        self.cut_off = False
+
+
+def test_the_page_comes_back_after_the_network_is_lost(browser):
+    from test_table_cli import choose, get
+
+    table = TableProcess("5", "--humans", "1", "--pace", "0.1", "--seed", "6")
+    link = table.links[0]
+    port = int(link.split(":")[2].split("/")[0])
+    cable = Cable(port)
+    context = browser.new_context()
+    try:
+        page = open_seat(context, link.replace(f":{port}/", f":{cable.port}/"))
+        cable.cut()
+        wait_for(page, "document.getElementById('status').classList.contains('lost')",
+                 timeout=10_000)
+        # The game goes on meanwhile (the person's other device chooses).
+        view = get(link)
+        view = choose(link, view["legal"][0]["id"])
+        assert state(page, "window.table.view.version") < view["version"]
+        cable.mend()
+        # Reconnected by itself, with no reload: the page has the table's latest view.
+        wait_for(page, f"window.table.view.version >= {view['version']}", timeout=20_000)
+        wait_for(page, "document.getElementById('status').classList.contains('live')",
+                 timeout=10_000)
+        assert state(page, "window.table.view.hand") == get(link)["hand"]
+    finally:
+        context.close()
+        table.stop()

@@ -1,0 +1,244 @@
+"""`synergy-forge table` as a user starts it: the links it prints, a game played to its end
+through them, the logs it writes (which `replay` confirms), and every bad input as one line
+with its exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.cli import main
+from synergy_forge.resources import starter_campaign
+
+ROOT = Path(__file__).resolve().parent.parent
+LINK = re.compile(r"^seat (\d+): (http://127\.0\.0\.1:\d+/seat/[A-Za-z0-9_-]{32})$")
+
+
+class TableProcess:
+    """`synergy-forge table …` in a subprocess, its seat links read from its first lines."""
+
+    def __init__(self, *args: str, cwd: Path | None = None) -> None:
+        import tempfile
+
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        # Never the repository: a finished game's log goes to games/ of the current folder.
+        cwd = cwd or Path(tempfile.mkdtemp(prefix="table-"))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "synergy_forge", "table", *args, "--port", "0",
+             "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=env, cwd=cwd)
+        assert self.process.stdout is not None
+        self.heading = self.process.stdout.readline()
+        assert self.heading.startswith("Table for mission"), \
+            self.heading + (self.process.stderr.read() if self.process.stderr else "")
+        self.links: dict[int, str] = {}
+        self.bots: dict[int, str] = {}
+        players = int(re.search(r": (\d) players", self.heading).group(1))
+        for _ in range(players):
+            line = self.process.stdout.readline().rstrip("\n")
+            found = LINK.match(line)
+            if found:
+                self.links[int(found.group(1))] = found.group(2)
+            else:
+                bot = re.fullmatch(r"seat (\d+): bot (\S+)", line)
+                assert bot, line
+                self.bots[int(bot.group(1))] = bot.group(2)
+
+    def stop(self) -> tuple[int, str, str]:
+        self.process.send_signal(signal.SIGINT)
+        try:
+            out, err = self.process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        return self.process.returncode, out, err
+
+
+def api(link: str) -> str:
+    return link.replace("/seat/", "/api/seat/")
+
+
+def get(link: str) -> dict:
+    with urllib.request.urlopen(api(link), timeout=10) as response:
+        return json.load(response)
+
+
+def choose(link: str, choice: str) -> dict:
+    request = urllib.request.Request(api(link) + "/choose",
+                                     data=json.dumps({"choice": choice}).encode(),
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+
+
+def test_one_person_two_bots_play_to_the_end_and_the_logs_replay(tmp_path):
+    log = tmp_path / "game.jsonl"
+    games = tmp_path / "games"
+    table = TableProcess("12", "--humans", "1", "--bots", "coop", "--pace", "0.05", "--seed",
+                         "12", "--log", str(log), "--games", str(games))
+    try:
+        assert table.heading.startswith('Table for mission 12 "Stairway": 3 players '
+                                        "(1 person, 2 bots)")
+        assert list(table.links) == [0] and table.bots == {1: "coop", 2: "coop"}
+        link = table.links[0]
+        deadline = time.monotonic() + 120
+        view = get(link)
+        while view["outcome"] is None:
+            assert time.monotonic() < deadline, "the game did not end"
+            if view["legal"]:
+                view = choose(link, view["legal"][-1]["id"])
+            else:
+                time.sleep(0.05)
+                view = get(link)
+        time.sleep(0.5)  # the end is told, the logs written
+    finally:
+        code, out, err = table.stop()
+    assert code == 0, err
+    assert "game over: " in out and f"log written to {log}" in out, out
+    saved = list(games.glob("stairway-*.jsonl"))
+    assert len(saved) == 1 and saved[0].read_text() == log.read_text()
+    header = json.loads(log.read_text().splitlines()[0])
+    assert header["bots"] == ["person", "coop", "coop"] and header["seed"] == 12
+    replayed = CliRunner().invoke(main, ["replay", str(log)])
+    assert replayed.exit_code == 0, replayed.output
+    assert "same outcome as recorded" in replayed.output
+    assert "Traceback" not in err
+
+
+def play_to_the_end(table: TableProcess) -> tuple[int, str, str]:
+    try:
+        link = table.links[0]
+        view = get(link)
+        while view["outcome"] is None:
+            view = choose(link, view["legal"][0]["id"]) if view["legal"] else get(link)
+        time.sleep(0.5)
+    finally:
+        result = table.stop()
+    return result
+
+
+def test_a_campaign_keeps_its_games_in_its_games_folder(tmp_path):
+    import shutil
+
+    campaign = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), campaign)
+    # Given the folder and --mission; then by number, run inside the campaign.
+    code, out, _ = play_to_the_end(TableProcess(str(campaign), "--mission", "1", "--humans",
+                                                "1", "--pace", "0", "--seed", "3"))
+    assert code == 0
+    code, out, _ = play_to_the_end(TableProcess("2", "--humans", "1", "--pace", "0", "--seed",
+                                                "3", cwd=campaign / "missions"))
+    assert code == 0
+    assert len(list((campaign / "games").glob("first-notes-*.jsonl"))) == 1
+    assert len(list((campaign / "games").glob("warm-up-*.jsonl"))) == 1, out
+
+
+def test_every_interface_is_a_choice_said_aloud():
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "synergy_forge", "table", "5", "--host", "0.0.0.0", "--port",
+         "0", "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env)
+    assert process.stdout is not None
+    lines = [process.stdout.readline() for _ in range(4)]
+    process.send_signal(signal.SIGINT)
+    err = process.communicate(timeout=20)[1]
+    assert "\nwarning: listening on 0.0.0.0: anyone on your network" in "\n" + err
+    links = [line for line in lines if line.startswith("seat ")]
+    assert len(links) == 3 and not any("0.0.0.0" in line for line in links)
+
+
+def _free_port_in_use() -> socket.socket:
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(1)
+    return sock
+
+
+@pytest.mark.parametrize("args, message", [
+    (["99"], "99: no such file, nor a mission number or id of the campaign in"),
+    (["5", "--port", "70000"], "'--port': 70000 is not in the range 0<=x<=65535"),
+    (["5", "--port", "http"], "'--port': 'http' is not a valid integer"),
+    (["5", "--humans", "4", "--players", "3"], "4 people cannot sit at a table of 3"),
+    (["5", "--players", "6"], "'--players': 6 is not in the range 3<=x<=5"),
+    (["5", "--humans", "1", "--bots", "nobody"], "unknown bot(s) nobody"),
+    (["5", "--humans", "1", "--bots", "coop,coop,coop"], "give one bot or 2, one per bot seat"),
+    (["5", "--mission", "2"], "--mission chooses a mission of a campaign folder"),
+    ([str(starter_campaign())], "has 30 missions: choose one with --mission"),
+    ([str(starter_campaign()), "--mission", "31"], "has no mission '31'"),
+])
+def test_bad_input_is_one_located_line_and_exit_2(args, message):
+    result = CliRunner().invoke(main, ["table", *args, "--no-browser"])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_port_in_use_is_one_line_and_exit_2():
+    busy = _free_port_in_use()
+    try:
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(main, ["table", "5", "--port", str(port), "--no-browser"])
+    finally:
+        busy.close()
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1] == (
+        f"synergy-forge: error: cannot listen on 127.0.0.1:{port}: Address already in use")
+
+
+def test_on_a_network_each_link_has_its_qr_code_on_a_terminal():
+    """Under a terminal, a table on the network prints each person's link as a QR code too
+    (phones scan it); the code is the link's, as segno draws it."""
+    import io
+    import pty
+
+    import segno
+
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "synergy_forge", "table", "5", "--humans", "2", "--host",
+         "0.0.0.0", "--port", "0", "--no-browser"], stdout=follower, stderr=subprocess.PIPE,
+        env=env)
+    os.close(follower)
+    text = b""
+    deadline = time.monotonic() + 30
+    while text.count(b"seat ") < 3 or not text.rstrip().endswith(b"bot coop"):
+        assert time.monotonic() < deadline, text.decode(errors="replace")
+        text += os.read(leader, 65536)
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=20)
+    os.close(leader)
+    lines = text.decode().replace("\r\n", "\n")
+    links = re.findall(r"^seat \d: (http://\S+)$", lines, flags=re.MULTILINE)
+    assert len(links) == 2
+    for link in links:
+        drawn = io.StringIO()
+        segno.make(link, error="l").terminal(out=drawn, compact=True, border=2)
+        assert f"{link}\n{drawn.getvalue()}" in lines
+
+
+def test_a_campaign_with_errors_exits_1_with_them_as_every_command(tmp_path):
+    import shutil
+
+    campaign = tmp_path / "c"
+    shutil.copytree(starter_campaign(), campaign)
+    rule = campaign / "challenges" / "threes-are-zero.yaml"
+    rule.write_text(rule.read_text().replace('rule: "0 if value == 3 else value"',
+                                             'rule: "value / 2"'))
+    for args in ([str(campaign), "--mission", "19"],
+                 [str(campaign / "missions" / "19-dim-lights.yaml")]):
+        result = CliRunner().invoke(main, ["table", *args, "--no-browser"])
+        assert result.exit_code == 1, result.output
+        assert "threes-are-zero.yaml:9:" in result.output and "Traceback" not in result.output

@@ -1,0 +1,70 @@
+"""Games played at the table are results: their logs, added to the campaign's games/, show in
+the studio beside the bots' estimate (games, wins, the win rate's Wilson interval)."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import threading
+
+from tablekit import make_table
+
+from synergy_forge.authoring.gamelog import PERSON, Recorder, write_log
+from synergy_forge.cli.inputs import resolve_mission
+from synergy_forge.core.engine import Game
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.play import play
+from synergy_forge.sim.playtest import wilson
+from synergy_forge.studio.model import Studio, read_people_games
+
+
+def finished_log(mission: str, seats: list[str], seed: int) -> str:
+    """A game played to its end at a table (people choosing at random, bots at once)."""
+    table = make_table(mission, seats, seed=seed)
+    bots = threading.Thread(target=table.run_bots, daemon=True)
+    bots.start()
+    rng = random.Random(seed)
+    while table.records is None:
+        for seat in table.people:
+            view = table.view(seat)
+            if view["legal"]:
+                table.choose(seat, rng.choice(view["legal"])["id"])
+    table.stop()
+    return write_log(table.records)
+
+
+def test_the_studio_shows_what_people_played(tmp_path):
+    folder = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), folder)
+    games = folder / "games"
+    games.mkdir()
+    logs = [finished_log("1", [PERSON, PERSON, "coop"], seed) for seed in range(4)]
+    for i, text in enumerate(logs):
+        (games / f"first-notes-{i}.jsonl").write_text(text)
+    wins = sum(json.loads(text.splitlines()[-1])["result"] == "won" for text in logs)
+    # Not counted: bots alone (as `play --log` writes), a log of mission 1's earlier rules
+    # (one life more), a file that is no log.
+    mission, rulebook, colors = resolve_mission("1")
+    game = Game(mission, 3, 9, rulebook, colors)
+    recorder = Recorder(game, ["coop"] * 3)
+    play(game, ["coop"] * 3, on_decision=recorder)
+    (games / "bots.jsonl").write_text(write_log(recorder.finish(game)))
+    header, *rest = logs[0].splitlines()
+    older = json.loads(header)
+    older["mission"]["lives"] += 1
+    (games / "older.jsonl").write_text("\n".join([json.dumps(older), *rest]) + "\n")
+    (games / "broken.jsonl").write_text("{not json\n")
+
+    studio = Studio(folder)
+    studio.reload()
+    missions = {m["id"]: m for m in studio.state()["missions"]}
+    low, high = wilson(wins, 4)
+    assert missions["first-notes"]["people"] == {
+        "games": 4, "wins": wins, "rate": wins / 4, "low": low, "high": high, "earlier": 1}
+    assert missions["warm-up"]["people"] is None
+
+
+def test_no_games_folder_no_results(tmp_path):
+    assert read_people_games(tmp_path, []) == {}
+

@@ -1,0 +1,287 @@
+"""The kit's words (issue 21): flavour texts that agree with their cards, typography in English
+and French, and a rulebook that credits the game and says it is unofficial."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as raw
+import pytest
+from click.testing import CliRunner
+from workspace import validate_files
+
+from synergy_forge.authoring.flavour import stated_counts
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.authoring.validate import validate_paths
+from synergy_forge.cardtext.fonts import font
+from synergy_forge.cli import main
+from synergy_forge.resources import starter_campaign
+from synergy_forge.typography import typeset
+
+MISSION = """\
+id: thin
+number: 1
+title: Thin
+stars: 1
+rounds: 4
+lives: 3
+allowed_failures: {3: 0, 4: 1, 5: 1}
+"""
+
+
+def flavour_warnings(tmp_path: Path, flavour: str) -> list[tuple[int, int, str]]:
+    report = validate_files(tmp_path, {"m.yaml": MISSION + flavour}, [Path("m.yaml")])
+    return [(d.line, d.column, d.message) for d in report.diagnostics
+            if d.check == "mission.flavour-numbers" and str(d.severity) == "warning"]
+
+
+def test_flavour_counts_that_contradict_the_card_are_warned_at_the_words(tmp_path):
+    found = flavour_warnings(tmp_path, 'flavor:\n  en: "Two lives, five rounds. Tread softly."\n'
+                             '  fr: "Avec 4 manches et trois vies, tout va bien."\n')
+    assert [(line, column) for line, column, _ in found] == [(9, 8), (9, 19)]
+    assert 'says "Two lives" but the card has 3 lives' in found[0][2]
+    assert 'says "five rounds" but the card has 4 rounds to win' in found[1][2]
+
+
+def test_flavour_counts_in_french_words_and_digits(tmp_path):
+    found = flavour_warnings(tmp_path, "flavor:\n  en: Fine.\n"
+                             "  fr: \"Il reste deux vies et 5 petites manches.\"\n")
+    assert [(line, column) for line, column, _ in found] == [(10, 17), (10, 30)]
+    assert '(fr) says "deux vies"' in found[0][2] and '"5 petites manches"' in found[1][2]
+
+
+def test_a_plain_flavour_string_is_english_and_located(tmp_path):
+    found = flavour_warnings(tmp_path, "flavor: Only one life this time.\n")
+    assert [(line, column) for line, column, _ in found] == [(8, 14)]
+
+
+def test_failures_that_depend_on_the_player_count(tmp_path):
+    # 0 with 3 players, 1 with 4 or 5: "one failure" holds only where players are named.
+    found = flavour_warnings(tmp_path, "flavor: One spare failure is on the table.\n")
+    assert len(found) == 1 and "0 with 3 players, 1 with 4 players" in found[0][2]
+    assert flavour_warnings(tmp_path, "flavor: From four players on, one failure is forgiven.\n"
+                            ) == []
+    assert len(flavour_warnings(tmp_path, "flavor: With five players, two failures.\n")) == 1
+
+
+@pytest.mark.parametrize("text, language, counts", [
+    ("Two lives, five rounds, no pairs.", "en", [("lives", 2), ("rounds", 5)]),
+    ("Four rounds in a row.", "en", [("rounds", 4)]),
+    ("The last two rounds are the hardest.", "en", []),
+    ("Two cards and rounds to go.", "en", []),
+    ("One player may step out of a round.", "en", []),
+    ("Un joueur peut se retirer d'une manche.", "fr", []),  # "une": the article
+    ("Il ne vous reste qu'une seule vie.", "fr", [("lives", 1)]),
+    ("Quatre manches d'affilée", "fr", [("rounds", 4)]),
+    ("Trois victoires, deux échecs permis.", "fr", [("rounds", 3), ("failures", 2)]),
+    ("4\u00a0manches", "fr", [("rounds", 4)]),
+])
+def test_stated_counts(text, language, counts):
+    assert [(c.what, c.value) for c in stated_counts(text, language)] == counts
+
+
+def test_the_starter_missions_flavour_agrees_with_their_cards():
+    report = validate_paths([starter_campaign()])
+    assert [str(d) for d in report.diagnostics if d.check == "mission.flavour-numbers"] == []
+
+
+# -- typography ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, language, expected", [
+    ("the mission's \"Goal deck\" line", "en", "the mission’s “Goal deck” line"),
+    ("players' cards, 'quoted'", "en", "players’ cards, ‘quoted’"),
+    ("Print at 100%% and 100 mm", "en", "Print at 100%% and 100\u00a0mm"),
+    ("l'objectif : oui; non! quoi ?", "fr",
+     "l’objectif\u202f: oui\u202f; non\u202f! quoi\u202f?"),
+    ("la ligne \"Objectifs\" et « Main »", "fr",
+     "la ligne «\u202fObjectifs\u202f» et «\u202fMain\u202f»"),
+    ("Imprimez à 100 %% (taille réelle), 100% ou %(n)s cartes", "fr",
+     "Imprimez à 100\u00a0%% (taille réelle), 100\u00a0% ou %(n)s cartes"),
+    ("3 joueurs, à 21:35, https://x", "fr", "3\u00a0joueurs, à\u00a021:35, https://x"),
+    ("A sum of exactly 5 becomes 10.", "en", "A sum of exactly 5\u00a0becomes\u00a010."),
+    ("From mission 6: add 3 to it", "en", "From mission\u00a06: add 3\u00a0to it"),
+])
+def test_typeset(text, language, expected):
+    assert typeset(text, language) == expected
+    assert typeset(expected, language) == expected  # already set: unchanged
+
+
+def test_a_no_break_space_is_no_place_to_wrap():
+    # textfit breaks lines only where the renderer may: "3 players 1" stays one word.
+    from synergy_forge.cardtext.fonts import lines_needed
+
+    group = "3\u00a0players\u00a01"
+    width = font().width("3 players", 7.0)
+    assert lines_needed(group.replace("\u00a0", " "), width, 7.0) == 2
+    assert lines_needed(group, width, 7.0) is None  # wider than the box: cannot wrap
+
+
+# -- the printed kit -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def kit(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("words")
+    result = CliRunner().invoke(main, ["build", "--lang", "all", "--out", str(out), "--no-png",
+                                       "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def pages(path: Path) -> list[str]:
+    document = pdfium.PdfDocument(path)
+    try:
+        return [page.get_textpage().get_text_range() for page in document]
+    finally:
+        document.close()
+
+
+def flat(text: str) -> str:
+    """The text on one line; no-break spaces kept (str.split would take them as spaces)."""
+    return re.sub(r"[ \t\r\n]+", " ", text.replace("\ufffe", "")).strip()
+
+
+def plain(text: str) -> str:
+    """flat, with no-break spaces as spaces: for what the words say, not how they are set."""
+    return flat(text.replace("\u00a0", " ").replace("\u202f", " "))
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_nothing_printed_has_a_straight_quote(kit, language):
+    text = "\n".join(pages(kit / language / f"print-and-play-{language}.pdf"))
+    assert text.count("’") > 20
+    straight = [text[max(0, i - 30):i + 30] for i, ch in enumerate(text) if ch in "'\""]
+    assert straight == []
+
+
+def test_french_print_follows_french_typography(kit):
+    text = "\n".join(pages(kit / "fr" / "print-and-play-fr.pdf"))
+    assert "“" not in text and "”" not in text and text.count("«\u202f") == text.count("\u202f»")
+    assert text.count("«") >= 4
+    bad = [text[max(0, m.start() - 20):m.end() + 5]
+           for m in re.finditer(r"(?<![\u202f\u00a0])[;:!?](?=\s)", text)]
+    assert bad == []
+    assert "100\u00a0%" in text and "100 %" not in text and "100\u00a0mm" in text
+
+
+@pytest.mark.parametrize("language, groups", [
+    # (How many may miss at each player count is in the card's stats row, as "1/2", "3/4
+    # players": no line of text to break.)
+    ("en", ("C\u00a0Double recovery",
+            "without Unique\u00a0(≠), plus Close call\u00a0(±1)")),
+    ("fr", ("C\u00a0Double récupération",
+            "sans Unique\u00a0(≠), plus De justesse\u00a0(±1)")),
+])
+def test_mission_cards_keep_their_groups_unbroken(kit, language, groups):
+    """A line break after an action's letter parts it from its name; a goal's sign in
+    brackets is not read as a sum ("without Unique ≠ with Close call ±1")."""
+    text = re.sub(r"[ \r\n]+", " ", "\n".join(pages(kit / language / "missions.pdf")))
+    assert [g for g in groups if g not in text] == []
+
+
+def font_names(path: Path, page: int, words: str) -> set[str]:
+    document = pdfium.PdfDocument(path)
+    try:
+        textpage = document[page].get_textpage()
+        text = textpage.get_text_range()
+        start = text.index(words)
+        names = set()
+        for i in range(start, start + len(words)):
+            size = raw.FPDFText_GetFontInfo(textpage.raw, i, None, 0, None)
+            buffer = ctypes.create_string_buffer(size)
+            raw.FPDFText_GetFontInfo(textpage.raw, i, buffer, size, None)
+            names.add(buffer.value.decode().split("+")[-1])
+        return names
+    finally:
+        document.close()
+
+
+def test_flavour_texts_print_in_the_bundled_italic(kit):
+    assert font_names(kit / "en" / "missions.pdf", 0, "Nobody speaks") == {"Forge-Sans-Italic"}
+    assert font_names(kit / "fr" / "missions.pdf", 0, "Personne ne parle") == \
+        {"Forge-Sans-Italic"}
+    assert font_names(kit / "en" / "missions.pdf", 0, "First notes") == {"Forge-Sans-Bold"}
+
+
+def test_the_italic_face_is_measured_with_its_own_metrics():
+    from synergy_forge.cardtext import fonts as textfit
+    from synergy_forge.cardtext.geometry import card_boxes
+    from synergy_forge.resources import templates_dir
+
+    textfit.font.cache_clear()
+    assert textfit.font(italic=True) == textfit.read_font(
+        templates_dir() / "fonts" / textfit.ITALIC)
+    assert card_boxes()["flavor"].italic
+    assert textfit.font(italic=True).em_width("«") != textfit.font().em_width("«")
+
+
+# -- the rulebook --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("language, first_page", [
+    ("en", ("Synergy: how to play", "3 to 5 players", "No talking about your cards",
+            "fan-made and unofficial", "not affiliated with or endorsed by Jolly Dutch",
+            "Robert Brouwer")),
+    ("fr", ("Synergy : comment jouer", "3 à 5 joueurs", "Ne parlez pas de vos cartes",
+            "fait par des fans et non officiel", "ni affilié à Jolly Dutch",
+            "Robert Brouwer")),
+])
+def test_the_rulebook_opens_with_players_silence_and_the_notice(kit, language, first_page):
+    text = pages(kit / language / "rulebook.pdf")
+    first = plain(text[0])
+    assert [w for w in first_page if w not in first] == []
+    assert first.find(first_page[1]) < first.find(first_page[2]) < len(first) // 2
+    credits = plain(text[-1])
+    assert "Robert Brouwer" in credits and "Jolly Dutch" in credits and "DejaVu" in credits
+    challenges = plain(pages(kit / language / "challenges.pdf")[0])
+    assert first_page[3] in challenges
+
+
+def test_the_rulebook_has_every_rule_players_need(kit):
+    text = plain(" ".join(pages(kit / "en" / "rulebook.pdf")))
+    for words in (
+        "Your left neighbour is the next player clockwise",  # the table-layout diagram
+        "Cards you play this round", "Your discard row, face up",
+        "belongs, until the round ends, to the player it now lies in front of",  # R18
+        "A and C may take back any number card of your discard row, whatever its colour",  # R13
+        "Lay F or G beside the number card it changes",
+        "H or J face up in front of the player who used it",
+        "Colours nobody plays stay in the box",
+    ):
+        assert words in text, words
+
+
+def test_challenges_come_after_how_to_play_in_the_order_players_meet_them(kit, starter_order):
+    text = plain(" ".join(pages(kit / "en" / "rulebook.pdf")))
+    table = text.index("Challenge From")
+    assert text.index("A round, step by step") < text.index("Winning and losing") < table
+    positions = [text.index(name, table) for name in starter_order]
+    assert positions == sorted(positions)
+    assert "Goals to the right As soon as" in text and "Mission 6" in text
+
+
+@pytest.fixture(scope="module")
+def starter_order() -> list[str]:
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    seen: list[str] = []
+    for mission in sorted(campaign.missions, key=lambda m: m.number):
+        seen += [c for c in mission.challenges if c not in seen]
+    return [campaign.rulebook.challenge(c).name["en"] for c in seen]
+
+
+@pytest.mark.parametrize("language, heading, follows", [
+    ("en", "An example round", "The sums are 5, 10"),
+    ("fr", "Un exemple de manche", "Les sommes sont 5, 10"),
+    ("en", "The table", "Seen from above"),
+    ("fr", "La table", "Vue de dessus"),
+])
+def test_no_heading_is_left_at_a_page_foot(kit, language, heading, follows):
+    for page in pages(kit / language / "rulebook.pdf"):
+        lines = [line.strip() for line in page.splitlines() if line.strip()]
+        if heading in lines:
+            assert follows in plain(page)
+            assert lines[-1] != heading
+            return
+    pytest.fail(f"no page with {heading!r}")
