@@ -201,3 +201,16 @@ def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path
                in line for line in result.stdout.splitlines()), result.stdout
     # The clash is the pair that clashes, not every challenge of the mission.
     assert "keep both even and uneven: every round would lose" in result.stdout
+
+
+def test_a_mission_file_that_cannot_be_read_makes_no_number_missing(tmp_path):
+    """Issue 22: a YAML error in mission 2 also gave "mission 2 is missing"; the file may hold
+    that number, so gaps are told only when every mission's number is known."""
+    files = {
+        "c/campaign.yaml": CAMPAIGN.replace("goals: [goals/*.yaml]\n", ""),
+        "c/missions/1.yaml": mission("one", 1),
+        "c/missions/2.yaml": mission("two", 2).replace("lives: 3", "lives: [3"),
+        "c/missions/3.yaml": mission("three", 3),
+    }
+    got = check(tmp_path, files, "c")
+    assert [(f, c) for f, _, _, _, c, _ in got] == [("c/missions/2.yaml", "yaml")]
