@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(BIN)/synergy-forge validate missions/starter
 	$(BIN)/synergy-forge judge missions/rounds/*.yaml
 	$(BIN)/synergy-forge play 1 --seed 1 --bots coop --quiet
-	$(BIN)/synergy-forge playtest missions/starter --games 200 --bots coop --check --html output/playtest.html
+	$(BIN)/synergy-forge playtest missions/starter --check --html output/playtest.html
 	$(BIN)/synergy-forge build missions/starter --out output
 
 ## Lint, the layers' contracts, types and the whole test suite.

@@ -2,6 +2,11 @@
 full starter-campaign playtest.
 
     .venv/bin/python bench/bench_playtest.py [--full-games 1000]
+    .venv/bin/python bench/bench_playtest.py --default-only   # `playtest missions/starter`
+
+`--default-only` times what a user's `synergy-forge playtest missions/starter` does with every
+default (its games, bots and workers), in one process tree; run it from two checkouts one
+after the other for a before and after.
 
 Workload for the per-bot figures: the engine benchmark's mission (5 players, 5 rounds,
 minimum-5 and double-plus-3, actions F, H, D), one process.
@@ -69,10 +74,28 @@ def full(games: int) -> None:
           f"games in {elapsed:.0f} s ({played / elapsed:.1f} games/s on all cores)")
 
 
+def default_playtest() -> None:
+    """`playtest missions/starter` with its defaults, as the CLI runs it (cold caches)."""
+    from click.testing import CliRunner
+
+    from synergy_forge.cli import main as cli
+
+    forget_all()
+    start = time.perf_counter()
+    result = CliRunner().invoke(cli, ["playtest", str(starter_campaign()), "--json"])
+    elapsed = time.perf_counter() - start
+    assert result.exit_code in (0, 1), result.output
+    print(f"playtest missions/starter with the defaults: {elapsed:.0f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--full-games", type=int, default=1000)
+    parser.add_argument("--default-only", action="store_true")
     args = parser.parse_args()
+    if args.default_only:
+        default_playtest()
+        return
     per_bot({"random": 3000, "greedy": 300, "coop": 1000, "oracle": 1000})
     scaling()
     full(args.full_games)

@@ -47,14 +47,24 @@ class Client:
         connection.close()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, data
 
+    def polite(self, method: str, path: str, body: bytes | None = None,
+               headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        """A request as a well-behaved bot sends it: after a 429, wait as told and again."""
+        for _ in range(20):
+            status, found, data = self.request(method, path, body, headers)
+            if status != 429:
+                break
+            time.sleep(float(found.get("retry-after", "1")))
+        return status, found, data
+
     def view(self, token: str) -> tuple[int, Any, bytes]:
-        status, _, data = self.request("GET", f"/api/seat/{token}")
+        status, _, data = self.polite("GET", f"/api/seat/{token}")
         return status, json.loads(data), data
 
     def choose(self, token: str, choice: Any) -> tuple[int, Any, bytes]:
-        status, _, data = self.request("POST", f"/api/seat/{token}/choose",
-                                       json.dumps({"choice": choice}).encode(),
-                                       {"content-type": "application/json"})
+        status, _, data = self.polite("POST", f"/api/seat/{token}/choose",
+                                      json.dumps({"choice": choice}).encode(),
+                                      {"content-type": "application/json"})
         return status, json.loads(data), data
 
 

@@ -89,7 +89,7 @@ def test_titles_in_both_languages(starter_kit):
     rulebook = text_of(starter_kit / "fr" / "rulebook.pdf")
     assert "comment jouer" in rulebook and "how to play" not in rulebook.lower()
     # Rule texts come from the definitions the referee uses.
-    assert "Votre somme ne peut pas être inférieure à 5." in \
+    assert typeset("Votre somme ne peut pas être inférieure à 5.", "fr") in \
         text_of(starter_kit / "fr" / "challenges.pdf").replace("\r\n", " ").replace("\n", " ")
 
 
@@ -117,8 +117,17 @@ def test_png_cards_are_not_blank_and_backs_mirror_fronts(starter_kit):
     def colour_at(img, slot):
         return img.getpixel((int((slot.x + 30) * MM), int((slot.y + 5) * MM)))
 
+    def colours_in_panel(img, slot):  # the back's panel, inside its paper frame: a pattern
+        box = (int((slot.x + 15) * MM), int((slot.y + 15) * MM), int((slot.x + 45) * MM),
+               int((slot.y + 70) * MM))
+        return {colour for _, colour in img.crop(box).getcolors(10000)}
+
     for i in range(9):
-        assert colour_at(front, layout.fronts[i]) == colour_at(back, layout.backs[i])
+        assert colour_at(front, layout.fronts[i]) in colours_in_panel(back, layout.backs[i])
+        # ... framed by paper: a shifted back shows nothing of its neighbour (issue 21)
+        slot = layout.backs[i]
+        assert back.getpixel((int((slot.x + 30) * MM), int((slot.y + 1.2) * MM))) == \
+            (251, 250, 247)
 
 
 def build_small(tmp_path: Path, title: str, out: str) -> Path:
@@ -163,7 +172,8 @@ def test_the_url_fetcher_refuses_what_is_not_ours():
 
 def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_its_line(
         tmp_path):
-    shrunk = build_small(tmp_path, "A title rather long " * 6, "first")
+    # Three lines at most, between the number and the stars (issue 21).
+    shrunk = build_small(tmp_path, "A title rather long " * 3, "first")
     assert "A title rather long" in text_of(shrunk / "en" / "missions.pdf")
     long_title = "A title far too long " * 12
     campaign = build_small_campaign(tmp_path / "long", long_title)
@@ -397,7 +407,7 @@ def test_cache_entries_a_crash_left_empty_are_drawn_again(tmp_path):
 def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_validate_and_build(
         tmp_path):
     """The rules block of a mission card (play order, goal deck, hand, challenges, actions) is
-    fitted from the fonts' metrics: what cannot fit even at 6 pt is found before rendering,
+    fitted from the fonts' metrics: what cannot fit at 8 pt is found before rendering,
     at the mission's `challenges`, by validate and by build (and not again after rendering)."""
     from workspace import crowded_rules_campaign
 
@@ -429,3 +439,93 @@ def test_a_damaged_cache_entry_is_drawn_again_not_trusted(tmp_path):
                                        "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code == 0, result.output
     assert kit_files(out) == before
+
+
+def ink_coverage(image) -> float:
+    """The share of the page covered in ink, from its pixels: 0 for white paper, 1 for solid
+    black (each channel's darkness, averaged)."""
+    import numpy as np
+
+    pixels = np.asarray(image.convert("RGB"), dtype=float)
+    return float(1 - pixels.mean() / 255)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_ink_saver_sheets_are_at_most_a_quarter_ink(paper):
+    """Issue 21: `build --ink-saver` draws light backs and bands; every page of every group's
+    sheets, fronts and backs, measured from its pixels, is at most 25% ink (the backs without
+    it are over a third)."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.draw import RenderContext, draw, page_images
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+    from synergy_forge.printing.kit import GROUPS
+    from synergy_forge.resources import starter_campaign
+
+    campaign = read_campaign(starter_campaign()).campaign
+    context = RenderContext()
+    try:
+        for ink_saver in (True, False):
+            worst = 0.0
+            for group in GROUPS:
+                html, _ = html_for(Job("sheets", "en", group), campaign,
+                                   Options(paper=paper, png=False, ink_saver=ink_saver),
+                                   Translator("en"))
+                for _, image in page_images(draw(html, context).pdf, 20):
+                    worst = max(worst, ink_coverage(image))
+            assert worst <= 0.25 if ink_saver else worst > 0.35, (ink_saver, worst)
+    finally:
+        context.release()
+
+
+@pytest.mark.parametrize("preset", ["tgc", "mpc"])
+def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path):
+    """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21)."""
+    from PIL import Image
+
+    from synergy_forge.printing.jobs import PRESETS
+
+    campaign = tmp_path / "camp"
+    build_small(tmp_path, "Sized", "unused")
+    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / preset),
+                                       "--preset", preset, "--jobs", "1", "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    pngs = sorted((tmp_path / preset / "en" / "png").rglob("*.png"))
+    assert len(pngs) > 20 and any("back-" in p.name for p in pngs)
+    for path in pngs:
+        with Image.open(path) as image:
+            assert image.size == PRESETS[preset].pixels, path.name
+    refused = CliRunner().invoke(main, ["build", str(campaign), "--preset", preset,
+                                        "--card-size", "63x88", "--out", str(tmp_path / "x")])
+    assert refused.exit_code == 2 and "--preset sets the card size" in refused.output
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_fold_layout_puts_each_back_beside_its_front_on_one_side(paper):
+    """`--layout fold` (issue 21), for printers without duplex: landscape, single-sided; each
+    back shares its front's fold line (no bleed across it), and the marks stay beyond the
+    quarter inch some printers cannot print."""
+    from synergy_forge.printing.layout import PRINTABLE, fold_sheet
+
+    layout = fold_sheet(paper)
+    assert layout.width > layout.height and layout.per_sheet == 4
+    for front, back in zip(layout.fronts, layout.backs, strict=True):
+        assert back.y == front.y and abs(back.x - front.x - layout.card.width) < 1e-6
+        assert front.bleed.right == back.bleed.left == 0
+    for mark in (*layout.marks, *layout.folds):
+        assert min(mark.x, mark.y) >= PRINTABLE - 1e-6
+        assert mark.x + mark.width <= layout.width - PRINTABLE + 1e-6
+        assert mark.y + mark.height <= layout.height - PRINTABLE + 1e-6
+
+
+def test_a_fold_build_is_single_sided_and_labelled(tmp_path):
+    campaign = tmp_path / "camp"
+    build_small(tmp_path, "Folded", "unused")
+    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
+                                       "--layout", "fold", "--no-png", "--jobs", "1",
+                                       "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    numbers = tmp_path / "o" / "en" / "numbers.pdf"
+    assert pages(numbers) == 13  # 50 number cards, 4 pairs a page, one side each
+    assert "Numbers · fold in two · sheet 1/13" in text_of(numbers)

@@ -34,6 +34,8 @@ EXTRA_RULES = {
     "neighbourly": "left is none or right is none or left + right == 2 * sum",
     "ranked": "sum != distinct[-1] and sum >= distinct[0] + 2",
     "chain": "1 < sum - (others | min) <= 3",
+    # `distinct | sum` adds each value once, as the referee's sorted(set(sums)) does.
+    "spread": "(distinct | sum) >= 2 * sum + (distinct | count)",
 }
 
 

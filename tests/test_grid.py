@@ -22,7 +22,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")
 
 NUMBERS = st.sampled_from(["sum", "left", "right", "3", "0", "7", "(others | max)",
                            "(sums | min)", "(distinct | length)", "(others | length)",
-                           "(sums | sum)", "distinct[0]", "distinct[1]", "distinct[-2]",
+                           "(sums | sum)", "(distinct | sum)", "(distinct | max)",
+                           "(distinct | count)", "distinct[0]", "distinct[1]", "distinct[-2]",
                            "((sum - 9) | abs)", "(others | count)"])
 LISTS = st.sampled_from(["others", "sums", "distinct", "[1, 4, 9]"])
 
@@ -116,6 +117,7 @@ def test_the_grid_answers_as_the_sandbox(rule, table):
 @pytest.mark.parametrize("rule", [
     "sum == distinct[-2]", "sum in others", "left is not none and left < sum < right",
     "(sum - 1) in others or (sum + 1) in others", "distinct | length >= 2 and sum == distinct[1]",
+    "(distinct | sum) > 2 * sum",
 ])
 def test_a_grid_of_many_tables_answers_table_by_table(rule):
     rng = np.random.default_rng(1)

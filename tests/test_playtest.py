@@ -7,6 +7,8 @@ import random
 from dataclasses import replace
 
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
@@ -20,6 +22,7 @@ from synergy_forge.sim.playtest import (
     estimates,
     play_batch,
     run,
+    skill_needed,
     star_range,
     stars_for,
     why_lost,
@@ -73,23 +76,33 @@ def test_results_do_not_depend_on_jobs():
     one = CliRunner().invoke(main, [*args, "--jobs", "1"])
     two = CliRunner().invoke(main, [*args, "--jobs", "2"])
     assert one.exit_code == 0, one.output
-    assert json.loads(one.output) == json.loads(two.output)
+    # stdout only: a slow machine also gets progress lines on stderr.
+    assert json.loads(one.stdout) == json.loads(two.stdout)
 
 
 def test_json_report_and_check(tmp_path):
     report_file = tmp_path / "report.html"
     result = CliRunner().invoke(main, [
         "playtest", str(starter_campaign() / "missions" / "01-first-notes.yaml"), "--games",
-        "10", "--players", "3", "--bots", "coop,oracle", "--json", "--html", str(report_file)])
+        "10", "--players", "3", "--bots", "expert,oracle", "--json", "--html", str(report_file)])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output[:result.output.rindex("}") + 1])
+    report = json.loads(result.stdout)
+    assert report["estimate"]["bot"] == "expert" and report["estimate"]["ladder"][-1] == 1.0
     mission = report["missions"][0]
     assert mission["id"] == "first-notes" and mission["declared_stars"] == 1
     for cell in mission["results"]:
-        assert {"games", "wins", "win_rate", "ci_low", "ci_high", "stars", "stars_low",
-                "stars_high", "players", "bot", "losses", "goals"} <= set(cell)
+        assert {"games", "wins", "win_rate", "ci_low", "ci_high", "players", "bot", "skill",
+                "losses", "goals"} <= set(cell)
         assert cell["games"] == 10 and cell["ci_low"] <= cell["win_rate"] <= cell["ci_high"]
-    assert "coordination_gap" in mission["estimate"]
+    estimate = mission["estimate"]
+    assert "coordination_gap" in estimate and estimate["bot"] == "expert"
+    # Which levels produced the estimate, each with its win rate, the expert's last.
+    levels = estimate["levels"]
+    assert levels[-1]["skill"] == 1.0 and all(lv["games"] == 10 for lv in levels)
+    assert [lv["skill"] for lv in levels] == sorted(lv["skill"] for lv in levels)
+    assert {"3"} == set(levels[-1]["players"])
+    needed = estimate["skill_needed"]
+    assert needed is None or 0.0 <= needed <= 1.0
     html = report_file.read_text()
     assert "<svg" in html and "First notes" in html
 
@@ -97,7 +110,7 @@ def test_json_report_and_check(tmp_path):
 def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
     campaign = read_campaign(starter_campaign()).campaign
     wrong = replace(campaign.mission(1), stars=5)
-    cells = run([Playable(wrong, campaign.rulebook, campaign.colors)], ["coop", "oracle"],
+    cells = run([Playable(wrong, campaign.rulebook, campaign.colors)], ["expert", "oracle"],
                 [4], games=30, seed=1, jobs=1)
     found = estimates(cells)
     assert any(w.startswith("declared 5 stars") for w in found[0].warnings)
@@ -122,42 +135,77 @@ def test_check_fails_a_player_count_no_bot_could_win():
     mission = read_campaign(starter_campaign()).campaign.mission(1)
     def cells(wins_at_3: dict[str, int]) -> list[Cell]:
         return [Cell(mission, players, bot, Tally(games=100, wins=wins_at_3[bot]
-                                                  if players == 3 else 60))
-                for players in (3, 4) for bot in ("coop", "oracle")]
+                                                  if players == 3 else 60),
+                     1.0 if bot == "expert" else None)
+                for players in (3, 4) for bot in ("coop", "oracle", "expert")
+                if bot in wins_at_3]
 
-    found = estimates(cells({"coop": 0, "oracle": 0}))[0]
-    assert "unwinnable at 3 players: no bot won any of its 200 games there, not even the " \
+    found = estimates(cells({"coop": 0, "oracle": 0, "expert": 0}))[0]
+    assert "unwinnable at 3 players: no bot won any of its 300 games there, not even the " \
            "oracle" in found.warnings
     assert found.fails_check
     # The oracle searches rather than trying every play: a coop win disproves "unwinnable".
-    found = estimates(cells({"coop": 1, "oracle": 0}))[0]
+    found = estimates(cells({"coop": 1, "oracle": 0, "expert": 0}))[0]
     assert not any(w.startswith("unwinnable") for w in found.warnings)
     # An oracle that never wins where coop does is reported, without failing the check.
-    blind = [Cell(mission, 4, bot, Tally(games=100, wins=0 if bot == "oracle" else 55))
-             for bot in ("coop", "oracle")]
+    blind = [Cell(replace(mission, stars=5), 4, bot,
+                  Tally(games=100, wins=0 if bot == "oracle" else 55),
+                  1.0 if bot == "expert" else None) for bot in ("coop", "oracle", "expert")]
     found = estimates(blind)[0]
-    assert any(w.startswith("the oracle never won, though other bots did (coop 55 games)")
-               for w in found.warnings)
+    assert any(w.startswith("the oracle never won, though other bots did (coop 55, expert 55 "
+                            "games)") for w in found.warnings)
     assert not found.fails_check
-    # Without the oracle in the run, nothing is claimed.
-    coop_only = estimates([c for c in cells({"coop": 0, "oracle": 0}) if c.bot == "coop"])[0]
-    assert not any(w.startswith("unwinnable") for w in coop_only.warnings)
+    # Without the expert in the run there is no estimate to fail.
+    assert not estimates(cells({"coop": 0, "oracle": 0}))
+    # The expert alone (no oracle) is enough to claim it.
+    found = estimates(cells({"expert": 0}))[0]
+    assert "unwinnable at 3 players: no bot won any of its 100 games there, not even the " \
+           "expert" in found.warnings
+    assert found.fails_check
 
 
 def test_star_bands():
-    assert stars_for(0.9) == 1 and stars_for(0.0) == 5
-    assert star_range(0.3, 0.6) == (1, 3)  # 60% is 1 star, 30% is 3 stars
+    # Stars from the skill needed: below 0.2 one star, ..., 0.8 and up (or never) five.
+    assert stars_for(0.1) == 1 and stars_for(0.0) == 1 and stars_for(0.85) == 5
+    assert stars_for(None) == 5 and stars_for(0.5) == 3
+    assert star_range(0.1, 0.5) == (1, 3)
     assert describe_stars(2, 3) == "between 2 and 3 stars" and describe_stars(1, 1) == "1 star"
 
 
+def test_the_skill_needed_is_where_the_ladder_crosses_the_target():
+    ladder = [(0.0, 0.2), (0.25, 0.4), (0.5, 0.6), (0.75, 0.9), (1.0, 1.0)]
+    # Half-way between 0.25 (40%) and 0.5 (60%).
+    assert skill_needed(ladder) == 0.375
+    # Every level must pass from the skill needed up: a dip above counts.
+    assert skill_needed([(0.0, 0.9), (0.25, 0.3), (0.5, 0.8), (1.0, 1.0)]) == \
+        0.25 + 0.25 * (0.5 - 0.3) / (0.8 - 0.3)
+    assert skill_needed([(0.0, 0.7), (1.0, 0.9)]) == 0.0  # a careless table wins
+    assert skill_needed([(0.75, 0.1), (1.0, 0.3)]) is None  # not even the expert
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=5, max_size=5), st.integers(0, 4), st.floats(0, 1))
+def test_a_higher_win_rate_at_any_level_never_needs_more_skill(rates, level, more):
+    # What makes "an easier mission never rates harder" hold for the estimate itself.
+    ladder = (0.0, 0.25, 0.5, 0.75, 1.0)
+    higher = list(rates)
+    higher[level] = min(1.0, rates[level] + more)
+    before = skill_needed(list(zip(ladder, rates, strict=True)))
+    after = skill_needed(list(zip(ladder, higher, strict=True)))
+    beyond = 2.0  # None: not even the expert wins, more skill than any
+    assert (after if after is not None else beyond) <= \
+        (before if before is not None else beyond) + 1e-12
+    assert stars_for(after) <= stars_for(before)
+
+
 def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebook):
-    # R23: four goal cards cannot last five rounds; the oracle wins rounds but every game
-    # ends with a player out of goal cards.
+    # R23: four goal cards and five rounds to win: the bots win rounds but every game ends
+    # with a player out of goal cards.
     mission = Mission(id="five", number=1, title={"en": "Five"}, stars=5, rounds=5, lives=2,
-                      players=(3,), allowed_failures={3: 0},
+                      players=(3,), allowed_failures={3: 0}, hand_goals=4,
                       goals=("equal", "unique", "between", "one-higher"),
                       challenges=("minimum-5", "no-doubles", "even"))
-    cells = run([Playable(mission, rulebook, ("red", "yellow", "green"))], ["coop", "oracle"],
+    cells = run([Playable(mission, rulebook, ("red", "yellow", "green"))], ["oracle", "expert"],
                 None, games=20, seed=1, jobs=1)
     (found,) = estimates(cells)
     (unwinnable,) = [w for w in found.warnings if w.startswith("unwinnable")]
@@ -169,8 +217,8 @@ def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebo
     from synergy_forge.reporting.playtest import text as playtest_text
     from synergy_forge.sim.playtest import PlaytestResult
 
-    text = playtest_text(PlaytestResult(20, 1, ("coop", "oracle"), cells, [found])).text
-    oracle = cells[1].tally
+    text = playtest_text(PlaytestResult(20, 1, ("oracle", "expert"), cells, [found])).text
+    oracle = cells[0].tally
     rounds = f"{oracle.rounds_won / 20:.1f}"
     assert f"        oracle lost 20: goal cards 100%; per game {rounds}/5 rounds won, " \
            f"{2 - oracle.lives_lost / 20:.1f}/2 lives left" in text.splitlines()
@@ -194,18 +242,27 @@ def test_html_report_renders_the_typed_result():
     from synergy_forge.sim.playtest import PlaytestResult
 
     mission = read_campaign(starter_campaign()).campaign.mission(1)
-    cells = [Cell(mission, 3, "coop", Tally(games=10, wins=4, losses=Counter(lives=6))),
-             Cell(mission, 4, "coop", Tally(games=10, wins=6,
-                                            losses=Counter(lives=2, challenge=2))),
+    cells = [Cell(mission, 3, "expert", Tally(games=10, wins=4, losses=Counter(lives=6)), 1.0),
+             Cell(mission, 4, "expert", Tally(games=10, wins=6,
+                                              losses=Counter(lives=2, challenge=2)), 1.0),
+             Cell(mission, 3, "expert", Tally(games=10, wins=1, losses=Counter(lives=9)), 0.75),
              Cell(mission, 3, "oracle", Tally(games=10, wins=9, losses=Counter(lives=1)))]
-    result = PlaytestResult(10, 1, ("coop", "oracle"), cells, estimates(cells))
+    result = PlaytestResult(10, 1, ("expert", "oracle"), cells, estimates(cells))
     page = html(result).text
-    # coop pooled over both counts: 10 wins of 20 games, a bar of half the 650-pixel scale.
-    assert 'width="325.0" height="7" fill="#1b6fc2"' in page
-    # Losses of the star bot (coop) only, added over the player counts: 8 lives, 2 challenge.
+    # The expert pooled over both counts: 10 wins of 20 games, a bar of half the 650-pixel
+    # scale (the lower level of the ladder is not pooled in).
+    assert 'width="325.0" height="7" fill="#2e7d32"' in page
+    # Losses of the star bot (the expert) only, added over the player counts.
     row = page[page.index("How missions are lost"):]
     assert "<th>challenge</th><th>lives</th>" in row and "<td>2</td><td>8</td>" in row
-    assert "First notes" in page
+    assert "First notes" in page and "Skill ladder" in page
     # The JSON and text reporters read the same result.
-    assert playtest_to_json(result)["missions"][0]["results"][1]["win_rate"] == 0.6
-    assert "      3 players: coop 40% [17%, 69%]  oracle 90% [60%, 98%]" in text(result).text
+    missions = playtest_to_json(result)["missions"][0]
+    assert missions["results"][1]["win_rate"] == 0.6
+    assert [lv["skill"] for lv in missions["estimate"]["levels"]] == [0.75, 1.0]
+    # The expert at 50% exactly passes; at 0.75 (10%) it does not: the skill needed is 1.0.
+    assert missions["estimate"]["skill_needed"] == 1.0
+    report = text(result).text
+    assert "      3 players: expert 40% [17%, 69%]  expert@0.75 10% [2%, 40%]  oracle 90% " \
+           "[60%, 98%]" in report
+    assert "      skill ladder: expert 50%  @0.75 10%" in report

@@ -119,8 +119,8 @@ def play_randomly(client: Client, table: GameTable, rng: random.Random,
                 moved = True
         if table.game.over and not moved:
             return {seat: client.view(token)[1] for seat, token in table.tokens.items()}
-        if not moved:
-            time.sleep(0.01)
+        if not moved:  # the bots' turn: wait as a page would, within the seat's rate
+            time.sleep(0.15)
     raise AssertionError("the game did not end")
 
 
@@ -395,3 +395,47 @@ def test_open_pages_per_seat_are_bounded():
             time.sleep(0.1)
         assert not group.streams
         assert open_stream(token)[1] == 200
+
+
+def test_the_same_mission_dealt_again_once_the_game_is_over():
+    ended = []
+    table = make_table("5", [PERSON, PERSON, "coop"], seed=SEED)
+    table.on_end = lambda finished: ended.append(finished.records)
+    with serving(table) as (client, _):
+        token = table.tokens[0]
+        status, _, data = client.request("POST", f"/api/seat/{token}/again")
+        assert status == 409 and "not over" in json.loads(data)["error"]
+        first = play_randomly(client, table, random.Random(8))
+        assert first[0]["outcome"] is not None and len(ended) == 1
+        status, _, data = client.request("POST", f"/api/seat/{table.tokens[1]}/again")
+        again = json.loads(data)
+        assert status == 200 and again["outcome"] is None and again["table"]["game"] == 2
+        assert again["table"]["rounds"] == [] and again["version"] > first[1]["version"]
+        assert client.view(token)[1]["legal"]  # everyone plays on, same links
+        second = play_randomly(client, table, random.Random(9))
+        assert second[0]["outcome"] is not None
+    assert len(ended) == 2 and ended[0][0]["seed"] != ended[1][0]["seed"]
+    for records in ended:  # each game's log replays on its own
+        assert replay(write_log(records).splitlines()).outcome is not None
+
+
+def test_a_mission_lost_to_a_challenge_says_which_seat_could_not_keep_it():
+    """R9: a seat with no second card that keeps the challenges loses the mission; the
+    outcome names it (and only it) for every seat, as a player would say it aloud."""
+    for seed in range(40):
+        table = make_table("12", people(3), seed=seed)  # Climbing: second card higher (R9)
+        rng = random.Random(seed)
+        while not table.game.over:
+            for seat in range(3):
+                view = table.view(seat)
+                if view["legal"]:
+                    table.choose(seat, rng.choice(view["legal"])["id"])
+        result = table.view(0)["outcome"]
+        if result["reason"] == "challenge":
+            break
+    else:
+        pytest.fail("no random game of mission 12 was lost to its challenge")
+    game = table.game
+    assert result["stuck"] and result["stuck"] == [
+        seat for seat in range(3) if not game.second_choices(seat)]
+    assert all(table.view(seat)["outcome"] == result for seat in range(3))

@@ -29,7 +29,11 @@ class TableProcess:
     """`synergy-forge table …` in a subprocess, its seat links read from its first lines."""
 
     def __init__(self, *args: str, cwd: Path | None = None) -> None:
+        import tempfile
+
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        # Never the repository: a finished game's log goes to games/ of the current folder.
+        cwd = cwd or Path(tempfile.mkdtemp(prefix="table-"))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "synergy_forge", "table", *args, "--port", "0",
              "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -223,3 +227,18 @@ def test_on_a_network_each_link_has_its_qr_code_on_a_terminal():
         drawn = io.StringIO()
         segno.make(link, error="l").terminal(out=drawn, compact=True, border=2)
         assert f"{link}\n{drawn.getvalue()}" in lines
+
+
+def test_a_campaign_with_errors_exits_1_with_them_as_every_command(tmp_path):
+    import shutil
+
+    campaign = tmp_path / "c"
+    shutil.copytree(starter_campaign(), campaign)
+    rule = campaign / "challenges" / "threes-are-zero.yaml"
+    rule.write_text(rule.read_text().replace('rule: "0 if value == 3 else value"',
+                                             'rule: "value / 2"'))
+    for args in ([str(campaign), "--mission", "19"],
+                 [str(campaign / "missions" / "19-dim-lights.yaml")]):
+        result = CliRunner().invoke(main, ["table", *args, "--no-browser"])
+        assert result.exit_code == 1, result.output
+        assert "threes-are-zero.yaml:9:" in result.output and "Traceback" not in result.output

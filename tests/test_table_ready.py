@@ -18,7 +18,7 @@ from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.cli import main
 from synergy_forge.core.cards import Action, pair_action_cards
 from synergy_forge.printing.kit import INKS, PAPER, build_kit, colours, contrast
-from synergy_forge.printing.layout import EDGE, PAPERS, sheet
+from synergy_forge.printing.layout import CROSS, EDGE, PAPERS, SCALE, calibration_crosses, sheet
 from synergy_forge.resources import starter_campaign
 from synergy_forge.typography import typeset
 
@@ -145,7 +145,9 @@ def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
         definition = starter.rulebook.challenge(challenge)
         assert flat(typeset(f"{definition.name['en']} {definition.text['en']}", "en")) in missions
     assert "Action cards A Recover · B Switch · C Double recovery · D Trade goals" in missions
-    assert "Hyper card if its holder misses their goal, all is lost" in missions
+    # Who may miss, by player count, and the super and hyper cards (S, Ω: their own cards say
+    # their rules), in the stats row.
+    assert "S Ω 30 Full synergy" in missions and "0/1/1 may miss 3/4/5 players" in missions
 
 
 def test_nothing_is_printed_within_4_mm_of_a_letter_page_edge(letter_kit):
@@ -194,19 +196,32 @@ def test_calibration_crosses_never_touch_the_text(letter_kit):
         for index in range(2):
             page = document[index]
             width, height = page.get_width() / MM, page.get_height() / MM
-            corner = EDGE + 0.5
-            crosses = [(x, y) for x in (corner, width - corner - 10)
-                       for y in (corner, height - corner - 10)]
+            crosses = [(x if index == 0 else width - x - CROSS, y)
+                       for x, y in calibration_crosses("letter")]
             text = page.get_textpage()
-            assert text.count_chars() > 10
+            assert text.count_chars() > 5
             for k in range(text.count_chars()):
                 left, bottom, right, top = (v / MM for v in text.get_charbox(k))
                 top, bottom = height - top, height - bottom
                 for x, y in crosses:
-                    apart = right < x - 1 or left > x + 11 or bottom < y - 1 or top > y + 11
+                    apart = right < x - 6 or left > x + 16 or bottom < y - 6 or top > y + 16
                     assert apart, (index, k, (left, top), (x, y))
     finally:
         document.close()
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_a_short_edge_flip_puts_no_back_cross_behind_a_front_cross(paper):
+    """Issue 21: crosses symmetric about the page's centre line up after either flip, so they
+    could not tell a wrong flip edge. A long-edge flip puts the back's (width - x - CROSS, y)
+    behind the front's (x, y); a short-edge flip puts it behind (width - x - CROSS,
+    height - y - CROSS), which must be far (> 10 mm) from every front cross."""
+    width, height = PAPERS[paper]
+    front = calibration_crosses(paper)
+    for x, y in front:
+        assert min(x, y, width - x - CROSS, height - y - CROSS) >= 6.35 + SCALE
+        short = (width - x - CROSS, height - y - CROSS)
+        assert all(abs(short[0] - fx) + abs(short[1] - fy) > 10 for fx, fy in front)
 
 
 def test_the_hyper_card_has_its_own_sign(letter_kit):
@@ -258,7 +273,7 @@ def test_a_goal_without_symbol_gets_its_initials_and_a_warning(tmp_path):
 
 
 def test_texts_shrink_step_by_step_to_6_pt_before_they_do_not_fit():
-    box = card_boxes()["title"]
+    box = Box(47.0, 10.0, 11.0, bold=True)  # a title's box on a poker card, before issue 21
     assert fit("Short", box) == 11.0
     sizes = [fit("A title rather long " * n, box) for n in range(1, 9)]
     assert sizes[0] == 11.0 and sizes == sorted(sizes, key=lambda s: -(s or 0))
@@ -271,7 +286,7 @@ def test_validate_reports_wide_words_and_characters_without_glyphs_at_their_line
                                        "2": "flavor: \"Good luck 🎲\"\n"})
     result = CliRunner().invoke(main, ["validate", str(folder)])
     assert result.exit_code == 1
-    assert "1.yaml:7:9: error: flavor (en) does not fit on its card, even at 6 pt" in \
+    assert "1.yaml:7:9: error: flavor (en) does not fit on its card, even at 6.5 pt" in \
         result.output
     assert "2.yaml:7:9: error: flavor (en): the card's fonts have no glyph for '🎲' (U+1F3B2)" \
         in result.output
@@ -314,8 +329,9 @@ def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
     # wider than the title's box, which only the rendered page can tell.
     from synergy_forge.cardtext.fonts import font
 
-    n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > 46)
-    assert font(True).width("W" * n, 6.0) < 54
+    width = card_boxes()["title"].width  # 33 mm, 20 mm on a 50 x 70 mm card
+    n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > width - 6)
+    assert font(True).width("W" * n, 6.0) < width
     folder = small_campaign(tmp_path, {"1": ""})
     mission = folder / "missions" / "1.yaml"
     mission.write_text(mission.read_text().replace("title: Mission 1", "title: " + "W" * n))

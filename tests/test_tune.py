@@ -42,12 +42,15 @@ def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rule
     assert mission is not None and mission.stars == 3
     low, high = band(3)
     # The very games `playtest --games 100 --seed 1 --players 3 --check` plays (same seeds).
-    cells = pt.run([pt.Playable(mission, rulebook, COLORS)], ["coop"], [3], 100, seed=1,
+    cells = pt.run([pt.Playable(mission, rulebook, COLORS)], ["expert"], [3], 100, seed=1,
                    jobs=1)
     [estimate] = pt.estimates(cells)
     assert not estimate.fails_check
-    assert low <= estimate.rate < high
-    assert estimate.rate == tuned.proposal.tally.win_rate
+    # The skill needed, as tune saw it on every level of the ladder, and as playtest sees it
+    # walking down the ladder only as far as it needs.
+    assert estimate.skill is not None and low <= estimate.skill < high
+    assert estimate.skill == tuned.proposal.skill
+    assert estimate.expert == tuned.proposal.tally
 
 
 def test_tune_moves_every_knob_towards_harder_for_a_mission_that_is_too_easy(tuned):
@@ -59,9 +62,10 @@ def test_tune_moves_every_knob_towards_harder_for_a_mission_that_is_too_easy(tun
 
 
 def test_tune_spends_far_fewer_games_than_a_grid_over_the_same_knobs(tuned):
-    assert tuned.games * 4 <= grid_size(SHORT) * 100 * len(tuned.counts)
+    levels = len(pt.LADDER)  # every setting plays each level of the skill ladder
+    assert tuned.games * 4 <= grid_size(SHORT) * 100 * len(tuned.counts) * levels
     # Sequential tests: most settings stop long before the full 100 games.
-    assert tuned.games < tuned.tried * 100
+    assert tuned.games < tuned.tried * 100 * levels
 
 
 def test_tune_gives_the_same_answer_on_one_process_and_on_the_pool(rulebook, tuned):
@@ -219,17 +223,16 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
 
     confirm = next(line.split("confirm: ", 1)[1] for line in result.output.splitlines()
                    if "confirm: " in line)
-    after = re.search(r"after: .*\((coop \d+% \[\d+%, \d+%\]), (\d+) games\)",
-                      result.output)
+    after = re.search(r"after: +(.*) \((needs skill [^;]*); expert \d+%, (\d+) games per "
+                      r"level\)", result.output)
     assert after, result.output
     args = shlex.split(confirm)
     assert args[:2] == ["synergy-forge", "playtest"] and "--check" in args
     check = runner.invoke(main, [*args[1:], "--jobs", "1"])
     assert check.exit_code == 0, check.output
-    assert f"({after.group(1)})" in check.output, (result.output, check.output)
-    per_count = int(args[args.index("--games") + 1])
-    assert per_count * len(args[args.index("--players") + 1].split(",")) == \
-        int(after.group(2))
+    assert after.group(1) in check.output and after.group(2) in check.output, \
+        (result.output, check.output)
+    assert int(args[args.index("--games") + 1]) == int(after.group(3))
 
 
 def test_tune_cli_on_a_campaign_tunes_only_missions_that_disagree(tmp_path):

@@ -290,6 +290,10 @@ def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_p
     camp = tmp_path / "fresh"
     assert run("new", "campaign", str(camp)).exit_code == 0
     assert run("new", "mission", str(camp / "missions" / "02-second.yaml")).exit_code == 0
+    second = (camp / "missions" / "02-second.yaml").read_text()
+    # Named after its file, without the number `number` already holds.
+    assert "\nid: second " in second and '\ntitle: {en: "Second", fr: "Second"}' in second
+    assert "\nnumber: 2 " in second
     alone = tmp_path / "loose.yaml"
     assert run("new", "mission", str(alone)).exit_code == 0
     for target in (camp, alone):

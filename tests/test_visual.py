@@ -92,3 +92,44 @@ def test_card_looks_as_before(name, campaign, tmp_path):
 def test_calibration_page_looks_as_before(campaign, tmp_path):
     html, _ = html_for(Job("calibration", "en"), campaign, Options(png=False), Translator("en"))
     compare("calibration-a4", image_of(render(html)), tmp_path)
+
+
+def font_sizes(page: pdfium.PdfPage) -> list[tuple[str, float]]:
+    """(character, size in pt) of every character printed on a page, spaces left out."""
+    import pypdfium2.raw as raw
+
+    text = page.get_textpage()
+    found = []
+    for i in range(raw.FPDFText_CountChars(text.raw)):
+        char = chr(raw.FPDFText_GetUnicode(text.raw, i))
+        if char.strip():
+            # WeasyPrint writes sizes in CSS px: 1 pt = 4/3 px.
+            found.append((char, round(raw.FPDFText_GetFontSize(text.raw, i) * 0.75, 2)))
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(language, campaign):
+    """Issue 21: read from a seat. Measured in the rendered PDF of every starter mission card:
+    nothing under 6 pt, and the only text under 8 pt is the flavour and the stats' labels."""
+    from collections import Counter
+
+    from synergy_forge.printing.build import plan
+
+    translator = Translator(language)
+    _ = translator.gettext
+    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "{counts} players"))
+    cards = next(d for d in plan(campaign, [language], Options(png=False))
+                 if d.job.name == "cards-missions.pdf")
+    faces = iter(cards.faces)
+    for html in cards.html:
+        document = pdfium.PdfDocument(BytesIO(draw(html, CONTEXT).pdf))
+        for page in document:
+            face = next(faces)
+            sizes = font_sizes(page)
+            assert min(size for _, size in sizes) >= 6.0, face.key
+            small = Counter(char for char, size in sizes if size < 8.0)
+            allowed = Counter((translator.text(face.data.flavor) + labels + "3/4/5").replace(
+                " ", ""))
+            assert not small - allowed, (face.key, small - allowed)
+            assert sum(size >= 8.0 for _, size in sizes) > 60, face.key  # the rules are there

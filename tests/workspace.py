@@ -29,7 +29,7 @@ def validate_files(folder: Path, files: dict[str, str], targets: list[Path]) -> 
 
 def crowded_rules_campaign(folder: Path) -> Path:
     """A copy of the starter campaign at `folder` whose mission 8 has four challenges, one of
-    them with a very long English text: its card's rules block cannot fit even at 6 pt (in
+    them with a very long English text: its card's rules block cannot fit at 8 pt (in
     English only), reported at missions/08-heavy-lifting.yaml line 9, its `challenges`."""
     shutil.copytree(starter_campaign(), folder)
     challenge = folder / "challenges" / "odd-sum.yaml"

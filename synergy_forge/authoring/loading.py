@@ -259,7 +259,8 @@ def read_campaign(folder: Path, with_missions: bool = True,
                     "campaign.duplicate-id"))
             by_id.setdefault(mission_id, sub.file)
         used = data.get("actions", [])
-        if isinstance(used, list) and all(a in Action.__members__ for a in used):
+        if isinstance(used, list) and all(isinstance(a, str) and a in Action.__members__
+                                          for a in used):
             actions.append((number if isinstance(number, int) else 0, sub,
                             frozenset(Action(a) for a in used)))
         if not (isinstance(number, int) and not isinstance(number, bool) and number >= 1):

@@ -114,6 +114,18 @@ def write_schemas(folder: Path) -> list[Path]:
     return written
 
 
+def _title(mission_id: str) -> tuple[str, str]:
+    """A first title from the mission's id, in English and French ("my-first-mission" is the
+    campaign's first; "02-night-shift" gives "Night shift" in both, to be translated)."""
+    if mission_id == "my-first-mission":
+        return "My first mission", "Ma première mission"
+    words = mission_id.split("-")
+    while len(words) > 1 and words[0].isdigit():
+        words = words[1:]
+    title = " ".join(words).capitalize()
+    return title, title
+
+
 def mission_text(path: Path, mission_id: str, number: int = 1,
                  languages: tuple[str, ...] = ("en",), campaign: Path | None = None) -> str:
     def text(en: str, fr: str) -> str:
@@ -127,7 +139,7 @@ def mission_text(path: Path, mission_id: str, number: int = 1,
 #   synergy-forge validate {path.name}
 id: {mission_id}                 # lower-case letters, digits and hyphens; unique in a campaign
 number: {number}                         # position in the campaign, from 1
-title: {text("My first mission", "Ma première mission")}
+title: {text(*_title(mission_id))}
 stars: 1                          # difficulty as printed, 1 to 5
 players: [3, 4, 5]                # the player counts it is made for
 rounds: 2                         # successful rounds needed to win (at most 7)
@@ -148,7 +160,10 @@ def write_mission(path: Path, force: bool = False) -> list[Path]:
     """A mission file; in a campaign, in its languages, numbered after its last mission, with
     a schema line naming the campaign's copy of the schemas (written if it has none)."""
     mission_id = "".join(c if c.isalnum() else "-" for c in path.stem.lower()).strip("-")
-    mission_id = "-".join(part for part in mission_id.split("-") if part) or "my-mission"
+    parts = [part for part in mission_id.split("-") if part]
+    while len(parts) > 1 and parts[0].isdigit():  # 02-night-shift.yaml: the number is `number`
+        parts = parts[1:]
+    mission_id = "-".join(parts) if parts and not parts[0].isdigit() else "my-mission"
     languages: tuple[str, ...] = ("en",)
     folder = find_campaign(path)
     if folder is not None:  # speak the campaign's languages

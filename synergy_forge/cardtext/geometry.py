@@ -25,10 +25,16 @@ POKER = CardSize()
 
 
 #: mm between the lines of a mission card's rules block (mission.mission_lines)
-RULES_GAP = 0.6
-#: a mission card's head (number, stars) and stats row with their margins, in mm
+RULES_GAP = 0.5
+#: A mission card's head row: its number at the left, its stars at the right, the title
+#: between them on one or two lines; at least this high, in mm.
 MISSION_HEAD = 6.0
-MISSION_STATS = 10.0
+MISSION_NUMBER = 8.5  # the number's column
+MISSION_STARS = 13.5  # the stars' column (five stars at 8 pt)
+#: the stats row below the head (rounds, lives, may miss, super/hyper) with its margin, in mm
+MISSION_STATS = 11.0
+#: The rules block of a mission card is read from a seat: never smaller than this (issue 21).
+RULES_MIN_PT = 8.0
 
 
 @cache
@@ -38,10 +44,13 @@ def card_boxes(card: CardSize = POKER) -> dict[str, Box]:
     height = card.height
     safe = card.safe
     return {
-        "title": Box(inner, 10.0, 11.0, bold=True),
-        "flavor": Box(inner, 9.5, 7.0, italic=True),
-        # a mission's play order, hand, goal deck, challenges, actions (mission.mission_lines)
-        "mission-rules": Box(inner, height - 2 * safe - 36.5, 7.0),
+        # between the number and the stars: one line, or two at 9 pt at most
+        "title": Box(inner - MISSION_NUMBER - MISSION_STARS, 8.2, 11.0, bold=True),
+        "flavor": Box(inner, 9.5, 7.0, italic=True, min_pt=6.5),
+        # a mission's play order, hand, goal deck, challenges, actions (mission.mission_lines);
+        # its height is what the title and the flavour text leave (mission.mission_layout)
+        "mission-rules": Box(inner, height - 2 * safe - MISSION_HEAD - MISSION_STATS - 8.0,
+                             11.0, line_height=1.15, min_pt=RULES_MIN_PT),
         "goal-symbol": Box(inner, 19.0, 48.0, bold=True, line_height=1.1, min_pt=24.0),
         "goal-name": Box(inner, 10.0, 12.0, bold=True),
         "goal-text": Box(inner, height - 2 * safe - 49.0, 9.5),  # above "Added by mission"

@@ -43,19 +43,15 @@ def goal_changes(mission: Mission) -> tuple[list[str], list[str]]:
 
 
 def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[tuple[str, str]]:
-    """What a mission card says beyond its numbers, as (label, text) lines, so that it can be
-    played without the rulebook: play order, starting hand, goal deck, each challenge with its
-    rule, each action card with its name, the super and hyper cards."""
+    """What a mission card says beyond its stats row, as (label, text) lines, so that it can be
+    played without the rulebook: play order, goal deck, starting hand, each challenge with its
+    rule, each action card with its name."""
     _ = tr.gettext
     rulebook = campaign.rulebook
     steps = {"number": _("number"), "goal": _("goal")}
+    # How many may miss their goal, by player count, is in the card's stats row, and so are
+    # the super and hyper cards (by their letters, S and Ω: their own cards say their rules).
     lines = [(_("Play order"), ", ".join(steps[s] for s in mission.order.split("-")))]
-    if len(set(mission.allowed_failures.values())) > 1:
-        lines.append((_("May miss their goal"), " · ".join(
-            # Each group unbroken ("3 players 1"), the groups apart: a line break inside one
-            # pairs a count with the wrong players.
-            _("{players} players {allowed}").format(players=p, allowed=a).replace(" ", NBSP)
-            for p, a in mission.allowed_failures.items())))
     removed, added = goal_changes(mission)
 
     def names(ids: list[str]) -> str:
@@ -85,18 +81,15 @@ def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[
     if mission.actions:
         lines.append((_("Action cards"), " · ".join(
             f"{a}{NBSP}{tr.text(campaign.actions[a].name)}" for a in mission.actions)))
-    if mission.super:
-        lines.append((_("Super card"), _("its holder must meet their goal")))
-    if mission.hyper:
-        lines.append((_("Hyper card"), _("if its holder misses their goal, all is lost")))
     return lines
 
 
 def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
                    card: CardSize) -> dict[str, Any]:
     """A mission card's boxes: the title and the flavour text take the lines they need (at
-    most their boxes), and the rules block (mission_lines) gets the height left between
-    them, its font fitted to it; "fits" is False when it cannot fit even at the smallest size.
+    most their boxes), and the rules block (mission_lines) gets all the height left between
+    them, its font the largest that fits (from 11 pt down to RULES_MIN_PT); "fits" is False
+    when it cannot fit even at that size. "pt" is the rules block's size.
     """
     boxes = card_boxes(card)
     taken: dict[str, dict[str, Any]] = {}
@@ -109,13 +102,14 @@ def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
         height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
         taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
         heights[name] = height
-    top = MISSION_HEAD + heights["title"] + MISSION_STATS
+    top = max(MISSION_HEAD, heights["title"]) + MISSION_STATS
     rules_box = replace(boxes["mission-rules"], height=round(
-        card.height - 2 * card.safe - top - heights["flavor"] - 1.0, 2))
+        card.height - 2 * card.safe - top - heights["flavor"] - 0.6, 2))
     rules = mission_lines(mission, campaign, translator)
     size = fit(list(rules), rules_box, RULES_GAP)
     return {"title": taken["title"], "flavor": taken["flavor"], "lines": rules,
-            "fits": size is not None,
+            "fits": size is not None, "pt": size or rules_box.min_pt,
+            "head": f"height:{max(MISSION_HEAD, heights['title']):.2f}mm",
             "rules": f"font-size:{size or rules_box.min_pt}pt;top:{top:.2f}mm;"
                      f"height:{rules_box.height}mm"}
 
@@ -138,7 +132,8 @@ def mission_card_findings(campaign: Campaign, card: CardSize = POKER) -> list[Ca
                 f"mission {mission.number}'s card ({language}): its rules (play order, goal "
                 f"deck, starting hand, {len(mission.challenges)} challenge(s), "
                 f"{len(mission.actions)} action card(s)) do not fit between its title and "
-                f"flavour text, even at {card_boxes()['mission-rules'].min_pt:g} pt: use fewer "
+                f"flavour text at {card_boxes()['mission-rules'].min_pt:g} pt, the smallest "
+                "size read from a seat: use fewer "
                 f"challenges or shorter challenge texts{longest}, or shorten the title or "
                 "flavour text"), "text.fit"))
     return found

@@ -28,10 +28,15 @@ from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import open_beneath, read_regular, write_beneath
 from synergy_forge.pool import run_units
 from synergy_forge.printing.draw import PNG_DPI, RenderContext, draw, page_images, png_bytes
-from synergy_forge.printing.html import environment, face_documents, html_for, single_faces
+from synergy_forge.printing.html import (
+    environment,
+    face_documents,
+    html_for,
+    sheet_for,
+    single_faces,
+)
 from synergy_forge.printing.jobs import COMBINED, Job, Options, Rendered, jobs_for
 from synergy_forge.printing.kit import Face, build_kit
-from synergy_forge.printing.layout import PER_SHEET
 from synergy_forge.printing.output import TEMP_DIR, check_output_folder, inside, locked
 from synergy_forge.printing.pdf import merge
 from synergy_forge.printing.store import (
@@ -84,30 +89,37 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
     compiling them is half the time of a rebuild's HTML."""
     assets = assets_digest()
     kit = build_kit(campaign)
+    layout = sheet_for(options)
     documents = []
     compiled = None
     if store is not None:
         compiled = _compiled_templates(store / TEMPLATES, root or store.parent)
     for language in languages:
         translator = Translator(language)
-        env = environment(translator, campaign, options.card)
+        env = environment(translator, campaign, options.card, options.ink_saver)
         env.bytecode_cache = compiled
         for job in jobs_for([language]):
             parts: list[Any] = [None]
             sides: list[str | None] = [None]
+            numbers: list[tuple[int, int] | None] = [None]
             faces: list[Face] = []
             if job.kind == "sheets":  # one page a piece: a sheet's front, then its back
-                cards = kit[job.group]
-                parts = [cards[i:i + PER_SHEET] for i in range(0, len(cards), PER_SHEET)
-                         for _ in range(2)]
-                sides = ["front", "back"] * (len(parts) // 2)
+                cards, per = kit[job.group], layout.per_sheet
+                pages = 1 if layout.fold else 2  # folded: both sides on one page
+                parts = [cards[i:i + per] for i in range(0, len(cards), per)
+                         for _ in range(pages)]
+                sides = [None] if layout.fold else ["front", "back"]
+                sides = sides * (len(parts) // pages)
+                numbers = [(n // pages, len(parts) // pages) for n in range(len(parts))]
             elif job.kind == "cards":
                 faces = single_faces(kit[job.group])
                 parts = [faces[i:i + FACES_PER_PIECE]
                          for i in range(0, len(faces), FACES_PER_PIECE)]
                 sides = [None] * len(parts)
+                numbers = [None] * len(parts)
             html = [html_for(job, campaign, options, translator, only=part, env=env,
-                             side=side)[0] for part, side in zip(parts, sides, strict=True)]
+                             side=side, numbering=number)[0]
+                    for part, side, number in zip(parts, sides, numbers, strict=True)]
             document = _Document(job, [digest(assets, "pdf", text) for text in html], html,
                                  translator.missing, faces)
             if faces and options.png:

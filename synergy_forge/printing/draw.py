@@ -171,7 +171,12 @@ def page_images(pdf: bytes, dpi: int = PNG_DPI,
     document = pdfium.PdfDocument(pdf)
     try:
         for index in range(len(document)) if pages is None else pages:
-            yield index, document[index].render(scale=dpi / 72, may_draw_forms=False).to_pil()
+            page = document[index]
+            image = page.render(scale=dpi / 72, may_draw_forms=False).to_pil()
+            # PDFium rounds the size up: a page a hair over 825 px wide (2.75 in at 300 DPI,
+            # in floating point) would come out 826 px, which a print shop refuses.
+            size = (round(page.get_width() * dpi / 72), round(page.get_height() * dpi / 72))
+            yield index, image if image.size == size else image.crop((0, 0, *size))
     finally:
         document.close()
 

@@ -24,12 +24,30 @@ from synergy_forge.printing.kit import (
     colours,
     example_round,
 )
-from synergy_forge.printing.layout import EDGE, PAPERS, PER_SHEET, Bleed, Sheet, sheet
+from synergy_forge.printing.layout import (
+    CROSS,
+    PAPERS,
+    SCALE,
+    Bleed,
+    Sheet,
+    calibration_crosses,
+    fold_sheet,
+    sheet,
+)
 from synergy_forge.resources import templates_dir
 
 
+def sheet_for(options: Options) -> Sheet:
+    """The sheets' layout: 3 x 3 for duplex, or pairs to fold (build --layout fold)."""
+    if options.layout == "fold":
+        return fold_sheet(options.paper, options.card)
+    return sheet(options.paper, options.card)
+
+
 def environment(translator: Translator, campaign: Campaign,
-                card: CardSize | None = None) -> Environment:
+                card: CardSize | None = None, ink_saver: bool = False) -> Environment:
+    """The templates' environment for one language; `ink_saver` draws light backs and frames
+    (build --ink-saver)."""
     card = card or CardSize()
     env = Environment(
         loader=FileSystemLoader(templates_dir()),
@@ -66,18 +84,30 @@ def environment(translator: Translator, campaign: Campaign,
         action=lambda letter: actions[Action(letter)],
         default_goals=list(GOAL_IDS),
         language=translator.language,
+        ink_saver=ink_saver,
     )
     return env
 
 
-def _pages_for(kit_cards: list, layout: Sheet) -> list[dict[str, Any]]:
+def _pages_for(kit_cards: list, layout: Sheet, first: int = 0,
+               total: int | None = None) -> list[dict[str, Any]]:
+    """Each sheet's front and back page; `first` is the number (from 0) of the first sheet of
+    `kit_cards` in its group, `total` the group's number of sheets (for the labels)."""
     pages = []
-    for start in range(0, len(kit_cards), PER_SHEET):
-        chunk = kit_cards[start:start + PER_SHEET]
+    per = layout.per_sheet
+    count = -(-len(kit_cards) // per)
+    for n, start in enumerate(range(0, len(kit_cards), per)):
+        chunk = kit_cards[start:start + per]
+        number = {"n": first + n + 1, "total": total or count}
+        if layout.fold:  # one single-sided page: each back beside its front
+            pages.append({"side": "fold", "cards": [
+                *zip(layout.fronts, [c.front for c in chunk], strict=False),
+                *zip(layout.backs, [c.back for c in chunk], strict=False)], **number})
+            continue
         pages.append({"side": "front", "cards": list(zip(layout.fronts, [c.front for c in chunk],
-                                                         strict=False))})
+                                                         strict=False)), **number})
         pages.append({"side": "back", "cards": list(zip(layout.backs, [c.back for c in chunk],
-                                                        strict=False))})
+                                                        strict=False)), **number})
     return pages
 
 
@@ -94,24 +124,27 @@ def single_faces(kit_cards: list) -> list[Face]:
 
 def html_for(job: Job, campaign: Campaign, options: Options, translator: Translator,
              only: list | None = None, env: Environment | None = None,
-             side: str | None = None) -> tuple[str, list[Face]]:
+             side: str | None = None, numbering: tuple[int, int] | None = None
+             ) -> tuple[str, list[Face]]:
     """The final HTML of a job, and (for cards jobs) the face of each page.
 
     `only` narrows a sheets job to some of its group's cards (one sheet), `side` to its
     "front" or "back" page, and a cards job to some faces (one card face): the pieces an
-    incremental build renders and caches. `env` is an environment() to reuse (compiling the
+    incremental build renders and caches; `numbering` is (that sheet's number from 0, the
+    group's number of sheets), for its label. `env` is an environment() to reuse (compiling the
     templates is the slow part).
     """
-    env = env or environment(translator, campaign, options.card)
+    env = env or environment(translator, campaign, options.card, options.ink_saver)
     title = f"{translator.text(dict(campaign.name))} - {job.name}"
     paper = {"width": PAPERS[options.paper][0], "height": PAPERS[options.paper][1]}
     kit = build_kit(campaign) if only is None else {}
     if job.kind == "sheets":
-        layout = sheet(options.paper, options.card)
-        pages = _pages_for(kit[job.group] if only is None else only, layout)
+        layout = sheet_for(options)
+        first, total = numbering or (0, None)
+        pages = _pages_for(kit[job.group] if only is None else only, layout, first, total)
         pages = [page for page in pages if side is None or page["side"] == side]
         html = env.get_template("sheets.html.j2").render(
-            title=title, sheet=layout, pages=pages, mark=2.6)
+            title=title, sheet=layout, pages=pages, group=job.group)
         return html, []
     if job.kind == "cards":
         faces = single_faces(kit[job.group]) if only is None else only
@@ -133,14 +166,9 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
             colour_symbols=SYMBOLS[:len(campaign.colors)],
             example=example_round(campaign))
         return html, []
-    # In the page's corners, clear of the text (which starts 14 mm down and 16 mm in) and of
-    # the edge the printer cannot reach.
-    corner = EDGE + 0.5
-    registration = [(corner, corner), (paper["width"] - corner - 10, corner),
-                    (corner, paper["height"] - corner - 10),
-                    (paper["width"] - corner - 10, paper["height"] - corner - 10)]
     html = env.get_template("calibration.html.j2").render(
-        title=title, paper=paper, registration=registration)
+        title=title, paper=paper, crosses=calibration_crosses(options.paper), cross=CROSS,
+        scale=SCALE)
     return html, []
 
 

@@ -51,6 +51,29 @@ class Options:
     tts: bool = False
     #: Where the TTS sheets will be uploaded: their URLs become this + file name.
     tts_url_base: str | None = None
+    #: Light backs and bands: no sheet more than a quarter covered in ink (build --ink-saver).
+    ink_saver: bool = False
+    #: "duplex": 3 x 3 cards a sheet, fronts then backs; "fold": single-sided sheets, each
+    #: back beside its front, to fold (layout.fold_sheet).
+    layout: str = "duplex"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A print shop's card: its size with the bleed it asks for; the 300 DPI PNG of each face
+    and back is then exactly the image it takes (docs/printing.md)."""
+
+    shop: str
+    card: CardSize
+    pixels: tuple[int, int]  # each card image, bleed included, at 300 DPI
+
+
+#: 2.5 x 3.5 in poker cards: The Game Crafter wants 1/8 in of bleed (825 x 1125 px),
+#: MakePlayingCards 0.12 in (822 x 1122 px).
+PRESETS = {
+    "tgc": Preset("The Game Crafter", CardSize(63.5, 88.9, 3.175), (825, 1125)),
+    "mpc": Preset("MakePlayingCards", CardSize(63.5, 88.9, 3.048), (822, 1122)),
+}
 
 
 def jobs_for(languages: Iterable[str]) -> list[Job]:

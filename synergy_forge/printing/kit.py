@@ -85,9 +85,25 @@ def text_ink(ink: str, background: str = PAPER, ratio: float = AA + 0.1) -> str:
 
 def colours(index: int | None) -> dict[str, str]:
     """The CSS colours of a card of colour `index` (None: neutral): --ink fills bands and
-    backs, --on-ink is text on them, --ink-text is the colour as text on the card's paper."""
+    backs, --on-ink is text on them, --ink-text is the colour as text on the card's paper,
+    --shade the second colour of a back's pattern, --tint the ink saver's light ink."""
     ink = INKS[index] if index is not None else NEUTRAL_INK
-    return {"ink": ink, "on-ink": on(ink), "ink-text": text_ink(ink), "paper": PAPER}
+    return {"ink": ink, "on-ink": on(ink), "ink-text": text_ink(ink), "paper": PAPER,
+            "shade": shade(ink), "tint": tint(ink)}
+
+
+def tint(ink: str, k: float = 0.22) -> str:
+    """`ink` at `k` of its strength on the paper: the ink saver's light version of it."""
+    ink_rgb = [int(ink[i:i + 2], 16) for i in (1, 3, 5)]
+    paper = [int(PAPER[i:i + 2], 16) for i in (1, 3, 5)]
+    r, g, b = (round(p + (c - p) * k) for c, p in zip(ink_rgb, paper, strict=True))
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def shade(ink: str, k: float = 0.82) -> str:
+    """`ink` darkened a little: the second colour of a back's pattern."""
+    r, g, b = (int(ink[i:i + 2], 16) for i in (1, 3, 5))
+    return f"#{round(r * k):02x}{round(g * k):02x}{round(b * k):02x}"
 
 
 def _back(deck: str, color: int | None = None) -> Face:

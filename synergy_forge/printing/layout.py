@@ -23,10 +23,16 @@ COLUMNS = ROWS = 3
 PER_SHEET = COLUMNS * ROWS
 #: No ink closer than this to any page edge (home printers: about 4 mm), with 0.5 mm to spare.
 EDGE = 4.5
+#: What some printers cannot print (a quarter inch): crop marks and sheet labels stay beyond it.
+PRINTABLE = 6.35
 #: A gutter narrower than this is not worth cutting twice: the cards share a cut line instead.
 MIN_GUTTER = 2.0
 #: Crop marks stop this short of the trim line, so a mark never shows on a cut card.
 MARK_GAP = 0.6
+#: A sheet label's height (6 pt), in mm.
+LABEL = 2.6
+#: A crop mark this long at least, between PRINTABLE and the trim line, where the paper allows.
+MARK = 2.4
 
 
 @dataclass(frozen=True)
@@ -75,6 +81,17 @@ class Sheet:
     fronts: tuple[Slot, ...]
     backs: tuple[Slot, ...]
     marks: tuple[Mark, ...]
+    #: Where the sheet's label (component, side, sheet n/N) is centred, in mm, and whether it
+    #: runs up a gutter (turned a quarter) rather than across the top margin; None: no room.
+    label: tuple[float, float, bool] | None = None
+    #: The fold layout: fronts and backs on one single-sided page, each back beside its front,
+    #: folded along `folds` (lines to fold on, drawn as marks in the margins).
+    fold: bool = False
+    folds: tuple[Mark, ...] = ()
+
+    @property
+    def per_sheet(self) -> int:
+        return len(self.fronts)
 
 
 class LayoutError(ValueError):
@@ -82,9 +99,10 @@ class LayoutError(ValueError):
 
 
 def _axis(paper: float, card: float, count: int, bleed: float) -> tuple[float, float, float]:
-    """(gutter, outer margin to the trim line, outer bleed) along one axis."""
+    """(gutter, outer margin to the trim line, outer bleed) along one axis: gutters only when
+    the outer margins keep room for crop marks beyond PRINTABLE."""
     spare = paper - count * card
-    gutter = min(2 * bleed, (spare - 2 * (EDGE + bleed)) / (count - 1))
+    gutter = min(2 * bleed, (spare - 2 * (PRINTABLE + MARK + MARK_GAP)) / (count - 1))
     if gutter < MIN_GUTTER:
         gutter = 0.0
     gutter = round(gutter, 2)
@@ -120,12 +138,96 @@ def sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
                      for r in range(ROWS) for d in (0, card.height)})
     tick = 0.3
     marks: list[Mark] = []
-    if oy > MARK_GAP:
+    # From the bleed's edge, or PRINTABLE when that is nearer the paper's edge, to MARK_GAP
+    # short of the trim line.
+    start_y, start_x = max(top - oy, PRINTABLE), max(left - ox, PRINTABLE)
+    if top - MARK_GAP - start_y > 0:
         for x in cuts_x:
-            for y in (top - oy, height - top + MARK_GAP):
-                marks.append(Mark(round(x - tick / 2, 3), round(y, 3), tick, oy - MARK_GAP))
-    if ox > MARK_GAP:
+            for y in (start_y, height - top + MARK_GAP):
+                marks.append(Mark(round(x - tick / 2, 3), round(y, 3), tick,
+                                  round(top - MARK_GAP - start_y, 3)))
+    if left - MARK_GAP - start_x > 0:
         for y in cuts_y:
-            for x in (left - ox, width - left + MARK_GAP):
-                marks.append(Mark(round(x, 3), round(y - tick / 2, 3), ox - MARK_GAP, tick))
-    return Sheet(paper, width, height, card, gx, gy, ox, oy, fronts, backs, tuple(marks))
+            for x in (start_x, width - left + MARK_GAP):
+                marks.append(Mark(round(x, 3), round(y - tick / 2, 3),
+                                  round(left - MARK_GAP - start_x, 3), tick))
+    label: tuple[float, float, bool] | None = None
+    if top - MARK_GAP - PRINTABLE >= LABEL:  # across the top margin, between two cut lines
+        label = (width / 2, PRINTABLE + LABEL / 2, False)
+    elif gx >= LABEL + 1:  # up the first gutter, beside the top row
+        label = (left + card.width + gx / 2, top + card.height / 2, True)
+    return Sheet(paper, width, height, card, gx, gy, ox, oy, fronts, backs, tuple(marks), label)
+
+
+#: A calibration cross: its arms, and the scale of 1 mm ticks around it, in mm.
+CROSS = 10.0
+SCALE = 5
+
+
+def calibration_crosses(paper: str) -> tuple[tuple[float, float], ...]:
+    """The top-left corners of the calibration page's crosses on its front, in mm: in its
+    lower half (the instructions are above), clear of the edge a printer cannot reach, and
+    not symmetric about the page's centre, so that a back flipped on the short edge (turned
+    half a turn from a long-edge flip) puts no cross behind a cross. The back's crosses lie at
+    (width - x - CROSS, y): behind these ones after a long-edge flip."""
+    width, height = PAPERS[paper]
+    return ((24.0, height - 118.0), (width - 62.0, height - 92.0), (56.0, height - 48.0))
+
+
+#: The fold layout: pairs (front, back) side by side, this many mm apart, on landscape paper.
+FOLD_GUTTER = 6.0
+
+
+def fold_sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
+    """Single-sided sheets for printers without duplex: on landscape `paper`, pairs of cards
+    side by side, the front at the left and its back at the right sharing the fold line (cut
+    round the pair, fold it in two along that line, glue or sleeve it). As many pairs as fit
+    with FOLD_GUTTER between them and room for crop marks beyond PRINTABLE."""
+    if paper not in PAPERS:
+        raise LayoutError(f"unknown paper {paper!r}; expected one of {', '.join(PAPERS)}")
+    height, width = PAPERS[paper]  # landscape
+    room = PRINTABLE + MARK + MARK_GAP
+    columns = int((width - 2 * room + FOLD_GUTTER) // (2 * card.width + FOLD_GUTTER))
+    rows = int((height - 2 * room + FOLD_GUTTER) // (card.height + FOLD_GUTTER))
+    if columns < 1 or rows < 1:
+        raise LayoutError(f"a folded pair of {card.width} x {card.height} mm cards does not fit "
+                          f"on {paper}")
+    left = (width - columns * 2 * card.width - (columns - 1) * FOLD_GUTTER) / 2
+    top = (height - rows * card.height - (rows - 1) * FOLD_GUTTER) / 2
+    side = min(card.bleed, FOLD_GUTTER / 2)
+    outer_x, outer_y = min(card.bleed, left - EDGE), min(card.bleed, top - EDGE)
+    fronts, backs, marks, folds = [], [], [], []
+    tick = 0.3
+    for r in range(rows):
+        y = round(top + r * (card.height + FOLD_GUTTER), 3)
+        b_top = outer_y if r == 0 else side
+        b_bottom = outer_y if r == rows - 1 else side
+        for c in range(columns):
+            x = round(left + c * (2 * card.width + FOLD_GUTTER), 3)
+            b_left = outer_x if c == 0 else side
+            b_right = outer_x if c == columns - 1 else side
+            fronts.append(Slot(x, y, Bleed(b_top, 0.0, b_bottom, b_left)))
+            backs.append(Slot(round(x + card.width, 3), y, Bleed(b_top, b_right, b_bottom, 0.0)))
+    cuts_x = sorted({round(left + c * (2 * card.width + FOLD_GUTTER) + d, 3)
+                     for c in range(columns) for d in (0, 2 * card.width)})
+    fold_x = [round(left + c * (2 * card.width + FOLD_GUTTER) + card.width, 3)
+              for c in range(columns)]
+    cuts_y = sorted({round(top + r * (card.height + FOLD_GUTTER) + d, 3)
+                     for r in range(rows) for d in (0, card.height)})
+    start_y, start_x = max(top - outer_y, PRINTABLE), max(left - outer_x, PRINTABLE)
+    for x in cuts_x:
+        for y0 in (start_y, height - top + MARK_GAP):
+            marks.append(Mark(round(x - tick / 2, 3), round(y0, 3), tick,
+                              round(top - MARK_GAP - start_y, 3)))
+    for x in fold_x:
+        for y0 in (start_y, height - top + MARK_GAP):
+            folds.append(Mark(round(x - tick / 2, 3), round(y0, 3), tick,
+                              round(top - MARK_GAP - start_y, 3)))
+    for y in cuts_y:
+        for x0 in (start_x, width - left + MARK_GAP):
+            marks.append(Mark(round(x0, 3), round(y - tick / 2, 3),
+                              round(left - MARK_GAP - start_x, 3), tick))
+    label = (width / 2, PRINTABLE + LABEL / 2, False) \
+        if top - MARK_GAP - PRINTABLE >= LABEL else None
+    return Sheet(paper, width, height, card, FOLD_GUTTER, FOLD_GUTTER, outer_x, outer_y,
+                 tuple(fronts), tuple(backs), tuple(marks), label, True, tuple(folds))

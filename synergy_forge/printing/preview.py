@@ -18,7 +18,8 @@ class CardPreview:
     def __init__(self, campaign: Campaign, language: str, options: Options | None = None):
         self.options = options or Options()
         self.translator = Translator(language)
-        self.env = environment(self.translator, campaign)
+        self.env = environment(self.translator, campaign, self.options.card,
+                               self.options.ink_saver)
         self.context = RenderContext()
         self.use(campaign)
 
@@ -26,7 +27,8 @@ class CardPreview:
         """Draw `campaign`'s cards from now on, keeping the compiled templates: they read the
         campaign (its rules, actions) through the environment's globals, replaced here."""
         self.campaign = campaign
-        self.env.globals.update(environment(self.translator, campaign).globals)
+        self.env.globals.update(environment(self.translator, campaign, self.options.card,
+                                            self.options.ink_saver).globals)
         self.kit = build_kit(campaign)
 
     def html(self, group: str, face: Face) -> str:

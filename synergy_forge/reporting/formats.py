@@ -34,6 +34,9 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # playtest: sim.playtest.PlaytestResult
     "playtest": {"text": _Lazy("playtest", "text"), "json": _Lazy("playtest", "to_json"),
                  "html": _Lazy("playtest", "html")},
+    # playtest --human: a list of sim.calibration.Calibration
+    "calibration": {"text": _Lazy("playtest", "human_text"),
+                    "json": _Lazy("playtest", "human_json")},
 }
 
 

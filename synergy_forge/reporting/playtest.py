@@ -11,20 +11,23 @@ from typing import Any
 from synergy_forge.core.mission import Mission
 from synergy_forge.reporting import Output
 from synergy_forge.resources import templates_dir
+from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration
 from synergy_forge.sim.playtest import (
+    LADDER,
     LOSS_LABELS,
-    STAR_BANDS,
+    SKILL_BANDS,
     STAR_BOT,
+    TARGET,
     Cell,
     Estimate,
+    Level,
     PlaytestResult,
     Tally,
     describe_stars,
-    star_range,
-    stars_for,
 )
 
-BOT_COLORS = {"random": "#9e9e9e", "greedy": "#f2b701", "coop": "#1b6fc2", "oracle": "#7b3fa0"}
+BOT_COLORS = {"random": "#9e9e9e", "greedy": "#f2b701", "coop": "#1b6fc2", "expert": "#2e7d32",
+              "oracle": "#7b3fa0"}
 #: Rates are reported to 4 decimals (docs/playtest.md); the text shows the same figures.
 DECIMALS = 4
 
@@ -38,10 +41,11 @@ class MissionReport:
     estimate: Estimate | None
 
     def pooled(self, bot: str) -> Tally:
-        """The bot's games at every player count, added up."""
+        """The bot's games at every player count, added up (the expert's at the ladder's
+        top only)."""
         total = Tally()
         for cell in self.cells:
-            if cell.bot == bot:
+            if cell.label == bot:
                 total.add(cell.tally)
         return total
 
@@ -69,6 +73,28 @@ def _interval(low: float, high: float) -> str:
     return f"[{_pct(low)}, {_pct(high)}]"
 
 
+def skill_text(skill: float | None) -> str:
+    """A skill needed, for people: "0.35", or "more than the expert's" (None)."""
+    return "more than the expert's" if skill is None else f"{skill:.2f}"
+
+
+def needs(e: Estimate) -> str:
+    """"needs skill 0.35 [0.28, 0.41]": the skill needed and the range its intervals allow."""
+    if e.skill_low == e.skill_high:
+        return f"needs skill {skill_text(e.skill)}"
+    return (f"needs skill {skill_text(e.skill)} [{skill_text(e.skill_low)}, "
+            f"{skill_text(e.skill_high)}]")
+
+
+def ladder_line(levels: list[Level]) -> str:
+    """The ladder's levels played, the expert first: "expert 98%  @0.75 90%  @0.5 41%"."""
+    parts = []
+    for level in reversed(levels):
+        name = STAR_BOT if level.skill >= LADDER[-1] else f"@{level.skill:g}"
+        parts.append(f"{name} {_pct(level.tally.win_rate)}")
+    return "  ".join(parts)
+
+
 def _mission_lines(m: MissionReport) -> Iterator[str]:
     """A mission's heading, its win rates per player count and its warnings; each further
     section of the text report is one more generator of lines like this one."""
@@ -76,13 +102,14 @@ def _mission_lines(m: MissionReport) -> Iterator[str]:
     head = f"{m.mission.number:>3} {m.mission.label()} (declared {m.mission.stars}★)"
     if e is not None:
         gap = "" if e.gap is None else f"; oracle gap {_rate(e.gap) * 100:+.0f} pts"
-        head += (f": {describe_stars(e.fewest, e.most)} ({STAR_BOT} {_pct(e.rate)} "
-                 f"{_interval(e.low, e.high)}){gap}")
+        head += f": {describe_stars(e.fewest, e.most)} ({needs(e)}){gap}"
     yield head
+    if e is not None:
+        yield f"      skill ladder: {ladder_line(e.levels)}"
     by_count: dict[int, list[str]] = {}
     for cell in m.cells:
         by_count.setdefault(cell.player_count, []).append(
-            f"{cell.bot} {_pct(cell.tally.win_rate)} {_interval(*cell.tally.interval)}")
+            f"{cell.label} {_pct(cell.tally.win_rate)} {_interval(*cell.tally.interval)}")
     for count, parts in sorted(by_count.items()):
         yield f"      {count} players: " + "  ".join(parts)
         yield from (f"        {line}" for cell in m.cells if cell.player_count == count
@@ -99,13 +126,16 @@ def _losses(cell: Cell) -> str:
         return ""
     why = ", ".join(f"{LOSS_LABELS.get(reason, reason)} {_pct(count / lost)}" for reason, count
                     in sorted(t.losses.items(), key=lambda item: (-item[1], item[0])))
-    return (f"{cell.bot} lost {lost}: {why}; per game {t.rounds_won / t.games:.1f}/"
+    return (f"{cell.label} lost {lost}: {why}; per game {t.rounds_won / t.games:.1f}/"
             f"{mission.rounds} rounds won, {mission.lives - t.lives_lost / t.games:.1f}/"
             f"{mission.lives} lives left")
 
 
 def text(result: PlaytestResult) -> Output:
-    lines = [f"{result.games} games per mission, player count and bot; seed {result.seed}"]
+    ladder = f" (the {STAR_BOT}'s at each level of skill it needs)" if STAR_BOT in result.bots \
+        else ""
+    lines = [f"{result.games} games per mission, player count and bot{ladder}; seed "
+             f"{result.seed}"]
     for m in missions(result):
         lines.extend(_mission_lines(m))
     return Output("\n".join(lines))
@@ -114,11 +144,10 @@ def text(result: PlaytestResult) -> Output:
 def _cell_to_json(cell: Cell) -> dict[str, Any]:
     t = cell.tally
     low, high = t.interval
-    fewest, most = star_range(low, high)
     return {
-        "players": cell.player_count, "bot": cell.bot, "games": t.games, "wins": t.wins,
-        "win_rate": _rate(t.win_rate), "ci_low": _rate(low), "ci_high": _rate(high),
-        "stars": stars_for(t.win_rate), "stars_low": fewest, "stars_high": most,
+        "players": cell.player_count, "bot": cell.bot, "skill": cell.skill, "games": t.games,
+        "wins": t.wins, "win_rate": _rate(t.win_rate), "ci_low": _rate(low),
+        "ci_high": _rate(high),
         "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,
         "mean_lives_lost": round(t.lives_lost / t.games, 3) if t.games else 0,
         "mean_lives_left": round(cell.mission.lives - t.lives_lost / t.games, 3)
@@ -129,10 +158,29 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
     }
 
 
+def _tally_to_json(t: Tally) -> dict[str, Any]:
+    low, high = t.interval
+    return {"games": t.games, "wins": t.wins, "win_rate": _rate(t.win_rate),
+            "ci_low": _rate(low), "ci_high": _rate(high)}
+
+
+def _skill(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
 def _estimate_to_json(e: Estimate) -> dict[str, Any]:
+    expert = e.expert
+    low, high = expert.interval
     return {
-        "bot": STAR_BOT, "win_rate": _rate(e.rate), "ci_low": _rate(e.low),
-        "ci_high": _rate(e.high), "stars_low": e.fewest, "stars_high": e.most,
+        "bot": STAR_BOT, "target_win_rate": TARGET,
+        "skill_needed": _skill(e.skill), "skill_low": _skill(e.skill_low),
+        "skill_high": _skill(e.skill_high),
+        "levels": [{"skill": level.skill, **_tally_to_json(level.tally),
+                    "players": {str(p): _tally_to_json(t)
+                                for p, t in sorted(level.by_count.items())}}
+                   for level in e.levels],
+        "win_rate": _rate(expert.win_rate), "ci_low": _rate(low), "ci_high": _rate(high),
+        "stars_low": e.fewest, "stars_high": e.most,
         "stars": describe_stars(e.fewest, e.most),
         "coordination_gap": None if e.gap is None else _rate(e.gap),
         "warnings": e.warnings, "fails_check": e.fails_check,
@@ -151,7 +199,9 @@ def playtest_to_json(result: PlaytestResult) -> dict[str, Any]:
             entry["estimate"] = _estimate_to_json(m.estimate)
         out.append(entry)
     return {"games": result.games, "seed": result.seed, "bots": list(result.bots),
-            "star_bands": [{"min_win_rate": b, "stars": s} for b, s in STAR_BANDS],
+            "estimate": {"bot": STAR_BOT, "ladder": list(LADDER), "target_win_rate": TARGET,
+                         "skill_bands": [{"below_skill": b, "stars": s}
+                                         for b, s in SKILL_BANDS]},
             "missions": out}
 
 
@@ -171,4 +221,72 @@ def html(result: PlaytestResult) -> Output:
     reasons = sorted(set().union(*losses.values())) if losses else []
     return Output(env.get_template("playtest.html.j2").render(
         result=result, missions=rows, losses=losses, reasons=reasons, colors=BOT_COLORS,
-        star_bot=STAR_BOT, star_bands=STAR_BANDS, describe_stars=describe_stars))
+        star_bot=STAR_BOT, skill_bands=SKILL_BANDS, ladder=LADDER, target=TARGET,
+        describe_stars=describe_stars, needs=needs))
+
+
+# -- playtest --human: people's games beside the ladder (sim.calibration) ---------------------
+
+
+def _fitted(c: Calibration) -> str:
+    if c.fitted is None:
+        return "no games"
+    spread = f" [{c.fitted_low:.2f}, {c.fitted_high:.2f}]" if c.fitted_low != c.fitted_high \
+        else ""
+    return f"{c.fitted:.2f}{spread}"
+
+
+def human_text(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
+               games: int = 0, seed: int = 1) -> Output:
+    lines = [f"{logs} game log(s); people's games beside the skill ladder ({games} games per "
+             f"level, seed {seed})"]
+    if without_people:
+        lines.append(f"  {without_people} game(s) without a person left out")
+    if not calibrations:
+        lines.append("  no game with a person in these logs: nothing to calibrate")
+    for c in calibrations:
+        low, high = c.interval
+        fewest, most = c.stars
+        lines.append(f"{c.mission.number:>3} {c.mission.label()} at {c.players} players "
+                     f"(declared {c.mission.stars}★)")
+        lines.append(f"      people: {c.wins} of {c.games} won, {_pct(c.rate)} "
+                     f"{_interval(low, high)}; {c.people_seats} of {c.games * c.players} seats "
+                     "played by people")
+        lines.append(f"      estimate: {describe_stars(fewest, most)}, needs skill "
+                     f"{skill_text(c.skill)}; skill ladder: {ladder_line(c.levels)}")
+        fitted = f"      their games are best explained by skill {_fitted(c)}"
+        if c.fitted is not None and c.skill is not None:
+            fitted += (": above the skill the estimate says a table needs" if c.fitted > c.skill
+                       else ": below the skill the estimate says a table needs")
+        lines.append(fitted)
+        if not c.enough:
+            lines.append(f"      ! only {c.games} game(s): about {ENOUGH_GAMES} per mission and "
+                         "player count place a table within one step of the ladder "
+                         "(docs/difficulty.md)")
+    return Output("\n".join(lines))
+
+
+def human_json(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
+               games: int = 0, seed: int = 1) -> Output:
+    out = []
+    for c in calibrations:
+        low, high = c.interval
+        fewest, most = c.stars
+        out.append({
+            "id": c.mission.id, "number": c.mission.number, "title": c.mission.label(),
+            "declared_stars": c.mission.stars, "players": c.players,
+            "people": {"games": c.games, "wins": c.wins, "win_rate": _rate(c.rate),
+                       "ci_low": _rate(low), "ci_high": _rate(high),
+                       "people_seats": c.people_seats, "logs": c.sources},
+            "estimate": {"bot": STAR_BOT, "target_win_rate": TARGET,
+                         "skill_needed": _skill(c.skill), "skill_low": _skill(c.skill_low),
+                         "skill_high": _skill(c.skill_high), "stars_low": fewest,
+                         "stars_high": most, "stars": describe_stars(fewest, most),
+                         "levels": [{"skill": lv.skill, **_tally_to_json(lv.tally)}
+                                    for lv in c.levels]},
+            "fitted_skill": _skill(c.fitted), "fitted_low": _skill(c.fitted_low),
+            "fitted_high": _skill(c.fitted_high), "enough_games": c.enough,
+        })
+    return Output(json.dumps({"logs": logs, "games_without_people": without_people,
+                              "games": games, "seed": seed, "ladder": list(LADDER),
+                              "calibrations": out}, indent=2, ensure_ascii=False))

@@ -19,11 +19,16 @@ def _stars(count: int) -> str:
     return f"{count} star{'s' if count != 1 else ''}"
 
 
+def _skill(value: float | None) -> str:
+    return "more than the expert's" if value is None else f"{value:.2f}"
+
+
 def _estimate(trial: Trial) -> str:
-    low, high = trial.interval
     fewest, most = trial.stars
-    return (f"{describe_stars(fewest, most)} ({STAR_BOT} {_pct(trial.tally.win_rate)} "
-            f"[{_pct(low)}, {_pct(high)}], {trial.games} games)")
+    low, high = trial.skill_range
+    spread = "" if low == high else f" [{_skill(low)}, {_skill(high)}]"
+    return (f"{describe_stars(fewest, most)} (needs skill {_skill(trial.skill)}{spread}; "
+            f"{STAR_BOT} {_pct(trial.tally.win_rate)}, {trial.games} games per level)")
 
 
 def _setting_text(before: Setting, after: Setting) -> str:
@@ -61,7 +66,7 @@ def tune_text(result: TuneResult, name: str, before_text: str | None,
         lines.append("  no answer within the budget of games: raise --budget, or tune "
                      "fewer player counts")
     elif result.extreme is not None:
-        reached = stars_for(result.extreme.tally.win_rate)
+        reached = stars_for(result.extreme.skill)
         bound = "at most" if result.target > reached else "at least"
         lines.append(f"  {bound} {_stars(reached)} with these challenges; the closest is "
                      f"{_setting_text(original.setting, result.extreme.setting)}: "
@@ -102,5 +107,5 @@ def summary_line(result: TuneResult, problem: bool = False) -> str:
         return f"{head}{aim}: {_setting_text(result.original.setting, proposal.setting)}"
     if result.exhausted:
         return f"{head}{aim}: no answer within the budget"
-    reached = stars_for(result.extreme.tally.win_rate) if result.extreme else mission.stars
+    reached = stars_for(result.extreme.skill) if result.extreme else mission.stars
     return f"{head}{aim}: out of reach ({_stars(reached)} at best)"

@@ -21,17 +21,18 @@ How it plays:
   did not follow it. Actions are used in seat order (R12) when the plan says one turns a lost
   round into a won one (`convention.best_action`). The take-back keeps the card that leaves
   the most legal sums for later rounds (R17).
-- Where hands are dealt from decks and cannot be counted, the blueprint is the coop bot's
-  play (its belief: each unseen card equally likely, the challenges kept), with the expert's
-  take-back. One seat a round (`searcher`) improves on it at card 3, SPARTA-style: its belief
-  over each other seat's hand is every deal of that colour's unseen cards (hand and deck) with
-  the seat's public hand size, each seat is assumed to play the blueprint's card from the hand
-  it holds, and the searcher plays the card with the best exact chance that the round succeeds
-  (`blueprint_second`). Mission 5 at 5 players: 79% with the blueprint alone, 98% so.
+- Where hands are dealt from decks and cannot be counted, card 1 and the goal are the coop
+  bot's (its belief: each unseen card equally likely, the challenges kept). Card 3 is a chain
+  of searches every seat computes alike (`card3_chances`), SPARTA-style: the blueprint is the
+  coop bot's card 3; seat 0 best-responds to the others playing it, each seat after it to the
+  earlier seats' searched play and the later seats' blueprint, over every deal of the hands
+  they may hold (the unseen cards of their colour, hand and deck, with their public hand
+  size). The take-back is the expert's. Mission 5: 91/78/79% at 3/4/5 players with the
+  blueprint alone, 100/100/100% with the chain (100 games each).
 
 `skill` (0 to 1) is the chance that a seat follows the expert's play at a decision; otherwise
 it makes a casual move, the one the greedy bot would make (a player who plays for their own
-goal). skill 1 is the expert; skill 0 the greedy bot with the expert's seat order.
+goal). skill 1 is the expert; skill 0 a table of greedy players.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard, Observation
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import pair_sum
+from synergy_forge.sim.chances import Support, success_chances
 from synergy_forge.sim.convention import (
     RoundState,
     Rules,
@@ -60,6 +62,10 @@ if TYPE_CHECKING:
     from synergy_forge.sim.bots import ScoreMemory
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
+#: Every seat's hands as counted from the cards face up, per public facts.
+_COUNTED: Memo[tuple[Any, ...], Any] = Memo(4096)
+#: The chain of card-3 searches of a round (`card3_chances`), per public facts.
+_CHAINS: Memo[tuple[Any, ...], Any] = Memo(1024)
 #: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
 _DEALS: Memo[tuple[Any, ...], list[tuple[dict[int, int], int]]] = Memo(4096)
 
@@ -74,47 +80,52 @@ def rules_of(obs: Observation) -> Rules:
 
 
 def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
-                                            tuple[tuple[GoalCard, ...], ...]] | None:
-    """Every seat's number and goal hands, when the face-up cards tell them exactly; None when
-    some seat still has cards in a deck (its hand is one of many) or a card may have changed
-    colour owner through I in an earlier round.
+                                            tuple[tuple[GoalCard, ...], ...], bool] | None:
+    """Every seat's number hand, when the face-up cards tell it exactly, and its goal cards not
+    yet seen: its goal hand exactly when no seat has goal cards left in its deck (the bool says
+    so), else the goal hand and the goal deck together. None when some seat still has number
+    cards in a deck (its hand is one of many) or a card may have changed colour owner through I
+    in an earlier round.
 
     Only public facts are read, so every seat finds the same hands (its own included).
     """
     n, colors = obs.players, obs.colors
-    if any(obs.deck_numbers) or any(obs.deck_goals):
+    if any(obs.deck_numbers):
         return None
+    goals_known = not any(obs.deck_goals)
     mission = obs.mission
     # I swaps first cards between seats: taken back, a card would lie in another colour's
     # hand, where counting by colour cannot follow it. Used this round, it has not yet.
     if Action.I in mission.actions and Action.I not in obs.actions_available and \
             all(u.card is not Action.I for u in obs.actions_used):
         return None
-    numbers = {color: Counter(_EACH_VALUE) for color in colors}
-    goals = {color: Counter(mission.goals) for color in colors}
     placed = obs.placed
-    face_up = chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds, placed.goals)
-    for card in face_up:
-        if isinstance(card, NumberCard):
-            counts = numbers.get(card.color)
-            if counts is not None:
-                counts[card.value] -= 1
-        elif isinstance(card, GoalCard):
-            left = goals.get(card.color)
-            if left is not None:
-                left[card.goal] -= 1
+    key = (mission.goals, colors, obs.discards, placed.firsts, placed.goals, obs.seconds,
+           obs.hand_numbers, obs.hand_goals, obs.deck_goals)
+    if key in _COUNTED:
+        return _COUNTED[key]
+    # Every card face up, counted at once (cards are tuples: hashed in C).
+    seen = Counter(chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds,
+                         placed.goals))
+    distinct_goals = sorted(set(mission.goals))
+    goal_copies = Counter(mission.goals)
     hands, goal_hands = [], []
     for seat in range(n):
         color = colors[seat]
-        hand = tuple(sorted(NumberCard(v, color) for v, k in numbers[color].items()
-                            for _ in range(k)))
-        goal_hand = tuple(sorted(GoalCard(g, color) for g, k in goals[color].items()
-                                 for _ in range(k)))
-        if len(hand) != obs.hand_numbers[seat] or len(goal_hand) != obs.hand_goals[seat]:
-            return None
-        hands.append(hand)
-        goal_hands.append(goal_hand)
-    return tuple(hands), tuple(goal_hands)
+        hand: list[NumberCard] = []
+        for value, copies in _EACH_VALUE.items():
+            card = NumberCard(value, color)
+            hand += [card] * (copies - seen[card])
+        goal_hand: list[GoalCard] = []
+        for goal in distinct_goals:
+            card_g = GoalCard(goal, color)
+            goal_hand += [card_g] * (goal_copies[goal] - seen[card_g])
+        if len(hand) != obs.hand_numbers[seat] or \
+                len(goal_hand) != obs.hand_goals[seat] + obs.deck_goals[seat]:
+            return _COUNTED.remember(key, None)
+        hands.append(tuple(hand))
+        goal_hands.append(tuple(goal_hand))
+    return _COUNTED.remember(key, (tuple(hands), tuple(goal_hands), goals_known))
 
 
 def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],
@@ -122,16 +133,6 @@ def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],
     placed = obs.placed
     return RoundState(hands, goal_hands, placed.firsts, placed.deltas, placed.goals,
                       placed.ignored)
-
-
-def _counts_unseen(obs: Observation) -> dict[str, Counter[int]]:
-    """Per colour, how many of each value no card face up or in this seat's hand shows."""
-    unseen = {color: Counter(_EACH_VALUE) for color in obs.colors}
-    placed = obs.placed
-    for card in chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds, obs.hand):
-        if isinstance(card, NumberCard) and card.color in unseen:
-            unseen[card.color][card.value] -= 1
-    return unseen
 
 
 def _hands_of(pool: Counter[int], size: int) -> list[tuple[dict[int, int], int]]:
@@ -159,78 +160,105 @@ def _hands_of(pool: Counter[int], size: int) -> list[tuple[dict[int, int], int]]
     return _DEALS.remember(key, out)
 
 
-def searcher(obs: Observation) -> int:
-    """The seat that searches this round where hands are hidden (a different one each round).
+def card3_chances(obs: Observation) -> tuple[dict[int, float], ...] | None:
+    """Card 3 where hands are hidden, as a chain of searches every seat can work out: per seat,
+    P(the round succeeds | its sum), when the seats before it (in seat order) play their own
+    searched card and the seats after it the blueprint's, each from every hand it may hold.
 
-    One seat only: search improves on the blueprint when the others play the blueprint (SPARTA's
-    single-agent search); when every seat searches against a blueprint nobody plays, the seats
-    outguess each other (mission 5 at 5 players fell from 79% to 55%)."""
-    return obs.round_number % obs.players
-
-
-def blueprint_second(obs: Observation, choices: tuple[NumberCard, ...]) -> NumberCard | None:
-    """Card 3 where hands are hidden: the card with the best chance that the round succeeds
-    when every other seat plays as the coop bot would with each hand it may hold.
-
-    The belief over a seat's hand is every deal of its colour's unseen cards (hand and deck)
-    with its public hand size; the convention's blueprint (the coop bot's card 3: the best
-    chance of the round, the others' cards taken as equally likely) says which card it plays
-    from each, so its sum's distribution follows, exactly. None when no belief fits (a card
-    moved between colours: the coop bot's uniform view then)."""
-    from synergy_forge.sim.chances import Support, success_chances
-
-    n, me, colors = obs.players, obs.seat, obs.colors
+    The blueprint is the coop bot's card 3: the best chance of the round with every other
+    seat's card any unseen card of its colour that keeps the challenges, equally likely (ties:
+    the higher card). Seat 0 searches against the blueprint (SPARTA's single-agent search);
+    seat 1 against seat 0's search and the others' blueprint; and so on. Each search is a best
+    response to what the others really play, so each link can only raise the round's chance.
+    A seat's belief over another's hand is every deal of that colour's unseen cards (hand and
+    deck) with the seat's public hand size, weighted by its number of ways; everything here is
+    public, so every seat computes the same chain (remembered once per round). None when no
+    belief fits (a number card moved to another colour's seat by I)."""
+    n, colors = obs.players, obs.colors
     rulebook, challenges = obs.rulebook, obs.mission.challenges
-    if any(c.color != colors[me] for c in obs.hand):
-        return None
+    placed = obs.placed
+    key = (rulebook, challenges, colors, obs.discards, placed.firsts, placed.deltas,
+           placed.goals, placed.ignored, obs.hand_numbers, obs.mission.failures_allowed(n)
+           + placed.extra_failures, obs.super_seat, obs.hyper_seat)
+    if key in _CHAINS:
+        return _CHAINS[key]
+    return _CHAINS.remember(key, _chain(obs))
+
+
+def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
+    n, colors = obs.players, obs.colors
+    rulebook, challenges = obs.rulebook, obs.mission.challenges
     placed = obs.placed
     goals = tuple(g.goal for g in placed.goals)
     allowed = obs.mission.failures_allowed(n) + placed.extra_failures
-    unseen = _counts_unseen(obs)
+    unseen = {color: Counter(_EACH_VALUE) for color in colors}
+    for card in chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds):
+        if isinstance(card, NumberCard) and card.color in unseen:
+            unseen[card.color][card.value] -= 1
+    legal: list[dict[int, int]] = []  # per seat: card value -> its sum, for legal cards
     uniform: list[Support] = []
-    options: list[dict[int, int]] = []  # per seat: card value -> its sum (legal cards)
+    deals = []
     for j in range(n):
-        pool = unseen[colors[j]] + Counter(c.value for c in obs.hand) if j == me \
-            else unseen[colors[j]]
-        legal: dict[int, int] = {}
-        for value in sorted(pool):
+        pool = unseen[colors[j]]
+        sums: dict[int, int] = {}
+        for value in sorted(v for v, k in pool.items() if k > 0):
             total, broken = pair_sum(rulebook, challenges, placed.firsts[j],
                                      NumberCard(value, colors[j]), placed.deltas[j])
             if not broken:
-                legal[value] = total
-        if j != me and sum(pool[v] for v in legal) == 0:
-            return None
+                sums[value] = total
         weights: dict[int, float] = {}
-        for value, total in legal.items():
+        for value, total in sums.items():
             weights[total] = weights.get(total, 0.0) + pool[value]
-        uniform.append(Support.of(weights or {0: 1.0}))
-        options.append(legal)
-    blueprint: list[Support] = []
-    for j in range(n):
-        if j == me:
-            blueprint.append(uniform[j])
-            continue
-        axis = uniform[j].sums
-        chance = success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
-                                 obs.hyper_seat, j, uniform, axis)
-        weights_j = dict.fromkeys(axis, 0.0)
-        for hand, ways in _hands_of(unseen[colors[j]], obs.hand_numbers[j]):
-            sums = {options[j][v] for v, k in hand.items() if k and v in options[j]}
-            if not sums:
-                continue  # R9: no legal card; the mission ends whatever this seat plays
-            top = max(chance[t] for t in sums)
-            best = [t for t in sums if chance[t] >= top - 1e-12]
-            for t in best:
-                weights_j[t] += ways / len(best)
-        if not any(weights_j.values()):
+        if not weights:
             return None
-        blueprint.append(Support(axis, np.array([weights_j[t] for t in axis]),
-                                 sum(weights_j.values())))
-    own = {c: pair_sum(rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]
-           for c in choices}
-    mine = success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
-                           obs.hyper_seat, me, blueprint, sorted(set(own.values())))
-    return max(choices, key=lambda c: (mine[own[c]], c))
+        legal.append(sums)
+        uniform.append(Support.of(weights))
+        deals.append(_hands_of(pool, obs.hand_numbers[j]))
+
+    def chances(j: int, supports: list[Support]) -> dict[int, float]:
+        return success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
+                               obs.hyper_seat, j, supports, uniform[j].sums)
+
+    def played(j: int, chance: dict[int, float]) -> Support | None:
+        """The distribution of seat j's sum when it plays by `chance` from each hand."""
+        axis = uniform[j].sums
+        weights = dict.fromkeys(axis, 0.0)
+        for hand, ways in deals[j]:
+            held = [v for v, k in hand.items() if k and v in legal[j]]
+            if held:  # else R9: no legal card; the mission ends whatever it plays
+                best = max(held, key=lambda v: (chance[legal[j][v]], v))
+                weights[legal[j][best]] += ways
+        total = sum(weights.values())
+        return Support(axis, np.array([weights[t] for t in axis]), total) if total else None
+
+    plays: list[Support] = []
+    for j in range(n):
+        blueprint = played(j, chances(j, uniform))
+        if blueprint is None:
+            return None
+        plays.append(blueprint)
+    tables = []
+    for j in range(n):
+        chance = chances(j, plays)
+        tables.append(chance)
+        searched = played(j, chance)
+        if searched is None:
+            return None
+        plays[j] = searched
+    return tuple(tables)
+
+
+def hidden_second(obs: Observation, choices: tuple[NumberCard, ...]) -> NumberCard | None:
+    """This seat's link of the chain (`card3_chances`): the card with the best chance that the
+    round succeeds (ties: the higher card); None when the chain does not apply."""
+    tables = card3_chances(obs)
+    me = obs.seat
+    if tables is None or any(c.color != obs.colors[me] for c in obs.hand):
+        return None  # a card of another colour in hand (I): not on the chain's axis
+    mine, placed = tables[me], obs.placed
+    rulebook, challenges = obs.rulebook, obs.mission.challenges
+    return max(choices, key=lambda c: (mine[pair_sum(rulebook, challenges, placed.firsts[me],
+                                                     c, placed.deltas[me])[0]], c))
 
 
 def keep_card(rules: Rules, hand: tuple[NumberCard, ...],
@@ -286,12 +314,17 @@ class ExpertBot:
             return keep_card(rules, obs.hand, decision.choices)
         known = public_hands(obs)
         if known is None:
-            if kind is DecisionKind.SECOND_NUMBER and obs.seat == searcher(obs):
-                card = blueprint_second(obs, decision.choices)
+            if kind is DecisionKind.SECOND_NUMBER:
+                card = hidden_second(obs, decision.choices)
                 if card is not None:
                     return card
             return self._fallback.choose(obs, decision)
-        state = round_state(obs, *known)
+        hands, goal_hands, goals_known = known
+        if kind is DecisionKind.GOAL and not goals_known:
+            # The goal cards the others may hold are all those not yet seen; this seat knows
+            # its own, and plans with them (the others replan with the goals on the table).
+            goal_hands = (*goal_hands[:obs.seat], obs.goal_hand, *goal_hands[obs.seat + 1:])
+        state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
             return best_action(rules, state, decision.choices, obs.discards)
         plan = plan_round(rules, state)

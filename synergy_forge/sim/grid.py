@@ -11,10 +11,11 @@ and `not in` over the collections or a literal list, `and`/`or`/`not` and `x if 
 condition, the tests `none`, `odd` and `even`, the filters `length`, `count`, `min`, `max`,
 `sum` and `abs`, and `distinct[k]` for a whole-number k. A rule using anything else (or
 indexing `sums` or `others`, whose order the referee does not promise) gets no grid rule, and
-the chances are computed table by table instead. Where the expression would fail on some
-table that matters (a missing neighbour compared, `distinct[k]` past the end, a division by
-zero), the call raises `Unsettled` so that the caller can take the table-by-table way, which
-reports the failure as the referee would.
+the chances are computed table by table instead. `distinct` is its own kind of collection: its
+length and its sum count each value once, as the referee's `sorted(set(sums))` does. Where the
+expression would fail on some table that matters (a missing neighbour compared, `distinct[k]`
+past the end, a division by zero), the call raises `Unsettled` so that the caller can take the
+table-by-table way, which reports the failure as the referee would.
 """
 
 from __future__ import annotations
@@ -51,6 +52,13 @@ class Many:
         self._firsts: list[Any] | None = None
         self._ranks: list[Any] | None = None
         self._count: Any = None
+        self._distinct: Distinct | None = None
+
+    def distinct(self) -> Distinct:
+        """The same values, each counted once (the rules' `distinct`, R11)."""
+        if self._distinct is None:
+            self._distinct = Distinct(self)
+        return self._distinct
 
     def firsts(self) -> list[Any]:
         if self._firsts is None:
@@ -75,6 +83,23 @@ class Many:
             self._ranks = [count_true(both(f, other < m) for other, f in pairs)
                            for m in self.members]
         return self._ranks
+
+
+class Distinct:
+    """`distinct`: the values of a collection, each once. Its members are the collection's,
+    and every question about size or total counts only the first member of each value, as the
+    referee's `sorted(set(sums))` does (`distinct | sum` adds each value once)."""
+
+    def __init__(self, many: Many) -> None:
+        self.many = many
+        self.members = many.members
+
+    def length(self) -> Any:
+        return self.many.distinct_count()
+
+    def total(self) -> Any:
+        return sum((m * f for m, f in zip(self.members, self.many.firsts(), strict=True)),
+                   start=0)
 
 
 _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
@@ -120,8 +145,8 @@ class _Seat:
     """What one seat's rule can read, over the grid."""
 
     def __init__(self, own: Any, others: Many, everyone: Many, left: Any, right: Any) -> None:
-        self.names = {"sum": own, "others": others, "sums": everyone, "distinct": everyone,
-                      "left": left, "right": right}
+        self.names = {"sum": own, "others": others, "sums": everyone,
+                      "distinct": everyone.distinct(), "left": left, "right": right}
 
 
 def _is_bool(value: Any) -> bool:
@@ -131,7 +156,7 @@ def _is_bool(value: Any) -> bool:
 
 def _number(value: Any, active: Any) -> Any:
     """`value` used as a number; a missing neighbour is fine only where nothing depends on it."""
-    if isinstance(value, Many):
+    if isinstance(value, Many | Distinct):
         raise NotOnGrid("a list where a number was expected")
     if value is None:
         if _live(active):
@@ -165,7 +190,7 @@ def _truth(node: nodes.Node, seat: _Seat, active: Any) -> Any:
         value = value.value()
     if value is None:
         return False
-    if isinstance(value, Many):
+    if isinstance(value, Many | Distinct):
         return bool(value.members)
     if _is_bool(value):
         return value
@@ -227,14 +252,15 @@ def _compare(node: nodes.Compare, seat: _Seat, active: Any) -> Any:
         following = _value(operand.expr, seat, where)
         op = operand.op
         if op in ("in", "notin"):
-            if not isinstance(following, Many) or isinstance(current, Many):
+            if not isinstance(following, Many | Distinct) or \
+                    isinstance(current, Many | Distinct):
                 raise NotOnGrid("'in' needs a number on the left and a list on the right")
             if isinstance(current, _Nth):
                 current = current.value()
             found = False if current is None else \
                 _any_of(member == current for member in following.members)
             outcome = found if op == "in" else np.logical_not(found)
-        elif isinstance(current, Many) or isinstance(following, Many):
+        elif isinstance(current, Many | Distinct) or isinstance(following, Many | Distinct):
             raise NotOnGrid("lists are only used with 'in', filters and distinct[k]")
         elif current is None or following is None:
             if op in _ORDER:
@@ -283,14 +309,12 @@ def _filter(node: nodes.Filter, seat: _Seat, active: Any) -> Any:
     name = node.name
     if name == "abs":
         return np.abs(_number(value, active))
-    if not isinstance(value, Many):
+    if not isinstance(value, Many | Distinct):
         raise NotOnGrid(f"the filter {name} is supported on lists only")
     if name in ("length", "count"):
-        if isinstance(node.node, nodes.Name) and node.node.name == "distinct":
-            return value.distinct_count()
-        return len(value.members)
+        return value.length() if isinstance(value, Distinct) else len(value.members)
     if name == "sum":
-        return sum(value.members)
+        return value.total() if isinstance(value, Distinct) else sum(value.members)
     if name in ("min", "max"):
         if not value.members:
             if _live(active):
@@ -335,7 +359,7 @@ def _distinct_at(node: nodes.Getitem, seat: _Seat, active: Any) -> _Nth:
     if not (isinstance(node.node, nodes.Name) and node.node.name == "distinct"):
         raise NotOnGrid("only distinct[k] may be indexed; the order of other lists is not set")
     k = _constant_int(node.arg)
-    many: Many = seat.names["distinct"]
+    many: Many = seat.names["distinct"].many
     count = many.distinct_count()
     if _live(both(active, (count <= k) if k >= 0 else (count < -k))):
         raise Unsettled(f"distinct[{k}] is past the end")

@@ -1,5 +1,8 @@
 """Tuning: the setting closest to a mission's own whose playtest estimate lands in a star band.
 
+The estimate is `playtest`'s: the skill a table needs (sim.playtest.skill_needed), from the
+expert bot played at every level of the skill ladder on the same deals.
+
 The knobs are the ones a designer turns: rounds, lives, allowed failures at each player count,
 the starting hand (number and goal cards) and, when asked, one action card more or less. The
 search is built to spend few games:
@@ -36,10 +39,14 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor, LocalPool
 from synergy_forge.sim.playtest import (
-    STAR_BANDS,
+    LADDER,
+    MOST_STARS,
+    SKILL_BANDS,
     STAR_BOT,
+    Level,
     Playable,
     Tally,
+    estimate_of,
     game_seed,
     play_batch,
     star_range,
@@ -60,12 +67,36 @@ MAX_DISTANCE = 8
 ACTION_STEP = 2
 
 
+#: A skill no table has: where not even the expert wins (skill needed None).
+BEYOND = float("inf")
+
+
 def band(stars: int) -> tuple[float, float]:
-    """The coop win rates [low, high) that earn `stars` (STAR_BANDS)."""
-    bounds = dict((s, b) for b, s in STAR_BANDS)
-    low = bounds[stars]
-    high = bounds.get(stars - 1, 1.01)
+    """The skills needed [low, high) that earn `stars` (SKILL_BANDS)."""
+    bounds = dict((s, b) for b, s in SKILL_BANDS)
+    low = bounds.get(stars - 1, -1.0)
+    high = bounds.get(stars, BEYOND) if stars < MOST_STARS else BEYOND + 1
     return low, high
+
+
+def _number(skill: float | None) -> float:
+    return BEYOND if skill is None else skill
+
+
+def _levels(by_level: dict[float, dict[int, Tally]]) -> list[Level]:
+    levels = []
+    for skill in sorted(by_level):
+        pooled = Tally()
+        for count in sorted(by_level[skill]):
+            pooled.add(by_level[skill][count])
+        levels.append(Level(skill, pooled, dict(by_level[skill])))
+    return levels
+
+
+def _skills(by_level: dict[float, dict[int, Tally]]) -> tuple[float, float, float]:
+    """(skill needed, lowest, highest within the intervals), None as BEYOND."""
+    point, low, high = estimate_of(_levels(by_level))
+    return _number(point), _number(low), _number(high)
 
 
 @dataclass(frozen=True)
@@ -127,30 +158,40 @@ class Trial:
     distance: int
     offsets: tuple[int, ...]
     variant: int  # 0: the original action cards; else one added or removed
-    by_count: dict[int, Tally] = field(default_factory=dict)
-    #: per count, the first CHECK_GAMES games: what a default `playtest --check` sees
-    first: dict[int, Tally] = field(default_factory=dict)
-    played: int = 0  # games per player count so far
+    #: per skill level of the ladder, per count
+    by_level: dict[float, dict[int, Tally]] = field(default_factory=dict)
+    #: the same, of the first CHECK_GAMES games: what a default `playtest --check` sees
+    first: dict[float, dict[int, Tally]] = field(default_factory=dict)
+    played: int = 0  # games per player count and level so far
     verdict: Verdict = Verdict.UNDECIDED
 
     @property
+    def levels(self) -> list[Level]:
+        return _levels(self.by_level)
+
+    @property
     def tally(self) -> Tally:
-        pooled = Tally()
-        for count in sorted(self.by_count):
-            pooled.add(self.by_count[count])
-        return pooled
+        """The expert's own games (the ladder's top), every count pooled."""
+        levels = self.levels
+        return levels[-1].tally if levels else Tally()
 
     @property
     def games(self) -> int:
         return self.tally.games
 
     @property
-    def interval(self) -> tuple[float, float]:
-        return self.tally.interval
+    def skill(self) -> float | None:
+        """The skill needed (None: not even the expert wins TARGET of its games)."""
+        return estimate_of(self.levels)[0]
+
+    @property
+    def skill_range(self) -> tuple[float | None, float | None]:
+        _, low, high = estimate_of(self.levels)
+        return low, high
 
     @property
     def stars(self) -> tuple[int, int]:
-        return star_range(*self.interval)
+        return star_range(*self.skill_range)
 
 
 @dataclass
@@ -183,8 +224,7 @@ class TuneResult:
         """When the band cannot be reached: the nearest stars the extreme setting gives."""
         if self.proposal is not None or self.extreme is None or self.exhausted:
             return None
-        rate = self.extreme.tally.win_rate
-        return stars_for(rate)
+        return stars_for(self.extreme.skill)
 
 
 @dataclass(frozen=True)
@@ -293,9 +333,10 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
          counts: Sequence[int] | None = None, budget: int = 40_000, games: int = 400,
          seed: int = 1, with_actions: bool = False, executor: Executor | None = None,
          valid: Callable[[Mission], bool] | None = None, strict: bool = True) -> TuneResult:
-    """Search for the setting closest to `mission`'s whose coop win rate, over `games` games at
-    each player count in `counts`, lands in the band of `stars` (and agrees with `playtest
-    --check` at its default 100 games), spending at most about `budget` games.
+    """Search for the setting closest to `mission`'s whose estimate (the skill a table needs,
+    from `games` games at each player count in `counts` and each level of the skill ladder)
+    lands in the band of `stars` (and agrees with `playtest --check` at its default 100
+    games), spending at most about `budget` games.
 
     Not `strict`: a mission whose own estimate already agrees with `stars` as `playtest
     --check` sees it (its interval reaches the band) is left as it is.
@@ -321,21 +362,23 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
             end = next(n for n in looks if n > start)
             for p in played:
                 part = seeds[p][start:end]
-                for at in range(0, len(part), UNIT_GAMES):
-                    units.append((index, trial.setting, p, tuple(part[at:at + UNIT_GAMES])))
+                for skill in LADDER:
+                    for at in range(0, len(part), UNIT_GAMES):
+                        units.append((index, trial.setting, p, skill,
+                                      tuple(part[at:at + UNIT_GAMES])))
         results: list[Tally | None] = [None] * len(units)
         for number, tally in session.run([unit[1:] for unit in units]):
             results[number] = tally
-        batch: list[dict[int, Tally]] = [{} for _ in trials]
-        for (index, _, p, _), tally in zip(units, results, strict=True):
+        batch: list[dict[tuple[float, int], Tally]] = [{} for _ in trials]
+        for (index, _, p, skill, _), tally in zip(units, results, strict=True):
             assert tally is not None
-            batch[index].setdefault(p, Tally()).add(tally)
+            batch[index].setdefault((skill, p), Tally()).add(tally)
             spent += tally.games
         for trial, counts_played in zip(trials, batch, strict=True):
-            for p, tally in counts_played.items():
-                trial.by_count.setdefault(p, Tally()).add(tally)
+            for (skill, p), tally in counts_played.items():
+                trial.by_level.setdefault(skill, {}).setdefault(p, Tally()).add(tally)
                 if trial.played < CHECK_GAMES:
-                    trial.first.setdefault(p, Tally()).add(tally)
+                    trial.first.setdefault(skill, {}).setdefault(p, Tally()).add(tally)
             trial.played = next(n for n in looks if n > trial.played)
             _judge(trial, low, high, games)
 
@@ -351,13 +394,13 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         while original.played < games and spent < budget:
             original.verdict = Verdict.UNDECIDED
             play([original])
-        harder = original.tally.win_rate >= high
+        harder = _number(original.skill) < low
         result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
                             False, games, seed)
         agreeing = (original.played >= min(CHECK_GAMES, games)
                     and _agrees(original.first, low, high)
-                    and _agrees(original.by_count, low, high)
-                    and not any(t.games and not t.wins for t in original.first.values()))
+                    and _agrees(original.by_level, low, high)
+                    and not _unwon(original.first))
         if original.verdict is Verdict.IN_BAND or (agreeing and not strict):
             result.proposal = original
         elif original.verdict is not Verdict.UNDECIDED:
@@ -383,40 +426,42 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     return result
 
 
-def _play_setting(subject: Playable, setting: Setting, players: int,
+def _play_setting(subject: Playable, setting: Setting, players: int, skill: float,
                   seeds: tuple[int, ...]) -> Tally:
-    # Runs in a worker: only the setting and the seeds travel with each unit.
+    # Runs in a worker: only the setting, the level and the seeds travel with each unit.
     return play_batch(setting.apply(subject.mission), subject.rulebook, subject.colors,
-                      players, STAR_BOT, seeds)
+                      players, STAR_BOT, seeds, skill)
+
+
+def _unwon(by_level: dict[float, dict[int, Tally]]) -> bool:
+    """A player count where not even the expert won a game (`playtest --check` fails it)."""
+    top = by_level.get(LADDER[-1], {})
+    return any(t.games and not t.wins for t in top.values())
 
 
 def _judge(trial: Trial, low: float, high: float, games: int) -> None:
-    """Sequential test after each batch: clearly outside the band, clearly inside, or go on."""
-    wins_low, wins_high = trial.interval
-    if wins_high < low:
+    """Sequential test after each batch: clearly outside the band, clearly inside, or go on.
+    Skills: `low` <= skill needed < `high` is in the band."""
+    point, fewest, most = _skills(trial.by_level)
+    if fewest >= high:
         trial.verdict = Verdict.TOO_HARD
-    elif wins_low >= high:
+    elif most < low:
         trial.verdict = Verdict.TOO_EASY
     elif trial.played < min(CHECK_GAMES, games):
         return
-    elif any(t.games and not t.wins for t in trial.first.values()):
-        # `playtest --check` fails a player count where no game was won (of its first 100).
+    elif _unwon(trial.first):
         trial.verdict = Verdict.TOO_HARD
     elif not _agrees(trial.first, low, high):
-        # What a default `playtest --check` would see: its interval must reach the band.
-        trial.verdict = Verdict.TOO_HARD if trial.tally.win_rate < low else Verdict.TOO_EASY
-    elif (low <= wins_low and wins_high < high) or trial.played >= games:
-        rate = trial.tally.win_rate
-        trial.verdict = Verdict.IN_BAND if low <= rate < high else \
-            Verdict.TOO_EASY if rate >= high else Verdict.TOO_HARD
+        # What a default `playtest --check` would see: its range must reach the band.
+        trial.verdict = Verdict.TOO_HARD if point >= high else Verdict.TOO_EASY
+    elif (low <= fewest and most < high) or trial.played >= games:
+        trial.verdict = Verdict.IN_BAND if low <= point < high else \
+            Verdict.TOO_EASY if point < low else Verdict.TOO_HARD
 
 
-def _agrees(by_count: dict[int, Tally], low: float, high: float) -> bool:
-    pooled = Tally()
-    for count in sorted(by_count):
-        pooled.add(by_count[count])
-    wins_low, wins_high = pooled.interval
-    return wins_high >= low and wins_low < high
+def _agrees(by_level: dict[float, dict[int, Tally]], low: float, high: float) -> bool:
+    _, fewest, most = _skills(by_level)
+    return fewest < high and most >= low
 
 
 def _search(mission: Mission, harder: bool, with_actions: bool,

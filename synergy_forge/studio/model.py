@@ -43,10 +43,12 @@ from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.playtest import (
     STAR_BOT,
-    Tally,
+    LadderTally,
     describe_stars,
+    estimate_of,
     game_seed,
-    play_batch,
+    ladder_levels,
+    play_ladder,
     star_range,
     wilson,
 )
@@ -57,8 +59,9 @@ PRINT_ONLY = {"text.fit", "text.glyph"}
 
 #: Games per batch: small enough that a mission's first figures come within a second.
 BATCH = 20
-#: Games per mission and player count after which a mission's estimate stops growing.
-ENOUGH = 4000
+#: Games per mission, player count and level of the skill ladder after which a mission's
+#: estimate stops growing.
+ENOUGH = 1000
 #: The playtest command's default seed: the studio's figures are the same games.
 SEED = 1
 PREVIEW_DPI = 150
@@ -215,21 +218,26 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     return Snapshot(name, entries, problems, shown)
 
 
-def _estimate(tallies: dict[int, Tally], mission: Mission) -> dict[str, Any] | None:
-    pooled = Tally()
-    for tally in tallies.values():
-        pooled.add(tally)
-    if not pooled.games:
+def _estimate(tallies: dict[int, LadderTally], mission: Mission) -> dict[str, Any] | None:
+    """The skill a table needs, as `playtest` says it, from the games so far; the rates shown
+    are the expert's (the ladder's top)."""
+    levels = ladder_levels(tallies)
+    if not levels or not levels[-1].tally.games:
         return None
+    skill, skill_low, skill_high = estimate_of(levels)
+    fewest, most = star_range(skill_low, skill_high)
+    top = levels[-1]
+    pooled = top.tally
     low, high = pooled.interval
-    fewest, most = star_range(low, high)
     losses = sorted(pooled.losses.items(), key=lambda kv: (-kv[1], kv[0]))
     return {
         "bot": STAR_BOT, "games": pooled.games, "rate": pooled.win_rate, "low": low,
         "high": high, "stars": describe_stars(fewest, most), "fewest": fewest, "most": most,
+        "skill": skill, "skill_low": skill_low, "skill_high": skill_high,
+        "levels": [{"skill": lv.skill, "rate": lv.tally.win_rate} for lv in levels],
         "agrees": fewest <= mission.stars <= most,
         "players": [{"players": p, "games": t.games, "rate": t.win_rate, "low": t.interval[0],
-                     "high": t.interval[1]} for p, t in sorted(tallies.items())],
+                     "high": t.interval[1]} for p, t in sorted(top.by_count.items())],
         "losses": [{"reason": reason, "games": games} for reason, games in losses],
         "done": all(t.games >= ENOUGH for t in tallies.values()),
     }
@@ -248,7 +256,8 @@ class Studio:
         self.snapshot = Snapshot(folder.name, [], [])
         #: face hash -> its PNG, and the texts on it that do not fit ("file|field")
         self.images: dict[str, tuple[bytes, list[str]]] = {}
-        self.tallies: dict[str, dict[int, Tally]] = {}  # play key -> player count -> games
+        # play key -> player count -> games at each level of the skill ladder
+        self.tallies: dict[str, dict[int, LadderTally]] = {}
         self.clients = 0
         self.planned: Counter[tuple[str, int]] = Counter()  # games asked for, not yet counted
         #: (play key, player count) -> why its games cannot be played (a campaign's rule that
@@ -304,7 +313,7 @@ class Studio:
             for entry in snapshot.entries:
                 if entry.play_key and entry.mission is not None:
                     self.tallies.setdefault(entry.play_key,
-                                            {p: Tally() for p in entry.mission.players})
+                                            {p: LadderTally() for p in entry.mission.players})
             used = set(pending)
             self.images = {k: v for k, v in self.images.items() if k in used}
             self._publish()
@@ -350,7 +359,7 @@ class Studio:
         context = multiprocessing.get_context("spawn")  # this process has threads: no fork
         pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
                                    initializer=ignore_interrupt)
-        running: list[tuple[Future[Tally], str, int, int, str]] = []
+        running: list[tuple[Future[LadderTally], str, int, int, str]] = []
         try:
             while not self.stopping.is_set():
                 batch = None
@@ -377,8 +386,8 @@ class Studio:
                     self.stopping.wait(0.05)
                     continue
                 key, mission, players, seeds = batch
-                future = pool.submit(play_batch, mission, campaign.rulebook, campaign.colors,
-                                     players, STAR_BOT, seeds)
+                future = pool.submit(play_ladder, mission, campaign.rulebook, campaign.colors,
+                                     players, seeds)
                 running.append((future, key, players, len(seeds), mission.source))
         finally:
             pool.shutdown(wait=False, cancel_futures=True)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import secrets
+import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from synergy_forge.authoring.gamelog import Recorder, decision_record
 from synergy_forge.core.cards import Action
@@ -24,6 +25,7 @@ from synergy_forge.table.view import (
     PERSON,
     choice_id,
     mission_card,
+    outcome,
     own_view,
     public_view,
     round_summary,
@@ -43,13 +45,21 @@ class Refused(Exception):
         self.status, self.message = status, message
 
 
+class Finished(NamedTuple):
+    """A game played to its end at a table: the game, its whole log, its number there."""
+
+    game: Game
+    records: list[dict[str, Any]]
+    number: int
+
+
 class GameTable:
     """One mission played by people and bots; `seats[i]` is PERSON or a bot's name."""
 
     def __init__(self, mission: Mission, rulebook: Rulebook, colors: Sequence[str],
                  players: int, seed: int, seats: Sequence[str], *,
                  actions: Mapping[Action, ActionText] | None = None, pace: float = 1.0,
-                 on_end: Callable[[GameTable], None] | None = None) -> None:
+                 on_end: Callable[[Finished], None] | None = None) -> None:
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
         self.game = Game(mission, players, seed, rulebook, colors)
@@ -74,6 +84,8 @@ class GameTable:
                                  actions or {})
         self._public: tuple[int, str] | None = None
         self._told = False  # on_end called
+        self.number = 1  # of the games played at this table, this one
+        self.result: dict[str, Any] | None = None  # the outcome as the view gives it
 
     @property
     def people(self) -> list[int]:
@@ -93,10 +105,11 @@ class GameTable:
             if self._public is None or self._public[0] != version:
                 public = public_view(seen, self.seats, game.pending(), self.chosen, self.card,
                                      self.rounds, game.outcome)
+                public["game"] = self.number
                 self._public = (version, json.dumps(public, ensure_ascii=False,
                                                     separators=(",", ":")))
             own = own_view(seen, self.seats, self._decision(seat), self.chosen.get(seat),
-                           seat in self.chosen, game.outcome, version)
+                           seat in self.chosen, self.result, version)
             public_text = self._public[1]
         text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
         return f'{text[:-1]},"table":{public_text}}}'
@@ -144,16 +157,39 @@ class GameTable:
                 self.rounds.append(round_summary(game, record))
             if game.over:
                 self.records = self.recorder.finish(game)
+                self.result = outcome(game)
         self.changes.publish()
         self._bots_due.notify_all()
 
     def _after_change(self) -> None:
-        """Outside the lock: the end of the game is told once (the log is written then)."""
+        """Outside the lock: the end of the game is told once (the log is written then),
+        with the game as it ended, whatever happens at the table meanwhile."""
+        finished = None
         with self.lock:
-            ended = self.records is not None and not self._told
-            self._told = self._told or ended
-        if ended and self.on_end is not None:
-            self.on_end(self)
+            if self.records is not None and not self._told:
+                self._told = True
+                finished = Finished(self.game, self.records, self.number)
+        if finished is not None and self.on_end is not None:
+            self.on_end(finished)
+
+    def again(self, seed: int | None = None) -> None:
+        """Deal the same mission again at the same seats, once the game is over (its log is
+        kept: on_end had it); raises Refused before then."""
+        with self.lock:
+            if not self.game.over:
+                raise Refused(409, "the game is not over")
+            setup = self.game.setup
+            seed = secrets.randbits(63) if seed is None else seed
+            self.game = Game(setup.mission, setup.players, seed, setup.rulebook, setup.colors)
+            self.bots = {s: make_bot(kind, seed, s) for s, kind in enumerate(self.seats)
+                         if kind != PERSON}
+            self.recorder = Recorder(self.game, self.seats)
+            self.records, self.chosen, self.rounds, self._told = None, {}, [], False
+            self.result = None
+            self.step += 1
+            self.number += 1
+            self.changes.publish()
+            self._bots_due.notify_all()
 
     # -- bots -----------------------------------------------------------------------------
 
@@ -162,14 +198,12 @@ class GameTable:
                 self.chosen]
 
     def run_bots(self) -> None:
-        """Play the bots' seats until the game ends or the table stops (runs in a thread):
+        """Play the bots' seats until the table stops (runs in a thread):
         each decision waits `pace` seconds first, so people can follow."""
         while not self.stopping.is_set():
             with self.lock:
                 due = self._bot_decisions()
-                if not due:
-                    if self.game.over:
-                        return
+                if not due:  # people's turn, or the game is over (it may be dealt again)
                     self._bots_due.wait(timeout=1.0)
                     continue
                 step = self.step
@@ -181,8 +215,13 @@ class GameTable:
                 asked = [(d, view_for(self.bots[d.seat], self.game, d.seat))
                          for d in self._bot_decisions()]
             # What a bot sees is an immutable value: it thinks without holding the table.
-            with _BOTS_THINKING:
-                made = [(d, self.bots[d.seat].choose(seen, d)) for d, seen in asked]
+            try:
+                with _BOTS_THINKING:
+                    made = [(d, self.bots[d.seat].choose(seen, d)) for d, seen in asked]
+            except Exception as exc:  # our mistake: say so; the people's pages still work
+                print(f"synergy-forge table: internal error in a bot: {type(exc).__name__}: "
+                      f"{exc}; this is a bug, please report it", file=sys.stderr)
+                return
             with self.lock:
                 if self.step == step:
                     for decision, choice in made:

@@ -2,7 +2,8 @@
 
 Routes (docs/table.md): the seat page `/seat/TOKEN` and its two assets; the JSON API
 `/api/seat/TOKEN` (the seat's view), `/api/seat/TOKEN/choose` (POST a choice),
-`/api/seat/TOKEN/events` (the view again after every change, as server-sent events); the
+`/api/seat/TOKEN/events` (the view again after every change, as server-sent events),
+`/api/seat/TOKEN/again` (POST: the same mission dealt again, once the game is over); the
 page's words, `/api/words`. Nothing else exists, and nothing lists the seats: a seat is
 reached only by its secret token.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from synergy_forge.table.model import GameTable, Refused
@@ -29,7 +30,7 @@ ASSETS = web.Assets("synergy_forge.table", ("index.html", "table.js", "table.css
 MAX_BODY = 1024
 #: Requests a second per seat on average, and at once: far above what a page sends (a view
 #: after each change, a choice now and then), far below what would slow the other tables.
-SEAT_RATE, SEAT_BURST = 10.0, 40.0
+SEAT_RATE, SEAT_BURST = 20.0, 60.0
 #: Requests with a token that is no seat's, per client address: guessing is hopeless anyway
 #: (192 random bits), and cheap to refuse.
 STRANGER_RATE, STRANGER_BURST = 2.0, 20.0
@@ -83,6 +84,9 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
 
     async def page(request: Request) -> Response:
         found = seat_of(request)
+        if isinstance(found, Response) and found.status_code == 404:  # said to a person
+            return PlainTextResponse("No such seat: check the link you were given (the table "
+                                     "may also have stopped).", status_code=404)
         return found if isinstance(found, Response) else ASSETS.response("index.html")
 
     async def asset(request: Request) -> Response:
@@ -117,6 +121,17 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
             return _error(refused.status, refused.message)
         return _json(table.view_json(seat))
 
+    async def again(request: Request) -> Response:
+        found = seat_of(request)
+        if isinstance(found, Response):
+            return found
+        table, seat = found
+        try:
+            table.again()
+        except Refused as refused:
+            return _error(refused.status, refused.message)
+        return _json(table.view_json(seat))
+
     async def events(request: Request) -> Response:
         found = seat_of(request)
         if isinstance(found, Response):
@@ -135,6 +150,7 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
     return web.create_app([Route("/seat/{token}", page), Route("/static/{name}", asset),
                     Route("/api/seat/{token}", view),
                     Route("/api/seat/{token}/choose", choose, methods=["POST"]),
+                    Route("/api/seat/{token}/again", again, methods=["POST"]),
                     Route("/api/seat/{token}/events", events),
                     Route("/api/words", page_words)], hosts)
 

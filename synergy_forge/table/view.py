@@ -16,7 +16,7 @@ from synergy_forge.authoring.gamelog import PERSON
 from synergy_forge.core.cards import COLOR_SYMBOLS, Action, NumberCard
 from synergy_forge.core.engine import Decision, Game, GoalCard, Observation, Outcome, RoundRecord
 from synergy_forge.core.mission import Mission
-from synergy_forge.core.referee import ActionUse
+from synergy_forge.core.referee import ActionUse, LossReason
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.reporting.explain import outcome_text, verdict_to_json
 from synergy_forge.reporting.narrate import describe_action, round_story
@@ -141,12 +141,20 @@ def round_summary(game: Game, record: RoundRecord) -> dict[str, Any]:
             "text": round_story(game, record)}
 
 
-def outcome(result: Outcome | None) -> dict[str, Any] | None:
+def outcome(game: Game) -> dict[str, Any] | None:
+    """How the game ended, the same for every seat; `stuck` names the seats that had no card
+    to keep a challenge when that lost the mission before the round was settled (R9), as
+    they would say at the table: which cards they hold stays theirs."""
+    result = game.outcome
     if result is None:
         return None
+    stuck: list[int] = []
+    unsettled = not game.history or game.history[-1].number != game.round_number
+    if result.reason is LossReason.CHALLENGE and unsettled:
+        stuck = [seat for seat in range(game.players) if not game.second_choices(seat)]
     return {"won": result.won, "reason": str(result.reason) if result.reason else None,
             "text": outcome_text(result), "rounds_won": result.rounds_won,
-            "lives": result.lives, "rounds_played": result.rounds_played}
+            "lives": result.lives, "rounds_played": result.rounds_played, "stuck": stuck}
 
 
 def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decision],
@@ -184,7 +192,7 @@ def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decis
 
 
 def own_view(seen: Observation, seats: Sequence[str], decision: Decision | None,
-             chosen: Any, has_chosen: bool, result: Outcome | None,
+             chosen: Any, has_chosen: bool, result: dict[str, Any] | None,
              version: int) -> dict[str, Any]:
     """The part of a seat's view that is its own: its hands, its face-down choice, its legal
     choices (none when it is not its turn)."""
@@ -199,5 +207,5 @@ def own_view(seen: Observation, seats: Sequence[str], decision: Decision | None,
         "player": PERSON if seats[seat] == PERSON else seats[seat],
         "hand": [card(c) for c in seen.hand], "goal_hand": [card(c) for c in seen.goal_hand],
         "decision": str(decision.kind) if decision is not None and not has_chosen else None,
-        "laid": laid, "legal": legal, "outcome": outcome(result), "version": version,
+        "laid": laid, "legal": legal, "outcome": result, "version": version,
     }

@@ -67,6 +67,8 @@ OWN: dict[str, tuple[str, str]] = {
                     "{lives} vie(s) restante(s), {won} manche(s) gagnée(s) sur {rounds}"),
     "referee": ("The referee's words", "Les mots de l'arbitre (en anglais)"),
     "won": ("Mission won!", "Mission gagnée !"),
+    "again": ("Play again: a new deal", "Rejouer : nouvelle donne"),
+    "game-n": ("game {game}", "partie {game}"),
     "lost": ("Mission lost", "Mission perdue"),
     "lost-lives": ("the last life was lost", "la dernière vie est perdue"),
     "lost-hyper": ("the hyper card's holder missed its goal",

@@ -45,11 +45,21 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
               "their URLs become URL/<file> instead of file:// URLs.")
 @click.option("--no-cache", is_flag=True, help="Render everything again, without reading or "
               "keeping OUT/.cache (the output is the same).")
+@click.option("--layout", "sheet_layout", type=click.Choice(["duplex", "fold"]),
+              default="duplex", show_default=True, help="duplex: sheets of 3 x 3 cards, "
+              "fronts then backs, to print double-sided; fold: single-sided sheets, each back "
+              "beside its front, to fold in two (printers without duplex).")
+@click.option("--ink-saver", is_flag=True, help="Light backs and colour bands: no sheet more "
+              "than a quarter covered in ink.")
+@click.option("--preset", type=click.Choice(["tgc", "mpc"]), help="A print shop's card size "
+              "and bleed, so that each card's PNG is the image it takes: tgc (The Game Crafter, "
+              "825x1125 px), mpc (MakePlayingCards, 822x1122 px). See docs/printing.md.")
 @click.option("--watch", is_flag=True, help="Build, then build again on every save in the "
               "campaign folder, until Ctrl-C.")
 def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
             card_size: CardSize, jobs: int | None, no_png: bool, tts: bool,
-            tts_url_base: str | None, no_cache: bool, watch: bool) -> None:
+            tts_url_base: str | None, no_cache: bool, sheet_layout: str, ink_saver: bool,
+            preset: str | None, watch: bool) -> None:
     """Render the print-and-play kit of CAMPAIGN_DIR (default: the campaign of the current
     folder or the nearest one above it; the bundled starter campaign when there is none).
 
@@ -66,19 +76,28 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         if not tts_url_base.startswith(("http://", "https://")):
             raise click.BadParameter("expected an http:// or https:// URL",
                                      param_hint="'--tts-url-base'")
+    if preset is not None:
+        if click.get_current_context().get_parameter_source("card_size") is \
+                click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError("--preset sets the card size: drop --card-size")
+        if no_png:
+            raise click.UsageError("--preset is for the cards' PNGs: drop --no-png")
     if jobs != 1:  # before the heavy imports: the server imports WeasyPrint meanwhile
         prepare_workers()
-    from synergy_forge.printing.jobs import Options
-    from synergy_forge.printing.layout import LayoutError, sheet
+    from synergy_forge.printing.jobs import PRESETS, Options
+    from synergy_forge.printing.layout import LayoutError, fold_sheet, sheet
 
     from ..inputs import current_campaign
 
     folder = current_campaign(campaign_dir)
+    if preset is not None:
+        card_size = PRESETS[preset].card
     try:
-        sheet(paper, card_size)
+        (fold_sheet if sheet_layout == "fold" else sheet)(paper, card_size)
     except LayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="'--card-size'") from None
-    options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base)
+    options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base,
+                      ink_saver=ink_saver, layout=sheet_layout)
     built = _build_once(folder, lang, out_dir, options, jobs, cache=not no_cache)
     if not watch:
         if not built:

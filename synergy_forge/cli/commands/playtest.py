@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -12,6 +13,9 @@ from synergy_forge.reporting.formats import formats, render
 from ..output import show, write_report
 from ..params import BOTS, PLAYER_COUNTS, SEED
 
+if TYPE_CHECKING:
+    from synergy_forge.sim.executors import Executor
+
 #: Below this many games the run is too short to be worth a progress bar.
 PROGRESS_FROM = 2000
 
@@ -19,12 +23,14 @@ PROGRESS_FROM = 2000
 @click.command("playtest")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
 @click.option("--games", type=click.IntRange(1, 1_000_000), default=100, show_default=True,
-              help="Games per mission, player count and bot.")
+              help="Games per mission, player count and bot (and per level of the expert's "
+              "skill ladder).")
 @click.option("--players", "player_counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="3, 4, 5, a comma list such as 3,5, or all.")
-@click.option("--bots", type=BOTS, default="coop,oracle", show_default=True,
-              help="Comma-separated: random, greedy, coop, expert, oracle (oracle cheats: it sees "
-              "every hand).")
+@click.option("--bots", type=BOTS, default="expert", show_default=True,
+              help="Comma-separated: random, greedy, coop, expert, oracle (oracle cheats: it "
+              "sees every hand). The expert is played on the skill ladder that gives the stars "
+              "(docs/difficulty.md); without it there is no estimate.")
 @click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores). Results are the same whatever the number.")
@@ -40,9 +46,16 @@ PROGRESS_FROM = 2000
               help="Also write an HTML report with charts.")
 @click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
               "declared stars are outside the estimate.")
+@click.option("--human", "logs", multiple=True, metavar="LOG",
+              type=click.Path(exists=True, path_type=Path),
+              help="Game logs people played (`play --log`, the table), or folders of *.jsonl "
+              "logs; repeat for more. Prints, per mission and player count, the people's win "
+              "rate beside the estimate and the skill that best explains their games, "
+              "instead of a playtest of PATHS.")
 def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] | None,
             bots: tuple[str, ...], seed: int, jobs: int | None, scheduler: str | None,
-            fmt: str, as_json: bool, html_path: Path | None, check: bool) -> None:
+            fmt: str, as_json: bool, html_path: Path | None, check: bool,
+            logs: tuple[Path, ...]) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
     PATHS are campaign folders or mission files (default: the campaign of the current folder
@@ -55,6 +68,9 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
     from ..progress import Progress
 
     fmt = "json" if as_json else fmt
+    if logs:
+        _human(logs, paths, games, seed, fmt, html_path, check, executor_for(scheduler, jobs))
+        return
     sources = playables(paths)
     total = games_to_play(sources, bots, player_counts, games)
     # A bar on a terminal for long runs; off a terminal, a plain line every few seconds.
@@ -67,3 +83,44 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
     if check and result.failing:
         names = ", ".join(f"{e.mission.number} {e.mission.id}" for e in result.failing)
         raise CheckFailed(f"playtest --check: {len(result.failing)} mission(s) fail: {names}")
+
+
+def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: int, fmt: str,
+           html_path: Path | None, check: bool, executor: Executor) -> None:
+    """`playtest --human`: replay the logs, then set people's games beside the ladder."""
+    import json
+
+    from synergy_forge.authoring.gamelog import replay_file
+    from synergy_forge.sim.calibration import PEOPLE, PlayedGame, calibrate, group
+    from synergy_forge.sim.playtest import LADDER
+
+    from ..progress import Progress
+
+    if paths:
+        raise click.UsageError("--human reads the missions from the logs: give logs or "
+                               "PATHS, not both")
+    if fmt == "html" or html_path is not None or check:
+        raise click.UsageError("--human reports as text or JSON only, without --check")
+    files: list[Path] = []
+    for path in logs:
+        found = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+        if path.is_dir() and not found:
+            raise click.BadParameter(f"{path}: no *.jsonl game log in this folder",
+                                     param_hint="'--human'")
+        files += [f for f in found if f not in files]
+    played = []
+    for file in files:
+        game = replay_file(file).game  # a log the engine disagrees with stops here, located
+        with file.open("rb") as stream:  # the first record, valid since it replayed
+            first = next(line for line in stream if line.strip())
+        seats = json.loads(first)["bots"]
+        outcome = game.outcome
+        assert outcome is not None
+        played.append(PlayedGame(game.mission, game.rulebook, game.colors, game.players,
+                                 sum(1 for name in seats if name in PEOPLE), outcome.won,
+                                 str(file)))
+    total = games * len(LADDER) * len(group(played))
+    with Progress(total, "Playing", bar=False) as bar:
+        calibrations = calibrate(played, games, seed, executor=executor, progress=bar.update)
+    show(render("calibration", fmt, calibrations, logs=len(files),
+                without_people=sum(1 for g in played if not g.people), games=games, seed=seed))

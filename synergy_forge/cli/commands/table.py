@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from synergy_forge.core.cards import Action
     from synergy_forge.core.mission import Mission
     from synergy_forge.core.rules import ActionText, Rulebook
-    from synergy_forge.table.model import GameTable
+    from synergy_forge.table.model import Finished
 
 EXIT_BAD_INPUT = 2
 DEFAULT_PORT = 8766
@@ -36,7 +36,8 @@ DEFAULT_PORT = 8766
 @click.option("--seed", type=SEED, help="Seed of the game's shuffles and bots (default: random; "
               "it is in the log once the game ends, never shown before).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the game's log to this JSON Lines file, for `replay`.")
+              help="Also write the game's log to this JSON Lines file, for `replay` (a game "
+              "dealt again: FILE-2.jsonl, …).")
 @click.option("--games", "games_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder each finished game's log is added to (default: games/ in the "
               "mission's campaign folder; for the bundled starter campaign, in the current "
@@ -100,8 +101,8 @@ def command(source: str, mission_key: str | None, player_count: int | None,
                    err=True)
         sys.exit(EXIT_BAD_INPUT)
 
-    def ended(table: GameTable) -> None:
-        _save(table, log_path, games)
+    def ended(finished: Finished) -> None:
+        _save(finished, log_path, games)
 
     table = GameTable(mission, rulebook, colors, player_count, seed, seat_kinds,
                       actions=actions, pace=pace, on_end=ended)
@@ -132,7 +133,7 @@ def command(source: str, mission_key: str | None, player_count: int | None,
 
     serve(tables, sock, ready)
     if table.game.outcome is None:
-        click.echo("table stopped before the end of the game: no log written")
+        click.echo("table stopped before the end of the game: no log written for it")
     else:
         click.echo("table stopped")
 
@@ -142,7 +143,7 @@ def _load(source: str, mission_key: str | None) -> tuple[
     """The mission to play, its rulebook, colours and action cards' texts, and the folder of
     its campaign (None for the bundled starter campaign)."""
     from synergy_forge.authoring.definitions import standard_actions
-    from synergy_forge.authoring.diagnostics import InvalidInput, errors
+    from synergy_forge.authoring.diagnostics import HasErrors, errors
     from synergy_forge.authoring.loading import (
         CAMPAIGN_FILE,
         display,
@@ -161,7 +162,7 @@ def _load(source: str, mission_key: str | None) -> tuple[
                                      param_hint="'MISSION-OR-CAMPAIGN'")
         result = read_campaign(path)
         if result.campaign is None or errors(result.diagnostics):
-            raise InvalidInput(errors(result.diagnostics))
+            raise HasErrors(errors(result.diagnostics))
         campaign = result.campaign
         numbers = ", ".join(str(m.number) for m in campaign.missions)
         if mission_key is None:
@@ -228,7 +229,7 @@ def _public_base(sock: object, host: str) -> str:
     return f"http://{address}:{port}"
 
 
-def _save(table: GameTable, log_path: Path | None, games: Path) -> None:
+def _save(finished: Finished, log_path: Path | None, games: Path) -> None:
     """The finished game: its outcome on the terminal, its log written to --log and added to
     the games folder. A log that cannot be written is said in one line; play goes on."""
     import secrets
@@ -239,20 +240,20 @@ def _save(table: GameTable, log_path: Path | None, games: Path) -> None:
     from synergy_forge.fileio import write_atomic
     from synergy_forge.reporting.explain import outcome_text
 
-    game = table.game
-    assert game.outcome is not None and table.records is not None
+    game, records = finished.game, finished.records
+    assert game.outcome is not None
     click.echo(f"game over: {outcome_text(game.outcome)} after {game.outcome.rounds_played} "
                "round(s)")
-    text = write_log(table.records)
+    text = write_log(records)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    if log_path is not None and finished.number > 1:  # a game dealt again at the same table
+        log_path = log_path.with_name(f"{log_path.stem}-{finished.number}{log_path.suffix}")
     targets = [(log_path, True)] if log_path is not None else []
     targets.append((games / f"{game.mission.id}-{stamp}-{secrets.token_hex(3)}.jsonl", False))
     for path, overwrite in targets:
         try:
-            if not overwrite:
-                path.parent.mkdir(parents=True, exist_ok=True)
             write_atomic(path, text, overwrite=overwrite)
         except OSError as exc:
             click.echo(CannotWrite.from_os_error(exc, path).format_message(), err=True)
             continue
-        click.echo(f"log written to {path} ({len(table.records)} records)")
+        click.echo(f"log written to {path} ({len(records)} records)")

@@ -128,8 +128,8 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
         # The very games the figure under "after:" counts: the same seeds, as many per player
         # count as the proposal played (the search may stop before --games), the same counts.
         shown = found.proposal or found.original
-        check = (f"synergy-forge playtest {path} --games {shown.played} --seed {seed} --bots "
-                 f"coop --players {','.join(map(str, found.counts))} --check")
+        check = (f"synergy-forge playtest {path} --games {shown.played} --seed {seed} "
+                 f"--players {','.join(map(str, found.counts))} --check")
         return (tune_text(found, str(path), text, edited, written, check) + problem,
                 found.proposal is not None, code, summary_line(found, bool(problem)))
 

@@ -23,10 +23,14 @@ function diagnosticItem(d) {
   return li;
 }
 
+function skillText(skill) {
+  return skill === null ? "needs more skill than the expert's" : "needs skill " + skill.toFixed(2);
+}
+
 function estimateLine(estimate) {
   if (!estimate) return "playing…";
-  return estimate.stars + " (" + percent(estimate.rate) + " [" + percent(estimate.low) + ", " +
-    percent(estimate.high) + "], " + estimate.games + " games)";
+  return estimate.stars + " (" + skillText(estimate.skill) + ", " + estimate.games +
+    " games per level)";
 }
 
 // Games people played at the table (logged in the campaign's games/), beside the bots' estimate.
@@ -87,12 +91,15 @@ function drawEstimate(box, m) {
   if (!m.playable) { box.append(el("p", null, "No estimate while the file has errors.")); return; }
   drawPeople(box, m.people);
   const e = m.estimate;
-  box.append(el("h4", null, "Difficulty (coop bot)"));
+  box.append(el("h4", null, "Difficulty (the skill a table needs)"));
   if (!e) { box.append(el("p", null, "playing the first games…")); return; }
   const line = el("p", e.agrees ? "ok" : "disagree",
-                  "declared " + stars(m.stars) + ", estimated " + e.stars + ": win rate " +
-                  percent(e.rate) + ", 95% interval [" + percent(e.low) + ", " + percent(e.high) +
-                  "] over " + e.games + " games" + (e.done ? " (done)" : ""));
+                  "declared " + stars(m.stars) + ", estimated " + e.stars + ": " +
+                  skillText(e.skill) + " (skill ladder: " + e.levels.slice().reverse().map(
+                    (l) => (l.skill === 1 ? "expert " : "skill " + l.skill + " ") + percent(l.rate)
+                  ).join(", ") + "); the expert wins " + percent(e.rate) + ", 95% interval [" +
+                  percent(e.low) + ", " + percent(e.high) + "] over " + e.games + " games" +
+                  (e.done ? " (done)" : ""));
   const bar = el("div", "bar");
   const range = el("div", "range");
   range.style.left = percent(e.low);

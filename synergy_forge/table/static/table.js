@@ -143,7 +143,8 @@ function drawHeader() {
     el("span", "you c" + view.seat, seat.symbol + " " + t("you-are", { seat: view.seat, color: colorName(view.color) })),
     el("span", "lives", "♥ " + t("lives-left", { lives: view.table.lives, total: m.lives })),
     el("span", "rounds", "★ " + t("rounds-won", { won: view.table.rounds_won, rounds: m.rounds })),
-    el("span", "round", view.table.round ? t("round-n", { round: view.table.round }) : t("before-round")));
+    el("span", "round", (view.table.game > 1 ? t("game-n", { game: view.table.game }) + " · " : "") +
+      (view.table.round ? t("round-n", { round: view.table.round }) : t("before-round"))));
 }
 
 function drawNotice() {
@@ -334,11 +335,32 @@ function drawOutcome() {
   box.hidden = !outcome;
   if (!outcome) return;
   box.className = "outcome " + (outcome.won ? "won" : "lost");
-  const head = el("h2", null, outcome.won ? "🏆 " + t("won") : t("lost"));
+  const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
   box.replaceChildren(head);
-  if (!outcome.won && outcome.reason) box.append(el("p", null, t("lost-" + outcome.reason)));
+  if (!outcome.won && outcome.reason) {
+    const who = (outcome.stuck || []).map((s) => view.table.seats[s].symbol + " " + t("seat", { seat: s })).join(", ");
+    box.append(el("p", null, t("lost-" + outcome.reason) + (who ? " (" + who + ")" : "")));
+  }
   box.append(el("p", null, t("rounds-won", { won: outcome.rounds_won, rounds: view.table.mission.rounds }) + " · " +
     t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
+  const again = el("button", "again", t("again"));
+  again.type = "button";
+  again.addEventListener("click", playAgain);
+  box.append(again);
+}
+
+async function playAgain() {
+  if (sending) return;
+  sending = true;
+  try {
+    const response = await fetch(api + "/again", { method: "POST", cache: "no-store" });
+    const data = await response.json();
+    if (response.ok) draw(data); else { notice = t("refused", { message: data.error }); refresh(); }
+  } catch (error) {
+    notice = t("lost-connection");
+  } finally {
+    sending = false;
+  }
 }
 
 function drawStatic() {

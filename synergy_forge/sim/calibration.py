@@ -1,0 +1,174 @@
+"""Calibration against people: how often people won a mission, beside the estimate, and the
+skill on the ladder that best explains their games (`playtest --human LOG...`).
+
+The games come from logs (`play --log`, the browser table), replayed by the caller: here each
+is a mission, a player count, how many seats people played and whether it was won. Per
+mission and player count, the expert is played at every level of the skill ladder on the
+same seeds as `playtest`, giving a win rate per level; between levels the rate is taken on a
+straight line. The skill that best explains the people's games is the one under which their
+wins and losses are most likely (maximum likelihood on a grid of skills), and its range the
+skills whose likelihood is within a factor LIKELIHOOD_RANGE of the best (about a 95% range).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from synergy_forge.core.mission import Mission
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.executors import Executor
+from synergy_forge.sim.playtest import (
+    LADDER,
+    STAR_BOT,
+    Level,
+    Playable,
+    Tally,
+    estimate_of,
+    run,
+    star_range,
+    wilson,
+)
+
+#: The names a log gives a seat that a person played (the table writes "person").
+PEOPLE = frozenset({"person", "human"})
+#: Skills tried when fitting, 0 to 1.
+FIT_STEPS = 100
+#: A skill is in the range when its likelihood is at least the best one's divided by this
+#: (exp(1.92): the likelihood-ratio range that covers about 95%).
+LIKELIHOOD_RANGE = math.exp(1.92)
+#: Games per mission and player count below which the fit says little (docs/difficulty.md).
+ENOUGH_GAMES = 30
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One game from a log: what was played, by how many people, and whether it was won."""
+
+    mission: Mission
+    rulebook: Rulebook
+    colors: tuple[str, ...]
+    players: int
+    people: int  # seats played by people
+    won: bool
+    source: str
+
+
+@dataclass
+class Calibration:
+    """People's games of one mission at one player count, beside the ladder's."""
+
+    mission: Mission
+    players: int
+    games: int
+    wins: int
+    people_seats: int  # every game's seats played by people, added up
+    sources: list[str] = field(default_factory=list)
+    levels: list[Level] = field(default_factory=list)
+    skill: float | None = None  # the skill the estimate says a table needs
+    skill_low: float | None = None
+    skill_high: float | None = None
+    #: the skill under which the people's games are most likely, and its range
+    fitted: float | None = None
+    fitted_low: float | None = None
+    fitted_high: float | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+    @property
+    def stars(self) -> tuple[int, int]:
+        return star_range(self.skill_low, self.skill_high)
+
+    @property
+    def enough(self) -> bool:
+        return self.games >= ENOUGH_GAMES
+
+
+def curve(levels: Sequence[Level]) -> Callable[[float], float]:
+    """The ladder's win rate at any skill, on straight lines between the levels played."""
+    points = [(lv.skill, lv.tally.win_rate) for lv in levels]
+
+    def rate(skill: float) -> float:
+        if skill <= points[0][0]:
+            return points[0][1]
+        for (s0, r0), (s1, r1) in itertools.pairwise(points):
+            if skill <= s1:
+                return r0 + (r1 - r0) * (skill - s0) / (s1 - s0)
+        return points[-1][1]
+    return rate
+
+
+def fit(levels: Sequence[Level], wins: int, games: int) -> tuple[float, float, float] | None:
+    """(best skill, lowest, highest in range) for `wins` of `games`; None without games."""
+    if not games or not levels:
+        return None
+    rate = curve(levels)
+    floor = 0.5 / (10 * games)  # a level that never won still allows a rare win
+
+    def likelihood(skill: float) -> float:
+        p = min(max(rate(skill), floor), 1 - floor)
+        return wins * math.log(p) + (games - wins) * math.log(1 - p)
+
+    skills = [LADDER[0] + (LADDER[-1] - LADDER[0]) * i / FIT_STEPS for i in range(FIT_STEPS + 1)]
+    values = [likelihood(s) for s in skills]
+    top = max(values)
+    # Ties (a flat stretch of the curve): the middle of the best stretch.
+    best = [s for s, v in zip(skills, values, strict=True) if v >= top - 1e-9]
+    inside = [s for s, v in zip(skills, values, strict=True)
+              if v >= top - math.log(LIKELIHOOD_RANGE)]
+    return best[len(best) // 2], min(inside), max(inside)
+
+
+def group(played: Sequence[PlayedGame]) -> list[Calibration]:
+    """People's games by mission (as played: a changed mission is another) and player count,
+    in the order first seen; games without a person are left out."""
+    found: list[Calibration] = []
+    for game in played:
+        if not game.people:
+            continue
+        calibration = next((c for c in found if c.mission == game.mission
+                            and c.players == game.players), None)
+        if calibration is None:
+            calibration = Calibration(game.mission, game.players, 0, 0, 0)
+            found.append(calibration)
+        calibration.games += 1
+        calibration.wins += game.won
+        calibration.people_seats += game.people
+        calibration.sources.append(game.source)
+    return found
+
+
+def calibrate(played: Sequence[PlayedGame], games: int, seed: int,
+              executor: Executor | None = None,
+              progress: Callable[[int], None] | None = None) -> list[Calibration]:
+    """Per mission and player count people played: their win rate, the ladder's rates on
+    `games` seeded games per level (the seeds `playtest --seed` uses) and the fit."""
+    calibrations = group(played)
+    firsts = {id(c): next(g for g in played if g.people and g.mission == c.mission
+                          and g.players == c.players) for c in calibrations}
+    for calibration in calibrations:
+        first = firsts[id(calibration)]
+        cells = run([Playable(first.mission, first.rulebook, first.colors)], [STAR_BOT],
+                    [calibration.players], games, seed, progress=progress, executor=executor,
+                    walk=False)
+        levels: dict[float, Level] = {}
+        for cell in cells:
+            assert cell.skill is not None
+            level = levels.setdefault(cell.skill, Level(cell.skill, Tally(), {}))
+            level.tally.add(cell.tally)
+            level.by_count.setdefault(cell.player_count, Tally()).add(cell.tally)
+        calibration.levels = [levels[s] for s in sorted(levels)]
+        calibration.skill, calibration.skill_low, calibration.skill_high = \
+            estimate_of(calibration.levels)
+        fitted = fit(calibration.levels, calibration.wins, calibration.games)
+        if fitted is not None:
+            calibration.fitted, calibration.fitted_low, calibration.fitted_high = fitted
+    return calibrations

@@ -1,0 +1,90 @@
+"""playtest --human: people's games from logs, beside the skill ladder, and the skill that
+best explains them."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from synergy_forge.cli import main
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.calibration import fit
+from synergy_forge.sim.playtest import Level, Tally
+
+
+def _levels(rates: list[float]) -> list[Level]:
+    skills = (0.0, 0.25, 0.5, 0.75, 1.0)
+    return [Level(s, Tally(games=100, wins=round(r * 100)), {}) for s, r in
+            zip(skills, rates, strict=True)]
+
+
+def test_the_fitted_skill_is_where_the_ladder_wins_as_often_as_the_people():
+    levels = _levels([0.1, 0.3, 0.5, 0.7, 0.9])
+    best, low, high = fit(levels, 50, 100)
+    assert abs(best - 0.5) <= 0.011 and low < best < high
+    # More games, a narrower range around the same skill.
+    best4, low4, high4 = fit(levels, 200, 400)
+    assert abs(best4 - 0.5) <= 0.011 and high4 - low4 < high - low
+    # People who win more often than the expert are explained by the top of the ladder.
+    assert fit(levels, 99, 100)[0] == 1.0
+    assert fit(levels, 0, 100)[0] == 0.0
+    assert fit(levels, 0, 0) is None
+
+
+def _logs(tmp_path, seeds, people):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    mission = str(starter_campaign() / "missions" / "01-first-notes.yaml")
+    for seed in seeds:
+        path = folder / f"game-{seed}.jsonl"
+        played = CliRunner().invoke(main, ["play", mission, "--players", "3", "--seed",
+                                           str(seed), "--bots", "greedy", "--log", str(path),
+                                           "--quiet"])
+        assert played.exit_code == 0, played.output
+        lines = path.read_text().splitlines(keepends=True)
+        header = json.loads(lines[0])
+        header["bots"] = ["person"] * people + ["greedy"] * (3 - people)  # as the table writes
+        path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    return folder
+
+
+def test_human_logs_are_replayed_and_set_beside_the_estimate(tmp_path):
+    folder = _logs(tmp_path, range(1, 5), people=2)
+    result = CliRunner().invoke(main, ["playtest", "--human", str(folder), "--games", "10",
+                                       "--jobs", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    (found,) = report["calibrations"]
+    assert found["id"] == "first-notes" and found["players"] == 3
+    assert found["people"]["games"] == 4 and found["people"]["people_seats"] == 8
+    assert [lv["skill"] for lv in found["estimate"]["levels"]] == report["ladder"]
+    assert 0.0 <= found["fitted_skill"] <= 1.0 and found["enough_games"] is False
+    wins = found["people"]["wins"]
+    assert found["people"]["ci_low"] <= wins / 4 <= found["people"]["ci_high"]
+    # A file works as well as a folder; the text names the people's rate and the fit.
+    text = CliRunner().invoke(main, ["playtest", "--human", str(folder / "game-1.jsonl"),
+                                     "--games", "10", "--jobs", "1"])
+    assert text.exit_code == 0, text.output
+    assert "people: " in text.stdout and "best explained by skill" in text.stdout
+    assert "only 1 game(s)" in text.stdout
+
+
+def test_human_logs_without_people_and_bad_logs(tmp_path):
+    folder = _logs(tmp_path, [1], people=0)
+    result = CliRunner().invoke(main, ["playtest", "--human", str(folder), "--games", "5",
+                                       "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "1 game(s) without a person left out" in result.stdout
+    assert "nothing to calibrate" in result.stdout
+    # A log the engine disagrees with: a located error, no traceback.
+    bad = folder / "game-1.jsonl"
+    lines = bad.read_text().splitlines(keepends=True)
+    bad.write_text("".join(lines[:3]))
+    broken = CliRunner().invoke(main, ["playtest", "--human", str(folder)])
+    assert broken.exit_code == 1, broken.output
+    assert f"{bad}:" in broken.output and "Traceback" not in broken.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = CliRunner().invoke(main, ["playtest", "--human", str(empty)])
+    assert none.exit_code == 2 and "no *.jsonl game log" in none.output

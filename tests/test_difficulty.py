@@ -1,0 +1,111 @@
+"""The difficulty estimate on missions nobody tuned for: the bots that estimate it never lose
+to random play, and a mission made easier never rates harder (docs/difficulty.md)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.core.cards import Action
+from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.playtest import Playable, estimates, game_seed, play_batch, run
+
+COLORS = ("red", "yellow", "green", "blue", "purple")
+CHALLENGES = ("difference", "double-plus-3", "even", "five-is-ten", "goals-left",
+              "high-to-low", "low-to-high", "maximum-7", "minimum-5", "no-doubles",
+              "one-is-six", "uneven")
+
+
+def untuned(count: int, seed: int) -> list[Mission]:
+    """Missions drawn at random from the rules' pieces: challenges, actions, the super and
+    hyper cards, allowed failures, rounds, lives, a short hand: nobody tuned a bot for them."""
+    rng = random.Random(seed)
+    out = []
+    for k in range(count):
+        out.append(Mission(
+            f"untuned-{k}", k + 1, {"en": f"Untuned {k}"}, 3, rounds=rng.randint(1, 4),
+            lives=rng.randint(1, 3),
+            allowed_failures={p: rng.randint(0, p - 1) for p in (3, 4, 5)},
+            challenges=tuple(rng.sample(CHALLENGES, rng.choice([0, 1, 1, 2]))),
+            actions=tuple(rng.sample(list(Action), rng.randint(0, 3))),
+            super=rng.random() < 0.3, hyper=rng.random() < 0.3,
+            hand_numbers=rng.choice([10, 10, 6])))
+    return out
+
+
+def _wins(rulebook, bots: tuple[str, ...], games: int = 30) -> dict[tuple[str, int, str], int]:
+    found = {}
+    for mission in untuned(8, seed=19):
+        for players in mission.players:
+            seeds = [game_seed(1, mission.id, players, i) for i in range(games)]
+            for bot in bots:
+                found[(mission.id, players, bot)] = play_batch(mission, rulebook, COLORS,
+                                                               players, bot, seeds).wins
+    return found
+
+
+def test_the_estimating_bot_never_loses_to_random_play_on_untuned_missions(rulebook):
+    wins = _wins(rulebook, ("random", "expert"))
+    # The same deals at every mission and player count; 2 games of slack for ties broken
+    # at random.
+    behind = [(m, p, wins[(m, p, "expert")], wins[(m, p, "random")])
+              for m, p, bot in wins if bot == "random"
+              if wins[(m, p, "expert")] < wins[(m, p, "random")] - 2]
+    assert behind == []
+
+
+def test_coop_beats_random_play_on_untuned_missions(rulebook):
+    wins = _wins(rulebook, ("random", "coop"))
+    missions = {m for m, _, _ in wins}
+    # Per mission, all player counts: with the opening convention no mission collapses to
+    # nothing while random play wins (the old coop's symmetric openings did, issue 19).
+    # Per player count coop still has blind spots (docs/difficulty.md: a hyper seat that
+    # needs a neighbour's sum, which seats modelling each other as random do not give it);
+    # the expert, which gives the stars, has none here (the test above).
+    for mission in missions:
+        ours = sum(w for (m, _, bot), w in wins.items() if m == mission and bot == "coop")
+        theirs = sum(w for (m, _, bot), w in wins.items() if m == mission and bot == "random")
+        assert ours > 0 or theirs < 5, (mission, ours, theirs)
+    total = {bot: sum(w for (_, _, b), w in wins.items() if b == bot) for bot in ("coop",
+                                                                                "random")}
+    # Measured: coop 236 games to random's 123 (2026-11-23).
+    assert total["coop"] >= 1.5 * total["random"]
+
+
+def _skill(mission: Mission, rulebook, players: int) -> tuple[int, float]:
+    """(stars, skill needed) of `mission` at `players`, 40 games per level, seed 1."""
+    cells = run([Playable(mission, rulebook, COLORS)], ["expert"], [players], 40, seed=1,
+                jobs=1)
+    (estimate,) = estimates(cells)
+    return estimate.stars, 2.0 if estimate.skill is None else estimate.skill
+
+
+@pytest.fixture(scope="module")
+def starter() -> Campaign:
+    return read_campaign(starter_campaign()).campaign
+
+
+@pytest.mark.parametrize("number", [4, 9, 14])
+def test_a_mission_made_easier_never_rates_harder(starter, number):
+    mission = starter.mission(number)
+    players = 4
+    before = _skill(mission, starter.rulebook, players)
+    easier = [
+        replace(mission, lives=mission.lives + 1),
+        replace(mission, allowed_failures={**mission.allowed_failures,
+                                           players: min(players - 1,
+                                                        mission.allowed_failures[players] + 1)}),
+    ]
+    if mission.rounds > 1:
+        easier.append(replace(mission, rounds=mission.rounds - 1))
+    for changed in easier:
+        stars, skill = _skill(changed, starter.rulebook, players)
+        assert stars <= before[0], changed
+        # The skill itself may wiggle: an easier mission changes the bots' own choices, so
+        # the same deals are not played alike (measured: In step, a round fewer, 0.095 ->
+        # 0.103 at 40 games). Never by more than a fifth of a star.
+        assert skill <= before[1] + 0.04, changed
