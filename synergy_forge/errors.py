@@ -75,7 +75,7 @@ class CannotWrite(SynergyForgeError):
         where = str(exc.filename or path)
         if isinstance(exc, FileExistsError):
             return cls(where, "already exists; nothing was written" + hint)
-        return cls(where, f"cannot write: {exc.strerror}")
+        return cls(where, f"cannot write: {exc.strerror or exc}")
 
 
 class ChangedMeanwhile(WrongInput):

@@ -204,3 +204,13 @@ def failing_rules(draw) -> str:
                          unique=True))
     return (f"(sums|length) != {players} or sum not in {sorted(sums)} or "
             f"others[{draw(st.integers(5, 9))}] > 0")
+
+
+@st.composite
+def out_races(draw) -> tuple[str, int, str]:
+    """(folder of OUT, after how many finished documents, what takes its place) for a build
+    whose output folder changes under it (class 10)."""
+    folder = draw(st.sampled_from([".cache", "en", "en/png", "en/png/numbers", ".cache/templates",
+                                   ".tmp"]))
+    return folder, draw(st.integers(0, 12)), draw(st.sampled_from(["link", "file", "fifo",
+                                                                    "link-to-file"]))

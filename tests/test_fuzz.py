@@ -29,6 +29,7 @@ from strategies import (
     failing_rules,
     folder_entries,
     header_forgeries,
+    out_races,
     scheduler_addresses,
     seeds,
     yaml_numbers,
@@ -550,3 +551,57 @@ def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, mo
         assert asked[players] == 1, (rule, asked)
     (mission,) = studio.state()["missions"]
     assert mission["errors"] == len(studio.failed)
+
+
+@pytest.fixture(scope="module")
+def built_kit(tmp_path_factory):
+    root = tmp_path_factory.mktemp("race")
+    folder = small_starter(root / "camp", ("01",))
+    out = root / "out"
+    invoke("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
+    return folder, out
+
+
+@settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4))
+@given(race=out_races())
+def test_nothing_outside_out_is_written_or_deleted_whatever_happens_to_its_folders(
+        built_kit, race, monkeypatch):
+    """Class 10: a folder of OUT replaced mid-build (a link out of it, a file, a FIFO) ends
+    the build with exit 2 or leaves it unharmed; nothing outside OUT changes."""
+    from synergy_forge.printing import build as build_module
+
+    folder, out = built_kit
+    swapped, after, by = race
+    outside = Path(tempfile.mkdtemp(prefix="fuzz-outside-"))
+    (outside / "keep.txt").write_text("not the build's")
+    moved = outside.parent / (outside.name + "-moved")
+    original, calls = build_module._assemble, []
+
+    def assemble(*args: Any, **kwargs: Any) -> Any:
+        if len(calls) == after and (out / swapped).is_dir():
+            shutil.move(out / swapped, moved)
+            if by == "link":
+                (out / swapped).symlink_to(outside, target_is_directory=True)
+            elif by == "link-to-file":
+                (out / swapped).symlink_to(outside / "keep.txt")
+            elif by == "file":
+                (out / swapped).write_text("x")
+            else:
+                os.mkfifo(out / swapped)
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "_assemble", assemble)
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in outside.iterdir())
+    try:
+        result = invoke("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
+        assert result.exit_code in (0, 2), result.output
+        assert sorted((p.name, p.stat().st_mtime_ns) for p in outside.iterdir()) == before
+    finally:
+        if (out / swapped).is_symlink() or ((out / swapped).exists() and \
+                not (out / swapped).is_dir()):
+            (out / swapped).unlink()
+        if moved.exists():
+            shutil.rmtree(out / swapped, ignore_errors=True)
+            shutil.move(moved, out / swapped)
+        shutil.rmtree(outside)

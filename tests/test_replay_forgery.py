@@ -220,7 +220,8 @@ def test_a_goal_redefined_under_the_same_id_is_refused_at_the_header(tmp_path):
         result.output
 
 
-def test_a_log_of_another_campaign_is_self_contained_unless_its_campaign_is_given(tmp_path):
+def test_a_log_of_another_campaign_is_self_contained_unless_its_campaign_is_given(
+        tmp_path, monkeypatch):
     campaign = tmp_path / "c"
     shutil.copytree(starter_campaign(), campaign)
     mission = campaign / "missions" / "21-close-calls.yaml"
@@ -232,6 +233,10 @@ def test_a_log_of_another_campaign_is_self_contained_unless_its_campaign_is_give
     assert "self-contained: mission not verified" in result.output
     result = replayed(tmp_path, lines, "--campaign", campaign)
     assert result.exit_code == 0 and "mission my-close-calls as in campaign" in result.output
+    monkeypatch.chdir(campaign / "missions")  # the campaign replay runs in, as play finds it
+    result = replayed(tmp_path, lines)
+    assert result.exit_code == 0 and "mission my-close-calls as in campaign" in result.output
+    monkeypatch.chdir(tmp_path)
     goal = campaign / "goals" / "close-call.yaml"
     goal.write_text(goal.read_text(encoding="utf-8").replace("sum - 1", "sum - 2"),
                     encoding="utf-8")

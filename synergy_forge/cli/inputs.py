@@ -15,6 +15,7 @@ from synergy_forge.authoring.loading import (
     load_mission_file,
     read_campaign,
 )
+from synergy_forge.authoring.paths import expand
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
@@ -64,13 +65,9 @@ def _mission_files(folder: Path) -> list[Path]:
     if isinstance(data, dict) and isinstance(data.get("missions"), list):
         patterns = [p for p in data["missions"] if isinstance(p, str)]
     found: list[Path] = []
-    for pattern in patterns:
-        try:
-            found += sorted(folder.glob(pattern)) if any(c in pattern for c in "*?[") \
-                else [folder / pattern]
-        except (ValueError, NotImplementedError):  # a pattern validate reports
-            continue
-    return [p for p in found if p.is_file()]
+    for pattern in patterns:  # through the campaign's path policy; validate reports the rest
+        found += expand(folder, pattern)[0]
+    return found
 
 
 def resolve_mission(spec: str) -> tuple[Mission, Rulebook, tuple[str, ...]]:

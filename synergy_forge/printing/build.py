@@ -11,6 +11,7 @@ a folder of OUT swapped for a link while the build runs is refused, never follow
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import shutil
@@ -307,7 +308,8 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
     job = document.job
     metas = [entry(store, key) or {} for key in document.keys]  # whole: checked or just drawn
     if not all(metas):
-        raise OSError(f"{store}: a cache entry of {job.name} was damaged during the build")
+        raise OSError(errno.EIO, f"a cache entry of {job.name} was damaged or taken away "
+                      "during the build", str(store))
     used.update(document.keys)
     if len(document.keys) == 1:
         key = document.keys[0]

@@ -10,12 +10,13 @@ import click
 @click.command("replay")
 @click.argument("log_file", type=click.Path(path_type=Path))
 @click.option("--campaign", "campaign_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="The campaign folder the log's mission belongs to (default: the starter "
-              "campaign).")
+              help="The campaign folder the log's mission belongs to (default: the campaign "
+              "of the current folder or above it, else the starter campaign).")
 def command(log_file: Path, campaign_dir: Path | None) -> None:
     """Re-run a game log through the engine and confirm its outcome.
 
-    When the log names a mission of the campaign (the starter campaign, or --campaign DIR),
+    When the log names a mission of the campaign (--campaign DIR, else the current folder's
+    campaign, else the starter campaign),
     its header must be that mission and its definitions exactly; a log of any other mission
     replays as self-contained: its mission is not verified.
 
@@ -30,14 +31,18 @@ def command(log_file: Path, campaign_dir: Path | None) -> None:
     from synergy_forge.reporting.explain import outcome_text
     from synergy_forge.resources import starter_campaign
 
-    folder = campaign_dir or starter_campaign()
+    from ..inputs import campaign_above
+
     if campaign_dir is not None and not (campaign_dir / CAMPAIGN_FILE).is_file():
         raise click.BadParameter(f"{campaign_dir} has no {CAMPAIGN_FILE}",
                                  param_hint="'--campaign'")
+    # The campaign checked against is named in the result line (no note needed).
+    folder = campaign_dir or campaign_above(Path.cwd()) or starter_campaign()
     result = read_campaign(folder, thorough=False)
     if result.campaign is None:
         raise InvalidInput(errors(result.diagnostics))
-    label = f"campaign {display(folder)}" if campaign_dir else "the starter campaign"
+    label = "the starter campaign" if folder == starter_campaign() else \
+        f"campaign {display(folder)}"
     replayed = replay_file(log_file, result.campaign, label)
     outcome = replayed.game.outcome
     assert outcome is not None  # replay returns finished games only

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..params import BOTS
+from ..params import BOTS, SEED
 
 if TYPE_CHECKING:
     from synergy_forge.core.cards import Action
@@ -33,7 +33,7 @@ DEFAULT_PORT = 8766
               "others.")
 @click.option("--bots", type=BOTS, default="coop", show_default=True,
               help="The bot of every bot seat, or one per bot seat: coop,greedy,…")
-@click.option("--seed", type=int, help="Seed of the game's shuffles and bots (default: random; "
+@click.option("--seed", type=SEED, help="Seed of the game's shuffles and bots (default: random; "
               "it is in the log once the game ends, never shown before).")
 @click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the game's log to this JSON Lines file, for `replay` (a game "
