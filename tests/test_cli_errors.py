@@ -238,7 +238,7 @@ def test_playtest_takes_a_list_of_player_counts():
     result = run("playtest", mission, "--games", "2", "--players", "3,5", "--bots", "coop",
                  "--json")
     assert result.exit_code == 0, result.output
-    cells = json.loads(result.output)["missions"][0]["results"]
+    cells = json.loads(result.stdout)["missions"][0]["results"]
     assert [c["players"] for c in cells] == [3, 5]
 
 

@@ -73,7 +73,7 @@ def test_results_do_not_depend_on_jobs():
     one = CliRunner().invoke(main, [*args, "--jobs", "1"])
     two = CliRunner().invoke(main, [*args, "--jobs", "2"])
     assert one.exit_code == 0, one.output
-    assert json.loads(one.output) == json.loads(two.output)
+    assert json.loads(one.stdout) == json.loads(two.stdout)  # progress lines go to stderr
 
 
 def test_json_report_and_check(tmp_path):
