@@ -20,12 +20,13 @@ demo: $(STAMP)
 	$(BIN)/synergy-forge playtest missions/starter --check --html output/playtest.html
 	$(BIN)/synergy-forge build missions/starter --out output
 
-## Lint, the layers' contracts, types and the whole test suite.
+## Lint, the layers' contracts, types and the whole test suite, on every core (pytest-xdist;
+## tests/conftest.py keeps a module's tests together, except test_build's long builds).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy synergy_forge
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 ## Tag this commit as the release of pyproject.toml's version (v0.1.0), the `rev` that mission
 ## repositories name in their pre-commit configuration and CI (docs/ci.md).

@@ -1,11 +1,40 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
 from synergy_forge.core.referee import ActionUse, SeatPlay, Table
 from synergy_forge.core.rules import Rulebook
+
+#: Modules whose tests are each a long, independent build: under pytest-xdist they are spread
+#: test by test. Every other module runs whole on one worker, which sets up its module-scoped
+#: fixtures (a built kit, a running studio, a browser) once.
+SPREAD = ("tests/test_build.py",)
+
+
+class _ByModule:
+    """`make test` runs `pytest -n auto` (pytest-xdist, docs/decisions.md): the work unit is a
+    module, or one test of a SPREAD module. (xdist's own `--dist loadgroup` cannot mark tests
+    under pytest 9, whose node ids are read-only.)"""
+
+    @staticmethod
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+        from xdist.scheduler import LoadScopeScheduling
+
+        class ByModule(LoadScopeScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                module = nodeid.split("::", 1)[0]
+                return nodeid if module in SPREAD else module
+
+        return ByModule(config, log)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_ByModule(), "synergy-forge-by-module")
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
-from synergy_forge.authoring.gamelog import ReplayError, UnreadableLog
+from synergy_forge.authoring.gamelog import ReplayError, UnreadableLog, replay_log
 from synergy_forge.cli import main
 from synergy_forge.cli.params import BOTS, CARD_SIZE, PLAYER_COUNTS
 from synergy_forge.core.engine import IllegalChoice
@@ -107,11 +107,17 @@ def test_replay_exits_1_for_the_first_disagreeing_record(tmp_path, game_log):
     assert truncated.exit_code == 1 and "the log has no end record" in truncated.output
 
 
-def test_replay_error_has_structured_fields(tmp_path, game_log):
-    error = ReplayError(7, "records after the end of the game", "g.jsonl")
-    assert (error.line, error.message, error.file) == (7, "records after the end of the game",
-                                                       "g.jsonl")
-    assert error.format_message() == "g.jsonl:7:1: error: records after the end of the game"
+def test_replay_error_has_structured_fields(game_log):
+    """A log with a record after its end: replay_log raises a ReplayError whose fields name
+    the file, the first bad line and what is wrong, and whose message is built from them."""
+    lines = [*game_log, game_log[-1]]
+    with pytest.raises(ReplayError) as caught:
+        replay_log(lines, "g.jsonl")
+    error = caught.value
+    assert (error.file, error.line, error.message) == ("g.jsonl", len(lines),
+                                                       "records after the end of the game")
+    assert error.format_message() == \
+        f"g.jsonl:{len(lines)}:1: error: records after the end of the game"
 
 
 def test_replay_of_a_missing_file_exits_2(tmp_path):
@@ -139,10 +145,17 @@ def test_a_bug_is_an_internal_error_exit_3_without_traceback():
 
 
 def test_every_command_is_found_and_listed():
+    """Every module of cli/commands is a command that `--help` lists and that answers its own
+    `--help`; the group lists nothing else."""
+    modules = {p.stem for p in (ROOT / "synergy_forge/cli/commands").glob("*.py")
+               if not p.stem.startswith("_")}
+    assert {"build", "judge", "new", "play", "playtest", "replay", "schemas", "studio", "table",
+            "tune", "validate"} <= modules
     help_text = run("--help").output
-    for name in ("build", "judge", "new", "play", "playtest", "replay", "validate"):
-        assert name in help_text
-        assert run(name, "--help").exit_code == 0
+    listed = help_text.split("Commands:\n", 1)[1].splitlines()
+    assert {line.split()[0] for line in listed if line.strip()} == modules
+    for name in sorted(modules):
+        assert run(name, "--help").exit_code == 0, name
     assert run("nonsense").exit_code == 2
 
 
@@ -225,7 +238,7 @@ def test_playtest_takes_a_list_of_player_counts():
     result = run("playtest", mission, "--games", "2", "--players", "3,5", "--bots", "coop",
                  "--json")
     assert result.exit_code == 0, result.output
-    cells = json.loads(result.output)["missions"][0]["results"]
+    cells = json.loads(result.stdout)["missions"][0]["results"]
     assert [c["players"] for c in cells] == [3, 5]
 
 

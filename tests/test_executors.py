@@ -124,6 +124,7 @@ def _report(cells) -> str:
     return json.dumps(playtest_to_json(result), indent=2)
 
 
+@pytest.mark.slow
 def test_playtest_json_is_the_same_on_one_process_any_pool_and_a_cluster(sources, cluster):
     def play(executor):
         return _report(pt.run(sources, ["coop"], None, 60, seed=4, chunk=20, executor=executor))
@@ -134,6 +135,7 @@ def test_playtest_json_is_the_same_on_one_process_any_pool_and_a_cluster(sources
     assert play(Dask(cluster.scheduler_address)) == alone
 
 
+@pytest.mark.slow
 def test_a_cluster_worker_killed_mid_run_costs_a_retry_not_a_result(sources, cluster):
     address = cluster.scheduler_address
     from distributed import Client
@@ -194,6 +196,7 @@ allowed_failures: 1
 """
 
 
+@pytest.mark.slow
 def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_process(tmp_path,
                                                                                     cluster):
     import re

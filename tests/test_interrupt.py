@@ -62,6 +62,7 @@ def left_running(group: int) -> list[int]:
     return alive
 
 
+@pytest.mark.slow
 def test_ctrl_c_at_random_moments_of_pooled_commands_is_clean():
     # playtest and tune on two worker processes, interrupted anywhere from their start (the
     # workers being forked) to the middle of their games: 24 tries, about a minute.

@@ -18,7 +18,10 @@ def test_off_a_terminal_a_plain_line_comes_even_while_no_unit_finishes():
     stream = io.StringIO()
     with Progress(10, "Rendering", stream=stream, every=0.05) as progress:
         progress.update(3)
-        time.sleep(0.3)  # one slow unit: the lines keep coming
+        deadline = time.monotonic() + 60
+        while progress.lines < 2:  # one slow unit: the lines keep coming
+            assert time.monotonic() < deadline, "no second line while a unit runs"
+            time.sleep(0.01)
     lines = stream.getvalue().splitlines()
     assert len(lines) >= 3
     assert lines[0].startswith("Rendering: 3/10 (30%), ") and lines[0].endswith(" s elapsed")

@@ -98,6 +98,7 @@ def test_the_documented_versions_are_the_packages_tag():
         documented("# .github/workflows/missions.yml")
 
 
+@pytest.mark.slow
 def test_the_documented_pre_commit_set_up_passes_then_fails_at_the_line(repository, tmp_path):
     """docs/ci.md as written, in a throwaway repository: synergy-forge from a local path at a
     version tag (a clone of this checkout, tagged as `make tag` does)."""

@@ -213,25 +213,34 @@ def test_games_are_played_only_while_a_page_is_open(studio, browser):
 
     server, _ = studio
 
-    def games() -> int:
+    def state() -> dict:
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
         connection.request("GET", "/api/state")
-        state = json.loads(connection.getresponse().read())
+        found = json.loads(connection.getresponse().read())
         connection.close()
-        return sum(m["estimate"]["games"] for m in state["missions"] if m["estimate"])
+        return found
+
+    def games(found: dict) -> int:
+        return sum(m["estimate"]["games"] for m in found["missions"] if m["estimate"])
+
+    def until(condition, what: str) -> dict:
+        deadline = time.monotonic() + 60
+        while not condition(found := state()):
+            assert time.monotonic() < deadline, f"not after 60 s: {what}"
+            time.sleep(0.05)
+        return found
 
     page = browser.new_page()
     page.goto(server.url)
-    start = games()
-    deadline = time.monotonic() + 30
-    while games() < start + 40:
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
+    start = games(until(lambda s: s["pages"] == 1, "the page is counted"))
+    until(lambda s: games(s) >= start + 40, "40 games played while the page is open")
     page.close()
-    time.sleep(2)  # the stream notices the page is gone; a batch under way may still land
-    closed = games()
-    time.sleep(2)
-    assert games() == closed
+    # The stream notices the page is gone, and the batches under way land: one state says
+    # both, and from then on no batch starts (the estimator starts one only for open pages).
+    closed = until(lambda s: s["pages"] == 0 and s["playing"] == 0, "page gone, nothing under way")
+    time.sleep(0.5)  # many turns of the estimator's loop, each of which could start a batch
+    after = state()
+    assert (after["playing"], games(after)) == (0, games(closed))
 
 
 def test_ctrl_c_stops_cleanly_with_a_page_open(tmp_path, browser):

@@ -20,13 +20,11 @@ import pytest
 from PIL import Image
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.printing.draw import RenderContext, draw
-from synergy_forge.printing.html import environment, html_for
+from synergy_forge.printing.html import html_for
 from synergy_forge.printing.jobs import Job, Options
 from synergy_forge.printing.kit import build_kit
-from synergy_forge.printing.layout import Bleed
 from synergy_forge.resources import starter_campaign
 
 REFERENCES = Path(__file__).parent / "references"
@@ -81,11 +79,12 @@ def compare(name: str, image: Image.Image, tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", sorted(CARDS))
 def test_card_looks_as_before(name, campaign, tmp_path):
     group, key = CARDS[name]
+    """The face as build draws it for its PNG: the cards job of its group, narrowed to it."""
     kit = build_kit(campaign)
     face = next(f for card in kit[group] for f in (card.front, card.back) if f.key == key)
-    size = CardSize()
-    html = environment(Translator("en"), campaign, size).get_template("single.html.j2").render(
-        title=name, size=size, cards=[face], bleed=Bleed.even(size.bleed))
+    html, faces = html_for(Job("cards", "en", group), campaign, Options(png=False),
+                           Translator("en"), only=[face])
+    assert faces == [face]
     compare(name, image_of(render(html)), tmp_path)
 
 

@@ -21,10 +21,11 @@ was given.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
+from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar
 
 from synergy_forge.core.cards import DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard, Order
@@ -159,14 +160,6 @@ class Game:
             raise ValueError(f"{players} players need {players} colours, got {len(colors)}")
         self.setup = Setup(mission, players, seed, rulebook, tuple(colors[:players]),
                            rulebook.plan(mission.challenges), mission.failures_allowed(players))
-        # The setup's fields, as attributes: the engine's inner loop reads them constantly.
-        self.mission = mission
-        self.players = players
-        self.seed = seed
-        self.rulebook = rulebook
-        self.colors = self.setup.colors
-        self.plan = self.setup.plan
-        self.allowed_failures = self.setup.allowed_failures
         rng = random.Random(seed)
         # R2: every seat shuffles its own number and goal cards into two decks and draws.
         # Hands, decks (drawn from the end) and rows are tuples: a copy of the game shares
@@ -194,22 +187,54 @@ class Game:
         self.history: list[RoundRecord] = []
         self.outcome: Outcome | None = None
         self._pending: list[Decision] | None = None
-        self._public: tuple[Any, ...] | None = None
+        self._public: Observation | None = None
         self._action_list: tuple[ActionUse, ...] = ()
         self._seconds_legal: list[tuple[NumberCard, ...]] = []
         self._new_round_table()
         self._phase = _Phase.SUPER
         self._skip_automatic()
 
+    # The setup's fields, read through: a game keeps them once, in `setup`.
+    @property
+    def mission(self) -> Mission:
+        return self.setup.mission
+
+    @property
+    def players(self) -> int:
+        return self.setup.players
+
+    @property
+    def seed(self) -> int:
+        return self.setup.seed
+
+    @property
+    def rulebook(self) -> Rulebook:
+        return self.setup.rulebook
+
+    @property
+    def colors(self) -> tuple[str, ...]:
+        return self.setup.colors
+
+    @property
+    def plan(self) -> ChallengePlan:
+        return self.setup.plan
+
+    @property
+    def allowed_failures(self) -> int:
+        return self.setup.allowed_failures
+
     def copy(self) -> Game:
         """An independent game in the same state: applying a choice to one leaves the other
         as it was. Cheap: cards are immutable and hands, decks and rows tuples, so only the
-        per-seat lists are copied."""
+        per-seat lists are copied (every other attribute is immutable, or a list only ever
+        replaced, never changed in place: the pending decisions)."""
         twin = object.__new__(Game)
         twin.__dict__.update(self.__dict__)
-        for name in ("hands", "goal_hands", "decks", "goal_decks", "discards", "history",
-                     "firsts", "goals_played", "seconds", "_seconds_legal"):
-            setattr(twin, name, list(getattr(self, name)))
+        twin.hands, twin.goal_hands = list(self.hands), list(self.goal_hands)
+        twin.decks, twin.goal_decks = list(self.decks), list(self.goal_decks)
+        twin.discards, twin.history = list(self.discards), list(self.history)
+        twin.firsts, twin.goals_played = list(self.firsts), list(self.goals_played)
+        twin.seconds, twin._seconds_legal = list(self.seconds), list(self._seconds_legal)
         if self._pending is not None:
             twin._pending = list(self._pending)
         return twin
@@ -247,29 +272,33 @@ class Game:
         return self._pending
 
     def _decisions(self) -> list[Decision]:
-        phase, n = self._phase, self.players
-        if phase is _Phase.SUPER or phase is _Phase.HYPER:
-            kind = DecisionKind.SUPER if phase is _Phase.SUPER else DecisionKind.HYPER
-            return [Decision(kind, 0, tuple(range(n)))]
-        if phase is _Phase.CARD1 or phase is _Phase.CARD2:
-            goal_first = self.mission.order is Order.GOAL_NUMBER_NUMBER
-            goal_now = goal_first == (phase is _Phase.CARD1)
-            if goal_now:
-                return [Decision(DecisionKind.GOAL, i, _distinct(self.goal_hands[i]))
-                        for i in range(n)]
-            return [Decision(DecisionKind.FIRST_NUMBER, i, _distinct(self.hands[i]))
-                    for i in range(n)]
-        if phase is _Phase.ACTIONS:
-            seat = self._action_seat
-            return [Decision(DecisionKind.ACTION, seat, (None, *self._action_list))]
-        if phase is _Phase.CARD3:
-            return [Decision(DecisionKind.SECOND_NUMBER, i, choices)
-                    for i, choices in enumerate(self._seconds_legal)]
-        if phase is _Phase.TAKE_BACK:
-            placed = self.arrangement()
-            return [Decision(DecisionKind.TAKE_BACK, i,
-                             _distinct([placed.firsts[i], self.seconds[i]]))
-                    for i in self._takers]
+        return _STEPS[self._phase].decisions(self)
+
+    def _ask_holder(self) -> list[Decision]:  # SUPER, HYPER (R24): asked of seat 0
+        kind = DecisionKind.SUPER if self._phase is _Phase.SUPER else DecisionKind.HYPER
+        return [Decision(kind, 0, tuple(range(self.players)))]
+
+    def _ask_card(self) -> list[Decision]:  # CARD1, CARD2: a goal or a first number (R5)
+        goal_first = self.mission.order is Order.GOAL_NUMBER_NUMBER
+        if goal_first == (self._phase is _Phase.CARD1):
+            return [Decision(DecisionKind.GOAL, i, _distinct(hand))
+                    for i, hand in enumerate(self.goal_hands)]
+        return [Decision(DecisionKind.FIRST_NUMBER, i, _distinct(hand))
+                for i, hand in enumerate(self.hands)]
+
+    def _ask_action(self) -> list[Decision]:  # ACTIONS: one seat at a time (R12)
+        return [Decision(DecisionKind.ACTION, self._action_seat, (None, *self._action_list))]
+
+    def _ask_second(self) -> list[Decision]:  # CARD3
+        return [Decision(DecisionKind.SECOND_NUMBER, i, choices)
+                for i, choices in enumerate(self._seconds_legal)]
+
+    def _ask_take_back(self) -> list[Decision]:  # TAKE_BACK (R17)
+        placed = self.arrangement()
+        return [Decision(DecisionKind.TAKE_BACK, i, _distinct([placed.firsts[i], self.seconds[i]]))
+                for i in self._takers]
+
+    def _ask_nothing(self) -> list[Decision]:  # OVER
         return []
 
     def second_choices(self, seat: int) -> tuple[NumberCard, ...]:
@@ -332,64 +361,82 @@ class Game:
         for decision, choice in zip(decisions, choices, strict=True):
             if choice not in decision.choices:
                 raise self.refusal(decision, choice)
-        phase = self._phase
-        if phase is _Phase.SUPER:
-            self.super_seat = choices[0]
-            self._phase = _Phase.HYPER
-        elif phase is _Phase.HYPER:
-            self.hyper_seat = choices[0]
-            self._start_round()
-        elif phase is _Phase.CARD1 or phase is _Phase.CARD2:
-            for decision, choice in zip(decisions, choices, strict=True):
-                seat = decision.seat
-                if decision.kind is DecisionKind.GOAL:
-                    self.goal_hands[seat] = _without(self.goal_hands[seat], choice)
-                    self.goals_played[seat] = choice
-                else:
-                    self.hands[seat] = _without(self.hands[seat], choice)
-                    self.firsts[seat] = choice
-            self._arrangement = None
-            self._phase = _Phase.CARD2 if phase is _Phase.CARD1 else _Phase.ACTIONS
-            if self._phase is _Phase.ACTIONS:
-                self._action_seat = 0
-        elif phase is _Phase.ACTIONS:
-            if choices[0] is not None:
-                self._use_action(choices[0])
-            self._action_seat += 1
-        elif phase is _Phase.CARD3:
-            for decision, choice in zip(decisions, choices, strict=True):
-                self.hands[decision.seat] = _without(self.hands[decision.seat], choice)
-                self.seconds[decision.seat] = choice
-            self._evaluate()
-        elif phase is _Phase.TAKE_BACK:
-            kept = dict(zip(self._takers, choices, strict=True))
-            self._clean_up(kept)
+        _STEPS[self._phase].apply(self, decisions, choices)
         self._skip_automatic()
+
+    def _take_super(self, decisions: list[Decision], choices: Sequence[Any]) -> None:
+        self.super_seat = choices[0]
+        self._phase = _Phase.HYPER
+
+    def _take_hyper(self, decisions: list[Decision], choices: Sequence[Any]) -> None:
+        self.hyper_seat = choices[0]
+        self._start_round()
+
+    def _take_card(self, decisions: list[Decision], choices: Sequence[Any]) -> None:
+        for decision, choice in zip(decisions, choices, strict=True):
+            seat = decision.seat
+            if decision.kind is DecisionKind.GOAL:
+                self.goal_hands[seat] = _without(self.goal_hands[seat], choice)
+                self.goals_played[seat] = choice
+            else:
+                self.hands[seat] = _without(self.hands[seat], choice)
+                self.firsts[seat] = choice
+        self._arrangement = None
+        if self._phase is _Phase.CARD1:
+            self._phase = _Phase.CARD2
+        else:
+            self._phase, self._action_seat = _Phase.ACTIONS, 0
+
+    def _take_action(self, decisions: list[Decision], choices: Sequence[Any]) -> None:
+        if choices[0] is not None:
+            self._use_action(choices[0])
+        self._action_seat += 1
+
+    def _take_second(self, decisions: list[Decision], choices: Sequence[Any]) -> None:
+        for decision, choice in zip(decisions, choices, strict=True):
+            self.hands[decision.seat] = _without(self.hands[decision.seat], choice)
+            self.seconds[decision.seat] = choice
+        self._evaluate()
+
+    def _take_back(self, decisions: list[Decision], choices: Sequence[Any]) -> None:
+        self._clean_up(dict(zip(self._takers, choices, strict=True)))
 
     # -- the steps that need no decision ------------------------------------------------------
 
     def _skip_automatic(self) -> None:
-        while True:
-            if self._phase is _Phase.HYPER and not self.mission.hyper:
-                self._start_round()
-                continue
-            if self._phase is _Phase.SUPER and not self.mission.super:
-                self._phase = _Phase.HYPER
-                continue
-            if self._phase is _Phase.ACTIONS:
-                while self._action_seat < self.players:
-                    self._action_list = self.action_choices(self._action_seat)
-                    if self._action_list:
-                        break
-                    self._action_seat += 1
-                else:
-                    self._phase = _Phase.CARD3
-                    continue
-            if self._phase is _Phase.CARD3:
-                self._seconds_legal = [self.second_choices(i) for i in range(self.players)]
-                if not all(self._seconds_legal):
-                    self._end(False, LossReason.CHALLENGE)  # R9: a seat has no legal card
-            return
+        """Run the phases that need no decision until one needs one (or the game is over)."""
+        while _STEPS[self._phase].automatic(self):
+            pass
+
+    def _skip_super(self) -> bool:  # SUPER: a mission without the super card (R24)
+        if self.mission.super:
+            return False
+        self._phase = _Phase.HYPER
+        return True
+
+    def _skip_hyper(self) -> bool:  # HYPER: likewise the hyper card
+        if self.mission.hyper:
+            return False
+        self._start_round()
+        return True
+
+    def _skip_actionless(self) -> bool:  # ACTIONS: seats with no legal action pass (R12)
+        while self._action_seat < self.players:
+            self._action_list = self.action_choices(self._action_seat)
+            if self._action_list:
+                return False
+            self._action_seat += 1
+        self._phase = _Phase.CARD3
+        return True
+
+    def _list_seconds(self) -> bool:  # CARD3
+        self._seconds_legal = [self.second_choices(i) for i in range(self.players)]
+        if not all(self._seconds_legal):
+            self._end(False, LossReason.CHALLENGE)  # R9: a seat has no legal card
+        return False
+
+    def _wait(self) -> bool:  # a phase that always asks
+        return False
 
     def _start_round(self) -> None:
         # R21, R22: a seat needs two number cards and a goal card to play a round.
@@ -488,17 +535,20 @@ class Game:
         public = self._public
         if public is None:  # the same for every seat until the next apply()
             public = self._public = self._public_view()
-        return Observation(seat, tuple(sorted(self.hands[seat])),
-                           tuple(sorted(self.goal_hands[seat])), *public)
+        return public._replace(seat=seat, hand=tuple(sorted(self.hands[seat])),
+                               goal_hand=tuple(sorted(self.goal_hands[seat])))
 
-    def _public_view(self) -> tuple[Any, ...]:
-        # In Observation's field order, after seat, hand and goal_hand.
-        return (self.mission, self.players, self.colors, self.rulebook, self.arrangement(),
-                tuple(self.seconds), tuple(self.discards), self.actions, self.available,
-                tuple(map(len, self.hands)), tuple(map(len, self.goal_hands)),
-                tuple(map(len, self.decks)), tuple(map(len, self.goal_decks)),
-                self.lives, self.rounds_won, self.round_number, self.super_seat,
-                self.hyper_seat)
+    def _public_view(self) -> Observation:
+        """What every seat sees alike; `observe` fills in the seat and its own hands."""
+        return Observation(
+            seat=-1, hand=(), goal_hand=(), mission=self.mission, players=self.players,
+            colors=self.colors, rulebook=self.rulebook, placed=self.arrangement(),
+            seconds=tuple(self.seconds), discards=tuple(self.discards),
+            actions_used=self.actions, actions_available=self.available,
+            hand_numbers=tuple(map(len, self.hands)), hand_goals=tuple(map(len, self.goal_hands)),
+            deck_numbers=tuple(map(len, self.decks)), deck_goals=tuple(map(len, self.goal_decks)),
+            lives=self.lives, rounds_won=self.rounds_won, round_number=self.round_number,
+            super_seat=self.super_seat, hyper_seat=self.hyper_seat)
 
     def observe_all(self) -> Omniscient:
         """Everything, hidden hands included: for the oracle bot, which cheats by design and
@@ -608,3 +658,29 @@ class Omniscient(NamedTuple):
     round_number: int
     #: every seat's own observation (the face-up cards, lives, rounds, actions: all public)
     views: tuple[Observation, ...] = ()
+
+
+class _Step(NamedTuple):
+    """What the engine does in one phase: the decisions it asks, how it takes their choices,
+    and what it does before asking (True: it moved on to another phase without asking)."""
+
+    decisions: Callable[[Game], list[Decision]]
+    apply: Callable[[Game, list[Decision], Sequence[Any]], None]
+    automatic: Callable[[Game], bool]
+
+
+def _nothing_to_take(game: Game, decisions: list[Decision], choices: Sequence[Any]) -> None:
+    """A game over asks nothing: apply([]) leaves it as it is (and refuses any choice)."""
+
+
+#: One handler per phase, in the order a round runs them.
+_STEPS: Mapping[_Phase, _Step] = MappingProxyType({
+    _Phase.SUPER: _Step(Game._ask_holder, Game._take_super, Game._skip_super),
+    _Phase.HYPER: _Step(Game._ask_holder, Game._take_hyper, Game._skip_hyper),
+    _Phase.CARD1: _Step(Game._ask_card, Game._take_card, Game._wait),
+    _Phase.CARD2: _Step(Game._ask_card, Game._take_card, Game._wait),
+    _Phase.ACTIONS: _Step(Game._ask_action, Game._take_action, Game._skip_actionless),
+    _Phase.CARD3: _Step(Game._ask_second, Game._take_second, Game._list_seconds),
+    _Phase.TAKE_BACK: _Step(Game._ask_take_back, Game._take_back, Game._wait),
+    _Phase.OVER: _Step(Game._ask_nothing, _nothing_to_take, Game._wait),
+})

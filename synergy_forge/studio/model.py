@@ -438,7 +438,10 @@ class Studio:
             return {"version": self.version, "campaign": snapshot.name,
                     "folder": _folder_name(self.folder), "problems": [_diagnostic(d) for d in
                                                                       snapshot.problems],
-                    "missions": missions}
+                    "missions": missions,
+                    # Pages open, and games asked for but not yet counted: the estimates grow
+                    # only while a page is open, and stop once both are 0.
+                    "pages": self.clients, "playing": sum(self.planned.values())}
 
     def wait_for_change(self, seen: int, timeout: float) -> int:
         with self.changed:

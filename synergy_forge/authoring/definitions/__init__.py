@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity, errors
+from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.schema import schema_diagnostics, schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import Action
@@ -112,15 +111,6 @@ def rule_diagnostic(doc: Document, rule: str, problem: RuleProblem) -> Diagnosti
         shown, at = shown[begin:begin + 72], at - begin
     message = f"{problem}\n    {shown}\n    {' ' * at}^"
     return Diagnostic(doc.file, line, column, Severity.ERROR, message, "definition.rule")
-
-
-def read_definition(path: Path, kind_file: str, display: str | None = None) -> Definition:
-    """Read one goal ("goal") or challenge ("challenge") file; raises InvalidInput."""
-    doc = read_document(path, display)
-    definition, found = definition_from(doc, kind_file)
-    if definition is None or errors(found):
-        raise InvalidInput(found)
-    return definition
 
 
 @cache
