@@ -220,11 +220,32 @@ def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_proces
 
 
 class _Recording(LocalPool):
-    """The local pool in this process, keeping what would be sent to the workers."""
+    """The local pool, keeping what is sent to the workers: the shared value once per session,
+    then every batch of units (playtest runs one session, a batch per level of the ladder)."""
+
+    sent = b""
 
     def map(self, work, shared, units):
-        self.sent = pickle.dumps((shared, units))
+        self.sent += pickle.dumps((shared, units))
         return super().map(work, shared, units)
+
+    def session(self, work, shared):
+        self.sent += pickle.dumps(shared)
+        inner, recording = super().session(work, shared), self
+
+        class Recorded:
+            def __enter__(self):
+                self.running = inner.__enter__()
+                return self
+
+            def __exit__(self, *exc):
+                return inner.__exit__(*exc)
+
+            def run(self, units):
+                recording.sent += pickle.dumps(list(units))
+                return self.running.run(units)
+
+        return Recorded()
 
 
 def test_only_mission_values_and_seeds_travel_to_workers_never_a_file_path(sources):

@@ -533,6 +533,8 @@ def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, mo
             return super().submit(fn, *args, **kwargs)
 
     monkeypatch.setattr(model, "ProcessPoolExecutor", Threads)
+    # Small batches: each plays every level of the skill ladder, in threads here.
+    monkeypatch.setattr(model, "BATCH", 2)
     root = Path(tempfile.mkdtemp(prefix="fuzz-estimate-"))
     folder = small_starter(root / "camp", ("21",))
     goal = folder / "goals" / "close-call.yaml"

@@ -122,12 +122,19 @@ def test_playtest_html_labels_sit_clear_of_the_whiskers():
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.reporting.playtest import html
     from synergy_forge.resources import starter_campaign
-    from synergy_forge.sim.playtest import Cell, PlaytestResult, Tally, estimates
+    from synergy_forge.sim.playtest import (
+        LADDER,
+        STAR_BOT,
+        Cell,
+        PlaytestResult,
+        Tally,
+        estimates,
+    )
 
     mission = read_campaign(starter_campaign()).campaign.mission(1)
-    cells = [Cell(mission, p, "coop", Tally(games=10, wins=w, losses=Counter(lives=10 - w)))
-             for p, w in ((3, 4), (4, 6), (5, 9))]
-    page = html(PlaytestResult(10, 1, ("coop",), cells, estimates(cells))).text
+    cells = [Cell(mission, p, STAR_BOT, Tally(games=10, wins=w, losses=Counter(lives=10 - w)),
+                  LADDER[-1]) for p, w in ((3, 4), (4, 6), (5, 9))]
+    page = html(PlaytestResult(10, 1, (STAR_BOT,), cells, estimates(cells))).text
     chart = page[page.index("Win rate per player count"):]
     chart = chart[:chart.index("</svg>")]
     whiskers = [float(y) for y in re.findall(r'<line [^>]*y1="([\d.]+)"', chart)]
