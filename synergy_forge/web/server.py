@@ -27,6 +27,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute
 
+from synergy_forge.errors import UnreadableInput
+
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 HEADERS = [(b"content-security-policy", CSP.encode()),
@@ -208,17 +210,19 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """The server's socket, bound and listening now: a port in use is a clear error, and the
-    URL printed works at once."""
+    """The server's socket, bound and listening now, so that the URL printed works at once.
+    A port in use or an address this machine does not have is UnreadableInput (exit 2), one
+    line naming the address, for every command that serves."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
         sock.listen(512)  # connections wait in the queue until uvicorn takes over
-    except OSError:
+    except OSError as exc:
         sock.close()
-        raise
+        raise UnreadableInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") \
+            from None
     return sock
 
 

@@ -49,12 +49,7 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     from synergy_forge.studio.server import serve
     from synergy_forge.web.server import listen
 
-    try:
-        sock = listen(host, port)
-    except OSError as exc:
-        click.echo(f"synergy-forge: error: cannot listen on {host}:{port}: {exc.strerror}",
-                   err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    sock = listen(host, port)  # UnreadableInput (exit 2) when it cannot
 
     def ready(url: str) -> None:
         shown = folder.resolve().name if str(folder) == "." else folder

@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from synergy_forge.core.rules import ActionText, Rulebook
     from synergy_forge.table.model import Finished
 
-EXIT_BAD_INPUT = 2
 DEFAULT_PORT = 8766
 
 
@@ -94,12 +93,7 @@ def command(source: str, mission_key: str | None, player_count: int | None,
     if host not in LOOPBACK:
         click.echo(f"warning: listening on {host}: anyone on your network with a seat's link "
                    "can play that seat", err=True)
-    try:
-        sock = listen(host, port)
-    except OSError as exc:
-        click.echo(f"synergy-forge: error: cannot listen on {host}:{port}: {exc.strerror}",
-                   err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    sock = listen(host, port)  # UnreadableInput (exit 2) when it cannot
 
     def ended(finished: Finished) -> None:
         _save(finished, log_path, games)
