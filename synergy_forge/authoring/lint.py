@@ -28,7 +28,8 @@ from synergy_forge.core.cards import (
 )
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
-from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
+from synergy_forge.core.rulelang import RuleError, RuleKind
+from synergy_forge.core.rules import Rulebook
 from synergy_forge.typography import typeset
 
 WARNING = Severity.WARNING

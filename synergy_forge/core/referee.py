@@ -21,7 +21,8 @@ from synergy_forge.core.cards import (
     NumberCard,
 )
 from synergy_forge.core.memo import Memo
-from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
+from synergy_forge.core.rulelang import RuleKind
+from synergy_forge.core.rules import ChallengePlan, Rulebook
 from synergy_forge.errors import UnreadableInput
 
 

@@ -37,7 +37,7 @@ from synergy_forge.authoring.loading import (
 from synergy_forge.authoring.validate import placed
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
-from synergy_forge.core.rules import RuleError
+from synergy_forge.core.rulelang import RuleError
 from synergy_forge.pool import ignore_interrupt
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
