@@ -14,8 +14,9 @@ from typing import Any
 
 from synergy_forge.authoring.gamelog import PERSON
 from synergy_forge.core.cards import COLOR_SYMBOLS, Action, NumberCard
-from synergy_forge.core.engine import Decision, Game, GoalCard, Observation, Outcome, RoundRecord
+from synergy_forge.core.engine import Decision, Game, GoalCard, Outcome, RoundRecord
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import ActionUse, LossReason
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.reporting.explain import outcome_text, verdict_to_json
