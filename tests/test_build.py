@@ -529,3 +529,8 @@ def test_a_fold_build_is_single_sided_and_labelled(tmp_path):
     numbers = tmp_path / "o" / "en" / "numbers.pdf"
     assert pages(numbers) == 13  # 50 number cards, 4 pairs a page, one side each
     assert "Numbers · fold in two · sheet 1/13" in text_of(numbers)
+    # Nothing is printed on a back: the calibration page is one page, without a duplex check.
+    calibration = tmp_path / "o" / "en" / "calibration.pdf"
+    assert pages(calibration) == 1
+    assert "Print on one side of the paper only" in text_of(calibration)
+    assert "Duplex check" not in text_of(calibration)

@@ -117,7 +117,8 @@ def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(lang
 
     translator = Translator(language)
     _ = translator.gettext
-    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "{counts} players"))
+    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "{counts} players",
+                                    "super", "hyper"))
     cards = next(d for d in plan(campaign, [language], Options(png=False))
                  if d.job.name == "cards-missions.pdf")
     faces = iter(cards.faces)

@@ -103,6 +103,10 @@ def test_the_starter_missions_flavour_agrees_with_their_cards():
     ("3 joueurs, à 21:35, https://x", "fr", "3\u00a0joueurs, à\u00a021:35, https://x"),
     ("A sum of exactly 5 becomes 10.", "en", "A sum of exactly 5\u00a0becomes\u00a010."),
     ("From mission 6: add 3 to it", "en", "From mission\u00a06: add 3\u00a0to it"),
+    # a choice of two cards by letter is one group: no line starts with "J."
+    ("may not use action cards H or J.", "en", "may not use action cards H\u00a0or\u00a0J."),
+    ("les cartes Action H ou J.", "fr", "les cartes Action H\u00a0ou\u00a0J."),
+    ("I or a card", "en", "I or a card"),
 ])
 def test_typeset(text, language, expected):
     assert typeset(text, language) == expected

@@ -168,7 +168,7 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
         return html, []
     html = env.get_template("calibration.html.j2").render(
         title=title, paper=paper, crosses=calibration_crosses(options.paper), cross=CROSS,
-        scale=SCALE)
+        scale=SCALE, fold=options.layout == "fold")
     return html, []
 
 
