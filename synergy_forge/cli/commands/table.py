@@ -140,6 +140,7 @@ def _load(source: str, mission_key: str | None) -> tuple[
     from synergy_forge.authoring.diagnostics import HasErrors, errors
     from synergy_forge.authoring.loading import (
         CAMPAIGN_FILE,
+        Reading,
         display,
         find_campaign,
         read_campaign,
@@ -181,7 +182,7 @@ def _load(source: str, mission_key: str | None) -> tuple[
     folder = find_campaign(Path(mission.source).resolve()) if mission.source else None
     actions = standard_actions()
     if folder is not None:
-        context = read_campaign(folder, with_missions=False).campaign
+        context = read_campaign(folder, Reading.CONTEXT).campaign
         actions = dict(context.actions) if context is not None and context.actions else actions
     if folder is not None and folder == starter_campaign().resolve():
         folder = None
