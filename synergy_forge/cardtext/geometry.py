@@ -55,5 +55,5 @@ def card_boxes(card: CardSize = POKER) -> dict[str, Box]:
         "goal-name": Box(inner, 10.0, 12.0, bold=True),
         "goal-text": Box(inner, height - 2 * safe - 52.0, 9.5),  # above "Added by mission"
         "action-name": Box(inner, 10.0, 12.0, bold=True),
-        "action-text": Box(inner, height - 2 * safe - 44.0, 9.0),
+        "action-text": Box(inner, height - 2 * safe - 44.0, 11.0),  # read across the table
     }
