@@ -14,7 +14,7 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from synergy_forge.core.rules import RuleError, RuleKind, compile_rule, rule_problems
+from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule, rule_problems
 from synergy_forge.sim.grid import Many, Unsettled, grid_rule
 
 # The expression strategies nest deeply; hypothesis would warn that describing them is long.

@@ -11,7 +11,8 @@ from typing import Any
 from synergy_forge.authoring.judging import Judgement
 from synergy_forge.core.engine import Outcome
 from synergy_forge.core.referee import LossReason, SeatVerdict, Verdict
-from synergy_forge.core.rules import Rulebook, RuleKind
+from synergy_forge.core.rulelang import RuleKind
+from synergy_forge.core.rules import Rulebook
 from synergy_forge.reporting import Output
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -93,18 +93,27 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
         name = request.path_params["name"]
         return ASSETS.response(name) if name != "index.html" else web.not_found()
 
-    async def view(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
-        return _json(table.view_json(seat))
+    def for_seat(handler: Callable[[Request, GameTable, int], Awaitable[Response | None]]
+                 ) -> Callable[[Request], Awaitable[Response]]:
+        """One seat's API request: refused as `seat_of` says, a move the table refuses as the
+        error it gives, else the handler's response (None: the seat's view as it is now)."""
+        async def handle(request: Request) -> Response:
+            found = seat_of(request)
+            if isinstance(found, Response):
+                return found
+            table, seat = found
+            try:
+                answer = await handler(request, table, seat)
+            except Refused as refused:
+                return _error(refused.status, refused.message)
+            return _json(table.view_json(seat)) if answer is None else answer
 
-    async def choose(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
+        return handle
+
+    async def view(request: Request, table: GameTable, seat: int) -> None:
+        return None
+
+    async def choose(request: Request, table: GameTable, seat: int) -> Response | None:
         kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind != "application/json":
             return _error(415, 'send the choice as JSON: content-type application/json')
@@ -115,28 +124,13 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
         choice = _parse_choice(body)
         if isinstance(choice, Response):
             return choice
-        try:
-            table.choose(seat, choice)
-        except Refused as refused:
-            return _error(refused.status, refused.message)
-        return _json(table.view_json(seat))
+        table.choose(seat, choice)
+        return None
 
-    async def again(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
-        try:
-            table.again()
-        except Refused as refused:
-            return _error(refused.status, refused.message)
-        return _json(table.view_json(seat))
+    async def again(request: Request, table: GameTable, seat: int) -> None:
+        table.again()
 
-    async def events(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
+    async def events(request: Request, table: GameTable, seat: int) -> Response:
         token = request.path_params["token"]
         if tables.streams.get(token, 0) >= STREAMS_PER_SEAT:
             return _error(429, f"at most {STREAMS_PER_SEAT} open pages per seat")
@@ -148,10 +142,10 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
         return JSONResponse(words(), headers={"cache-control": "no-cache"})
 
     return web.create_app([Route("/seat/{token}", page), Route("/static/{name}", asset),
-                    Route("/api/seat/{token}", view),
-                    Route("/api/seat/{token}/choose", choose, methods=["POST"]),
-                    Route("/api/seat/{token}/again", again, methods=["POST"]),
-                    Route("/api/seat/{token}/events", events),
+                    Route("/api/seat/{token}", for_seat(view)),
+                    Route("/api/seat/{token}/choose", for_seat(choose), methods=["POST"]),
+                    Route("/api/seat/{token}/again", for_seat(again), methods=["POST"]),
+                    Route("/api/seat/{token}/events", for_seat(events)),
                     Route("/api/words", page_words)], hosts)
 
 
