@@ -617,3 +617,61 @@ def test_imposed_sheets_are_the_sheets_weasyprint_draws(tmp_path, paper, layout,
     render.build(campaign, tmp_path / "o", [language], options, jobs=1)
     assert_imposed_like_drawn(tmp_path / "o", campaign, options, language)
     assert "Imposed" in text_of(tmp_path / "o" / language / "missions.pdf")
+
+
+@pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
+                                             ("letter", True)])
+def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
+    """Issue 21: cut guides continue the crop marks across the sheet, through the gutters.
+    None lies on any card's trim (a line there would stay on a card cut 1 to 2 mm off): an
+    edge with a gutter or the margin beside it has its guide GUIDE_GAP outside it, a line
+    two cards share has guides only where it crosses a gutter; every cut line has one."""
+    from synergy_forge.printing.layout import EDGE, GUIDE, GUIDE_GAP, fold_sheet
+
+    layout = fold_sheet(paper) if fold else sheet(paper)
+    card = layout.card
+    trims = [(s.x, s.y, card.width, card.height) for s in layout.fronts + (
+        layout.backs if fold else ())]
+    for guide in layout.guides + layout.fold_guides:
+        assert guide.x >= EDGE and guide.y >= EDGE
+        assert guide.x + guide.width <= layout.width - EDGE
+        assert guide.y + guide.height <= layout.height - EDGE
+        for x, y, w, h in trims:
+            overlap_x = min(guide.x + guide.width, x + w) - max(guide.x, x)
+            overlap_y = min(guide.y + guide.height, y + h) - max(guide.y, y)
+            assert overlap_x <= 1e-6 or overlap_y <= 1e-6, (guide, (x, y))
+    cuts_x = {round(v, 3) for x, _, w, _ in trims for v in (x, x + w)}
+    cuts_y = {round(v, 3) for _, y, _, h in trims for v in (y, y + h)}
+    for cut in cuts_x:
+        assert any(g.width == GUIDE and abs(g.x + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                   for g in layout.guides + layout.fold_guides), cut
+    for cut in cuts_y:
+        assert any(g.height == GUIDE and abs(g.y + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                   for g in layout.guides), cut
+    # A shared cut line (A4's columns, Letter's rows) is guided through the gutters only.
+    if not fold:
+        shared = layout.gutter_x == 0
+        inner = sorted(cuts_x if shared else cuts_y)[1:-1]
+        for cut in inner:
+            pieces = [g for g in layout.guides if abs(
+                (g.x if shared else g.y) + GUIDE / 2 - cut) < 1e-6]
+            assert pieces and all((g.height if shared else g.width)
+                                  <= max(layout.gutter_x, layout.gutter_y) + 1e-6
+                                  for g in pieces)
+
+
+def test_cut_guides_are_on_the_fronts_never_on_the_backs():
+    """A back with a line on it could be told from the others once a duplex shift moves the
+    line onto it: guides go on the fronts (and the fold layout's one side) only."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+
+    campaign = read_campaign(starter_campaign()).campaign
+    for layout in ("duplex", "fold"):
+        html, _ = html_for(Job("sheets", "en", "specials"), campaign,
+                           Options(layout=layout, png=False), Translator("en"), frame=True)
+        pages = html.split('<section class="sheet')[1:]
+        assert [page.count('class="guide') > 0 for page in pages] == \
+            ([True, False] if layout == "duplex" else [True])
