@@ -144,3 +144,16 @@ def test_a_grid_of_many_tables_answers_table_by_table(rule):
         if answer is not None:
             assert bool(answer[index]) == expected, (rule, sums)
     assert failed <= (answer is None), rule
+
+
+@pytest.mark.parametrize("rule", [
+    " or ".join(["sum == 1"] * 60),  # past MAX_RULE_LENGTH: the referee would not compile it
+    "sum == 1 }} {{ 2",  # the rule alone is parsed, never wrapped in {{ ( ) }}
+    "sum, 1",  # a tuple only once wrapped in brackets
+])
+def test_the_grid_runs_only_the_rules_the_referee_compiles(rule):
+    # One parser (rulelang.checked_rule): a rule the language refuses has no grid rule either.
+    assert rule_problems(RuleKind.GOAL, rule)
+    with pytest.raises(RuleError):
+        compile_rule(RuleKind.GOAL, rule)
+    assert grid_rule(rule) is None
