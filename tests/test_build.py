@@ -45,14 +45,6 @@ def pages(path: Path) -> int:
         document.close()
 
 
-@pytest.fixture(scope="module")
-def starter_kit(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("kit")
-    result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def test_every_document_is_there_with_its_pages(starter_kit):
     for language in ("en", "fr"):
         folder = starter_kit / language
