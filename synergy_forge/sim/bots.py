@@ -23,15 +23,9 @@ from typing import Any, Protocol
 import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import (
-    Decision,
-    DecisionKind,
-    Game,
-    GoalCard,
-    Observation,
-    Omniscient,
-)
+from synergy_forge.core.engine import Decision, DecisionKind, Game, GoalCard
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation, Omniscient
 from synergy_forge.core.referee import (
     arrange,
     pair_sum,
