@@ -1,8 +1,12 @@
 from __future__ import annotations
 
+import fcntl
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
@@ -35,6 +39,26 @@ class _ByModule:
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_ByModule(), "synergy-forge-by-module")
+
+
+@pytest.fixture(scope="session")
+def starter_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The starter campaign's whole kit (A4, every language, PNGs), built once per test run
+    (about a minute of CPU): under pytest-xdist the first worker to ask builds it in the run's
+    shared temporary folder, and the others wait for it. Tests only read it."""
+    from synergy_forge.cli import main
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # popen-gwN's parent: the run's, shared by its workers
+    out, built = root / "starter-kit", root / "starter-kit.built"
+    with open(root / "starter-kit.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not built.exists():
+            result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
+            assert result.exit_code == 0, result.output
+            built.touch()
+    return out
 
 
 @pytest.fixture(scope="session")

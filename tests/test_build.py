@@ -45,14 +45,6 @@ def pages(path: Path) -> int:
         document.close()
 
 
-@pytest.fixture(scope="module")
-def starter_kit(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("kit")
-    result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
-    assert result.exit_code == 0, result.output
-    return out
-
-
 def test_every_document_is_there_with_its_pages(starter_kit):
     for language in ("en", "fr"):
         folder = starter_kit / language
@@ -130,7 +122,8 @@ def test_png_cards_are_not_blank_and_backs_mirror_fronts(starter_kit):
             (251, 250, 247)
 
 
-def build_small(tmp_path: Path, title: str, out: str) -> Path:
+def small_campaign(tmp_path: Path, title: str) -> Path:
+    """TMP_PATH/camp: two missions titled TITLE, in English and French (kept if there)."""
     campaign = tmp_path / "camp"
     if not campaign.exists():
         (campaign / "missions").mkdir(parents=True)
@@ -140,6 +133,11 @@ def build_small(tmp_path: Path, title: str, out: str) -> Path:
             (campaign / "missions" / f"{n}.yaml").write_text(
                 f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
                 f"rounds: 2\nlives: 2\n", encoding="utf-8")
+    return campaign
+
+
+def build_small(tmp_path: Path, title: str, out: str) -> Path:
+    campaign = small_campaign(tmp_path, title)
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / out),
                                        "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code in (0, 1), result.output
@@ -176,7 +174,7 @@ def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_i
     shrunk = build_small(tmp_path, "A title rather long " * 3, "first")
     assert "A title rather long" in text_of(shrunk / "en" / "missions.pdf")
     long_title = "A title far too long " * 12
-    campaign = build_small_campaign(tmp_path / "long", long_title)
+    campaign = small_campaign(tmp_path / "long", long_title)
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
                                        "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code == 1
@@ -185,11 +183,6 @@ def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_i
     assert "1.yaml:3:13: error: title (en) does not fit on its card, even at 6 pt" in \
         result.output
     assert "nothing was built" in result.output
-
-
-def build_small_campaign(tmp_path: Path, title: str) -> Path:
-    build_small(tmp_path, title, "first")
-    return tmp_path / "camp"
 
 
 def test_builds_are_byte_identical(tmp_path):
@@ -313,7 +306,7 @@ def test_nothing_is_left_outside_out(tmp_path, monkeypatch):
     system = tmp_path / "system-tmp"
     system.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(system))
-    campaign = build_small_campaign(tmp_path, "Clean")
+    campaign = small_campaign(tmp_path, "Clean")
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o2"),
                                        "--lang", "en", "--jobs", "2", "--no-cache"])
     assert result.exit_code == 0, result.output
@@ -329,7 +322,7 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path):
     import threading
     import time
 
-    campaign = build_small_campaign(tmp_path, "Watched")
+    campaign = small_campaign(tmp_path, "Watched")
     out = tmp_path / "watched"
     root = Path(__file__).resolve().parent.parent
     process = subprocess.Popen(
@@ -492,8 +485,7 @@ def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path):
     """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21)."""
     from PIL import Image
 
-    campaign = tmp_path / "camp"
-    build_small(tmp_path, "Sized", "unused")
+    campaign = small_campaign(tmp_path, "Sized")
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / preset),
                                        "--preset", preset, "--jobs", "1", "--lang", "en"])
     assert result.exit_code == 0, result.output
@@ -527,8 +519,7 @@ def test_the_fold_layout_puts_each_back_beside_its_front_on_one_side(paper):
 
 
 def test_a_fold_build_is_single_sided_and_labelled(tmp_path):
-    campaign = tmp_path / "camp"
-    build_small(tmp_path, "Folded", "unused")
+    campaign = small_campaign(tmp_path, "Folded")
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
                                        "--layout", "fold", "--no-png", "--jobs", "1",
                                        "--lang", "en"])

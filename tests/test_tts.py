@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shutil
@@ -152,11 +153,18 @@ def test_sheets_are_rgb_within_tts_limits_and_next_to_the_saved_object(kit):
             assert back.size == (face.size if entry["UniqueBack"] else cell)
 
 
+@functools.lru_cache(maxsize=2)
+def _sheet(path: Path) -> Image.Image:
+    """A deck's sheet, decoded once for all its cards (a deck's cards come one after another;
+    decoding a sheet per card was most of this module's time). Callers only crop it."""
+    return Image.open(path).convert("RGB")
+
+
 def cell_of(card: dict, side: str) -> Image.Image:
     """The part of the card's sheet that TTS shows for it: its CardID's slot, left to right,
     top to bottom, or the whole image for a shared back."""
     (_, entry), = card["CustomDeck"].items()
-    sheet = Image.open(local(entry[side])).convert("RGB")
+    sheet = _sheet(local(entry[side]))
     if side == "BackURL" and not entry["UniqueBack"]:
         return sheet
     w, h = sheet.width // entry["NumWidth"], sheet.height // entry["NumHeight"]

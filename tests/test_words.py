@@ -10,14 +10,12 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 import pytest
-from click.testing import CliRunner
 from workspace import validate_files
 
 from synergy_forge.authoring.flavour import stated_counts
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.authoring.validate import validate_paths
 from synergy_forge.cardtext.fonts import font
-from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
 from synergy_forge.typography import typeset
 
@@ -126,12 +124,9 @@ def test_a_no_break_space_is_no_place_to_wrap():
 # -- the printed kit -----------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("words")
-    result = CliRunner().invoke(main, ["build", "--lang", "all", "--out", str(out), "--no-png",
-                                       "--jobs", "2"])
-    assert result.exit_code == 0, result.output
-    return out
+def kit(starter_kit: Path) -> Path:
+    """The starter kit in every language (conftest.py: built once per test run)."""
+    return starter_kit
 
 
 def pages(path: Path) -> list[str]:
