@@ -35,7 +35,7 @@ from synergy_forge.printing.html import (
     sheet_for,
     single_faces,
 )
-from synergy_forge.printing.jobs import COMBINED, Job, Options, Rendered, jobs_for
+from synergy_forge.printing.jobs import COMBINED, Job, Options, Overflow, Rendered, jobs_for
 from synergy_forge.printing.kit import Face, build_kit
 from synergy_forge.printing.output import TEMP_DIR, check_output_folder, inside, locked
 from synergy_forge.printing.pdf import merge
@@ -322,7 +322,9 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
     target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
                    store / f"{key}.pdf")
     result = Rendered(job, target, sum(m["pages"] for m in metas), 0.0,
-                      sorted({o for m in metas for o in m["overflows"]}), document.missing,
+                      [Overflow.parse(o) for o in sorted({o for m in metas
+                                                          for o in m["overflows"]})],
+                      document.missing,
                       [url for m in metas for url in m["refused"]], key=key)
     if document.face_keys:
         used.update(document.face_keys)
