@@ -67,3 +67,40 @@ def test_the_checks_can_fail() -> None:
     assert exits("from sys import exit\ndef command():\n    exit(2)\n") == [1, 3]
     assert exits("def command():\n    raise SystemExit(2)\n") == []
     assert len(MODULES) >= 10  # the commands are where this test looks for them
+
+
+def test_json_is_the_same_as_format_json_in_every_command_that_has_formats() -> None:
+    """`--json` is an alias of `--format json` everywhere or nowhere (issue 24): here,
+    everywhere; both are the one option pair of cli.params.report_format."""
+    import click
+
+    from synergy_forge.cli.main import main
+
+    ctx = click.Context(main)
+    with_formats = []
+    for name in main.list_commands(ctx):
+        command = main.get_command(ctx, name)
+        assert command is not None
+        options = {o: p for p in command.params for o in p.opts}
+        if "--format" in options:
+            with_formats.append(name)
+            assert "--json" in options, name
+            assert options["--json"].name == options["--format"].name == "fmt", name
+    assert {"validate", "judge", "playtest"} <= set(with_formats)
+
+
+@pytest.mark.parametrize("args", [["validate", "missions/starter/missions/01-first-notes.yaml"],
+                                  ["judge", "missions/rounds/crossed-goals.yaml"]])
+def test_json_and_format_json_print_the_same(args: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from synergy_forge.cli.main import main
+
+    root = COMMANDS.parents[2]
+    args = [args[0], str(root / args[1])]
+    alias = CliRunner().invoke(main, [*args, "--json"])
+    long = CliRunner().invoke(main, [*args, "--format", "json"])
+    text = CliRunner().invoke(main, args)
+    assert alias.exit_code == long.exit_code == 0, alias.output
+    assert alias.output == long.output != text.output
+    assert alias.output.lstrip().startswith("{")

@@ -144,7 +144,7 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.authoring.validate import placed
     from synergy_forge.printing.print_run import documents, print_run
-    from synergy_forge.reporting.build import text as build_report
+    from synergy_forge.reporting.formats import render
 
     result = read_campaign(folder)
     # The mission cards' rules blocks, checked from the fonts' metrics before rendering: at
@@ -159,7 +159,7 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     with Progress(documents(languages), "Rendering") as bar:
         run = print_run(result.campaign, out_dir, languages, options, jobs, cache=cache,
                         progress=lambda r: bar.update(1), checked={d.file for d in cards})
-    show(build_report(run, out_dir))
+    show(render("build", "text", run, out_dir=out_dir))
     if cards:
         click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",
                    err=True)
