@@ -10,6 +10,7 @@ asked for, or nothing is written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, parse_document
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
+from synergy_forge.errors import EXIT_FAILED, CannotWrite, ChangedMeanwhile
 from synergy_forge.fileio import replace_text
 
 #: The top-level keys in the documented order: a missing key is added after the last of these
@@ -267,3 +269,42 @@ def candidate_problems(mission: Mission, rulebook: Rulebook,
     doc = Document(mission.source or mission.id, data, {(): (1, 1)}, {})
     found = schema_diagnostics(doc, "mission") or mission_diagnostics(doc, rulebook, languages)
     return [d for d in found if warnings or d.severity is Severity.ERROR]
+
+
+def no_new_problems(mission: Mission, rulebook: Rulebook) -> Callable[[Mission], bool]:
+    """Whether a candidate setting of `mission` may be proposed: it earns no error and no
+    warning of validate's that the mission did not already have (issue 22: "never proposes
+    what validate would warn about")."""
+    had = {d.check for d in candidate_problems(mission, rulebook, warnings=True)}
+
+    def valid(candidate: Mission) -> bool:
+        found = candidate_problems(candidate, rulebook, warnings=True)
+        return not any(d.severity == "error" or d.check not in had for d in found)
+
+    return valid
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A change of a mission file: the text it would say (None: it could not be made), whether
+    it was written, and why not when it could not be (with the exit code that goes with it)."""
+
+    text: str | None
+    written: bool = False
+    error: str = ""
+    exit_code: int = 0
+
+
+def edit_mission(path: Path, read: str, before: Mission, after: Mission, write: bool) -> Edit:
+    """The file at `path`, which said `read` when `before` was loaded from it, changed to say
+    `after`'s settings; written in place when `write` (see write_mission) and it changes."""
+    try:
+        edited = edit_mission_text(read, str(path), before, after)
+        if write and edited != read:
+            write_mission(path, read, before, after, str(path))
+            return Edit(edited, written=True)
+        return Edit(edited)
+    except EditError as exc:
+        return Edit(None, error=str(exc), exit_code=EXIT_FAILED)
+    except (CannotWrite, ChangedMeanwhile) as exc:
+        return Edit(None, error=exc.format_message(), exit_code=exc.exit_code)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
@@ -16,6 +17,7 @@ from synergy_forge.authoring.loading import (
     find_campaign,
     load_mission_file,
     read_campaign,
+    read_mission_file,
 )
 from synergy_forge.authoring.paths import expand
 from synergy_forge.authoring.yamlfile import read_document
@@ -96,23 +98,40 @@ def resolve_mission(spec: str) -> tuple[Mission, Rulebook, tuple[str, ...]]:
     return mission, rulebook, tuple(colors)
 
 
-def playables(paths: tuple[Path, ...]) -> list[Playable]:
+class Source(NamedTuple):
+    """A mission to play, with the file it was read from and that file's text then (what a
+    change in place must still find there)."""
+
+    playable: Playable
+    path: Path
+    text: str
+
+
+def sources(paths: tuple[Path, ...], hint: str = "'PATHS'") -> list[Source]:
     """Every mission of the campaign folders and mission files (default: the current campaign,
-    see current_campaign), with its campaign's rulebook and colours."""
-    found: list[Playable] = []
+    see current_campaign), with its campaign's rulebook and colours, its file and its text;
+    `hint` names the argument in errors."""
+    found: list[Source] = []
     for path in paths or (current_campaign(),):
         if path.is_dir():
             if not (path / CAMPAIGN_FILE).is_file():
-                raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}", param_hint="'PATHS'")
+                raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}", param_hint=hint)
             result = read_campaign(path)
             if result.campaign is None:
                 raise HasErrors(errors(result.diagnostics))
             campaign = result.campaign
-            found += [Playable(m, campaign.rulebook, campaign.colors) for m in campaign.missions]
+            found += [Source(Playable(m, campaign.rulebook, campaign.colors), Path(m.source),
+                             result.documents[m.source].text) for m in campaign.missions]
         else:
-            mission, rulebook, colors = load_mission_file(path)
-            found.append(Playable(mission, rulebook, tuple(colors)))
+            mission, rulebook, colors, document = read_mission_file(path)
+            found.append(Source(Playable(mission, rulebook, tuple(colors)), path,
+                                document.text))
     return found
+
+
+def playables(paths: tuple[Path, ...]) -> list[Playable]:
+    """The missions of `sources`, to play."""
+    return [source.playable for source in sources(paths)]
 
 
 def mission_to_play(source: str, mission_key: str | None) -> tuple[

@@ -3,13 +3,16 @@ which names the option (`Invalid value for '--bots': …`) and exits 2."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
 from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
 from synergy_forge.core.engine import MAX_SEED, MIN_SEED
+
+Command = TypeVar("Command", bound=Callable[..., Any])
 
 #: A game's seed, in the range a game log holds (one number policy: core.engine).
 SEED = click.IntRange(MIN_SEED, MAX_SEED)
@@ -90,3 +93,18 @@ class CardSizeType(click.ParamType):
 BOTS = Bots()
 PLAYER_COUNTS = PlayerCounts()
 CARD_SIZE = CardSizeType()
+
+
+def report_format(kind: str, help: str) -> Callable[[Command], Command]:
+    """`--format` (the reporters of `kind` in reporting.formats) and `--json`, the same as
+    `--format json` (the last one given wins): every command that reports through the
+    registry takes both, so that `--json` means the same everywhere (README)."""
+    from synergy_forge.reporting.formats import formats
+
+    def decorate(command: Command) -> Command:
+        command = click.option("--json", "fmt", flag_value="json",
+                               help="The same as --format json.")(command)
+        return click.option("--format", "fmt", type=click.Choice(formats(kind)),
+                            default="text", show_default=True, help=help)(command)
+
+    return decorate

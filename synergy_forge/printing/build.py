@@ -37,7 +37,7 @@ from synergy_forge.printing.html import (
     sheet_pages,
     single_faces,
 )
-from synergy_forge.printing.jobs import COMBINED, Job, Options, Rendered, jobs_for
+from synergy_forge.printing.jobs import COMBINED, Job, Options, Overflow, Rendered, jobs_for
 from synergy_forge.printing.kit import Face, build_kit
 from synergy_forge.printing.output import TEMP_DIR, check_output_folder, inside, locked
 from synergy_forge.printing.pdf import Placed, impose, merge
@@ -346,7 +346,9 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
     target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
                    store / f"{key}.pdf")
     result = Rendered(job, target, pages, 0.0,
-                      sorted({o for m in metas for o in m["overflows"]}), document.missing,
+                      [Overflow.parse(o) for o in sorted({o for m in metas
+                                                          for o in m["overflows"]})],
+                      document.missing,
                       [url for m in metas for url in m["refused"]], key=key)
     if document.face_keys:
         used.update(document.face_keys)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.printing.kit import GROUPS
@@ -28,13 +29,27 @@ class Job:
         return f"{self.kind}.pdf"
 
 
+class Overflow(NamedTuple):
+    """A text that does not fit in its box on a card: the file it comes from ("" for the
+    kit's own texts) and which of its texts (its field: "challenges", "goal G: name")."""
+
+    source: str
+    field: str
+
+    @classmethod
+    def parse(cls, what: str) -> Overflow:
+        """From a box's data-what, "SOURCE|FIELD" (the templates'), once, as it is read."""
+        source, _, name = what.partition("|")
+        return cls(source, name)
+
+
 @dataclass
 class Rendered:
     job: Job
     path: Path
     pages: int
     seconds: float
-    overflows: list[str] = field(default_factory=list)
+    overflows: list[Overflow] = field(default_factory=list)
     missing: set[str] = field(default_factory=set)
     refused: list[str] = field(default_factory=list)
     pngs: list[Path] = field(default_factory=list)

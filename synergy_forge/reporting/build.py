@@ -4,22 +4,17 @@ translated (on stderr, as warnings and errors)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
 from pathlib import Path
 
-from synergy_forge.printing.jobs import Rendered
+from synergy_forge.printing.print_run import PrintRun
 from synergy_forge.reporting import Output
 
 #: Missing translations listed one by one; past this, a count.
 MISSING_SHOWN = 20
 
 
-def overflows(results: Sequence[Rendered]) -> int:
-    """How many texts do not fit on their card: what makes `build` exit 1."""
-    return sum(len(r.overflows) for r in results)
-
-
-def text(results: Sequence[Rendered], out_dir: Path) -> Output:
+def text(run: PrintRun, out_dir: Path) -> Output:
+    results = run.results
     lines = []
     for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
         if r.job.kind == "tts":
@@ -30,17 +25,15 @@ def text(results: Sequence[Rendered], out_dir: Path) -> Output:
         lines.append(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
     notes = []
     for r in results:
-        for what in r.overflows:
-            source, _, field = what.partition("|")
-            notes.append(f"{source or 'card text'}: {field} ({r.job.language}) does not fit on "
-                         f"its card in {r.job.name}")
+        notes += [f"{o.source or 'card text'}: {o.field} ({r.job.language}) does not fit on "
+                  f"its card in {r.job.name}" for o in r.overflows]
         notes += [f"refused to load {url} while rendering {r.job.name}" for url in r.refused]
     missing = sorted({(r.job.language, m) for r in results for m in r.missing})
     notes += [f"warning: no {language} translation for {message!r}; English was used"
               for language, message in missing[:MISSING_SHOWN]]
     if len(missing) > MISSING_SHOWN:
         notes.append(f"warning: … and {len(missing) - MISSING_SHOWN} more missing translations")
-    problems = overflows(results)
+    problems = run.overflows
     pdfs = [r for r in results if r.job.kind != "tts"]
     pngs = sum(len(r.pngs) for r in pdfs)
     exports = len(results) - len(pdfs)

@@ -34,6 +34,8 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # playtest: sim.playtest.PlaytestResult
     "playtest": {"text": _Lazy("playtest", "text"), "json": _Lazy("playtest", "to_json"),
                  "html": _Lazy("playtest", "html")},
+    # build: printing.print_run.PrintRun (the report's note: what does not fit, on stderr)
+    "build": {"text": _Lazy("build", "text")},
     # playtest --human: a list of sim.calibration.Calibration
     "calibration": {"text": _Lazy("playtest", "human_text"),
                     "json": _Lazy("playtest", "human_json")},

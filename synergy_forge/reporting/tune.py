@@ -4,7 +4,11 @@ loss reasons that moved, and what the search cost."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
+from pathlib import Path
 
+from synergy_forge.authoring.edit import Edit
+from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting.losses import loss_cause
 from synergy_forge.sim.playtest import STAR_BOT, describe_stars, stars_for
@@ -109,3 +113,32 @@ def summary_line(result: TuneResult, problem: bool = False) -> str:
         return f"{head}{aim}: no answer within the budget"
     reached = stars_for(result.extreme.skill) if result.extreme else mission.stars
     return f"{head}{aim}: out of reach ({_stars(reached)} at best)"
+
+
+def mission_report(path: Path, mission: Mission, result: TuneResult | None, read: str,
+                   edit: Edit | None, seed: int, counts: Sequence[int] | None) -> tuple[str, str]:
+    """`tune`'s report of one mission (None: not made for `counts`) and its summary line;
+    `edit` is its file changed as proposed (None: no proposal)."""
+    if result is None:
+        players = ",".join(map(str, counts)) if counts else "all"
+        skipped = (f"{mission.number} {mission.label()} ({path}): not made for {players} "
+                   "players; skipped")
+        return skipped, skipped
+    # The very games the figure under "after:" counts: the same seeds, as many per player
+    # count as the proposal played (the search may stop before --games), the same counts.
+    shown = result.proposal or result.original
+    check = (f"synergy-forge playtest {path} --games {shown.played} --seed {seed} "
+             f"--players {','.join(map(str, result.counts))} --check")
+    problem = f"\n  error: {edit.error}" if edit is not None and edit.error else ""
+    report = tune_text(result, str(path), read, edit.text if edit is not None else None,
+                       edit is not None and edit.written, check)
+    return report + problem, summary_line(result, bool(problem))
+
+
+def campaign_summary(lines: Sequence[str], short: int, failed: int) -> str:
+    """The end of a campaign's tuning: each mission's summary line, and how many reach their
+    stars (`short`: cannot; `failed`: found, but the change could not be made)."""
+    return ("\nSummary:\n" + "\n".join(lines) + "\n"
+            f"{len(lines) - short - failed} of {len(lines)} missions at their stars with the "
+            "changes above" + (f"; {short} cannot reach them" if short else "")
+            + (f"; {failed} not changed (see above)" if failed else ""))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -542,3 +543,44 @@ def moved_losses(before: Tally, after: Tally, threshold: float = 0.02
     return [(r, shares_before.get(r, 0.0), shares_after.get(r, 0.0)) for r in reasons
             if abs(shares_after.get(r, 0.0) - shares_before.get(r, 0.0)) >= threshold]
 
+
+
+#: Missions tuned side by side on a cluster.
+MISSIONS_AT_ONCE = 4
+
+
+def tune_each(subjects: Sequence[Playable], stars: int | None, *,
+              counts: Sequence[int] | None, budget: int, games: int, seed: int,
+              with_actions: bool, executor: Executor,
+              valid_for: Callable[[Playable], Callable[[Mission], bool]]
+              ) -> Iterator[TuneResult | None]:
+    """`tune` for each mission, in their order: towards `stars`, or (None) towards its
+    declared stars, changed only if the estimate disagrees; None for a mission not made for
+    any of `counts`. `valid_for(subject)` says which of its candidates may be proposed.
+
+    On a cluster several missions are tuned at once, to keep its workers busy; the local pool
+    already has every core busy with one (and in this thread, Ctrl-C stops at once). Stopped
+    before the end (Ctrl-C, an error, the caller done), the missions not started never start
+    and the executor's work is stopped, rather than waited for."""
+
+    def one(subject: Playable) -> TuneResult | None:
+        mission = subject.mission
+        if counts and not set(counts) & set(mission.players):
+            return None
+        return tune(mission, subject.rulebook, subject.colors,
+                    stars if stars is not None else mission.stars, counts=counts,
+                    budget=budget, games=games, seed=seed, with_actions=with_actions,
+                    executor=executor, valid=valid_for(subject), strict=stars is not None)
+
+    threads = None
+    if not isinstance(executor, LocalPool) and len(subjects) > 1:
+        threads = ThreadPoolExecutor(max_workers=MISSIONS_AT_ONCE)
+    finished = False
+    try:
+        yield from (threads.map(one, subjects) if threads is not None else map(one, subjects))
+        finished = True
+    finally:
+        if threads is not None:
+            threads.shutdown(wait=finished, cancel_futures=not finished)
+        if not finished:
+            executor.stop()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from synergy_forge.cardtext.geometry import CardSize
-from synergy_forge.errors import CannotWrite, CheckFailed
+from synergy_forge.errors import CheckFailed
 from synergy_forge.printing.workers import prepare_workers
 
 from ..output import show
@@ -16,6 +17,7 @@ from ..params import CARD_SIZE
 from ..progress import Progress
 
 if TYPE_CHECKING:
+    from synergy_forge.core.mission import Campaign
     from synergy_forge.printing.jobs import Options
 
 
@@ -68,20 +70,7 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     its bleed. Only what changed since the last build into the same --out is rendered again.
     Exits 1 when the campaign has errors or a text does not fit on its card.
     """
-    if tts and no_png:
-        raise click.UsageError("--tts makes its deck sheets from the PNGs: drop --no-png")
-    if tts_url_base is not None:
-        if not tts:
-            raise click.UsageError("--tts-url-base is for --tts")
-        if not tts_url_base.startswith(("http://", "https://")):
-            raise click.BadParameter("expected an http:// or https:// URL",
-                                     param_hint="'--tts-url-base'")
-    if preset is not None:
-        if click.get_current_context().get_parameter_source("card_size") is \
-                click.core.ParameterSource.COMMANDLINE:
-            raise click.UsageError("--preset sets the card size: drop --card-size")
-        if no_png:
-            raise click.UsageError("--preset is for the cards' PNGs: drop --no-png")
+    _check_options(no_png, tts, tts_url_base, preset)
     if jobs != 1:  # before the heavy imports: the server imports WeasyPrint meanwhile
         prepare_workers()
     from synergy_forge.printing.jobs import PRESETS, Options
@@ -99,10 +88,34 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base,
                       ink_saver=ink_saver, layout=sheet_layout)
     built = _build_once(folder, lang, out_dir, options, jobs, cache=not no_cache)
-    if not watch:
-        if not built:
-            raise CheckFailed()
-        return
+    if watch:
+        _watch(folder, out_dir, lambda: _build_once(folder, lang, out_dir, options, jobs,
+                                                    cache=not no_cache))
+    elif not built:
+        raise CheckFailed()
+
+
+def _check_options(no_png: bool, tts: bool, tts_url_base: str | None,
+                   preset: str | None) -> None:
+    """The options that do not go together, refused before any work."""
+    if tts and no_png:
+        raise click.UsageError("--tts makes its deck sheets from the PNGs: drop --no-png")
+    if tts_url_base is not None:
+        if not tts:
+            raise click.UsageError("--tts-url-base is for --tts")
+        if not tts_url_base.startswith(("http://", "https://")):
+            raise click.BadParameter("expected an http:// or https:// URL",
+                                     param_hint="'--tts-url-base'")
+    if preset is not None:
+        if click.get_current_context().get_parameter_source("card_size") is \
+                click.core.ParameterSource.COMMANDLINE:
+            raise click.UsageError("--preset sets the card size: drop --card-size")
+        if no_png:
+            raise click.UsageError("--preset is for the cards' PNGs: drop --no-png")
+
+
+def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
+    """--watch: `build_once` again on every save of a campaign file, until Ctrl-C."""
     import logging
 
     import watchfiles
@@ -118,7 +131,7 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     try:
         for _ in watchfiles.watch(folder, watch_filter=campaign_file, debounce=200, step=50,
                                   raise_interrupt=False):
-            _build_once(folder, lang, out_dir, options, jobs, cache=not no_cache)
+            build_once()
             click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
     except KeyboardInterrupt:
         pass
@@ -130,11 +143,8 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     Usage errors raise, and end even a --watch."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.authoring.validate import placed
-    from synergy_forge.cardtext.i18n import available_languages
-    from synergy_forge.printing.build import build as render_kit
-    from synergy_forge.printing.jobs import jobs_for
-    from synergy_forge.reporting.build import overflows
-    from synergy_forge.reporting.build import text as build_report
+    from synergy_forge.printing.print_run import documents, print_run
+    from synergy_forge.reporting.formats import render
 
     result = read_campaign(folder)
     # The mission cards' rules blocks, checked from the fonts' metrics before rendering: at
@@ -145,28 +155,30 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     if result.campaign is None:
         click.echo("the campaign has errors: nothing was built", err=True)
         return False
-    languages = list(result.campaign.languages) if lang == "all" else [lang]
+    languages = _languages(result.campaign, lang)
+    with Progress(documents(languages), "Rendering") as bar:
+        run = print_run(result.campaign, out_dir, languages, options, jobs, cache=cache,
+                        progress=lambda r: bar.update(1), checked={d.file for d in cards})
+    show(render("build", "text", run, out_dir=out_dir))
+    if cards:
+        click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",
+                   err=True)
+    return not run.overflows and not cards
+
+
+def _languages(campaign: Campaign, lang: str) -> list[str]:
+    """--lang: the campaign's languages (all), or one we have a translation for, which the
+    campaign may not have (its texts then in English, said on stderr)."""
+    from synergy_forge.cardtext.i18n import available_languages
+
+    languages = list(campaign.languages) if lang == "all" else [lang]
     known = available_languages()
     for language in languages:
         if language not in known:
             raise click.BadParameter(f"no translation for {language!r}; available: "
                                      f"{', '.join(known)}", param_hint="'--lang'")
     for language in languages:
-        if language not in result.campaign.languages:
+        if language not in campaign.languages:
             click.echo(f"warning: {language} is not one of the campaign's languages; its texts "
                        "will be in English", err=True)
-    try:
-        with Progress(len(jobs_for(languages)), "Rendering") as bar:
-            results = render_kit(result.campaign, out_dir, languages, options, jobs,
-                                 progress=lambda r: bar.update(1), cache=cache)
-    except OSError as exc:
-        raise CannotWrite.from_os_error(exc, out_dir) from None
-    reported = {f"{d.file}|challenges" for d in cards}  # the rules block's data-what
-    for rendered in results:  # reported above, at the mission file's line
-        rendered.overflows = [what for what in rendered.overflows if what not in reported]
-    report = build_report(results, out_dir)
-    show(report)
-    if cards:
-        click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",
-                   err=True)
-    return not overflows(results) and not cards
+    return languages

@@ -6,18 +6,16 @@ from pathlib import Path
 
 import click
 
-from synergy_forge.reporting.formats import formats, render
+from synergy_forge.reporting.formats import render
 
 from ..output import show
+from ..params import report_format
 
 
 @click.command("judge")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(formats("judge")), default="text",
-              show_default=True, help="text: each seat explained; json: one object per file "
-              "(one a line).")
-@click.option("--json", "as_json", is_flag=True, help="Print the verdict as one JSON object "
-              "(one per line when several files are given); the same as --format json.")
+@report_format("judge", help="text: each seat explained; json: one object per file (one a "
+               "line).")
 @click.option("--data-rules", is_flag=True, help="Evaluate goals and challenges through their "
               "rule expressions instead of the native fast path (the results are the same).")
 @click.option("--campaign", "campaign_dir", type=click.Path(exists=True, file_okay=False,
@@ -25,7 +23,7 @@ from ..output import show
               help="The campaign whose goals, challenges and colours the rounds use (default: "
               "the campaign each file sits in, else the one of the current folder or the "
               "nearest one above it, else the built-in ones only).")
-def command(files: tuple[Path, ...], fmt: str, as_json: bool, data_rules: bool,
+def command(files: tuple[Path, ...], fmt: str, data_rules: bool,
             campaign_dir: Path | None) -> None:
     """Settle the round written in FILE (YAML or JSON, see schemas/round.schema.json), with
     its campaign's own goals and challenges.
@@ -47,6 +45,6 @@ def command(files: tuple[Path, ...], fmt: str, as_json: bool, data_rules: bool,
     if campaign_dir is None:
         for folder in judgement.campaigns:
             click.echo(f"using the campaign of {shown(folder / CAMPAIGN_FILE)}", err=True)
-    show(render("judge", "json" if as_json else fmt, judgement))
+    show(render("judge", fmt, judgement))
     if judgement.problems:
         raise InvalidInput(judgement.problems)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..params import BOTS, SEED, for_seats
+
+if TYPE_CHECKING:
+    from synergy_forge.core.engine import Game
 
 
 @click.command("play")
@@ -28,12 +32,9 @@ def command(mission: str, player_count: int | None, seed: int | None, bots: tupl
     when there is none)."""
     import random
 
-    from synergy_forge.authoring.gamelog import Recorder, write_log
+    from synergy_forge.authoring.gamelog import Recorder
     from synergy_forge.core.engine import Game
-    from synergy_forge.errors import CannotWrite
-    from synergy_forge.fileio import write_atomic
     from synergy_forge.reporting.explain import outcome_text
-    from synergy_forge.reporting.narrate import heading, round_story
     from synergy_forge.sim.play import play
 
     from ..inputs import resolve_mission
@@ -47,27 +48,45 @@ def command(mission: str, player_count: int | None, seed: int | None, bots: tupl
     names = list(for_seats(bots, player_count))
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
     game = Game(loaded, player_count, seed, rulebook, colors)
-    started = False
-
-    def show(g: Game) -> None:
-        nonlocal started
-        if quiet:
-            return
-        if not started:
-            click.echo(heading(g, names) + "\n")
-            started = True
-        click.echo(round_story(g, g.history[-1]) + "\n")
-
+    story = _Story(names, quiet)
     recorder = Recorder(game, names) if log_path is not None else None
-    play(game, names, on_decision=recorder, after_round=show)
-    if not started and not quiet:
-        click.echo(heading(game, names) + "\n")
+    play(game, names, on_decision=recorder, after_round=story)
+    story.begin(game)
     assert game.outcome is not None  # play returns finished games only
     click.echo(outcome_text(game.outcome))
     if recorder is not None and log_path is not None:
-        records = recorder.finish(game)
-        try:
-            write_atomic(log_path, write_log(records))
-        except OSError as exc:
-            raise CannotWrite.from_os_error(exc, log_path) from None
-        click.echo(f"log written to {log_path} ({len(records)} records)", err=True)
+        _write_log(log_path, recorder.finish(game))
+
+
+class _Story:
+    """The game told round by round as it is played (nothing but the outcome with --quiet):
+    who sits where, then each round."""
+
+    def __init__(self, names: list[str], quiet: bool) -> None:
+        self.names, self.quiet, self.started = names, quiet, False
+
+    def begin(self, game: Game) -> None:
+        from synergy_forge.reporting.narrate import heading
+
+        if not self.started and not self.quiet:
+            click.echo(heading(game, self.names) + "\n")
+        self.started = True
+
+    def __call__(self, game: Game) -> None:
+        from synergy_forge.reporting.narrate import round_story
+
+        if not self.quiet:
+            self.begin(game)
+            click.echo(round_story(game, game.history[-1]) + "\n")
+
+
+def _write_log(path: Path, records: list[dict[str, Any]]) -> None:
+    from synergy_forge.authoring.gamelog import write_log
+    from synergy_forge.errors import CannotWrite
+    from synergy_forge.fileio import write_atomic
+
+    try:
+        write_atomic(path, write_log(records))
+    except OSError as exc:
+        raise CannotWrite.from_os_error(exc, path) from None
+    click.echo(f"log written to {path} ({len(records)} records)", err=True)

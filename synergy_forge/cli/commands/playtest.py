@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import click
 
 from synergy_forge.errors import CheckFailed
-from synergy_forge.reporting.formats import formats, render
+from synergy_forge.reporting.formats import render
 
 from ..output import show, write_report
-from ..params import BOTS, PLAYER_COUNTS, SEED
+from ..params import BOTS, PLAYER_COUNTS, SEED, report_format
 
 if TYPE_CHECKING:
     from synergy_forge.sim.executors import Executor
@@ -37,11 +37,8 @@ PROGRESS_FROM = 2000
 @click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT; "
               "default: $DASK_SCHEDULER_ADDRESS, else local processes). Same results "
               "(docs/scale.md).")
-@click.option("--format", "fmt", type=click.Choice(formats("playtest")), default="text",
-              show_default=True, help="text: a summary per mission; json: one object "
-              "(docs/playtest.md); html: a page with charts.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object "
-              "(docs/playtest.md); the same as --format json.")
+@report_format("playtest", help="text: a summary per mission; json: one object "
+               "(docs/playtest.md); html: a page with charts.")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an HTML report with charts.")
 @click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
@@ -54,7 +51,7 @@ PROGRESS_FROM = 2000
               "instead of a playtest of PATHS.")
 def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] | None,
             bots: tuple[str, ...], seed: int, jobs: int | None, scheduler: str | None,
-            fmt: str, as_json: bool, html_path: Path | None, check: bool,
+            fmt: str, html_path: Path | None, check: bool,
             logs: tuple[Path, ...]) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
@@ -67,7 +64,6 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
     from ..inputs import playables
     from ..progress import Progress
 
-    fmt = "json" if as_json else fmt
     if logs:
         _human(logs, paths, games, seed, fmt, html_path, check, executor_for(scheduler, jobs))
         return

@@ -26,32 +26,14 @@ def command(campaign_dir: Path | None, update: bool) -> None:
     missing or out of date, or a file's schema line points elsewhere (without --update).
     """
     from synergy_forge import __version__
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, display
-    from synergy_forge.authoring.scaffold import schema_state, write_schemas
+    from synergy_forge.authoring.loading import display
+    from synergy_forge.authoring.scaffold import schema_state
 
-    from ..inputs import campaign_above, shown
-
-    folder = campaign_dir
-    if folder is None:
-        found = campaign_above(Path.cwd())
-        if found is None:
-            raise click.UsageError(f"no {CAMPAIGN_FILE} in this folder or above it: run this in "
-                                   "a campaign, or give its folder")
-        folder = Path(os.path.relpath(found))
-        click.echo(f"using the campaign of {shown(found / CAMPAIGN_FILE)}", err=True)
-    elif not (folder / CAMPAIGN_FILE).is_file():
-        raise click.BadParameter(f"{folder} has no {CAMPAIGN_FILE}", param_hint="CAMPAIGN_DIR")
+    folder = _campaign(campaign_dir)
     state = schema_state(folder)
     home = display(state.folder) + os.sep
     if update:
-        try:
-            written = write_schemas(folder)
-        except OSError as exc:
-            raise CannotWrite.from_os_error(exc, state.folder) from None
-        for path in written:
-            click.echo(f"wrote {display(path)}")
-        click.echo(f"{home}: the schemas of synergy-forge {__version__}"
-                   + ("" if written else " already; nothing to do"))
+        _update(folder, state.folder, home)
         return
     if state.current:
         click.echo(f"{home}: up to date with synergy-forge {__version__}")
@@ -65,3 +47,38 @@ def command(campaign_dir: Path | None, update: bool) -> None:
     for path in state.lines:
         click.echo(f"{display(path)}:1:1: the schema line does not name {home}")
     raise CheckFailed("run `synergy-forge schemas --update` and commit the result")
+
+
+def _campaign(campaign_dir: Path | None) -> Path:
+    """CAMPAIGN_DIR, else the campaign of the current folder or the nearest one above it."""
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE
+
+    from ..inputs import campaign_above, shown
+
+    if campaign_dir is None:
+        found = campaign_above(Path.cwd())
+        if found is None:
+            raise click.UsageError(f"no {CAMPAIGN_FILE} in this folder or above it: run this in "
+                                   "a campaign, or give its folder")
+        click.echo(f"using the campaign of {shown(found / CAMPAIGN_FILE)}", err=True)
+        return Path(os.path.relpath(found))
+    if not (campaign_dir / CAMPAIGN_FILE).is_file():
+        raise click.BadParameter(f"{campaign_dir} has no {CAMPAIGN_FILE}",
+                                 param_hint="CAMPAIGN_DIR")
+    return campaign_dir
+
+
+def _update(folder: Path, schemas: Path, home: str) -> None:
+    """--update: this synergy-forge's schemas written into the campaign's copy."""
+    from synergy_forge import __version__
+    from synergy_forge.authoring.loading import display
+    from synergy_forge.authoring.scaffold import write_schemas
+
+    try:
+        written = write_schemas(folder)
+    except OSError as exc:
+        raise CannotWrite.from_os_error(exc, schemas) from None
+    for path in written:
+        click.echo(f"wrote {display(path)}")
+    click.echo(f"{home}: the schemas of synergy-forge {__version__}"
+               + ("" if written else " already; nothing to do"))

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from synergy_forge.authoring.diagnostics import HasErrors
-from synergy_forge.core.mission import Mission
-from synergy_forge.core.rules import Rulebook
-from synergy_forge.errors import EXIT_FAILED, CannotWrite, ChangedMeanwhile, CheckFailed
+from synergy_forge.errors import EXIT_FAILED, CheckFailed
 
 from ..params import PLAYER_COUNTS, SEED
 
-#: Missions tuned side by side on a cluster.
-MISSIONS_AT_ONCE = 4
+if TYPE_CHECKING:
+    from synergy_forge.sim.tune import TuneResult
+
+    from ..inputs import Source
 
 
 @click.command("tune")
@@ -51,118 +50,50 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
     of the current folder or the nearest one above it. Exit 1 when some
     mission cannot reach its stars (docs/scale.md).
     """
-    from synergy_forge.authoring.edit import (
-        EditError,
-        candidate_problems,
-        edit_mission_text,
-        write_mission,
-    )
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, read_campaign, read_mission_file
+    from synergy_forge.authoring.edit import no_new_problems
     from synergy_forge.fileio import editable
-    from synergy_forge.reporting.tune import summary_line, tune_text
-    from synergy_forge.sim.executors import LocalPool, executor_for
-    from synergy_forge.sim.tune import tune as search
+    from synergy_forge.sim.executors import executor_for
+    from synergy_forge.sim.tune import tune_each
 
-    from ..inputs import current_campaign
+    from ..inputs import current_campaign, sources
 
     target = current_campaign(target)
-    players = ",".join(map(str, counts)) if counts else "all"
-    if target.is_dir():
-        if stars is not None:
-            raise click.BadParameter("applies to one mission; in a campaign each mission is "
-                                     "tuned to its declared stars", param_hint="--stars")
-        if not (target / CAMPAIGN_FILE).is_file():
-            raise click.BadParameter(f"{target} has no {CAMPAIGN_FILE}",
-                                     param_hint="MISSION|CAMPAIGN")
-        result = read_campaign(target)
-        if result.campaign is None:
-            raise HasErrors([d for d in result.diagnostics if d.severity == "error"])
-        campaign = result.campaign
-        assert campaign is not None
-        # Each with the text it was read from: --write changes the file only if it still
-        # says that.
-        subjects = [(Path(m.source), m, campaign.rulebook, campaign.colors,
-                     result.documents[m.source].text) for m in campaign.missions]
-    else:
-        mission, rulebook, colors, doc = read_mission_file(target)
-        subjects = [(target, mission, rulebook, tuple(colors), doc.text)]
-        if write:  # refused now rather than after the search
-            editable(target)
-    executor = executor_for(scheduler, jobs)
+    if target.is_dir() and stars is not None:
+        raise click.BadParameter("applies to one mission; in a campaign each mission is "
+                                 "tuned to its declared stars", param_hint="--stars")
+    subjects = sources((target,), hint="MISSION|CAMPAIGN")
+    if write and not target.is_dir():  # refused now rather than after the search
+        editable(target)
+    found = tune_each([s.playable for s in subjects], stars, counts=counts, budget=budget,
+                      games=games, seed=seed, with_actions=with_actions,
+                      executor=executor_for(scheduler, jobs),
+                      valid_for=lambda p: no_new_problems(p.mission, p.rulebook))
+    _report(subjects, found, counts, seed, write)
 
-    def tune_one(subject: tuple[Path, Mission, Rulebook, tuple[str, ...], str]
-                 ) -> tuple[str, bool, int, str]:
-        """One mission's report, whether it can reach its stars, its exit code (0: it can, and
-        its change was made if asked), and its summary line."""
-        path, mission, rulebook, colors, text = subject
-        if counts and not set(counts) & set(mission.players):
-            skipped = (f"{mission.number} {mission.label()} ({path}): not made for {players} "
-                       "players; skipped")
-            return skipped, True, 0, skipped
-        wanted = stars if stars is not None else mission.stars
 
-        # A proposal earns no error and no warning of validate's that the mission did not
-        # already have (issue 22: "never proposes what validate would warn about").
-        had = {d.check for d in candidate_problems(mission, rulebook, warnings=True)}
+def _report(subjects: list[Source], found: Iterator[TuneResult | None],
+            counts: tuple[int, ...] | None, seed: int, write: bool) -> None:
+    """Each mission's report as its search ends (its file changed if asked), a campaign's
+    summary; CheckFailed with the worst exit code when some mission does not get its stars."""
+    from synergy_forge.authoring.edit import edit_mission
+    from synergy_forge.reporting.tune import campaign_summary, mission_report
 
-        def valid(candidate: Mission) -> bool:
-            found = candidate_problems(candidate, rulebook, warnings=True)
-            return not any(d.severity == "error" or d.check not in had for d in found)
-
-        found = search(mission, rulebook, colors, wanted, counts=counts, budget=budget,
-                       games=games, seed=seed, with_actions=with_actions, executor=executor,
-                       valid=valid, strict=stars is not None)
-        edited = None
-        written, code, problem = False, 0 if found.proposal is not None else EXIT_FAILED, ""
-        if found.proposal is not None:
-            after = found.proposal.setting.apply(mission, wanted)
-            try:
-                edited = edit_mission_text(text, str(path), mission, after)
-                if write and edited != text:
-                    write_mission(path, text, mission, after, str(path))
-                    written = True
-            except EditError as exc:
-                problem, code = f"\n  error: {exc}", EXIT_FAILED
-            except (CannotWrite, ChangedMeanwhile) as exc:
-                problem, code = f"\n  error: {exc.format_message()}", exc.exit_code
-        # The very games the figure under "after:" counts: the same seeds, as many per player
-        # count as the proposal played (the search may stop before --games), the same counts.
-        shown = found.proposal or found.original
-        check = (f"synergy-forge playtest {path} --games {shown.played} --seed {seed} "
-                 f"--players {','.join(map(str, found.counts))} --check")
-        return (tune_text(found, str(path), text, edited, written, check) + problem,
-                found.proposal is not None, code, summary_line(found, bool(problem)))
-
-    # On a cluster several missions are tuned at once, to keep its workers busy; the local
-    # pool already has every core busy with one. Reports come in the campaign's order.
     short = failed = worst = 0
-    threads = None
-    if isinstance(executor, LocalPool) or len(subjects) == 1:
-        # In this thread: Ctrl-C stops at once.
-        reports: Iterator[tuple[str, bool, int, str]] = map(tune_one, subjects)
-    else:
-        threads = ThreadPoolExecutor(max_workers=MISSIONS_AT_ONCE)
-        reports = threads.map(tune_one, subjects)
-    summary = []
-    try:
-        for number, (report, reached, code, line) in enumerate(reports):
-            short, worst = short + (not reached), max(worst, code)
-            failed += reached and bool(code)
-            summary.append(line)
-            click.echo(("\n" if number else "") + report)
-    except KeyboardInterrupt:
-        # The missions in other threads: those not started never start, the others stop at
-        # their next result (the command would otherwise wait for them before exiting).
-        if threads is not None:
-            threads.shutdown(wait=False, cancel_futures=True)
-        executor.stop()
-        raise
+    lines = []
+    for number, (subject, result) in enumerate(zip(subjects, found, strict=True)):
+        mission = subject.playable.mission
+        edit = None
+        if result is not None and result.tuned is not None:
+            edit = edit_mission(subject.path, subject.text, mission, result.tuned, write)
+        report, line = mission_report(subject.path, mission, result, subject.text, edit, seed,
+                                      counts)
+        reached = result is None or result.proposal is not None
+        code = edit.exit_code if edit is not None else 0 if reached else EXIT_FAILED
+        short, worst, failed = short + (not reached), max(worst, code), failed + (
+            reached and bool(code))
+        lines.append(line)
+        click.echo(("\n" if number else "") + report)
     if len(subjects) > 1:
-        click.echo("\nSummary:\n" + "\n".join(summary))
-        click.echo(f"{len(subjects) - short - failed} of {len(subjects)} missions at their "
-                   "stars with the changes above"
-                   + (f"; {short} cannot reach them" if short else "")
-                   + (f"; {failed} not changed (see above)" if failed else ""))
+        click.echo(campaign_summary(lines, short, failed))
     if worst:
         raise CheckFailed(exit_code=worst)
-

@@ -7,17 +7,16 @@ from pathlib import Path
 import click
 
 from synergy_forge.errors import CheckFailed, UnreadableInput
-from synergy_forge.reporting.formats import formats, render
+from synergy_forge.reporting.formats import render
 
 from ..output import show
+from ..params import report_format
 
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, type=click.Path(exists=True, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(formats("validate")), default="text",
-              show_default=True,
-              help="text: FILE:LINE:COLUMN: severity: message [check]; json: one object "
-              "(docs/ci.md); github: GitHub Actions annotations.")
+@report_format("validate", help="text: FILE:LINE:COLUMN: severity: message [check]; json: one "
+               "object (docs/ci.md); github: GitHub Actions annotations.")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the files a folder walk "
               "skipped, and why.")
 def command(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
