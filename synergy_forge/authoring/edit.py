@@ -218,7 +218,7 @@ def _confirm(text: str, name: str, after: Mission) -> None:
                         "written")
 
 
-def write_mission(path: Path, read: str, before: Mission, after: Mission,
+def rewrite_mission(path: Path, read: str, before: Mission, after: Mission,
                   name: str | None = None) -> str:
     """Change the file at `path`, which said `read` when `before` was loaded from it, to say
     `after`'s settings; returns the new text. The file keeps its comments, key order, layout

@@ -17,7 +17,7 @@ from functools import cache, lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from synergy_forge.core.cards import Action
+from synergy_forge.core.cards import CARD_VALUES, Action
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
 from synergy_forge.errors import UnreadableInput
@@ -439,7 +439,7 @@ def _inputs(kind: RuleKind) -> Iterator[tuple[Any, ...]]:
     elif kind is RuleKind.SUM:
         yield from itertools.product(range(0, 16), counted, counted, (False, True))
     elif kind is RuleKind.CONSTRAINT:
-        for first, second in itertools.product(effective, range(1, 6)):
+        for first, second in itertools.product(effective, CARD_VALUES):
             for total in {first + second, first + second + 3, abs(first - second), 10}:
                 for identical in (False, True):
                     yield first, second, first, second, total, identical

@@ -49,7 +49,7 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     from synergy_forge.studio.server import serve
     from synergy_forge.web.server import listen
 
-    sock = listen(host, port)  # UnreadableInput (exit 2) when it cannot
+    sock = listen(host, port)  # CannotRun (exit 2) when it cannot
 
     def ready(url: str) -> None:
         shown = folder.resolve().name if str(folder) == "." else folder

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from synergy_forge.authoring.diagnostics import HasErrors
-from synergy_forge.core.mission import Mission
+from synergy_forge.core.mission import FEWEST_STARS, MOST_STARS, Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.errors import EXIT_FAILED, CannotWrite, ChangedMeanwhile, CheckFailed
 
@@ -22,8 +22,9 @@ MISSIONS_AT_ONCE = 4
 @click.command("tune")
 @click.argument("target", metavar="[MISSION|CAMPAIGN]", required=False,
                 type=click.Path(exists=True, path_type=Path))
-@click.option("--stars", type=click.IntRange(1, 5), help="The stars wanted (one mission; "
-              "default: its declared stars, changed only if the estimate disagrees).")
+@click.option("--stars", type=click.IntRange(FEWEST_STARS, MOST_STARS),
+              help="The stars wanted (one mission; default: its declared stars, changed "
+              "only if the estimate disagrees).")
 @click.option("--players", "counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="Player counts to tune for: e.g. 3,4 or all (the mission's own).")
 @click.option("--budget", type=click.IntRange(100, 100_000_000), default=40_000,
@@ -55,7 +56,7 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
         EditError,
         candidate_problems,
         edit_mission_text,
-        write_mission,
+        rewrite_mission,
     )
     from synergy_forge.authoring.loading import CAMPAIGN_FILE, read_campaign, read_mission_file
     from synergy_forge.fileio import editable
@@ -119,7 +120,7 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
             try:
                 edited = edit_mission_text(text, str(path), mission, after)
                 if write and edited != text:
-                    write_mission(path, text, mission, after, str(path))
+                    rewrite_mission(path, text, mission, after, str(path))
                     written = True
             except EditError as exc:
                 problem, code = f"\n  error: {exc}", EXIT_FAILED
