@@ -21,13 +21,13 @@ from synergy_forge.sim import playtest as pt
 from synergy_forge.sim.executors import Dask, LocalPool
 from synergy_forge.sim.tune import (
     MAX_DISTANCE,
-    UNIT_GAMES,
     _candidates,
     band,
     grid_size,
     tune,
 )
 
+UNIT_GAMES = LocalPool().unit_games  # what tune's units hold on this machine's pool
 #: Five starter missions and the stars asked of each (one band away from the declared).
 TUNED = {5: 3, 9: 3, 13: 3, 22: 2, 27: 4}
 

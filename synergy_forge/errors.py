@@ -43,6 +43,14 @@ class NoCampaign(UnreadableInput):
         return str(self)
 
 
+class CannotRun(SynergyForgeError):
+    """The work cannot be run here as asked, whatever the input: an address that cannot be
+    listened on, a cluster that cannot be reached, worker processes that keep dying (exit 2,
+    as for input that cannot be used as given: the command line asked for what cannot be)."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
 class WrongInput(SynergyForgeError):
     """Input that can be read but says something the rules or the data refuse (exit 1)."""
 

@@ -32,9 +32,25 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from synergy_forge.errors import UnreadableInput
+from synergy_forge.errors import CannotRun
 
-_SHARED: Any = None
+
+class _WorkerSlot:
+    """What a worker process holds for its whole life: the `shared` value its pool sent once.
+
+    A concurrent.futures worker runs each unit by calling a function found by name, so the
+    value it received at its start must be reachable from a module: this slot, written once
+    by `_install` inside the worker process (never in the process running the pool, where
+    the units of a one-worker pool are handed the value directly)."""
+
+    __slots__ = ("shared",)
+
+    def __init__(self) -> None:
+        self.shared: Any = None
+
+
+#: This process's slot, filled only if it is a pool's worker (see _WorkerSlot).
+_THIS_WORKER = _WorkerSlot()
 
 #: How many times a unit may lose its worker before the run stops with WorkerLost. Two
 #: retries absorb a worker killed from outside; a unit that kills every worker it runs on
@@ -44,7 +60,7 @@ RETRIES = 2
 _PR_SET_PDEATHSIG = 1
 
 
-class WorkerLost(UnreadableInput):
+class WorkerLost(CannotRun):
     """Worker processes kept dying under the same work: a normal, reported failure."""
 
 
@@ -96,14 +112,14 @@ def _interrupt_blocked() -> Iterator[None]:
 
 
 def _install(shared: Any, parent: int) -> None:
-    global _SHARED
+    """The initializer of every worker process (never run in the pool's own process)."""
     ignore_interrupt()
     _follow_parent(parent)
-    _SHARED = shared
+    _THIS_WORKER.shared = shared
 
 
 def _call(work: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    return work(_SHARED, *args)
+    return work(_THIS_WORKER.shared, *args)
 
 
 def workers_for(jobs: int | None, units: int) -> int:

@@ -50,13 +50,13 @@ def rich() -> Rulebook:
 
 
 def test_every_builtin_goal_and_the_extra_rules_run_on_the_grid():
-    rules = chances._grid_rules(rich())
+    rules = chances.grid_rules(rich())
     assert [g for g in rich().goals if rules[g] is None] == []
 
 
 def test_the_starter_campaigns_own_goal_runs_on_the_grid():
     campaign = read_campaign(starter_campaign()).campaign
-    rules = chances._grid_rules(campaign.rulebook)
+    rules = chances.grid_rules(campaign.rulebook)
     assert "close-call" in rules
     assert [g for g in campaign.rulebook.goals if rules[g] is None] == []
 
@@ -116,7 +116,7 @@ def test_the_grid_agrees_with_the_referee_table_by_table(data):
     round_args = (rich(), goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own)
     goal_args = (rich(), goals, ignored, seat, supports, own)
     fast = [chances.success_chances(*round_args), chances.goal_chances(*goal_args)]
-    with mock.patch.object(chances, "_grid_rules", lambda rulebook: {}):
+    with mock.patch.object(chances, "grid_rules", lambda rulebook: {}):
         slow = [chances.success_chances(*round_args), chances.goal_chances(*goal_args)]
     for grid_way, table_way in zip(fast, slow, strict=True):
         assert grid_way.keys() == table_way.keys() == set(own)

@@ -32,7 +32,7 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import judge
 from synergy_forge.resources import starter_campaign
-from synergy_forge.sim.bots import GreedyBot, make_bot
+from synergy_forge.sim.bots import GreedyBot, SeatMemories, make_bot
 from synergy_forge.sim.play import play
 
 ROUNDS = Path(__file__).resolve().parent.parent / "missions" / "rounds"
@@ -241,8 +241,9 @@ def test_observations_are_values_not_views(campaign):
 
 
 def test_bots_remember_privately_per_seat(campaign):
-    play(Game(campaign.mission(9), 3, 2, campaign.rulebook), ["greedy"] * 3)
-    memories = [make_bot("greedy", 7, seat).memory for seat in range(3)]
+    kept = SeatMemories()  # owned by whoever plays the games (here: this test), not a module
+    play(Game(campaign.mission(9), 3, 2, campaign.rulebook), ["greedy"] * 3, memories=kept)
+    memories = [make_bot("greedy", 7, seat, memories=kept).memory for seat in range(3)]
     assert all(memories) and len({id(m) for m in memories}) == 3
     # Seat 0's memory holds seat 0's colour only: no other seat's hand is kept in it.
     for seat, memory in enumerate(memories):
@@ -251,6 +252,8 @@ def test_bots_remember_privately_per_seat(campaign):
                                                                         "green")[seat]}
     # A bot made on its own (no seat) has a memory of its own.
     assert GreedyBot(random.Random(0)).memory is not memories[0]
+    # Nothing is kept for the next player of games who does not hand the memories over.
+    assert not make_bot("greedy", 7, 0).memory
 
 
 # -- copy() and perft ----------------------------------------------------------------------

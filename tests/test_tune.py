@@ -14,7 +14,7 @@ from synergy_forge.authoring.edit import (
     EditError,
     candidate_problems,
     edit_mission_text,
-    write_mission,
+    rewrite_mission,
 )
 from synergy_forge.authoring.loading import load_mission_file, mission_from_data
 from synergy_forge.authoring.yamlfile import parse_document
@@ -23,7 +23,7 @@ from synergy_forge.core.cards import Action
 from synergy_forge.core.mission import Mission
 from synergy_forge.sim import playtest as pt
 from synergy_forge.sim.executors import LocalPool
-from synergy_forge.sim.tune import Setting, Verdict, band, grid_size, tune
+from synergy_forge.sim.tune import Setting, TargetFit, band, grid_size, tune
 
 COLORS = ("red", "yellow", "green", "blue", "purple")
 SHORT = Mission(id="short", number=1, title={"en": "Short"}, stars=1, rounds=3, lives=3,
@@ -36,8 +36,8 @@ def tuned(rulebook):
 
 
 def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rulebook, tuned):
-    assert tuned.original.verdict is Verdict.TOO_EASY
-    assert tuned.proposal is not None and tuned.proposal.verdict is Verdict.IN_BAND
+    assert tuned.original.fit is TargetFit.TOO_EASY
+    assert tuned.proposal is not None and tuned.proposal.fit is TargetFit.IN_BAND
     mission = tuned.tuned
     assert mission is not None and mission.stars == 3
     low, high = band(3)
@@ -163,7 +163,7 @@ def test_write_mission_is_atomic_in_place_and_keeps_the_file_mode(tmp_path):
     path.write_text(FILE)
     path.chmod(0o600)
     before = _read(FILE)
-    write_mission(path, FILE, before, replace(before, lives=2))
+    rewrite_mission(path, FILE, before, replace(before, lives=2))
     assert "lives: 2\n" in path.read_text() and "# one may miss" in path.read_text()
     assert path.stat().st_mode & 0o777 == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["m.yaml"]

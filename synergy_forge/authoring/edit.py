@@ -248,7 +248,7 @@ def _confirm(text: str, name: str, after: Mission) -> None:
                         "written")
 
 
-def write_mission(path: Path, read: str, before: Mission, after: Mission,
+def rewrite_mission(path: Path, read: str, before: Mission, after: Mission,
                   name: str | None = None) -> str:
     """Change the file at `path`, which said `read` when `before` was loaded from it, to say
     `after`'s settings; returns the new text. The file keeps its comments, key order, layout
@@ -297,11 +297,11 @@ class Edit:
 
 def edit_mission(path: Path, read: str, before: Mission, after: Mission, write: bool) -> Edit:
     """The file at `path`, which said `read` when `before` was loaded from it, changed to say
-    `after`'s settings; written in place when `write` (see write_mission) and it changes."""
+    `after`'s settings; written in place when `write` (see rewrite_mission) and it changes."""
     try:
         edited = edit_mission_text(read, str(path), before, after)
         if write and edited != read:
-            write_mission(path, read, before, after, str(path))
+            rewrite_mission(path, read, before, after, str(path))
             return Edit(edited, written=True)
         return Edit(edited)
     except EditError as exc:

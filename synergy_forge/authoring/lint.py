@@ -17,6 +17,7 @@ from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.cardtext.fonts import fit, missing_glyphs
 from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.core.cards import (
+    CARD_VALUES,
     COLOR_SYMBOLS,
     DEFAULT_COLORS,
     GOAL_IDS,
@@ -77,7 +78,7 @@ def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tupl
         return list(found)
     kept = []
     color = DEFAULT_COLORS[0]
-    for a, b in itertools.product(range(1, 6), repeat=2):
+    for a, b in itertools.product(CARD_VALUES, repeat=2):
         play = SeatPlay(NumberCard(a, color), NumberCard(b, color), next(iter(rulebook.goals)))
         verdict = settle(Table((play, play, play), challenges), rulebook)
         if not verdict.violations[0]:

@@ -156,7 +156,7 @@ flavor: {text("Play your cards, read the table, trust each other.",
 """
 
 
-def write_mission(path: Path, force: bool = False) -> list[Path]:
+def write_new_mission(path: Path, force: bool = False) -> list[Path]:
     """A mission file; in a campaign, in its languages, numbered after its last mission, with
     a schema line naming the campaign's copy of the schemas (written if it has none)."""
     mission_id = "".join(c if c.isalnum() else "-" for c in path.stem.lower()).strip("-")

@@ -95,7 +95,7 @@ def kind_of(path: Path, doc_kind: str) -> str:
     return declared_kind(path) or LAYOUT.get(path.parent.name) or doc_kind
 
 
-def placed(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:
+def overfull_mission_cards(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:
     """The mission cards' check (cardtext: rules blocks that cannot fit on a card of `card`'s
     size) on the missions of a campaign read without error (even when other files have errors:
     one run, every finding), each finding at the field of its mission file."""
@@ -114,7 +114,7 @@ def placed(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:
 def _campaign_diagnostics(folder: Path) -> CampaignResult:
     """read_campaign, plus the mission cards' check on the campaign when it has no error."""
     result = read_campaign(folder)
-    result.diagnostics += placed(result) + _schema_copy(folder)
+    result.diagnostics += overfull_mission_cards(result) + _schema_copy(folder)
     return result
 
 

@@ -22,6 +22,10 @@ class CardSize:
 
 #: The default: a poker card, 63 x 88 mm.
 POKER = CardSize()
+#: 2.5 x 3.5 in poker cards as print shops cut them: The Game Crafter wants 1/8 in of bleed,
+#: MakePlayingCards 0.12 in.
+TGC_POKER = CardSize(63.5, 88.9, 3.175)
+MPC_POKER = CardSize(63.5, 88.9, 3.048)
 
 
 #: mm between the lines of a mission card's rules block (mission.mission_lines)
@@ -37,9 +41,13 @@ MISSION_STATS = 11.0
 RULES_MIN_PT = 8.0
 
 
-@cache
 def card_boxes(card: CardSize = POKER) -> dict[str, Box]:
-    """The fitted text boxes of a card, by field."""
+    """The fitted text boxes of a card, by field (a copy of its own for each caller)."""
+    return dict(_card_boxes(card))
+
+
+@cache  # a pure function of a frozen CardSize; callers get a copy (card_boxes)
+def _card_boxes(card: CardSize) -> dict[str, Box]:
     inner = card.width - 2 * card.safe
     height = card.height
     safe = card.safe

@@ -39,8 +39,13 @@ CHALLENGE_IDS: tuple[str, ...] = (
     "difference",
 )
 
+#: The values a number card shows, lowest first (each twice per colour: NUMBER_VALUES).
+CARD_VALUES: tuple[int, ...] = tuple(sorted(set(NUMBER_VALUES)))
+
 MIN_PLAYERS = 3
 MAX_PLAYERS = 5
+#: Every player count a mission may be for.
+PLAYER_COUNTS: tuple[int, ...] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
 #: R23: a seat plays one goal card a round and has seven.
 MAX_ROUNDS = 7
 

@@ -10,14 +10,11 @@ on every hit than keeping the least recently used order.
 
 from __future__ import annotations
 
-import weakref
+import sys
 from typing import TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
-
-#: Every memo made, to empty them all (a list: a memo is a dict, so not hashable).
-_ALL: list[weakref.ref[Memo[object, object]]] = []
 
 
 class Memo(dict[K, V]):
@@ -27,12 +24,11 @@ class Memo(dict[K, V]):
     their memos millions of times a playtest.
     """
 
-    __slots__ = ("__weakref__", "size")
+    __slots__ = ("size",)
 
     def __init__(self, size: int) -> None:
         super().__init__()
         self.size = size
-        _ALL.append(weakref.ref(self))  # type: ignore[arg-type]  # memos of any key and value
 
     def remember(self, key: K, value: V) -> V:
         if len(self) >= self.size:
@@ -42,9 +38,11 @@ class Memo(dict[K, V]):
 
 
 def forget_all() -> None:
-    """Empty every memo in this process: for benchmarks from cold caches."""
-    _ALL[:] = [ref for ref in _ALL if ref() is not None]
-    for ref in _ALL:
-        memo = ref()
-        if memo is not None:
-            memo.clear()
+    """Empty every module-level memo of the package's modules loaded in this process: for
+    benchmarks and tests from cold caches. Found where they live (each module's own values),
+    so no registry of memos is kept; a bot's own memory goes with the bot."""
+    for name, module in list(sys.modules.items()):
+        if name == "synergy_forge" or name.startswith("synergy_forge."):
+            for value in list(vars(module).values()):
+                if isinstance(value, Memo):
+                    value.clear()

@@ -7,8 +7,11 @@ from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
-from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
+from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, PLAYER_COUNTS, Action, Order
 from synergy_forge.core.rules import ActionText, Rulebook
+
+#: A mission's printed difficulty, in stars: from the easiest to the hardest.
+FEWEST_STARS, MOST_STARS = 1, 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,12 +25,13 @@ class Mission:
     stars: int
     rounds: int
     lives: int
-    players: tuple[int, ...] = (3, 4, 5)
+    players: tuple[int, ...] = PLAYER_COUNTS
     hand_numbers: int = 10
     hand_goals: int = 7
     order: Order = Order.NUMBER_GOAL_NUMBER
     #: players who may miss their goal in a round, per player count
-    allowed_failures: Mapping[int, int] = field(default_factory=lambda: {3: 0, 4: 0, 5: 0})
+    allowed_failures: Mapping[int, int] = field(
+        default_factory=lambda: dict.fromkeys(PLAYER_COUNTS, 0))
     challenges: tuple[str, ...] = ()
     actions: tuple[Action, ...] = ()
     #: the goal cards of each player's goal deck (default the seven of docs/rules.md)

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any, NamedTuple, overload
 
 from synergy_forge.core.cards import (
+    CARD_VALUES,
     DEFAULT_COLORS,
     MAX_PLAYERS,
     MIN_PLAYERS,
@@ -198,9 +199,9 @@ def _play_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
             message = f"unknown goal {play.goal!r}; expected one of {known}"
             problems.append(Problem(("seats", i, "goal"), message))
         for j, card in enumerate((play.first, play.second)):
-            if not 1 <= card.value <= 5:
-                problems.append(Problem(("seats", i, "numbers", j),
-                                        f"a number card is 1 to 5, not {card.value}"))
+            if card.value not in CARD_VALUES:
+                problems.append(Problem(("seats", i, "numbers", j), f"a number card is "
+                                        f"{CARD_VALUES[0]} to {CARD_VALUES[-1]}, not {card.value}"))
     return problems
 
 

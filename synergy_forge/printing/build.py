@@ -53,7 +53,6 @@ from synergy_forge.printing.store import (
     sheets_listed,
     whole,
 )
-from synergy_forge.printing.workers import worker_context
 
 #: Card faces per piece of a cards document. A piece is one WeasyPrint document: fewer,
 #: larger pieces cost less (each is parsed, laid out and written with its own font subsets),
@@ -165,7 +164,7 @@ def _compiled_templates(folder: Path, root: Path) -> Any:
     return Compiled(str(folder))
 
 
-def render_piece(context: RenderContext, html: str, key: str, cache: str, temp: str,
+def render_piece(context: RenderContext, html: str, key: str, cache: str,
                  pngs: list[str | None], tts: CardSize | None, root: str) -> float:
     """Render one piece into the cache: KEY.pdf and KEY.json (written last: its presence says
     the PDF is whole), then for each page with a name in `pngs`, NAME.png at 300 DPI and, with
@@ -175,9 +174,6 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str, temp: 
     through fileio.write_beneath."""
     started = time.perf_counter()
     out = Path(root)
-    # WeasyPrint copies the fonts into a temporary folder it removes only when collected,
-    # which never happens in a pool worker: keep that folder inside --out, removed at the end.
-    tempfile.tempdir = temp
     folder = Path(cache)
     if entry(folder, key) is not None:
         pdf = read_regular(folder / f"{key}.pdf")
@@ -204,8 +200,10 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str, temp: 
 
 def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
           jobs: int | None = None, progress: Callable[[Rendered], None] | None = None,
-          cache: bool = True) -> list[Rendered]:
-    """Render every document for every language, on `jobs` processes (default: all cores).
+          cache: bool = True, workers: Any = None) -> list[Rendered]:
+    """Render every document for every language, on `jobs` processes (default: all cores),
+    started from the multiprocessing context `workers` (printing.workers.prepare_workers; by
+    default they fork from this process).
 
     Incremental: each piece (eight card faces, a group's sheet frames, a whole document) is
     kept in OUT/.cache/ under the hash of its final HTML, the assets and the options, and
@@ -228,23 +226,21 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         # WeasyPrint's fonts go to a private folder of this user's, not into OUT: a folder
         # of OUT swapped for a link would lead its writes anywhere.
         fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
-        saved_tempdir = tempfile.tempdir
-        context = RenderContext()
+        context = RenderContext(fonts)
         try:
-            return _build(campaign, root, languages, options, jobs, progress, store, Path(fonts),
-                          context)
+            return _build(campaign, root, languages, options, jobs, progress, store, context,
+                          workers)
         finally:
             context.release()
-            tempfile.tempdir = saved_tempdir
             shutil.rmtree(fonts, ignore_errors=True)
             shutil.rmtree(temp, ignore_errors=True)  # refuses a link: never follows one
 
 
 def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
            jobs: int | None, progress: Callable[[Rendered], None] | None, store: Path,
-           temp: Path, context: RenderContext) -> list[Rendered]:
+           context: RenderContext, workers: Any) -> list[Rendered]:
     documents = plan(campaign, languages, options, store, out_dir)
-    todo: list[tuple[str, str, str, str, list[str | None], CardSize | None, str]] = []
+    todo: list[tuple[str, str, str, list[str | None], CardSize | None, str]] = []
     owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
     waiting = [0] * len(documents)
     tts = options.card if options.tts else None
@@ -262,7 +258,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
                 continue
             if key not in owners:
                 owners[key] = []
-                todo.append((html, key, str(store), str(temp), pngs, tts, str(out_dir)))
+                todo.append((html, key, str(store), pngs, tts, str(out_dir)))
             if index not in owners[key]:
                 owners[key].append(index)
                 waiting[index] += 1
@@ -290,7 +286,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     for index in order:
         if not waiting[index]:
             finish(index)
-    workers = worker_context() if jobs != 1 else None
+    workers = workers if jobs != 1 else None
     if todo and workers is None:
         import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
     for number, took in run_units(render_piece, context, todo, jobs, workers):

@@ -11,8 +11,8 @@ own, empty, and fills it on its first drawing). It also holds:
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
+import tempfile
 import urllib.parse
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -23,9 +23,10 @@ from typing import Any
 from synergy_forge.resources import templates_dir
 
 PNG_DPI = 300
-#: Fonts are subset with a fixed timestamp (fontTools reads SOURCE_DATE_EPOCH), so that the
-#: same input gives byte-identical PDFs. 2026-01-01T00:00:00Z.
-FIXED_EPOCH = "1767225600"
+# The fonts embedded in a PDF carry no date: WeasyPrint subsets them with HarfBuzz, which
+# keeps the font's own `head` timestamps (only fontTools, WeasyPrint's fallback for a
+# HarfBuzz older than 4.1, would stamp the time, from SOURCE_DATE_EPOCH). So the same input
+# gives the same bytes without changing this process's environment (tests/test_build.py).
 
 
 class RefusedURL(ValueError):
@@ -63,15 +64,18 @@ class RenderContext:
     stylesheet; the documents themselves carry only their page size (no <link>), so that one
     parsed copy serves them all. Pickled (to a worker), it travels empty."""
 
-    def __init__(self) -> None:
+    def __init__(self, fonts_folder: str | None = None) -> None:
+        """`fonts_folder`: where WeasyPrint copies the fonts (a folder of its own is made in
+        it); by default the system's temporary folder."""
+        self.fonts_folder = fonts_folder
         self._fonts: Any = None
         self._stylesheet: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {}
+        return {"fonts_folder": self.fonts_folder}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__()  # type: ignore[misc]
+        self.__init__(state["fonts_folder"])  # type: ignore[misc]
 
     @property
     def fonts(self) -> Any:
@@ -81,6 +85,11 @@ class RenderContext:
             from weasyprint.text.fonts import FontConfiguration
 
             self._fonts = FontConfiguration()
+            if self.fonts_folder is not None:
+                # WeasyPrint makes this folder itself, in the system's temporary folder,
+                # unless one is set: given here, instead of changing tempfile.tempdir.
+                self._fonts._folder = Path(tempfile.mkdtemp(prefix="weasyprint-",
+                                                            dir=self.fonts_folder))
             # Released before the interpreter tears modules down: collected after that, its
             # __del__ fails noisily ("Exception ignored in FontConfiguration.__del__").
             atexit.register(self.release)
@@ -120,7 +129,6 @@ def draw(html: str, context: RenderContext) -> Drawn:
     studio's previews, so what the studio shows is what prints."""
     from weasyprint import HTML
 
-    os.environ["SOURCE_DATE_EPOCH"] = FIXED_EPOCH  # this process's own environment
     refused: list[str] = []
     document = HTML(string=html, base_url=str(templates_dir()) + "/",
                     url_fetcher=url_fetcher(refused)).render(

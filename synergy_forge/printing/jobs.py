@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.cardtext.geometry import MPC_POKER, TGC_POKER, CardSize
 from synergy_forge.printing.kit import GROUPS
 
 
@@ -83,11 +83,10 @@ class Preset:
     pixels: tuple[int, int]  # each card image, bleed included, at 300 DPI
 
 
-#: 2.5 x 3.5 in poker cards: The Game Crafter wants 1/8 in of bleed (825 x 1125 px),
-#: MakePlayingCards 0.12 in (822 x 1122 px).
+#: Each shop's card (cardtext.geometry) and the image it takes of it, bleed included.
 PRESETS = {
-    "tgc": Preset("The Game Crafter", CardSize(63.5, 88.9, 3.175), (825, 1125)),
-    "mpc": Preset("MakePlayingCards", CardSize(63.5, 88.9, 3.048), (822, 1122)),
+    "tgc": Preset("The Game Crafter", TGC_POKER, (825, 1125)),
+    "mpc": Preset("MakePlayingCards", MPC_POKER, (822, 1122)),
 }
 
 

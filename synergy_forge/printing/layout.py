@@ -23,7 +23,6 @@ from synergy_forge.cardtext.geometry import POKER, CardSize
 
 PAPERS: dict[str, tuple[float, float]] = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
 COLUMNS = ROWS = 3
-PER_SHEET = COLUMNS * ROWS
 #: No ink closer than this to any page edge (home printers: about 4 mm), with 0.5 mm to spare.
 EDGE = 4.5
 #: What some printers cannot print (a quarter inch): crop marks and sheet labels stay beyond it.

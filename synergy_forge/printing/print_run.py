@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import CannotWrite
@@ -37,14 +38,15 @@ def documents(languages: Collection[str]) -> int:
 def print_run(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
               jobs: int | None, *, cache: bool = True,
               progress: Callable[[Rendered], None] | None = None,
-              checked: Collection[str] = ()) -> PrintRun:
+              checked: Collection[str] = (), workers: Any = None) -> PrintRun:
     """Every document of `campaign` in `languages`, written into `out_dir` (printing.build);
     the rules blocks of the mission files in `checked` were found too long before rendering
     and reported there, so their overflows are not counted twice. A folder or file that
-    cannot be written is CannotWrite (exit 2), nothing of the user's overwritten."""
+    cannot be written is CannotWrite (exit 2), nothing of the user's overwritten. `workers`:
+    the multiprocessing context to start worker processes from (printing.build.build)."""
     try:
         results = build(campaign, out_dir, languages, options, jobs, progress=progress,
-                        cache=cache)
+                        cache=cache, workers=workers)
     except OSError as exc:
         raise CannotWrite.from_os_error(exc, out_dir) from None
     for rendered in results:

@@ -39,7 +39,7 @@ from synergy_forge.printing.kit import GROUPS, SYMBOLS, Card, Face, build_kit
 MAX_COLUMNS, MAX_ROWS, MAX_SIDE = 10, 7, 4096
 #: TTS shows the sheet's last slot for a hidden card when `BackIsHidden` is off: keep it free,
 #: so a sheet stays valid whatever a user changes in TTS.
-PER_SHEET = MAX_COLUMNS * MAX_ROWS - 1
+CARDS_PER_TTS_SHEET = MAX_COLUMNS * MAX_ROWS - 1
 #: Where each row of objects lies on the table, in TTS units (a card is about 2.5 x 3.5).
 SPACING_X, ROW_Z = 3.0, {"top": 8.0, "goals": 3.5, "numbers": -1.0}
 #: Groups whose decks are dealt face down; the others lie face up to be read.
@@ -108,7 +108,8 @@ def _plan(campaign: Campaign, language: str) -> list[_Sheet]:
     sheets: list[_Sheet] = []
     for group in GROUPS:
         cards = kit.get(group, [])
-        chunks = [cards[k:k + PER_SHEET] for k in range(0, len(cards), PER_SHEET)]
+        chunks = [cards[k:k + CARDS_PER_TTS_SHEET]
+                  for k in range(0, len(cards), CARDS_PER_TTS_SHEET)]
         for n, chunk in enumerate(chunks, start=1):
             name = f"{prefix}-{group}" + (f"-{n}" if len(chunks) > 1 else "")
             sheets.append(_Sheet(len(sheets) + 1, group, chunk, name))

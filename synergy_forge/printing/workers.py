@@ -13,28 +13,21 @@ import os
 import sys
 from typing import Any
 
-_FORK_SERVER: Any = None  # the context of the fork server prepare_workers started
 
-
-def worker_context() -> Any:
-    """The multiprocessing context of the fork server `prepare_workers` started, or None
-    (then workers fork from this process)."""
-    return _FORK_SERVER
-
-
-def prepare_workers() -> None:
-    """Start the fork server (in the background: this returns at once). For the command line
+def prepare_workers() -> Any:
+    """Start the fork server (in the background: this returns at once) and return the
+    multiprocessing context that starts workers from it, to hand to `build` (None where there
+    is no fork server: workers then fork from the build's process). For the command line
     only: a fork server, like `spawn`, imports the main module again in every worker, which a
     script calling `build` without an `if __name__ == "__main__"` guard does not survive.
 
     The server gets /dev/null for its output: when nothing needs drawing, it finishes its
     import after the command has exited, and a pipe reading the command's output (a CI log,
     `| tee`) must not wait for it. Workers report through their results, never by printing."""
-    global _FORK_SERVER
     import multiprocessing
 
-    if _FORK_SERVER is not None or "forkserver" not in multiprocessing.get_all_start_methods():
-        return
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return None
     from multiprocessing import forkserver
 
     context = multiprocessing.get_context("forkserver")
@@ -56,4 +49,4 @@ def prepare_workers() -> None:
             os.dup2(saved[1], 2)
             for fd in (*saved, null):
                 os.close(fd)
-    _FORK_SERVER = context
+    return context

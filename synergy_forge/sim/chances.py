@@ -20,6 +20,7 @@ tests/test_chances.py holds the two to each other.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -32,7 +33,7 @@ from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, count_t
 # This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
 # per rulebook; the grids of the last rounds (a round needs one or two); and, per question
 # about a round, its answer table by table.
-_GRID_RULES: Memo[Rulebook, dict[str, GridRule | None]] = Memo(64)
+_GRID_RULES: Memo[Rulebook, Mapping[str, GridRule | None]] = Memo(64)
 _GRIDS: Memo[tuple[Any, ...], _Grid] = Memo(64)
 _TABLES: Memo[tuple[Any, ...], dict[tuple[int, ...], bool]] = Memo(4096)
 
@@ -83,7 +84,7 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
              supports: Sequence[Support], own: Sequence[int],
              on_grid: Callable[[_Grid], np.ndarray], question: tuple,
              wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
-    rules = _grid_rules(rulebook)
+    rules = grid_rules(rulebook)
     if all(rules.get(g) is not None for g in goals):
         try:
             return _by_grid(rulebook, goals, ignored, seat, supports, own, on_grid)
@@ -92,11 +93,13 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
     return _by_table(rulebook, goals, ignored, seat, supports, own, question, wins)
 
 
-def _grid_rules(rulebook: Rulebook) -> dict[str, GridRule | None]:
+def grid_rules(rulebook: Rulebook) -> Mapping[str, GridRule | None]:
+    """Each goal's rule as the grid runs it (None: a rule the grid cannot run), read-only:
+    the memo's value is shared by every seat and every caller."""
     rules = _GRID_RULES.get(rulebook)
     if rules is None:
-        rules = _GRID_RULES.remember(rulebook, {gid: grid_rule(g.rule) if g.rule else None
-                                                for gid, g in rulebook.goals.items()})
+        rules = _GRID_RULES.remember(rulebook, MappingProxyType({
+            gid: grid_rule(g.rule) if g.rule else None for gid, g in rulebook.goals.items()}))
     return rules
 
 
@@ -175,7 +178,7 @@ def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
         view[j] = len(axis)
         sums.append(np.asarray(axis, dtype=np.int64).reshape(view))
     counted = [j not in ignored for j in range(n)]
-    rules = _grid_rules(rulebook)
+    rules = grid_rules(rulebook)
     everyone = Many([sums[j] for j in range(n) if counted[j]])
     met: list[Any] = []
     for i in range(n):

@@ -21,14 +21,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from synergy_forge.errors import UnreadableInput
+from synergy_forge.errors import CannotRun
 from synergy_forge.pool import Pool, WorkerLost, run_units, workers_for
 
 #: Dask's own setting for the scheduler to connect to, honoured when --scheduler is not given.
 SCHEDULER_VARIABLE = "DASK_SCHEDULER_ADDRESS"
 
 
-class ExecutorError(UnreadableInput):
+class ExecutorError(CannotRun):
     """The executor cannot run the work: a reported failure (no traceback), exit 2."""
 
 

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from synergy_forge.core.engine import Game
-from synergy_forge.core.mission import Mission
+from synergy_forge.core.mission import MOST_STARS, Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.bots import SeatMemories
 from synergy_forge.sim.executors import Executor, LocalPool
 from synergy_forge.sim.play import play
 
@@ -37,7 +38,6 @@ TARGET = 0.5
 #: Skill needed -> stars: a skill below the bound earns that many stars; any more, or a
 #: mission that not even the expert wins TARGET of the time, 5 (docs/difficulty.md).
 SKILL_BANDS: tuple[tuple[float, int], ...] = ((0.2, 1), (0.4, 2), (0.6, 3), (0.8, 4))
-MOST_STARS = 5
 #: Win rates of the careless table (the ladder's bottom) above which a mission is too easy.
 TOO_EASY = 0.97
 Z95 = 1.959963984540054
@@ -140,9 +140,10 @@ class Tally:
 def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], player_count: int,
                bot: str, seeds: Sequence[int], skill: float | None = None) -> Tally:
     tally = Tally()
+    memories = SeatMemories()  # the bots' own, kept across this batch's games
     for seed in seeds:
         game = Game(mission, player_count, seed, rulebook, colors)
-        play(game, [bot] * player_count, skill=skill)
+        play(game, [bot] * player_count, skill=skill, memories=memories)
         outcome = game.outcome
         assert outcome is not None
         tally.games += 1

@@ -36,12 +36,11 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from synergy_forge.core.cards import MAX_ROUNDS, Action
-from synergy_forge.core.mission import Mission
+from synergy_forge.core.mission import MOST_STARS, Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor, LocalPool
 from synergy_forge.sim.playtest import (
     LADDER,
-    MOST_STARS,
     SKILL_BANDS,
     STAR_BOT,
     Level,
@@ -58,8 +57,6 @@ from synergy_forge.sim.playtest import (
 LOOKS = (25, 50, 100)
 #: `playtest`'s default games per count: a proposal must also pass `playtest --check` there.
 CHECK_GAMES = 100
-#: Games per work unit (docs/performance.md: scheduling costs well under 10% at this size).
-UNIT_GAMES = 50
 #: Candidates played side by side in each round of batches. Fixed (not the number of
 #: workers), so that which candidate wins does not depend on where the games ran.
 WIDTH = 4
@@ -144,7 +141,9 @@ class Setting:
         return out
 
 
-class Verdict(StrEnum):
+class TargetFit(StrEnum):
+    """Where a trial's estimate falls against the stars asked for (not a referee's Verdict)."""
+
     IN_BAND = "in band"
     TOO_EASY = "too easy"
     TOO_HARD = "too hard"
@@ -164,7 +163,7 @@ class Trial:
     #: the same, of the first CHECK_GAMES games: what a default `playtest --check` sees
     first: dict[float, dict[int, Tally]] = field(default_factory=dict)
     played: int = 0  # games per player count and level so far
-    verdict: Verdict = Verdict.UNDECIDED
+    fit: TargetFit = TargetFit.UNDECIDED
 
     @property
     def levels(self) -> list[Level]:
@@ -344,6 +343,7 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     """
     started = time.perf_counter()
     executor = executor or LocalPool()
+    unit = executor.unit_games  # games per work unit, as this executor's scheduling wants
     played = tuple(sorted(p for p in (counts or mission.players) if p in mission.players))
     if not played:
         raise ValueError(f"{mission.id} is not made for {', '.join(map(str, counts or ()))} "
@@ -364,9 +364,9 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
             for p in played:
                 part = seeds[p][start:end]
                 for skill in LADDER:
-                    for at in range(0, len(part), UNIT_GAMES):
+                    for at in range(0, len(part), unit):
                         units.append((index, trial.setting, p, skill,
-                                      tuple(part[at:at + UNIT_GAMES])))
+                                      tuple(part[at:at + unit])))
         results: list[Tally | None] = [None] * len(units)
         for number, tally in session.run([unit[1:] for unit in units]):
             results[number] = tally
@@ -393,7 +393,7 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         # The original plays all its games, even when clearly outside the band at once: its
         # estimate is the "before" of the report, the one `playtest` prints.
         while original.played < games and spent < budget:
-            original.verdict = Verdict.UNDECIDED
+            original.fit = TargetFit.UNDECIDED
             play([original])
         harder = _number(original.skill) < low
         result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
@@ -402,9 +402,9 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
                     and _agrees(original.first, low, high)
                     and _agrees(original.by_level, low, high)
                     and not _unwon(original.first))
-        if original.verdict is Verdict.IN_BAND or (agreeing and not strict):
+        if original.fit is TargetFit.IN_BAND or (agreeing and not strict):
             result.proposal = original
-        elif original.verdict is not Verdict.UNDECIDED:
+        elif original.fit is not TargetFit.UNDECIDED:
             # The far end first: when even it falls short, no setting in range reaches the band.
             setting = extreme_setting(mission, harder)
             extreme = original
@@ -413,7 +413,7 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
                 play([extreme])
                 tried += 1
             result.extreme = extreme
-            if extreme.verdict is not (Verdict.TOO_EASY if harder else Verdict.TOO_HARD):
+            if extreme.fit is not (TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD):
                 proposal, t, s, exhausted = _search(mission, harder, with_actions, play, budget,
                                                     lambda: spent, valid)
                 tried += t
@@ -445,19 +445,19 @@ def _judge(trial: Trial, low: float, high: float, games: int) -> None:
     Skills: `low` <= skill needed < `high` is in the band."""
     point, fewest, most = _skills(trial.by_level)
     if fewest >= high:
-        trial.verdict = Verdict.TOO_HARD
+        trial.fit = TargetFit.TOO_HARD
     elif most < low:
-        trial.verdict = Verdict.TOO_EASY
+        trial.fit = TargetFit.TOO_EASY
     elif trial.played < min(CHECK_GAMES, games):
         return
     elif _unwon(trial.first):
-        trial.verdict = Verdict.TOO_HARD
+        trial.fit = TargetFit.TOO_HARD
     elif not _agrees(trial.first, low, high):
         # What a default `playtest --check` would see: its range must reach the band.
-        trial.verdict = Verdict.TOO_HARD if point >= high else Verdict.TOO_EASY
+        trial.fit = TargetFit.TOO_HARD if point >= high else TargetFit.TOO_EASY
     elif (low <= fewest and most < high) or trial.played >= games:
-        trial.verdict = Verdict.IN_BAND if low <= point < high else \
-            Verdict.TOO_EASY if point < low else Verdict.TOO_HARD
+        trial.fit = TargetFit.IN_BAND if low <= point < high else \
+            TargetFit.TOO_EASY if point < low else TargetFit.TOO_HARD
 
 
 def _agrees(by_level: dict[float, dict[int, Tally]], low: float, high: float) -> bool:
@@ -473,8 +473,8 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
     skipped, budget exhausted)."""
     queue = _candidates(mission, harder, with_actions)
     next(queue)  # the original itself, already played
-    short_of = Verdict.TOO_EASY if harder else Verdict.TOO_HARD
-    past = Verdict.TOO_HARD if harder else Verdict.TOO_EASY
+    short_of = TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD
+    past = TargetFit.TOO_HARD if harder else TargetFit.TOO_EASY
     not_far: dict[int, list[tuple[int, ...]]] = {}  # per variant: offsets still short of it
     too_far: dict[int, list[tuple[int, ...]]] = {}  # per variant: offsets past the band
     active: list[Trial] = []
@@ -513,12 +513,12 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
             return best, tried, skipped, True
         play(active)
         for trial in list(active):
-            if trial.verdict is Verdict.UNDECIDED:
+            if trial.fit is TargetFit.UNDECIDED:
                 continue
             active.remove(trial)
-            if trial.verdict is short_of:
+            if trial.fit is short_of:
                 not_far.setdefault(trial.variant, []).append(trial.offsets)
-            elif trial.verdict is past:
+            elif trial.fit is past:
                 too_far.setdefault(trial.variant, []).append(trial.offsets)
             elif best is None or _rank(trial) < _rank(best):
                 best = trial
@@ -528,7 +528,7 @@ def _rank(trial: Trial) -> tuple[int, int, tuple[int, ...]]:
     return trial.distance, trial.variant, trial.offsets
 
 
-def loss_shares(tally: Tally) -> dict[str, float]:
+def loss_rates(tally: Tally) -> dict[str, float]:
     """Each loss reason's share of all games."""
     return {reason: count / tally.games for reason, count in sorted(tally.losses.items())} \
         if tally.games else {}
@@ -537,7 +537,7 @@ def loss_shares(tally: Tally) -> dict[str, float]:
 def moved_losses(before: Tally, after: Tally, threshold: float = 0.02
                  ) -> list[tuple[str, float, float]]:
     """(reason, share before, share after) for every loss reason whose share moved."""
-    shares_before, shares_after = loss_shares(before), loss_shares(after)
+    shares_before, shares_after = loss_rates(before), loss_rates(after)
     reasons = sorted(set(shares_before) | set(shares_after),
                      key=lambda r: -abs(shares_after.get(r, 0) - shares_before.get(r, 0)))
     return [(r, shares_before.get(r, 0.0), shares_after.get(r, 0.0)) for r in reasons

@@ -35,7 +35,7 @@ from synergy_forge.authoring.loading import (
     mission_to_data,
     read_campaign,
 )
-from synergy_forge.authoring.validate import placed
+from synergy_forge.authoring.validate import overfull_mission_cards
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.rulelang import RuleError
@@ -161,7 +161,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     """The campaign with every diagnostic `validate` gives; when some files have errors, the
     other missions are still read, each on its own, so that their cards stay on show."""
     result = read_campaign(folder)
-    rules = placed(result)  # as validate: rules blocks that cannot fit
+    rules = overfull_mission_cards(result)  # as validate: rules blocks that cannot fit
     result.diagnostics += rules
     campaign = result.campaign
     by_file: dict[str, list[Diagnostic]] = {}

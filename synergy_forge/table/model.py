@@ -20,7 +20,7 @@ from synergy_forge.core.cards import Action
 from synergy_forge.core.engine import Decision, Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
-from synergy_forge.sim.bots import make_bot, view_for
+from synergy_forge.sim.bots import SeatMemories, make_bot, view_for
 from synergy_forge.table.view import (
     PERSON,
     choice_id,
@@ -67,7 +67,8 @@ class GameTable:
         #: seat -> its secret (unguessable: 192 random bits), people's seats only
         self.tokens = {seat: secrets.token_urlsafe(24)
                        for seat, kind in enumerate(self.seats) if kind == PERSON}
-        self.bots = {seat: make_bot(kind, seed, seat)
+        self.memories = SeatMemories()  # the bots', kept across this table's games
+        self.bots = {seat: make_bot(kind, seed, seat, memories=self.memories)
                      for seat, kind in enumerate(self.seats) if kind != PERSON}
         self.pace = pace
         self.on_end = on_end
@@ -181,7 +182,8 @@ class GameTable:
             setup = self.game.setup
             seed = secrets.randbits(63) if seed is None else seed
             self.game = Game(setup.mission, setup.players, seed, setup.rulebook, setup.colors)
-            self.bots = {s: make_bot(kind, seed, s) for s, kind in enumerate(self.seats)
+            self.bots = {s: make_bot(kind, seed, s, memories=self.memories)
+                         for s, kind in enumerate(self.seats)
                          if kind != PERSON}
             self.recorder = Recorder(self.game, self.seats)
             self.records, self.chosen, self.rounds, self._told = None, {}, [], False

@@ -4,6 +4,7 @@ catalog, synergy_forge/cardtext/locale), the table's own below. The page asks fo
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from typing import Any
 
@@ -119,9 +120,18 @@ OWN: dict[str, tuple[str, str]] = {
 LANGUAGES = ("en", "fr")
 
 
-@cache
 def words() -> dict[str, Any]:
-    """{language: {key: text}}, with the colour names under "colors"."""
+    """{language: {key: text}}, with the colour names under "colors": a copy of its own for
+    each caller (translated once per process)."""
+    return json.loads(_words_json())
+
+
+@cache  # a pure function of the package's catalogs, kept as immutable text (words)
+def _words_json() -> str:
+    return json.dumps(_translated())
+
+
+def _translated() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for index, language in enumerate(LANGUAGES):
         translate = Translator(language).gettext

@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute
 
-from synergy_forge.errors import UnreadableInput
+from synergy_forge.errors import CannotRun
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -211,7 +211,7 @@ async def read_body(request: Request, limit: int) -> bytes:
 
 def listen(host: str, port: int) -> socket.socket:
     """The server's socket, bound and listening now, so that the URL printed works at once.
-    A port in use or an address this machine does not have is UnreadableInput (exit 2), one
+    A port in use or an address this machine does not have is CannotRun (exit 2), one
     line naming the address, for every command that serves."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -221,7 +221,7 @@ def listen(host: str, port: int) -> socket.socket:
         sock.listen(512)  # connections wait in the queue until uvicorn takes over
     except OSError as exc:
         sock.close()
-        raise UnreadableInput(f"cannot listen on {host}:{port}: {exc.strerror or exc}") \
+        raise CannotRun(f"cannot listen on {host}:{port}: {exc.strerror or exc}") \
             from None
     return sock
 

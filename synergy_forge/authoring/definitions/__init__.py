@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.schema import schema_diagnostics, schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import Action
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
 from synergy_forge.core.rulelang import (
     RuleKind,
@@ -29,16 +28,13 @@ def text_of(value: Any) -> dict[str, str]:
     return dict(value or {})
 
 
-#: A rule's failure depends on its kind and text only; trying every table takes a quarter of a
-#: second, so each rule is tried once per process (the studio reads a campaign on every save).
-_FAILURES: Memo[tuple[str, str], str | None] = Memo(256)
-
-
-def _failure(kind: RuleKind, rule: str, check: Any) -> str | None:
-    key = (str(kind), rule)
-    if key in _FAILURES:
-        return _FAILURES[key]
-    return _FAILURES.remember(key, rule_failure(kind, check))
+@lru_cache(maxsize=256)
+def _failure(kind: RuleKind, rule: str) -> str | None:
+    """Why `rule` fails on some input a round can give it, or None. Trying every table takes a
+    quarter of a second, so each rule is tried once per process (the studio reads a campaign
+    on every save): a pure function of its kind and text, returning an immutable str, so its
+    cache may stay (tests/test_architecture.py)."""
+    return rule_failure(kind, compile_rule(kind, rule, "<rule>"))
 
 
 def definition_from(doc: Document, kind_file: str, builtin: bool = False,
@@ -72,7 +68,7 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
     elif rule is not None:
         rule_line, _ = doc.where(("rule",))
         check = compile_rule(kind, rule, f"{doc.file}:{rule_line}")
-        failure = None if builtin or not thorough else _failure(kind, rule, check)
+        failure = None if builtin or not thorough else _failure(kind, rule)
         if failure is not None:  # an error, but the definition is kept: missions naming it
             problems.append(  # are not also told it does not exist
                 doc.diagnostic(("rule",), failure, "definition.rule-fails"))
@@ -111,7 +107,7 @@ def rule_diagnostic(doc: Document, rule: str, problem: RuleProblem) -> Diagnosti
     return Diagnostic(doc.file, line, column, Severity.ERROR, message, "definition.rule")
 
 
-@cache
+@cache  # a pure function of the package's own files, returning an immutable Rulebook
 def standard_rulebook(native: bool = True) -> Rulebook:
     """The seven goals and thirteen challenges of docs/rules.md, from their definition files.
 
@@ -130,9 +126,14 @@ def standard_rulebook(native: bool = True) -> Rulebook:
     return Rulebook(goals, challenges)
 
 
-@cache
 def standard_actions() -> dict[Action, ActionText]:
-    """The ten action cards' names and texts, from definitions/actions/."""
+    """The ten action cards' names and texts, from definitions/actions/: a copy of its own for
+    each caller (the files are read once per process)."""
+    return dict(_read_actions())
+
+
+@cache  # a pure function of the package's own files; callers get a copy (standard_actions)
+def _read_actions() -> dict[Action, ActionText]:
     found = {}
     for path in sorted((definitions_dir() / "actions").glob("*.yaml")):
         doc = read_document(path)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from synergy_forge.cardtext.geometry import CardSize
+from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.errors import CheckFailed
 from synergy_forge.printing.workers import prepare_workers
 
@@ -36,8 +36,8 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--out", "out_dir", default="output", show_default=True, callback=_out_folder,
               help="Folder for the PDFs and PNGs (and the cache, in OUT/.cache).")
-@click.option("--card-size", type=CARD_SIZE, default="63x88", show_default=True,
-              help="Card size in mm (poker size by default).")
+@click.option("--card-size", type=CARD_SIZE, default=f"{POKER.width:g}x{POKER.height:g}",
+              show_default=True, help="Card size in mm (poker size by default).")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
               "cores).")
 @click.option("--no-png", is_flag=True, help="Skip the 300 DPI per-card PNGs.")
@@ -71,8 +71,8 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     Exits 1 when the campaign has errors or a text does not fit on its card.
     """
     _check_options(no_png, tts, tts_url_base, preset)
-    if jobs != 1:  # before the heavy imports: the server imports WeasyPrint meanwhile
-        prepare_workers()
+    # Before the heavy imports: the fork server imports WeasyPrint meanwhile.
+    workers = prepare_workers() if jobs != 1 else None
     from synergy_forge.printing.jobs import PRESETS, Options
     from synergy_forge.printing.layout import LayoutError, fold_sheet, sheet
 
@@ -87,10 +87,10 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         raise click.BadParameter(str(exc), param_hint="'--card-size'") from None
     options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base,
                       ink_saver=ink_saver, layout=sheet_layout)
-    built = _build_once(folder, lang, out_dir, options, jobs, cache=not no_cache)
+    built = _build_once(folder, lang, out_dir, options, jobs, not no_cache, workers)
     if watch:
         _watch(folder, out_dir, lambda: _build_once(folder, lang, out_dir, options, jobs,
-                                                    cache=not no_cache))
+                                                    not no_cache, workers))
     elif not built:
         raise CheckFailed()
 
@@ -138,18 +138,18 @@ def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
 
 
 def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: int | None,
-                cache: bool) -> bool:
+                cache: bool, workers: Any = None) -> bool:
     """One build; False when the campaign has errors or a text does not fit (reported here).
     Usage errors raise, and end even a --watch."""
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.authoring.validate import placed
+    from synergy_forge.authoring.validate import overfull_mission_cards
     from synergy_forge.printing.print_run import documents, print_run
     from synergy_forge.reporting.formats import render
 
     result = read_campaign(folder)
     # The mission cards' rules blocks, checked from the fonts' metrics before rendering: at
     # their field, as validate reports them, and not again after rendering.
-    cards = placed(result, options.card)
+    cards = overfull_mission_cards(result, options.card)
     for diagnostic in result.diagnostics + cards:
         click.echo(str(diagnostic), err=True)
     if result.campaign is None:
@@ -158,7 +158,8 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     languages = _languages(result.campaign, lang)
     with Progress(documents(languages), "Rendering") as bar:
         run = print_run(result.campaign, out_dir, languages, options, jobs, cache=cache,
-                        progress=lambda r: bar.update(1), checked={d.file for d in cards})
+                        progress=lambda r: bar.update(1), checked={d.file for d in cards},
+                        workers=workers)
     show(render("build", "text", run, out_dir=out_dir))
     if cards:
         click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",

@@ -21,9 +21,9 @@ def command() -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing file.")
 def new_mission(path: Path, force: bool) -> None:
     """Write a starting mission file at PATH."""
-    from synergy_forge.authoring.scaffold import write_mission
+    from synergy_forge.authoring.scaffold import write_new_mission
 
-    _scaffold(lambda: write_mission(path, force=force), path)
+    _scaffold(lambda: write_new_mission(path, force=force), path)
 
 
 @command.command("campaign")

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
+
 from ..params import BOTS, SEED, for_seats
 
 if TYPE_CHECKING:
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
 
 @click.command("play")
 @click.argument("mission")
-@click.option("--players", "player_count", type=click.IntRange(3, 5),
+@click.option("--players", "player_count", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS),
               help="Player count (default: 4 if the mission allows it, else its first).")
 @click.option("--seed", type=SEED, help="Seed of the game's shuffles and bots (default: random, "
               "printed).")

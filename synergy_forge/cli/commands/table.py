@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
+
 from ..params import BOTS, SEED
 
 if TYPE_CHECKING:
@@ -24,10 +26,10 @@ DEFAULT_PORT = 8766
 @click.argument("source", metavar="MISSION-OR-CAMPAIGN")
 @click.option("--mission", "mission_key", help="With a campaign folder: the mission's number "
               "or id.")
-@click.option("--players", "player_count", type=click.IntRange(3, 5),
+@click.option("--players", "player_count", type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS),
               help="Player count (default: the smallest the mission allows that seats every "
               "person).")
-@click.option("--humans", type=click.IntRange(1, 5),
+@click.option("--humans", type=click.IntRange(1, MAX_PLAYERS),
               help="Seats played by people, from seat 0 (default: every seat); bots take the "
               "others.")
 @click.option("--bots", type=BOTS, default="coop", show_default=True,

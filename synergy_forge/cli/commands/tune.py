@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from synergy_forge.core.mission import FEWEST_STARS, MOST_STARS
 from synergy_forge.errors import EXIT_FAILED, CheckFailed
 
 from ..params import PLAYER_COUNTS, SEED
@@ -21,8 +22,9 @@ if TYPE_CHECKING:
 @click.command("tune")
 @click.argument("target", metavar="[MISSION|CAMPAIGN]", required=False,
                 type=click.Path(exists=True, path_type=Path))
-@click.option("--stars", type=click.IntRange(1, 5), help="The stars wanted (one mission; "
-              "default: its declared stars, changed only if the estimate disagrees).")
+@click.option("--stars", type=click.IntRange(FEWEST_STARS, MOST_STARS),
+              help="The stars wanted (one mission; default: its declared stars, changed "
+              "only if the estimate disagrees).")
 @click.option("--players", "counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="Player counts to tune for: e.g. 3,4 or all (the mission's own).")
 @click.option("--budget", type=click.IntRange(100, 100_000_000), default=40_000,

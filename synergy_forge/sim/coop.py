@@ -1,0 +1,262 @@
+"""The coop bot: plays for the group, every seat following one table convention (the opening).
+
+The opening convention is a pure function of public facts (the mission, the player count),
+kept in this module's memo and shared by every seat.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
+from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation
+from synergy_forge.core.referee import (
+    arrange,
+    pair_sum,
+    seat_sum,
+)
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.chances import grid_rules, success_chances
+from synergy_forge.sim.greedy import GreedyBot
+from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
+
+
+class CoopBot(GreedyBot):
+    """Plays for the group: every choice serves the ROUND (allowed failures, the super card and
+    the hyper card included), and the seats follow one table convention so that they do not all
+    take the same "best" play together.
+
+    - First card and goal card: the others' goals are unknown then, so every seat follows a
+      convention computed from public facts alone (the mission and the player count, `_Opening`):
+      seat by seat in seat order, the goal and sum that best serve the seats before it, each
+      seat's own choice then weighed against that plan. Without it every seat, modelling the
+      others as random, would open with the same pair and goal (all "unique" on the same sum,
+      all missing). When goals pass (R4), the goal given is the one the convention wants for
+      the seat it lands on, of those this seat holds.
+    - Last card: exact over what it cannot see: every legal second card each other seat could
+      still hold (by elimination, each equally likely) is weighed, and every possible table is
+      judged by the goals' own rules (synergy_forge.sim.chances).
+    - Actions: H when the round is more likely lost than won; otherwise an action on its own
+      cards that clearly raises its chance (as the greedy bot does).
+    - Take-back (R17): the card that leaves the most legal pairs for the rounds to come.
+    """
+
+    name = "coop"
+
+    def choose(self, observation: Observation, decision: Decision) -> Any:
+        if len(decision.choices) == 1:
+            return decision.choices[0]
+        kind = decision.kind
+        if kind is DecisionKind.SECOND_NUMBER:
+            chances = self.round_chances(observation, list(decision.choices))
+            return self._pick(decision.choices, lambda c: chances[c])
+        if kind is DecisionKind.ACTION:
+            return self._coop_action(observation, decision)
+        if kind is DecisionKind.FIRST_NUMBER:
+            return self._opening_first(observation, decision)
+        if kind is DecisionKind.GOAL:
+            return self._opening_goal(observation, decision)
+        return super().choose(observation, decision)
+
+    def _opening_scores(self, obs: Observation, first: NumberCard | None,
+                        goals: Sequence[str]) -> dict[tuple[NumberCard, str], float]:
+        """(first card, goal) -> the convention's score of this seat's best pair with them."""
+        opening = _opening(obs)
+        weights = _weights(obs)
+        me = obs.seat
+        hand = list(obs.hand)
+        firsts = [first] if first is not None else sorted(set(hand))
+        scores: dict[tuple[NumberCard, str], float] = {}
+        for f in firsts:
+            rest = list(hand)
+            if first is None:
+                rest.remove(f)
+            sums = set(self._plan_sums(obs, f, obs.deltas[me] if first is not None else 0,
+                                       rest))
+            for g in set(goals):
+                scores[(f, g)] = max((opening.score(me, g, x, weights) for x in sums),
+                                     default=-1.0)
+        return scores
+
+    def _opening_first(self, obs: Observation, decision: Decision) -> NumberCard:
+        table_goal = obs.table[obs.seat][1]
+        if table_goal is not None:  # goal-number-number: the goal is already down
+            goals: Sequence[str] = [table_goal.goal]
+        elif self._passing(obs):  # the goal to meet comes from a neighbour: any of the deck's
+            goals = obs.mission.goals
+        else:
+            goals = [g.goal for g in obs.goal_hand]
+        scores = self._opening_scores(obs, None, goals)
+        best: dict[NumberCard, float] = {}
+        for (f, _), value in scores.items():
+            best[f] = max(best.get(f, -1.0), value)
+        return self._pick(decision.choices, lambda c: best.get(c, -1.0))
+
+    def _opening_goal(self, obs: Observation, decision: Decision) -> GoalCard:
+        me = obs.seat
+        if self._passing(obs):
+            # R4: the goal lands on a neighbour; give the one the convention wants there.
+            n = obs.players
+            lands = arrange(list(range(n)), list(range(n)), (),
+                            obs.rulebook.plan(obs.mission.challenges).direction).goals
+            to = lands.index(me)
+            opening, weights = _opening(obs), _weights(obs)
+            support = self._supports(obs, obs.table, obs.deltas)[to] \
+                if obs.table[to][0] is not None else None
+            sums = support.sums if support is not None else opening.sums
+            return self._pick(decision.choices, lambda g: max(
+                opening.score(to, g.goal, x, weights) for x in sums))
+        first = obs.table[me][0]
+        scores = self._opening_scores(obs, first, [g.goal for g in obs.goal_hand])
+        best: dict[str, float] = {}
+        for (_, g), value in scores.items():
+            best[g] = max(best.get(g, -1.0), value)
+        return self._pick(decision.choices, lambda g: best.get(g.goal, -1.0))
+
+    def round_chances(self, obs: Observation, mine: list[NumberCard],
+                      extra_failures: int = 0) -> dict[NumberCard, float]:
+        """P(round succeeds and the mission goes on | this seat plays each card of `mine`)."""
+        table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
+        supports = self._supports(obs, table, deltas)
+        placed = obs.placed  # after card 2, every first card and goal lies on the table
+        own = {c: pair_sum(obs.rulebook, obs.mission.challenges, placed.firsts[me], c,
+                           deltas[me])[0] for c in mine}
+        ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
+        allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
+            1 for u in obs.actions_used if u.card is Action.H)
+        by_sum = success_chances(obs.rulebook, [g.goal for g in placed.goals], ignored, allowed,
+                                 obs.super_seat, obs.hyper_seat, me, supports,
+                                 sorted(set(own.values())))
+        return {card: by_sum[s] for card, s in own.items()}
+
+    def _coop_action(self, obs: Observation, decision: Decision) -> Any:
+        """H when the round is more likely lost than won; else an action on its own cards that
+        raises its chance clearly (the greedy bot's)."""
+        hand = list(obs.hand)
+        h = next((u for u in decision.choices[1:] if u.card is Action.H), None)
+        if h is not None and hand:
+            base = max(self.round_chances(obs, hand).values())
+            if base < 0.5 and \
+                    max(self.round_chances(obs, hand, extra_failures=1).values()) > base + 0.15:
+                return h
+        return self._action(obs, decision)
+
+
+
+
+#: How often the opening convention expects another seat to reach its planned sum (else any
+#: sum its colour can make): the plan is made before anyone sees a hand.
+FOLLOWS = 0.7
+OPENING_SAMPLES = 240
+
+
+class _Opening:
+    """The table's opening convention for one mission and player count, from public facts only:
+    seat by seat in seat order, the (goal, sum) that maximises how many of the seats so far meet
+    their goals, the later seats taken as playing any pair. `score` weighs one seat's
+    candidate (goal, sum) against the whole plan: how many seats meet their goals (the super
+    and hyper seats counted again), each other seat at its planned sum FOLLOWS of the time."""
+
+    def __init__(self, rulebook: Rulebook, challenges: tuple[str, ...], goals: tuple[str, ...],
+                 players: int) -> None:
+        plan = rulebook.plan(challenges)
+        cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
+        pair_sums = []
+        for i, a in enumerate(cards):
+            for j, b in enumerate(cards):
+                if i != j:
+                    e = seat_sum(plan, a, b, 0)
+                    if not e[6]:
+                        pair_sums.append(e[4])
+        pair_sums = pair_sums or [0]
+        self.sums = tuple(sorted(set(pair_sums)))
+        self.goals = tuple(sorted(set(goals)))
+        self.checks = rulebook.goal_checks
+        self.rules = grid_rules(rulebook)
+        n = self.players = players
+        rng = random.Random(0)
+        self.random = np.array([[rng.choice(pair_sums) for _ in range(n)]
+                                for _ in range(OPENING_SAMPLES)], dtype=np.int64)
+        self.follows = np.array([[rng.random() < FOLLOWS for _ in range(n)]
+                                 for _ in range(OPENING_SAMPLES)])
+        self.plan: list[tuple[str, int]] = []
+        for k in range(n):
+            best: tuple[float, str, int] | None = None
+            for g in self.goals:
+                for x in self.sums:
+                    value = float(self._met(k, g, x, upto=k).sum())
+                    if best is None or value > best[0] + 1e-9:
+                        best = (value, g, x)
+            assert best is not None
+            self.plan.append((best[1], best[2]))
+        self._scores: dict[tuple[int, str, int], np.ndarray] = {}
+
+    def _met(self, seat: int, goal: str, own: int, upto: int | None = None) -> np.ndarray:
+        """Per seat, the share of sampled tables on which it meets its goal, `seat` playing
+        `goal` at `own`; with `upto`, only the seats up to it count, those before it at
+        their planned sums and those after it at any sum (not yet planned)."""
+        n, planned = self.players, self.plan
+        columns = []
+        for j in range(n):
+            if j == seat:
+                columns.append(np.full(OPENING_SAMPLES, own, dtype=np.int64))
+            elif upto is not None:
+                columns.append(np.full(OPENING_SAMPLES, planned[j][1], dtype=np.int64)
+                               if j < upto else self.random[:, j])
+            else:
+                columns.append(np.where(self.follows[:, j], planned[j][1], self.random[:, j]))
+        counted = n if upto is None else upto + 1
+        met = np.zeros(n)
+        everyone = Many(columns)
+        for i in range(counted):
+            goal_i = goal if i == seat else planned[i][0]
+            rule = self.rules.get(goal_i)
+            answer = None
+            if rule is not None:
+                try:
+                    answer = rule(columns[i], Many(columns[:i] + columns[i + 1:]), everyone,
+                                  columns[(i + 1) % n], columns[i - 1])
+                except (Unsettled, NotOnGrid):
+                    answer = None
+            if answer is not None:
+                met[i] = float(np.mean(np.broadcast_to(answer, (OPENING_SAMPLES,))))
+                continue
+            check = self.checks[goal_i]  # a rule the grid cannot run: table by table
+            for row in range(OPENING_SAMPLES):
+                sums = [int(c[row]) for c in columns]
+                met[i] += bool(check(sums[i], sums[:i] + sums[i + 1:], sums,
+                                     sorted(set(sums)), sums[(i + 1) % n], sums[i - 1]))
+            met[i] /= OPENING_SAMPLES
+        return met
+
+    def score(self, seat: int, goal: str, own: int, weights: tuple[float, ...]) -> float:
+        key = (seat, goal, own)
+        met = self._scores.get(key)
+        if met is None:
+            met = self._scores[key] = self._met(seat, goal, own)
+        return float(np.dot(met, weights))
+
+
+_OPENINGS: Memo[tuple[Any, ...], _Opening] = Memo(256)
+
+
+def _opening(obs: Observation) -> _Opening:
+    """The opening convention of this mission and player count (public facts, shared)."""
+    key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players)
+    found = _OPENINGS.get(key)
+    if found is None:
+        found = _OPENINGS.remember(key, _Opening(obs.rulebook, obs.mission.challenges,
+                                                 obs.mission.goals, obs.players))
+    return found
+
+
+def _weights(obs: Observation) -> tuple[float, ...]:
+    """Each seat's weight in the opening's score: the super and hyper seats count again."""
+    return tuple(1.0 + (i == obs.super_seat) + (i == obs.hyper_seat)
+                 for i in range(obs.players))

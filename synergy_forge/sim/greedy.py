@@ -1,0 +1,303 @@
+"""The greedy bot: plays for its own goal only, from its own observation.
+
+What it works out is remembered in two kinds of memo (synergy_forge.core.memo), neither
+reachable from any observation: its own memory (`GreedyBot.memory`: scores of its own hands,
+private to its seat, handed to it by whoever plays its games, sim.bots.SeatMemories), and this
+module's memos of pure functions of public facts (the sums a seat can still make given the
+face-up cards), which every seat may share because they hold nothing hidden.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from itertools import chain
+from typing import Any
+
+from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
+from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation
+from synergy_forge.core.referee import (
+    arrange,
+    pair_sum,
+    seat_sum,
+)
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.chances import Support, goal_chances
+
+_EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
+
+AFFINITY_SAMPLES = 300
+
+#: A memory of one seat's own scores, by (rulebook, challenges, goals, players, ..., hand).
+ScoreMemory = Memo[tuple[Any, ...], dict[Any, float]]
+#: Entries a bot's memory keeps: one per hand and goals seen (about 1 kB each).
+MEMORY_SIZE = 4096
+
+# Memos of public facts, shared by every seat (see the module's docstring).
+_PUBLIC_SUPPORTS: Memo[tuple[Any, ...], tuple[Support, ...]] = Memo(1000)
+_SUPPORTS: Memo[tuple[Any, ...], Support] = Memo(50_000)
+_AFFINITY: Memo[tuple[Any, ...], dict[tuple[str, int], float]] = Memo(256)
+
+
+class GreedyBot:
+    """Plays for its own goal only: each choice maximises the chance that this seat meets it.
+
+    The other seats' sums are modelled from what is face up: a card not yet played is any of
+    that colour's unseen cards (all ten, less those in discard rows and on the table), each
+    equally likely, keeping the challenges. The chance is exact (synergy_forge.sim.chances).
+    """
+
+    name = "greedy"
+
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
+        self.rng = rng
+        self.memory: ScoreMemory = Memo(MEMORY_SIZE) if memory is None else memory
+
+    def _pick(self, choices: Any, score: Callable[[Any], float]) -> Any:
+        """The best-scoring choice; ties broken by the bot's own generator."""
+        scored = [(score(c), c) for c in choices]
+        top = max(s for s, _ in scored)
+        return self.rng.choice([c for s, c in scored if s >= top - 1e-9])
+
+    def choose(self, observation: Observation, decision: Decision) -> Any:
+        kind = decision.kind
+        if len(decision.choices) == 1:
+            return decision.choices[0]
+        if kind is DecisionKind.FIRST_NUMBER:
+            return self._first(observation, decision)
+        if kind is DecisionKind.GOAL:
+            return self._goal(observation, decision)
+        if kind is DecisionKind.SECOND_NUMBER:
+            return self._second(observation, decision)
+        if kind is DecisionKind.ACTION:
+            return self._action(observation, decision)
+        if kind is DecisionKind.TAKE_BACK:
+            return _keep(observation, decision.choices)
+        return self.rng.choice(decision.choices)
+
+    # -- the model of the others -----------------------------------------------------------
+
+    def _supports(self, obs: Observation, table: Any,
+                  deltas: tuple[int, ...]) -> tuple[Support, ...]:
+        """What each seat's sum may be, seen from here: a second card not yet played is any
+        of that colour's unseen cards, each equally likely, that keeps the challenges (R9).
+
+        Another seat's hand is unseen, and so is this seat's to the others: every seat's
+        possible sums follow from the face-up cards alone (and so are shared by all the seats
+        of a round), except when this seat holds a card of another seat's colour (taken from a
+        discard row), which it alone can rule out.
+        """
+        rulebook, challenges, colors = obs.rulebook, obs.mission.challenges, obs.colors
+        foreign = [c for c in obs.hand if c.color != colors[obs.seat]]
+        discards = obs.discards
+        key = (rulebook, challenges, colors, discards, table, deltas)
+        supports = None if foreign else _PUBLIC_SUPPORTS.get(key)
+        if supports is None:
+            unseen = _unseen(colors, chain(chain.from_iterable(discards),
+                                           chain.from_iterable(table), foreign))
+            supports = tuple(_support(rulebook, challenges, table[seat][0], deltas[seat],
+                                      colors[seat], unseen[colors[seat]])
+                             for seat in range(obs.players))
+            if not foreign:  # what its own hand rules out stays with this seat
+                _PUBLIC_SUPPORTS.remember(key, supports)
+        return supports
+
+    def _goal_chances(self, obs: Observation, goals: Sequence[str],
+                      own_sums: set[int]) -> dict[int, float]:
+        """P(this seat meets its goal | each own sum), the goals on the table being `goals`."""
+        table = obs.table
+        ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
+        return goal_chances(obs.rulebook, goals, ignored, obs.seat,
+                            self._supports(obs, table, obs.deltas), sorted(own_sums))
+
+    # -- decisions ---------------------------------------------------------------------------
+
+    def _plan_sums(self, obs: Observation, first: NumberCard, delta: int,
+                   hand: list[NumberCard]) -> list[int]:
+        """The sums this seat could reach with `first` and a card of `hand`, keeping R9."""
+        sums = []
+        for card in set(hand):
+            total, broken = _pair(obs, first, card, delta)
+            if not broken:
+                sums.append(total)
+        return sums
+
+    def _affinity(self, obs: Observation) -> dict[tuple[str, int], float]:
+        """P(goal met | own sum) against other seats playing any two cards of their colour.
+
+        Estimated once per mission and player count from a fixed sample (so every bot and
+        every process gets the same table) and shared by every seat (public facts only): the
+        first card and the goal card are chosen before the others' goals are known, where only
+        this prior helps.
+        """
+        key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players)
+        found = _AFFINITY.get(key)
+        if found is not None:
+            return found
+        plan = obs.rulebook.plan(obs.mission.challenges)
+        pair_sums = []
+        cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
+        for i, a in enumerate(cards):
+            for j, b in enumerate(cards):
+                if i != j:
+                    e = seat_sum(plan, a, b, 0)
+                    if not e[6]:
+                        pair_sums.append(e[4])
+        pair_sums = pair_sums or [0]
+        rng = random.Random(0)
+        samples = [[rng.choice(pair_sums) for _ in range(obs.players - 1)]
+                   for _ in range(AFFINITY_SAMPLES)]
+        checks = obs.rulebook.goal_checks
+        own_range = sorted(set(pair_sums) | set(range(0, 16)))
+        table: dict[tuple[str, int], float] = {}
+        for goal in set(obs.mission.goals):
+            check = checks[goal]
+            for own in own_range:
+                met = 0
+                for others in samples:
+                    everyone = [*others, own]
+                    if check(own, others, everyone, sorted(set(everyone)), others[0],
+                             others[-1]):
+                        met += 1
+                table[(goal, own)] = met / len(samples)
+        return _AFFINITY.remember(key, table)
+
+    def _first(self, obs: Observation, decision: Decision) -> NumberCard:
+        hand = obs.hand
+        goals = frozenset(g.goal for g in obs.goal_hand)
+        table_goal = obs.table[obs.seat][1]
+        if table_goal is not None:  # goal-number-number: the goal is already known
+            goals = frozenset({table_goal.goal})
+        if self._passing(obs):
+            goals = frozenset(obs.mission.goals)  # the goal to meet will come from a neighbour
+        # A pure function of the hand and the goals: remembered across games, by this seat only.
+        key = ("first", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
+               goals, hand)
+        scores = self.memory.get(key)
+        if scores is None:
+            affinity = self._affinity(obs)
+            best: dict[int, float] = {}  # own sum -> its chance for the most hopeful goal
+            scores = {}
+            for first in set(hand):
+                rest = list(hand)
+                rest.remove(first)
+                top = 0.0
+                for x in self._plan_sums(obs, first, 0, rest):
+                    chance = best.get(x)
+                    if chance is None:
+                        chance = best[x] = max(affinity.get((g, x), 0.0) for g in goals)
+                    top = max(top, chance)
+                scores[first] = top
+            self.memory.remember(key, scores)
+        return self._pick(decision.choices, scores.__getitem__)
+
+    def _passing(self, obs: Observation) -> bool:
+        return bool(obs.mission.challenges) and \
+            bool(obs.rulebook.plan(obs.mission.challenges).direction)
+
+    def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
+        if self._passing(obs):
+            return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
+        first = obs.table[obs.seat][0]
+        delta = obs.deltas[obs.seat]
+        key = ("goal", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
+               first, delta, obs.hand)
+        scores = self.memory.get(key)
+        if scores is None:
+            affinity = self._affinity(obs)
+            if first is None:  # goal-number-number: for the best pair still possible
+                sums = {x for f in set(obs.hand) for x in self._plan_sums(
+                    obs, f, 0, [c for c in obs.hand if c != f])}
+            else:
+                sums = set(self._plan_sums(obs, first, delta, list(obs.hand)))
+            scores = self.memory.remember(
+                key, {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
+                      for g in set(obs.mission.goals)})
+        return self._pick(decision.choices, lambda g: scores.get(g.goal, 0.0))
+
+    def _second(self, obs: Observation, decision: Decision) -> NumberCard:
+        placed = obs.placed  # at card 3, every first card and goal lies on the table
+        first = placed.firsts[obs.seat]
+        delta = obs.deltas[obs.seat]
+        sums = {c: _pair(obs, first, c, delta)[0] for c in decision.choices}
+        chances = self._goal_chances(obs, [g.goal for g in placed.goals], set(sums.values()))
+        return self._pick(decision.choices, lambda c: chances[sums[c]])
+
+    def _action(self, obs: Observation, decision: Decision) -> Any:
+        """Use an action on its own cards when it raises its own chance by a clear margin."""
+        table = obs.table
+        hand = list(obs.hand)
+
+        def best(use: Any) -> float:
+            used = [*obs.actions_used, use] if use is not None else list(obs.actions_used)
+            firsts = [t[0] for t in table]
+            goals = [t[1] for t in table]
+            placed = arrange(firsts, goals, used[len(obs.actions_used):])
+            first = placed.firsts[obs.seat]
+            delta = obs.deltas[obs.seat] + placed.deltas[obs.seat]
+            own_hand = list(hand)
+            if use is not None and use.card is Action.B:
+                delta = 0  # S2: changes leave with the card
+                own_hand.remove(use.replacement)
+                own_hand.append(obs.placed.firsts[obs.seat])
+            sums = set(self._plan_sums(obs, first, delta, own_hand))
+            if not sums:
+                return 0.0
+            return max(self._goal_chances(obs, [g.goal for g in placed.goals], sums).values())
+
+        relevant: list[Callable[[Any], bool]] = [
+            lambda u: u.card in (Action.F, Action.G) and u.target == obs.seat,
+            lambda u: u.card in (Action.B, Action.D),
+        ]
+        candidates = [u for u in decision.choices[1:] if any(r(u) for r in relevant)]
+        if not candidates:
+            return None
+        baseline = best(None)
+        scored = max(candidates, key=best)
+        return scored if best(scored) >= baseline + 0.15 else None
+
+
+def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
+    """R17: the card to take back that leaves the most legal pairs in the hand for later
+    rounds (the higher card on a tie)."""
+    def pairs(card: NumberCard) -> tuple[int, int, str]:
+        hand = [*obs.hand, card]
+        legal = sum(1 for i, a in enumerate(hand) for j, b in enumerate(hand)
+                    if i != j and not _pair(obs, a, b, 0)[1])
+        return legal, card.value, card.color
+    return max(choices, key=pairs)
+
+
+def _pair(obs: Observation, first: NumberCard, second: NumberCard,
+          delta: int) -> tuple[int, bool]:
+    return pair_sum(obs.rulebook, obs.mission.challenges, first, second, delta)
+
+
+def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
+    """Per colour, how many cards of each value are not among `seen`."""
+    unseen = {color: dict(_EACH_VALUE) for color in colors}
+    for card in seen:
+        if type(card) is NumberCard:
+            counts = unseen.get(card.color)
+            if counts is not None and counts.get(card.value, 0) > 0:
+                counts[card.value] -= 1
+    return unseen
+
+
+def _support(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard, delta: int,
+             color: str, unseen: dict[int, int]) -> Support:
+    """How many of a seat's possible second cards give each sum, keeping the challenges."""
+    key = (rulebook, challenges, first, delta, color, tuple(unseen.items()))
+    support = _SUPPORTS.get(key)
+    if support is None:
+        weights: dict[int, float] = {}
+        for value, count in unseen.items():
+            total, broken = pair_sum(rulebook, challenges, first, NumberCard(value, color), delta)
+            if count > 0 and not broken:
+                weights[total] = weights.get(total, 0.0) + count
+        # nothing legal left: R9 ends the mission
+        support = _SUPPORTS.remember(key, Support.of(weights or {0: 1.0}))
+    return support
