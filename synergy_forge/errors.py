@@ -43,6 +43,14 @@ class CannotRun(SynergyForgeError):
     exit_code = EXIT_BAD_INPUT
 
 
+class NoCampaign(UnreadableInput):
+    """A folder that a command needs to be a campaign holds no campaign.yaml (exit 2); the
+    message starts with the file it looked for."""
+
+    def format_message(self) -> str:
+        return str(self)
+
+
 class WrongInput(SynergyForgeError):
     """Input that can be read but says something the rules or the data refuse (exit 1)."""
 

@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -64,18 +65,31 @@ def _temporary(path: Path, payload: bytes, durable: bool, mode: int) -> str:
     except OSError as exc:
         exc.filename = str(path)
         raise
-    try:
+    with _removed_on_failure(tmp):
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            if durable:
-                os.fsync(handle.fileno())
+            _fill(handle, payload, durable)
         os.chmod(tmp, mode)
+    return tmp
+
+
+def _fill(handle: BinaryIO, payload: bytes, durable: bool) -> None:
+    """Write the whole of a new file; `durable`: on the disk before it replaces another."""
+    handle.write(payload)
+    handle.flush()
+    if durable:
+        os.fsync(handle.fileno())
+
+
+@contextlib.contextmanager
+def _removed_on_failure(tmp: str, dir_fd: int | None = None) -> Iterator[None]:
+    """Delete the temporary file `tmp` (in the folder `dir_fd`, else by its path) when the
+    block fails, Ctrl-C included: a write that does not finish leaves nothing behind."""
+    try:
+        yield
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dir_fd)
         raise
-    return tmp
 
 
 def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
@@ -113,7 +127,7 @@ def _write_atomic(path: Path, payload: bytes, *, overwrite: bool, durable: bool)
         with contextlib.suppress(OSError):
             mode = stat.S_IMODE(os.stat(target).st_mode)
     tmp = _temporary(target, payload, durable, mode)
-    try:
+    with _removed_on_failure(tmp):
         if overwrite:
             os.replace(tmp, target)
         else:
@@ -122,10 +136,6 @@ def _write_atomic(path: Path, payload: bytes, *, overwrite: bool, durable: bool)
             except FileExistsError:
                 raise FileExistsError(errno.EEXIST, "file exists", str(target)) from None
             os.unlink(tmp)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
 
 
 def editable(path: Path) -> Path:
@@ -180,7 +190,7 @@ def replace_text(path: Path, read: str, text: str) -> Path:
     except OSError as exc:
         raise CannotWrite(str(path), f"cannot make a file in its folder {target.parent}: "
                           f"{exc.strerror}; nothing was written") from None
-    try:
+    with _removed_on_failure(tmp):
         with contextlib.suppress(OSError):  # only root may give a file away
             os.chown(tmp, info.st_uid, info.st_gid)
             os.chmod(tmp, stat.S_IMODE(info.st_mode))  # chown clears set-id bits
@@ -188,10 +198,6 @@ def replace_text(path: Path, read: str, text: str) -> Path:
         if _text(_read(target)) != read:
             raise ChangedMeanwhile(str(path))
         os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
     return target
 
 
@@ -308,17 +314,10 @@ def write_beneath(root: Path, path: Path, data: bytes | str, *, durable: bool = 
                 continue
         else:
             raise FileExistsError(errno.EEXIST, "no free temporary name", str(path))
-        try:
+        with _removed_on_failure(tmp, fd):
             with os.fdopen(out, "wb") as handle:
-                handle.write(payload)
-                handle.flush()
-                if durable:
-                    os.fsync(handle.fileno())
+                _fill(handle, payload, durable)
             os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
-        except BaseException:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp, dir_fd=fd)
-            raise
     finally:
         os.close(fd)
     return Path(path)

@@ -9,7 +9,9 @@ French colon never starts a line. What it does:
   "100 %";
 - a no-break space between a number and the word it counts ("3 players", "100 mm"), and
   before a number that ends a clause ("becomes 10."), so that no line ends or starts on a
-  bare number.
+  bare number;
+- no-break spaces in a choice of two cards by letter ("H or J", "F ou G"): a line starting
+  with "J." reads as a new sentence.
 
 Idempotent: a text already set (a designer who typed ’ or a narrow space) comes out the same.
 A root helper, like textfit, which measures the set text: it imports nothing of the project.
@@ -31,6 +33,8 @@ _OPENING_DOUBLE = re.compile(r"(?:^|(?<=[\s(\[{‘—]))\"")
 _NUMBER_WORD = re.compile(rf"(?<=\d){_SPACE}(?=[^\W\d_]|%)")
 #: a number that ends a clause stays with the word before it ("becomes 10.", "players 1")
 _WORD_NUMBER = re.compile(r"(?<=[^\W\d_]) (?=\d+(?:[.,;:!?)»”’\u202f]|$))")
+#: two cards named by their letters, as one choice ("H or J", "D ou E")
+_LETTER_CHOICE = re.compile(r"\b([A-Z]) (or|and|ou|et) ([A-Z])\b")
 _FRENCH_BEFORE = re.compile(rf"(?<=[^\s]){_SPACE}?([;:!?»])(?=\s|$|[\"'”’),.;:!?»])")
 _FRENCH_AFTER = re.compile(rf"«{_SPACE}?")
 _FRENCH_PERCENT = re.compile(rf"(?<=\d){_SPACE}?(%%?)(?![(a-z])")
@@ -55,4 +59,5 @@ def typeset(text: str, language: str) -> str:
         text = _FRENCH_BEFORE.sub(lambda m: NNBSP + m[1], text)
     else:
         text = _quotes(text, "“", "”")
+    text = _LETTER_CHOICE.sub(rf"\1{NBSP}\2{NBSP}\3", text)
     return _WORD_NUMBER.sub(NBSP, _NUMBER_WORD.sub(NBSP, text))

@@ -225,6 +225,12 @@ def test_a4_kit_keeps_4_mm_blank_edges_and_wcag_aa_contrast(starter_kit):
         assert checked > 15000 and not low, low[:10]
 
 
+def sheet_images(path: Path, dpi: int = 20) -> list[bytes]:
+    from synergy_forge.printing.draw import page_images
+
+    return [image.tobytes() for _, image in page_images(path.read_bytes(), dpi)]
+
+
 def kit_files(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*")
             if p.is_file() and p.relative_to(out).parts[0] not in (".cache", ".lock")}
@@ -246,10 +252,16 @@ def test_a_rebuild_renders_only_the_changed_pieces_and_equals_no_cache(tmp_path,
     assert rendered == []  # nothing changed: nothing drawn
     mission = tmp_path / "camp" / "missions" / "1.yaml"
     mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Other'"))
+    sheets_before = sheet_images(out / "en" / "missions.pdf")
     build_small(tmp_path, "Same", "a")
-    # Mission 1's face (cards PDF) and the sheet page it is on (front): nothing else.
-    assert len(rendered) == 2
+    # Mission 1's face: its piece of eight faces is drawn again, nothing else; the missions'
+    # sheets are imposed again from it (issue 21), and only the page it is on changed.
+    assert len(rendered) == 1
     assert "Other" in text_of(out / "en" / "missions.pdf")
+    sheets_after = sheet_images(out / "en" / "missions.pdf")
+    assert len(sheets_after) == len(sheets_before)
+    assert [i for i, (a, b) in enumerate(zip(sheets_before, sheets_after, strict=True))
+            if a != b] == [0]
     fresh = CliRunner().invoke(main, ["build", str(tmp_path / "camp"), "--out",
                                       str(tmp_path / "b"), "--no-png", "--jobs", "1", "--lang",
                                       "en", "--no-cache"])
@@ -453,41 +465,35 @@ def ink_coverage(image) -> float:
     return float(1 - pixels.mean() / 255)
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
-def test_ink_saver_sheets_are_at_most_a_quarter_ink(paper):
-    """Issue 21: `build --ink-saver` draws light backs and bands; every page of every group's
-    sheets, fronts and backs, measured from its pixels, is at most 25% ink (the backs without
-    it are over a third)."""
-    from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.cardtext.i18n import Translator
-    from synergy_forge.printing.draw import RenderContext, draw, page_images
-    from synergy_forge.printing.html import html_for
-    from synergy_forge.printing.jobs import Job, Options
-    from synergy_forge.printing.kit import GROUPS
-    from synergy_forge.resources import starter_campaign
+def page_ink(path: Path) -> list[float]:
+    """ink_coverage of each page of a PDF, rendered at 20 DPI."""
+    from synergy_forge.printing.draw import page_images
 
-    campaign = read_campaign(starter_campaign()).campaign
-    context = RenderContext()
-    try:
-        for ink_saver in (True, False):
-            worst = 0.0
-            for group in GROUPS:
-                html, _ = html_for(Job("sheets", "en", group), campaign,
-                                   Options(paper=paper, png=False, ink_saver=ink_saver),
-                                   Translator("en"))
-                for _, image in page_images(draw(html, context).pdf, 20):
-                    worst = max(worst, ink_coverage(image))
-            assert worst <= 0.25 if ink_saver else worst > 0.35, (ink_saver, worst)
-    finally:
-        context.release()
+    return [ink_coverage(image) for _, image in page_images(path.read_bytes(), 20)]
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_ink_saver_sheets_are_at_most_a_quarter_ink(paper, tmp_path, starter_kit):
+    """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
+    writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
+    around them), measured from its pixels, is at most 25% ink."""
+    out = tmp_path / paper
+    result = CliRunner().invoke(main, ["build", "--out", str(out), "--paper", paper,
+                                       "--ink-saver", "--no-png", "--lang", "en",
+                                       "--jobs", "2"])
+    assert result.exit_code == 0, result.output
+    kit = out / "en" / "print-and-play-en.pdf"
+    inks = page_ink(kit)
+    assert len(inks) == pages(kit) > 30
+    assert max(inks) <= 0.25, [(i + 1, round(ink, 3)) for i, ink in enumerate(inks) if ink > 0.25]
+    # The measure sees heavy pages: without --ink-saver the backs are over a third ink.
+    assert max(page_ink(starter_kit / "en" / "print-and-play-en.pdf")) > 0.35
 
 
 @pytest.mark.parametrize("preset", ["tgc", "mpc"])
 def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path):
     """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21)."""
     from PIL import Image
-
-    from synergy_forge.printing.jobs import PRESETS
 
     campaign = tmp_path / "camp"
     build_small(tmp_path, "Sized", "unused")
@@ -498,7 +504,8 @@ def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path):
     assert len(pngs) > 20 and any("back-" in p.name for p in pngs)
     for path in pngs:
         with Image.open(path) as image:
-            assert image.size == PRESETS[preset].pixels, path.name
+            # the shops' own figures (docs/printing.md), not the code's
+            assert image.size == {"tgc": (825, 1125), "mpc": (822, 1122)}[preset], path.name
     refused = CliRunner().invoke(main, ["build", str(campaign), "--preset", preset,
                                         "--card-size", "63x88", "--out", str(tmp_path / "x")])
     assert refused.exit_code == 2 and "--preset sets the card size" in refused.output
@@ -532,3 +539,142 @@ def test_a_fold_build_is_single_sided_and_labelled(tmp_path):
     numbers = tmp_path / "o" / "en" / "numbers.pdf"
     assert pages(numbers) == 13  # 50 number cards, 4 pairs a page, one side each
     assert "Numbers · fold in two · sheet 1/13" in text_of(numbers)
+    # Nothing is printed on a back: the calibration page is one page, without a duplex check.
+    calibration = tmp_path / "o" / "en" / "calibration.pdf"
+    assert pages(calibration) == 1
+    assert "Print on one side of the paper only" in text_of(calibration)
+    assert "Duplex check" not in text_of(calibration)
+
+
+def same_but_antialiasing(drawn, imposed) -> tuple[float, int]:
+    """(share of pixels that differ, how many of them are no edge moved by under a pixel):
+    a pixel of one image whose value lies outside the range of the other's 3 x 3 pixels
+    around it, by more than 16 levels in a channel, is not anti-aliasing."""
+    import numpy as np
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    a, b = (np.asarray(image.convert("RGB"), dtype=int) for image in (drawn, imposed))
+    assert a.shape == b.shape
+    strays = 0
+    for one, other in ((a, b), (b, a)):
+        windows = sliding_window_view(np.pad(other, ((1, 1), (1, 1), (0, 0)), mode="edge"),
+                                      (3, 3), axis=(0, 1))
+        low, high = windows.min(axis=(-2, -1)), windows.max(axis=(-2, -1))
+        strays += int(((one < low - 16) | (one > high + 16)).any(axis=2).sum())
+    return float((np.abs(a - b).max(axis=2) > 8).mean()), strays
+
+
+def assert_imposed_like_drawn(out: Path, campaign, options, language: str) -> None:
+    """Each sheet page the build imposed from the cards' own pages against the same page drawn
+    by WeasyPrint with the cards in place (`html_for`'s sheet HTML, what the build drew before
+    issue 21), rasterised at 50 DPI: the same but for anti-aliasing along edges (PDF renderers
+    draw a clip's edge, or a hard colour stop of a ring pattern, a fraction of a pixel apart
+    depending on how the drawing is nested; measured: at most 0.3% of a page's pixels, each
+    within the range of the other image's pixels around it), and the cards' words searchable."""
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.draw import RenderContext, draw, page_images
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job
+    from synergy_forge.printing.kit import GROUPS
+
+    context = RenderContext()
+    try:
+        for group in GROUPS:
+            html, _ = html_for(Job("sheets", language, group), campaign, options,
+                               Translator(language))
+            drawn = [image for _, image in page_images(draw(html, context).pdf, 50)]
+            imposed = [image for _, image in
+                       page_images((out / language / f"{group}.pdf").read_bytes(), 50)]
+            assert len(drawn) == len(imposed), group
+            for number, (reference, image) in enumerate(zip(drawn, imposed, strict=True)):
+                share, strays = same_but_antialiasing(reference, image)
+                assert share < 0.01 and strays == 0, (group, number, share, strays)
+    finally:
+        context.release()
+
+
+def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.jobs import Options
+
+    campaign = read_campaign(starter_campaign()).campaign
+    for language in ("en", "fr"):
+        assert_imposed_like_drawn(starter_kit, campaign, Options(), language)
+    assert "First notes" in text_of(starter_kit / "en" / "missions.pdf")
+    assert "Premières notes" in text_of(starter_kit / "fr" / "missions.pdf")
+
+
+@pytest.mark.parametrize(("paper", "layout", "ink_saver", "language"), [
+    ("letter", "duplex", False, "en"), ("letter", "fold", False, "fr"),
+    ("a4", "fold", True, "en"), ("letter", "duplex", True, "fr")])
+def test_imposed_sheets_are_the_sheets_weasyprint_draws(tmp_path, paper, layout, ink_saver,
+                                                        language):
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing import build as render
+    from synergy_forge.printing.jobs import Options
+
+    build_small(tmp_path, "Imposed", "unused")
+    campaign = read_campaign(tmp_path / "camp").campaign
+    assert campaign is not None
+    options = Options(paper=paper, png=False, layout=layout, ink_saver=ink_saver)
+    render.build(campaign, tmp_path / "o", [language], options, jobs=1)
+    assert_imposed_like_drawn(tmp_path / "o", campaign, options, language)
+    assert "Imposed" in text_of(tmp_path / "o" / language / "missions.pdf")
+
+
+@pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
+                                             ("letter", True)])
+def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
+    """Issue 21: cut guides continue the crop marks across the sheet, through the gutters.
+    None lies on any card's trim (a line there would stay on a card cut 1 to 2 mm off): an
+    edge with a gutter or the margin beside it has its guide GUIDE_GAP outside it, a line
+    two cards share has guides only where it crosses a gutter; every cut line has one."""
+    from synergy_forge.printing.layout import EDGE, GUIDE, GUIDE_GAP, fold_sheet
+
+    layout = fold_sheet(paper) if fold else sheet(paper)
+    card = layout.card
+    trims = [(s.x, s.y, card.width, card.height) for s in layout.fronts + (
+        layout.backs if fold else ())]
+    for guide in layout.guides + layout.fold_guides:
+        assert guide.x >= EDGE and guide.y >= EDGE
+        assert guide.x + guide.width <= layout.width - EDGE
+        assert guide.y + guide.height <= layout.height - EDGE
+        for x, y, w, h in trims:
+            overlap_x = min(guide.x + guide.width, x + w) - max(guide.x, x)
+            overlap_y = min(guide.y + guide.height, y + h) - max(guide.y, y)
+            assert overlap_x <= 1e-6 or overlap_y <= 1e-6, (guide, (x, y))
+    cuts_x = {round(v, 3) for x, _, w, _ in trims for v in (x, x + w)}
+    cuts_y = {round(v, 3) for _, y, _, h in trims for v in (y, y + h)}
+    for cut in cuts_x:
+        assert any(g.width == GUIDE and abs(g.x + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                   for g in layout.guides + layout.fold_guides), cut
+    for cut in cuts_y:
+        assert any(g.height == GUIDE and abs(g.y + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                   for g in layout.guides), cut
+    # A shared cut line (A4's columns, Letter's rows) is guided through the gutters only.
+    if not fold:
+        shared = layout.gutter_x == 0
+        inner = sorted(cuts_x if shared else cuts_y)[1:-1]
+        for cut in inner:
+            pieces = [g for g in layout.guides if abs(
+                (g.x if shared else g.y) + GUIDE / 2 - cut) < 1e-6]
+            assert pieces and all((g.height if shared else g.width)
+                                  <= max(layout.gutter_x, layout.gutter_y) + 1e-6
+                                  for g in pieces)
+
+
+def test_cut_guides_are_on_the_fronts_never_on_the_backs():
+    """A back with a line on it could be told from the others once a duplex shift moves the
+    line onto it: guides go on the fronts (and the fold layout's one side) only."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+
+    campaign = read_campaign(starter_campaign()).campaign
+    for layout in ("duplex", "fold"):
+        html, _ = html_for(Job("sheets", "en", "specials"), campaign,
+                           Options(layout=layout, png=False), Translator("en"), frame=True)
+        pages = html.split('<section class="sheet')[1:]
+        assert [page.count('class="guide') > 0 for page in pages] == \
+            ([True, False] if layout == "duplex" else [True])

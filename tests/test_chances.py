@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.rules import Definition, Rulebook, RuleKind, compile_rule
+from synergy_forge.core.rulelang import RuleKind, compile_rule
+from synergy_forge.core.rules import Definition, Rulebook
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import chances
 from synergy_forge.sim.chances import Support

@@ -203,11 +203,13 @@ def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_proces
 
     (tmp_path / "campaign.yaml").write_text("name: Test\nmissions: [missions/*.yaml]\n")
     (tmp_path / "missions").mkdir()
-    for number, stars in ((1, 3), (2, 1), (3, 4)):
+    # One mission that agrees, one that changes, at tune's fewest games: the searches are the
+    # same code whatever their length (a longer one cost a minute of CPU).
+    for number, stars in ((1, 1), (2, 4)):
         (tmp_path / "missions" / f"0{number}.yaml").write_text(
             SHORT.format(id=f"short-{number}", number=number, stars=stars))
     runner = CliRunner()
-    args = ["tune", str(tmp_path), "--games", "50"]
+    args = ["tune", str(tmp_path), "--games", "25"]
     alone = runner.invoke(main, [*args, "--jobs", "1"])
     on_cluster = runner.invoke(main, [*args, "--scheduler", cluster.scheduler_address])
     assert alone.exit_code == on_cluster.exit_code, on_cluster.output
@@ -216,7 +218,7 @@ def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_proces
         return re.sub(r"games in [0-9.]+ s", "games in - s", text)
 
     assert timeless(on_cluster.output) == timeless(alone.output)
-    assert alone.output.count("change:") >= 1
+    assert alone.output.count("change:") >= 1 and "agrees" in alone.output
 
 
 class _Recording(LocalPool):

@@ -17,9 +17,10 @@ import pytest
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.core.cards import Action, NumberCard
-from synergy_forge.core.engine import Game, GoalCard, Observation
+from synergy_forge.core.engine import Game, GoalCard
 from synergy_forge.core.memo import forget_all
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import ActionUse
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import expert as expert_module

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from synergy_forge.core.rules import RuleError, RuleKind, compile_rule, rule_problems
+from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule, rule_problems
 from synergy_forge.sim.grid import Many, Unsettled, grid_rule
 
 # The expression strategies nest deeply; hypothesis would warn that describing them is long.
@@ -144,3 +144,16 @@ def test_a_grid_of_many_tables_answers_table_by_table(rule):
         if answer is not None:
             assert bool(answer[index]) == expected, (rule, sums)
     assert failed <= (answer is None), rule
+
+
+@pytest.mark.parametrize("rule", [
+    " or ".join(["sum == 1"] * 60),  # past MAX_RULE_LENGTH: the referee would not compile it
+    "sum == 1 }} {{ 2",  # the rule alone is parsed, never wrapped in {{ ( ) }}
+    "sum, 1",  # a tuple only once wrapped in brackets
+])
+def test_the_grid_runs_only_the_rules_the_referee_compiles(rule):
+    # One parser (rulelang.checked_rule): a rule the language refuses has no grid rule either.
+    assert rule_problems(RuleKind.GOAL, rule)
+    with pytest.raises(RuleError):
+        compile_rule(RuleKind.GOAL, rule)
+    assert grid_rule(rule) is None

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from strategies import tables
 
 from synergy_forge.core.referee import judge
-from synergy_forge.core.rules import RuleKind
+from synergy_forge.core.rulelang import RuleKind
 
 # Sums a round can produce: 0 (difference of equals) up to 15 (1 counting 6, twice, plus 3).
 SUMS = range(16)

@@ -27,8 +27,9 @@ from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.authoring.roundfile import read_round
 from synergy_forge.core.cards import Action, NumberCard, Order
-from synergy_forge.core.engine import Game, GoalCard, Observation
+from synergy_forge.core.engine import Game, GoalCard
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import judge
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.bots import GreedyBot, SeatMemories, make_bot

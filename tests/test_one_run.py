@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from workspace import validate_files
 
-from synergy_forge.core.rules import RuleKind, rule_problems
+from synergy_forge.core.rulelang import RuleKind, rule_problems
 
 CAMPAIGN = "name: {en: C}\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n"
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.referee import LossReason
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.playtest import (
     Cell,
@@ -25,9 +26,15 @@ from synergy_forge.sim.playtest import (
     skill_needed,
     star_range,
     stars_for,
-    why_lost,
     wilson,
 )
+
+
+def words(estimate) -> list[str]:
+    """The estimate's findings as the reports say them."""
+    from synergy_forge.reporting.playtest import finding_text
+
+    return [finding_text(f, estimate.mission) for f in estimate.findings]
 
 
 def test_wilson_interval_covers_the_true_rate_about_95_percent_of_the_time():
@@ -113,7 +120,7 @@ def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
     cells = run([Playable(wrong, campaign.rulebook, campaign.colors)], ["expert", "oracle"],
                 [4], games=30, seed=1, jobs=1)
     found = estimates(cells)
-    assert any(w.startswith("declared 5 stars") for w in found[0].warnings)
+    assert any(w.startswith("declared 5 stars") for w in words(found[0]))
     assert found[0].fails_check
     # The same mission as a user's file: `--check` exits 1 and says which mission fails,
     # while without --check the same report exits 0.
@@ -142,25 +149,25 @@ def test_check_fails_a_player_count_no_bot_could_win():
 
     found = estimates(cells({"coop": 0, "oracle": 0, "expert": 0}))[0]
     assert "unwinnable at 3 players: no bot won any of its 300 games there, not even the " \
-           "oracle" in found.warnings
+           "oracle" in words(found)
     assert found.fails_check
     # The oracle searches rather than trying every play: a coop win disproves "unwinnable".
     found = estimates(cells({"coop": 1, "oracle": 0, "expert": 0}))[0]
-    assert not any(w.startswith("unwinnable") for w in found.warnings)
+    assert not any(w.startswith("unwinnable") for w in words(found))
     # An oracle that never wins where coop does is reported, without failing the check.
     blind = [Cell(replace(mission, stars=5), 4, bot,
                   Tally(games=100, wins=0 if bot == "oracle" else 55),
                   1.0 if bot == "expert" else None) for bot in ("coop", "oracle", "expert")]
     found = estimates(blind)[0]
     assert any(w.startswith("the oracle never won, though other bots did (coop 55, expert 55 "
-                            "games)") for w in found.warnings)
+                            "games)") for w in words(found))
     assert not found.fails_check
     # Without the expert in the run there is no estimate to fail.
     assert not estimates(cells({"coop": 0, "oracle": 0}))
     # The expert alone (no oracle) is enough to claim it.
     found = estimates(cells({"expert": 0}))[0]
     assert "unwinnable at 3 players: no bot won any of its 100 games there, not even the " \
-           "expert" in found.warnings
+           "expert" in words(found)
     assert found.fails_check
 
 
@@ -208,8 +215,8 @@ def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebo
     cells = run([Playable(mission, rulebook, ("red", "yellow", "green"))], ["oracle", "expert"],
                 None, games=20, seed=1, jobs=1)
     (found,) = estimates(cells)
-    (unwinnable,) = [w for w in found.warnings if w.startswith("unwinnable")]
-    assert "its games ended when a player ran out of goal cards (100%)" in unwinnable
+    (unwinnable,) = [w for w in words(found) if w.startswith("unwinnable")]
+    assert "its games ended when a player had no goal card left (100%)" in unwinnable
     assert unwinnable.endswith("a 4-card goal deck with 5 rounds to win leaves no failed round "
                                "(R23)")
     assert "action cards" not in unwinnable
@@ -227,7 +234,9 @@ def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebo
 def test_why_games_were_lost_names_the_commonest_ends_with_their_shares():
     mission = read_campaign(starter_campaign()).campaign.mission(1)
     tally = Tally(games=10, wins=2, rounds_won=12, lives_lost=20)
-    tally.losses.update({"lives": 6, "challenge": 2})
+    tally.losses.update({LossReason.LIVES: 6, LossReason.CHALLENGE: 2})
+    from synergy_forge.reporting.playtest import why_lost
+
     assert why_lost(tally, mission, "coop's") == (
         "coop's games ended when the last life was lost (75%), a player could not keep a "
         f"challenge (25%), after 1.2 of {mission.rounds} rounds won with "
@@ -266,3 +275,33 @@ def test_html_report_renders_the_typed_result():
     assert "      3 players: expert 40% [17%, 69%]  expert@0.75 10% [2%, 40%]  oracle 90% " \
            "[60%, 98%]" in report
     assert "      skill ladder: expert 50%  @0.75 10%" in report
+
+
+def test_findings_have_a_stable_code_and_their_figures_in_the_json():
+    """Issue 24: the JSON says each finding as a code with its figures (docs/playtest.md),
+    beside the same finding in words; the words of a loss reason are the ones every report
+    uses (`play`'s "Lost: …" included), from one table."""
+    from synergy_forge.reporting.explain import outcome_text
+    from synergy_forge.reporting.playtest import playtest_to_json
+    from synergy_forge.sim.playtest import PlaytestResult
+
+    mission = read_campaign(starter_campaign()).campaign.mission(1)
+    lost = Tally(games=100, wins=0)
+    lost.losses.update({LossReason.GOALS: 100})
+    cells = [Cell(mission, 3, bot, lost if bot == "oracle" else Tally(games=100, wins=0),
+                  1.0 if bot == "expert" else None) for bot in ("oracle", "expert")]
+    (estimate,) = estimates(cells)
+    report = playtest_to_json(PlaytestResult(100, 1, ("oracle", "expert"), cells, [estimate]))
+    found = report["missions"][0]["estimate"]
+    assert found["findings"][0] == {"code": "unwinnable", "bot": "oracle",
+                                    "losses": {"goals": 100}}
+    assert [f["code"] for f in found["findings"]] == [
+        "unwinnable", "beyond-expert", "declared-stars-outside-estimate"]
+    assert found["findings"][1]["win_rate"] == 0.0
+    assert found["findings"][2]["stars_low"] == found["findings"][2]["stars_high"] == 5
+    assert len(found["warnings"]) == 3 and found["fails_check"] is True
+    assert "its games ended when a player had no goal card left (100%)" in found["warnings"][0]
+    end = type("Outcome", (), {"won": False, "reason": LossReason.GOALS})()
+    assert outcome_text(end) == "Lost: a player had no goal card left"
+    assert json.dumps(report["missions"][0]["results"][0]["losses"]) == '{"goals": 100}'
+    assert json.dumps(dict(lost.losses)) == '{"goals": 100}'  # enum keys, the same JSON

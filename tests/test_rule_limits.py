@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from synergy_forge.authoring.validate import validate_file
-from synergy_forge.core.rules import (
+from synergy_forge.core.rulelang import (
     FILTERS,
     MAX_VALUE,
     RuleError,

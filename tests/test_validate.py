@@ -16,7 +16,7 @@ from synergy_forge.authoring.validate import validate_paths
 from synergy_forge.cli import main
 from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS, Action, NumberCard
 from synergy_forge.core.referee import SeatPlay, Table, judge
-from synergy_forge.core.rules import RuleError
+from synergy_forge.core.rulelang import RuleError
 from synergy_forge.resources import schemas_dir, starter_campaign
 
 GOOD = """\

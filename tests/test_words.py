@@ -103,6 +103,10 @@ def test_the_starter_missions_flavour_agrees_with_their_cards():
     ("3 joueurs, à 21:35, https://x", "fr", "3\u00a0joueurs, à\u00a021:35, https://x"),
     ("A sum of exactly 5 becomes 10.", "en", "A sum of exactly 5\u00a0becomes\u00a010."),
     ("From mission 6: add 3 to it", "en", "From mission\u00a06: add 3\u00a0to it"),
+    # a choice of two cards by letter is one group: no line starts with "J."
+    ("may not use action cards H or J.", "en", "may not use action cards H\u00a0or\u00a0J."),
+    ("les cartes Action H ou J.", "fr", "les cartes Action H\u00a0ou\u00a0J."),
+    ("I or a card", "en", "I or a card"),
 ])
 def test_typeset(text, language, expected):
     assert typeset(text, language) == expected
@@ -154,6 +158,67 @@ def test_nothing_printed_has_a_straight_quote(kit, language):
     assert text.count("’") > 20
     straight = [text[max(0, i - 30):i + 30] for i, ch in enumerate(text) if ch in "'\""]
     assert straight == []
+
+
+def character_sizes(path: Path) -> list[tuple[int, str, float]]:
+    """(page, character, size in pt) of every printed character of a PDF, spaces left out."""
+    document = pdfium.PdfDocument(path)
+    try:
+        found = []
+        for index, page in enumerate(document):
+            text = page.get_textpage()
+            for k in range(text.count_chars()):
+                char = chr(raw.FPDFText_GetUnicode(text.raw, k))
+                if char.strip() and char != "\ufffe":
+                    # WeasyPrint writes sizes in CSS px: 1 pt = 3/4 px.
+                    found.append((index, char, raw.FPDFText_GetFontSize(text.raw, k) * 0.75))
+        return found
+    finally:
+        document.close()
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit, language):
+    """Issue 21: read from a seat. Measured in the built kit's one-card-a-page PDF of the
+    mission cards: nothing under 6 pt, and the only text under 8 pt is the flavour and the
+    stats' labels."""
+    from collections import Counter
+
+    from synergy_forge.cardtext.i18n import Translator
+
+    campaign = read_campaign(starter_campaign()).campaign
+    translator = Translator(language)
+    _ = translator.gettext
+    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "{counts} players",
+                                    "super", "hyper"))
+    sizes = character_sizes(kit / language / "cards-missions.pdf")
+    missions = sorted(campaign.missions, key=lambda m: m.number)
+    assert {page for page, _, _ in sizes} == set(range(len(missions))) and len(missions) == 30
+    for index, mission in enumerate(missions):
+        on_card = [(char, size) for page, char, size in sizes if page == index]
+        head = "".join(char for char, _ in on_card[:40])
+        assert head.startswith(str(mission.number)), (index, head)  # the card is this mission's
+        assert min(size for _, size in on_card) >= 5.99, mission.number
+        small = Counter(char for char, size in on_card if size < 7.99)
+        allowed = Counter(typeset(translator.text(mission.flavor) + labels + "3/4/5",
+                                  language).replace(" ", "").replace("\u00a0", "")
+                          .replace("\u202f", ""))
+        assert not small - allowed, (mission.number, small - allowed)
+        assert sum(size >= 7.99 for _, size in on_card) > 60, mission.number  # the rules
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_nothing_in_the_kit_is_printed_under_6_pt(kit, language):
+    """Issue 21, read from the rendered PDF: every card, sheet label, rulebook page, the
+    challenge sheet and the calibration page. (Mission cards' rules at 8 pt or more:
+    test_visual.py; the rulebook's running text is larger still.)"""
+    sizes = character_sizes(kit / language / f"print-and-play-{language}.pdf")
+    assert len(sizes) > 20000
+    small = [(page + 1, char, round(size, 2)) for page, char, size in sizes if size < 5.99]
+    assert small == []
+    rulebook = [size for _, _, size in character_sizes(kit / language / "rulebook.pdf")]
+    # all but the table drawing's labels and the example's small cards
+    assert sum(size >= 7.99 for size in rulebook) / len(rulebook) > 0.95
 
 
 def test_french_print_follows_french_typography(kit):
@@ -219,21 +284,37 @@ def test_the_italic_face_is_measured_with_its_own_metrics():
 
 # -- the rulebook --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("language, first_page", [
+def test_the_readme_says_the_kit_is_fan_made_and_unofficial_near_its_top():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    top = plain(readme[:3000])
+    for words in ("Synergy is a game designed by Robert Brouwer and published by Jolly Dutch",
+                  "fan-made and unofficial", "not affiliated with or endorsed by Jolly Dutch"):
+        assert words in top, words
+
+
+@pytest.mark.parametrize("language, first_page, credits", [
     ("en", ("Synergy: how to play", "3 to 5 players", "No talking about your cards",
             "fan-made and unofficial", "not affiliated with or endorsed by Jolly Dutch",
-            "Robert Brouwer")),
+            "Robert Brouwer"),
+     ("Credits", "Synergy: a game designed by Robert Brouwer, published by Jolly Dutch.",
+      "This print-and-play kit is fan-made and unofficial. It is not affiliated with or "
+      "endorsed by Jolly Dutch or Robert Brouwer.", "DejaVu")),
     ("fr", ("Synergy : comment jouer", "3 à 5 joueurs", "Ne parlez pas de vos cartes",
             "fait par des fans et non officiel", "ni affilié à Jolly Dutch",
-            "Robert Brouwer")),
+            "Robert Brouwer"),
+     ("Crédits", "Synergy : un jeu conçu par Robert Brouwer, édité par Jolly Dutch.",
+      "Ce kit à imprimer est fait par des fans et non officiel. Il n’est ni affilié à Jolly "
+      "Dutch ou à Robert Brouwer, ni approuvé par eux.", "DejaVu")),
 ])
-def test_the_rulebook_opens_with_players_silence_and_the_notice(kit, language, first_page):
+def test_the_rulebook_opens_with_players_silence_and_the_notice(kit, language, first_page,
+                                                                credits):
     text = pages(kit / language / "rulebook.pdf")
     first = plain(text[0])
     assert [w for w in first_page if w not in first] == []
     assert first.find(first_page[1]) < first.find(first_page[2]) < len(first) // 2
-    credits = plain(text[-1])
-    assert "Robert Brouwer" in credits and "Jolly Dutch" in credits and "DejaVu" in credits
+    # the credits, on the last page: the designer and the publisher, and the notice again
+    last = plain(text[-1])
+    assert [w for w in credits if w not in last] == []
     challenges = plain(pages(kit / language / "challenges.pdf")[0])
     assert first_page[3] in challenges
 

@@ -10,7 +10,7 @@ asked for, or nothing is written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -114,79 +114,107 @@ def _wanted(mission: Mission) -> dict[str, Any]:
 def edit_mission_text(text: str, name: str, before: Mission, after: Mission) -> str:
     """`text` (the file `before` was read from) changed to say `after`'s settings."""
     doc = parse_document(text.encode("utf-8"), name)
-    data: dict[str, Any] = doc.data
-    if not isinstance(data, dict):
+    if not isinstance(doc.data, dict):
         raise EditError(f"{name}: not a mission file")
     old, new = _wanted(before), _wanted(after)
-    spans, keys = _spans(text)
-    edits: list[tuple[int, int, str]] = []  # (start, end, replacement)
-    additions: dict[str, str] = {}  # top-level key -> its line
+    edit = _Edit(text, doc.data, *_spans(text))
     for key in ("stars", "rounds", "lives"):
         if old[key] != new[key]:
-            edits.append((spans[(key,)].start, spans[(key,)].end, str(new[key])))
+            edit.replace((key,), str(new[key]))
     if old["hand"] != new["hand"]:
-        hand = data.get("hand")
-        defaults = {"numbers": 10, "goals": len(before.goals)}
+        edit.hand(new["hand"], {"numbers": 10, "goals": len(before.goals)})
+    if old["allowed_failures"] != new["allowed_failures"]:
+        edit.allowed_failures(new["allowed_failures"])
+    if old["actions"] != new["actions"]:
+        edit.actions(new["actions"])
+    out = edit.applied()
+    _confirm(out, name, after)
+    return out
+
+
+@dataclass
+class _Edit:
+    """The changes to one mission file's text: each a span of the text replaced, and the
+    top-level keys to add (placed by `applied`, in the format's order)."""
+
+    text: str
+    data: dict[str, Any]
+    spans: dict[Path_, _Span]
+    keys: dict[Path_, int]
+    edits: list[tuple[int, int, str]] = field(default_factory=list)  # (start, end, new text)
+    additions: dict[str, str] = field(default_factory=dict)  # top-level key -> its line
+
+    def replace(self, path: Path_, replacement: str) -> None:
+        span = self.spans[path]
+        self.edits.append((span.start, span.end, replacement))
+
+    def hand(self, wanted: dict[str, int], defaults: dict[str, int]) -> None:
+        """The starting hand: only the counts that change, in the style the file uses."""
+        hand = self.data.get("hand")
         said = hand if isinstance(hand, dict) else {}
-        changed = {k: v for k, v in new["hand"].items() if said.get(k, defaults[k]) != v}
-        if isinstance(hand, dict) and spans[("hand",)].flow:
-            edits.append((spans[("hand",)].start, spans[("hand",)].end,
-                          _flow({**hand, **changed})))
+        changed = {k: v for k, v in wanted.items() if said.get(k, defaults[k]) != v}
+        if isinstance(hand, dict) and self.spans[("hand",)].flow:
+            self.replace(("hand",), _flow({**hand, **changed}))
         elif isinstance(hand, dict) and hand:  # a block mapping: change or add each line
             for part, value in changed.items():
-                if ("hand", part) in spans:
-                    span = spans[("hand", part)]
-                    edits.append((span.start, span.end, str(value)))
+                if ("hand", part) in self.spans:
+                    self.replace(("hand", part), str(value))
                 else:
-                    first = min(keys[("hand", k)] for k in hand)
-                    indent = first - text.rfind("\n", 0, first) - 1
-                    edits.append((first, first, f"{part}: {value}\n" + " " * indent))
-        elif "hand" in data:
-            edits.append((spans[("hand",)].start, spans[("hand",)].end, _flow(changed)))
+                    first = min(self.keys[("hand", k)] for k in hand)
+                    indent = first - self.text.rfind("\n", 0, first) - 1
+                    self.edits.append((first, first, f"{part}: {value}\n" + " " * indent))
+        elif "hand" in self.data:
+            self.replace(("hand",), _flow(changed))
         else:
-            additions["hand"] = f"hand: {_flow(changed)}"
-    if old["allowed_failures"] != new["allowed_failures"]:
-        value = new["allowed_failures"]
-        current = data.get("allowed_failures")
+            self.additions["hand"] = f"hand: {_flow(changed)}"
+
+    def allowed_failures(self, value: int | dict[int, int]) -> None:
+        """One number, or one per player count (each changed in place when the file already
+        names the same counts)."""
+        current = self.data.get("allowed_failures")
         if current is None:
-            additions["allowed_failures"] = f"allowed_failures: {_flow(value)}"
+            self.additions["allowed_failures"] = f"allowed_failures: {_flow(value)}"
         elif isinstance(current, dict) and isinstance(value, dict) and \
                 set(current) == {str(k) for k in value}:
             for count, failures in value.items():
                 if current[str(count)] != failures:
-                    span = spans[("allowed_failures", str(count))]
-                    edits.append((span.start, span.end, str(failures)))
+                    self.replace(("allowed_failures", str(count)), str(failures))
         else:
-            span = spans[("allowed_failures",)]
-            edits.append((span.start, span.end, _flow(value)))
-    if old["actions"] != new["actions"]:
-        if "actions" in data:
-            span = spans[("actions",)]
-            if span.flow or not data["actions"] or not new["actions"]:
-                edits.append((span.start, span.end, _flow(new["actions"])))
-            else:  # a block sequence: one "- X" line per card, at its indentation
-                indent = span.start - text.rfind("\n", 0, span.start) - 1
-                items = ("\n" + " " * indent).join(f"- {a}" for a in new["actions"])
-                end = span.end
-                if text[end - 1:end] == "\n":  # block ends after the newline of its last item
-                    end -= 1
-                edits.append((span.start, end, items))
-        else:
-            additions["actions"] = f"actions: {_flow(new['actions'])}"
-    inserted: dict[int, list[str]] = {}
-    for key in ORDER:
-        if key in additions:
-            inserted.setdefault(_after(text, spans, data, key), []).append(additions[key])
-    for at, lines in inserted.items():
-        block = "".join(line + "\n" for line in lines)
-        if at == len(text) and text and not text.endswith("\n"):
-            block = "\n" + block.removesuffix("\n")
-        edits.append((at, at, block))
-    out = text
-    for start, end, replacement in sorted(edits, reverse=True):
-        out = out[:start] + replacement + out[end:]
-    _confirm(out, name, after)
-    return out
+            self.replace(("allowed_failures",), _flow(value))
+
+    def actions(self, cards: list[str]) -> None:
+        """The action cards, as a flow list or one "- X" line each, as the file has them."""
+        if "actions" not in self.data:
+            self.additions["actions"] = f"actions: {_flow(cards)}"
+            return
+        span = self.spans[("actions",)]
+        if span.flow or not self.data["actions"] or not cards:
+            self.replace(("actions",), _flow(cards))
+            return
+        indent = span.start - self.text.rfind("\n", 0, span.start) - 1
+        items = ("\n" + " " * indent).join(f"- {a}" for a in cards)
+        end = span.end
+        if self.text[end - 1:end] == "\n":  # block ends after the newline of its last item
+            end -= 1
+        self.edits.append((span.start, end, items))
+
+    def applied(self) -> str:
+        """The text with every change made, the added keys each after its nearest preceding
+        key."""
+        text, edits = self.text, list(self.edits)
+        inserted: dict[int, list[str]] = {}
+        for key in ORDER:
+            if key in self.additions:
+                inserted.setdefault(_after(text, self.spans, self.data, key), []).append(
+                    self.additions[key])
+        for at, lines in inserted.items():
+            block = "".join(line + "\n" for line in lines)
+            if at == len(text) and text and not text.endswith("\n"):
+                block = "\n" + block.removesuffix("\n")
+            edits.append((at, at, block))
+        for start, end, replacement in sorted(edits, reverse=True):
+            text = text[:start] + replacement + text[end:]
+        return text
 
 
 def _after(text: str, spans: dict[Path_, _Span], data: dict[str, Any], key: str) -> int:

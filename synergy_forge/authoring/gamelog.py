@@ -8,7 +8,7 @@ then one record per decision, in the order the engine asked; last, the outcome.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -41,18 +41,25 @@ def encode(choice: Any) -> Any:
     if isinstance(choice, GoalCard):
         return {"goal": choice.goal, "color": choice.color}
     if isinstance(choice, ActionUse):
-        data: dict[str, Any] = {"card": str(choice.card), "seat": choice.seat}
-        for name in ("target", "other"):
-            if getattr(choice, name) is not None:
-                data[name] = getattr(choice, name)
-        if choice.seats is not None:
-            data["seats"] = list(choice.seats)
-        if choice.replacement is not None:
-            data["with"] = encode(choice.replacement)
-        if choice.cards is not None:
-            data["cards"] = [encode(c) for c in choice.cards]
-        return data
+        return action_data(choice, encode)
     raise TypeError(f"cannot record {choice!r}")
+
+
+def action_data(use: ActionUse, card: Callable[[NumberCard], Any]) -> dict[str, Any]:
+    """A use of an action card as JSON data, each number card it names written by `card`:
+    the game log's shape, which the table's page reads too (with its own cards)."""
+    data: dict[str, Any] = {"card": str(use.card), "seat": use.seat}
+    if use.target is not None:
+        data["target"] = use.target
+    if use.other is not None:
+        data["other"] = use.other
+    if use.seats is not None:
+        data["seats"] = list(use.seats)
+    if use.replacement is not None:
+        data["with"] = card(use.replacement)
+    if use.cards is not None:
+        data["cards"] = [card(c) for c in use.cards]
+    return data
 
 
 def decode(data: Any, kind: DecisionKind) -> Any:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, errors
-from synergy_forge.authoring.loading import Broken, find_campaign, read_campaign
+from synergy_forge.authoring.loading import Broken, Reading, find_campaign, read_campaign
 from synergy_forge.authoring.roundfile import read_round
 from synergy_forge.core.cards import DEFAULT_COLORS
 from synergy_forge.core.referee import Verdict, judge
@@ -36,7 +36,7 @@ def round_context(folder: Path | None, native: bool = True) -> RoundContext:
     builtin = standard_rulebook(native=native)
     if folder is None:
         return RoundContext(None, builtin)
-    context = read_campaign(folder, with_missions=False, thorough=False)
+    context = read_campaign(folder, Reading.LOOKUP)
     if context.campaign is None:  # campaign.yaml itself cannot be read: the built-ins only
         return RoundContext(folder, builtin, problems=tuple(errors(context.diagnostics)))
     campaign = context.campaign

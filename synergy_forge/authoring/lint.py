@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import itertools
 from collections.abc import Mapping
-from typing import Any
 
 from synergy_forge.authoring.definitions import default_symbol, text_of
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
@@ -29,7 +28,8 @@ from synergy_forge.core.cards import (
 )
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
-from synergy_forge.core.rules import Rulebook, RuleError, RuleKind
+from synergy_forge.core.rulelang import RuleError, RuleKind
+from synergy_forge.core.rules import Rulebook
 from synergy_forge.typography import typeset
 
 WARNING = Severity.WARNING
@@ -101,84 +101,114 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
     names the campaign's goals and challenges that exist but have errors: ("goal", id) ->
     "FILE:LINE".
     """
-    data: dict[str, Any] = doc.data
     broken = broken or {}
-    found: list[Diagnostic] = []
-    rounds, lives = data.get("rounds"), data.get("lives")
-    goals = data.get("goals")
+    found = _length_diagnostics(doc)
+    found += _goal_diagnostics(doc, rulebook, broken)
+    found += _failure_diagnostics(doc)
+    found += _challenge_diagnostics(doc, rulebook, broken)
+    for field_name in ("title", "flavor"):
+        found += text_languages(doc, (field_name,), languages)
+        found += printable(doc, field_name, field_name)
+    found += flavour_numbers(doc)
+    return found
+
+
+def _length_diagnostics(doc: Document) -> list[Diagnostic]:
+    """Rounds and lives a mission cannot have, or lives that can never count (R23)."""
+    rounds, lives = doc.data.get("rounds"), doc.data.get("lives")
+    goals = doc.data.get("goals")
     deck = len(goals) if goals is not None else len(GOAL_IDS)
     if rounds is not None and rounds > MAX_ROUNDS:
-        found.append(doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
-                                    f"rounds (one goal card per round, R23), not {rounds}",
-                                    "mission.rounds"))
-    elif lives is not None and lives > MAX_ROUNDS:
+        return [doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
+                               f"rounds (one goal card per round, R23), not {rounds}",
+                               "mission.rounds")]
+    if lives is not None and lives > MAX_ROUNDS:
         # R23: at most 7 rounds can be played, so at most 7 lives can ever be lost; the
         # printed lives card runs from 0 to 7.
-        found.append(doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, not "
-                                    f"{lives}: no more than {MAX_ROUNDS} rounds can be played "
-                                    "(R23), and the lives card runs from 0 to 7",
-                                    "mission.lives"))
-    elif rounds is not None and lives is not None and rounds <= deck and \
+        return [doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, not "
+                               f"{lives}: no more than {MAX_ROUNDS} rounds can be played "
+                               "(R23), and the lives card runs from 0 to 7", "mission.lives")]
+    if rounds is not None and lives is not None and rounds <= deck and \
             lives - 1 > deck - rounds:
         # R23: each round uses one of a seat's `deck` goal cards, so after deck - rounds + 1
         # failed rounds the mission cannot be won; the lives beyond that never count.
         spare = deck - rounds
         can = "no life" if spare == 0 else f"only {spare} of the {lives} lives"
-        found.append(doc.diagnostic(
+        return [doc.diagnostic(
             ("lives",), f"with {rounds} rounds to win and {deck} goal cards per player, {can} "
             f"can be lost with the mission still winnable: a {_nth(spare + 1)} failed round "
             f"leaves too few goal cards (R23); give {spare + 1} li{'fe' if spare == 0 else 'ves'}"
-            f" or more goal cards", "mission.lives", severity=WARNING))
+            f" or more goal cards", "mission.lives", severity=WARNING)]
+    return []
 
-    if goals is not None:
-        for i, gid in enumerate(goals):
-            if ("goal", gid) in broken:
-                found.append(doc.diagnostic(
-                    ("goals", i), f"goal '{gid}' has an error ({broken['goal', gid]})",
-                    "mission.broken-definition"))
-            elif gid not in rulebook.goals:
-                found.append(doc.diagnostic(
-                    ("goals", i), f"unknown goal '{gid}'{suggest(gid, sorted(rulebook.goals))}",
-                    "mission.unknown-goal"))
-        hand_goals = data.get("hand", {}).get("goals", len(goals))
-        if hand_goals > len(goals):
-            found.append(doc.diagnostic(
-                ("hand", "goals"), f"a starting hand of {hand_goals} goal cards, but the goal "
-                f"deck has only {len(goals)}", "mission.hand"))
-        if rounds is not None and rounds > len(goals):
-            found.append(doc.diagnostic(
-                ("rounds",), f"{rounds} rounds need {rounds} goal cards per player, but the goal "
-                f"deck has only {len(goals)} (R23)", "mission.rounds"))
 
-    players = data.get("players", [3, 4, 5])
-    allowed = data.get("allowed_failures", 0)
+def _goal_diagnostics(doc: Document, rulebook: Rulebook,
+                      broken: Mapping[tuple[str, str], str]) -> list[Diagnostic]:
+    """The goal deck: goals unknown or broken, a hand or rounds it cannot supply (R23)."""
+    goals = doc.data.get("goals")
+    if goals is None:
+        return []
+    found: list[Diagnostic] = []
+    for i, gid in enumerate(goals):
+        if ("goal", gid) in broken:
+            found.append(doc.diagnostic(
+                ("goals", i), f"goal '{gid}' has an error ({broken['goal', gid]})",
+                "mission.broken-definition"))
+        elif gid not in rulebook.goals:
+            found.append(doc.diagnostic(
+                ("goals", i), f"unknown goal '{gid}'{suggest(gid, sorted(rulebook.goals))}",
+                "mission.unknown-goal"))
+    hand_goals = doc.data.get("hand", {}).get("goals", len(goals))
+    if hand_goals > len(goals):
+        found.append(doc.diagnostic(
+            ("hand", "goals"), f"a starting hand of {hand_goals} goal cards, but the goal "
+            f"deck has only {len(goals)}", "mission.hand"))
+    rounds = doc.data.get("rounds")
+    if rounds is not None and rounds > len(goals):
+        found.append(doc.diagnostic(
+            ("rounds",), f"{rounds} rounds need {rounds} goal cards per player, but the goal "
+            f"deck has only {len(goals)} (R23)", "mission.rounds"))
+    return found
+
+
+def _failure_diagnostics(doc: Document) -> list[Diagnostic]:
+    """Allowed failures that let no round fail, or name player counts the mission lacks."""
+    players = doc.data.get("players", [3, 4, 5])
+    allowed = doc.data.get("allowed_failures", 0)
+    found: list[Diagnostic] = []
     if isinstance(allowed, int):
         for p in sorted(players):
             if allowed >= p:
-                found.append(doc.diagnostic(
+                return [doc.diagnostic(
                     ("allowed_failures",), f"{allowed} allowed failures with {p} players means "
                     "a round can never fail; allow fewer than the player count",
-                    "mission.allowed-failures"))
-                break
-    else:
-        for p in sorted(players):
-            if str(p) not in allowed:
-                found.append(doc.diagnostic(
-                    ("allowed_failures",), f"no allowed failures given for {p} players; add "
-                    f"'{p}: N' or drop {p} from 'players'", "mission.allowed-failures"))
-            elif allowed[str(p)] >= p:
-                found.append(doc.diagnostic(
-                    ("allowed_failures", str(p)), f"{allowed[str(p)]} allowed failures with {p} "
-                    "players means a round can never fail", "mission.allowed-failures"))
-        for key in allowed:
-            if int(key) not in players:
-                found.append(doc.diagnostic(
-                    ("allowed_failures", key), f"allowed failures for {key} players, but the "
-                    f"mission is not made for {key} players", "mission.allowed-failures",
-                    key=True, severity=WARNING))
+                    "mission.allowed-failures")]
+        return []
+    for p in sorted(players):
+        if str(p) not in allowed:
+            found.append(doc.diagnostic(
+                ("allowed_failures",), f"no allowed failures given for {p} players; add "
+                f"'{p}: N' or drop {p} from 'players'", "mission.allowed-failures"))
+        elif allowed[str(p)] >= p:
+            found.append(doc.diagnostic(
+                ("allowed_failures", str(p)), f"{allowed[str(p)]} allowed failures with {p} "
+                "players means a round can never fail", "mission.allowed-failures"))
+    for key in allowed:
+        if int(key) not in players:
+            found.append(doc.diagnostic(
+                ("allowed_failures", key), f"allowed failures for {key} players, but the "
+                f"mission is not made for {key} players", "mission.allowed-failures",
+                key=True, severity=WARNING))
+    return found
 
-    challenges = data.get("challenges", [])
+
+def _challenge_diagnostics(doc: Document, rulebook: Rulebook,
+                           broken: Mapping[tuple[str, str], str]) -> list[Diagnostic]:
+    """Challenges unknown or broken, two that pass or combine, and a set no pair of number
+    cards keeps (asked of the referee, R9)."""
+    challenges = doc.data.get("challenges", [])
     known = [c for c in challenges if c in rulebook.challenges]
+    found: list[Diagnostic] = []
     for i, cid in enumerate(challenges):
         if ("challenge", cid) in broken:
             found.append(doc.diagnostic(
@@ -189,34 +219,33 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
                 ("challenges", i), f"unknown challenge '{cid}'"
                 f"{suggest(cid, sorted(rulebook.challenges))}", "mission.unknown-challenge"))
     kinds = [rulebook.challenges[c].kind for c in known]
-    if kinds.count(RuleKind.PASSING) > 1:
+    passing = kinds.count(RuleKind.PASSING) > 1
+    if passing:
         found.append(doc.diagnostic(("challenges",), "goals cannot pass both left and right "
                                     "(R4)", "mission.passing"))
     if kinds.count(RuleKind.COMBINE) > 1:
         found.append(doc.diagnostic(("challenges",), "only one challenge may say how the two "
                                     "cards make a sum (combine)", "mission.combine"))
-    if len(known) == len(challenges) and challenges and not any(
-        d.check == "mission.passing" for d in found
-    ):
-        try:
-            keepable = keepable_pairs(tuple(challenges), rulebook)
-        except RuleError as exc:  # a campaign's rule that fails (also reported at its file)
-            found.append(doc.diagnostic(
-                ("challenges",), f"the challenges cannot be played: {exc}", "mission.rule-fails"))
-        else:
-            if not keepable:
-                clash = _clash(tuple(challenges), rulebook)
-                said = clash[0] if len(clash) == 1 else \
-                    f"both {clash[0]} and {clash[1]}" if len(clash) == 2 else \
-                    f"all of {', '.join(clash)}"
-                found.append(doc.diagnostic(
-                    ("challenges",), f"no two number cards of one colour keep {said}: every "
-                    "round would lose the mission (R9)", "mission.unsatisfiable"))
-    for field_name in ("title", "flavor"):
-        found += text_languages(doc, (field_name,), languages)
-        found += printable(doc, field_name, field_name)
-    found += flavour_numbers(doc)
+    if len(known) == len(challenges) and challenges and not passing:
+        found += _unkeepable(doc, tuple(challenges), rulebook)
     return found
+
+
+def _unkeepable(doc: Document, challenges: tuple[str, ...], rulebook: Rulebook
+                ) -> list[Diagnostic]:
+    """Known challenges that no pair of one colour's number cards keeps, or that fail."""
+    try:
+        keepable = keepable_pairs(challenges, rulebook)
+    except RuleError as exc:  # a campaign's rule that fails (also reported at its file)
+        return [doc.diagnostic(("challenges",), f"the challenges cannot be played: {exc}",
+                               "mission.rule-fails")]
+    if keepable:
+        return []
+    clash = _clash(challenges, rulebook)
+    said = clash[0] if len(clash) == 1 else \
+        f"both {clash[0]} and {clash[1]}" if len(clash) == 2 else f"all of {', '.join(clash)}"
+    return [doc.diagnostic(("challenges",), f"no two number cards of one colour keep {said}: "
+                           "every round would lose the mission (R9)", "mission.unsatisfiable")]
 
 
 def action_pairing_diagnostics(missions: list[tuple[Document, frozenset[Action]]]

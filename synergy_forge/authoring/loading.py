@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -164,29 +165,82 @@ def _expand(doc: Document, root: Path, key: str) -> tuple[list[Path], list[Diagn
     return paths, found
 
 
-def read_campaign(folder: Path, with_missions: bool = True,
-                  thorough: bool = True) -> CampaignResult:
-    """Read and check a campaign folder: campaign.yaml, its own goals and challenges, missions.
+class Reading(Enum):
+    """What a campaign folder is read for: which of its files are read, and whether the
+    checks nobody would see (a rule's failing inputs, the print checks of goals and
+    challenges) run."""
 
-    `thorough=False`: the campaign is only the context of one file (see definition_from)."""
+    #: campaign.yaml, its goals and challenges and its missions, every check (validate, build,
+    #: playtest, the studio)
+    WHOLE = "whole"
+    #: the same files, the unseen checks left out: its missions are only played (replay)
+    TO_PLAY = "to-play"
+    #: campaign.yaml, goals and challenges, every check: the campaign a mission file is played
+    #: or made in, which must have no error (play FILE, new, the table)
+    CONTEXT = "context"
+    #: the same files, the unseen checks left out: the context of one file validated or judged
+    LOOKUP = "lookup"
+
+    @property
+    def missions(self) -> bool:
+        return self in (Reading.WHOLE, Reading.TO_PLAY)
+
+    @property
+    def thorough(self) -> bool:
+        return self in (Reading.WHOLE, Reading.CONTEXT)
+
+
+def read_campaign(folder: Path, reading: Reading = Reading.WHOLE) -> CampaignResult:
+    """Read and check a campaign folder: campaign.yaml, its own goals and challenges, and (as
+    `reading` says) its missions."""
     result = CampaignResult(None)
+    doc = _read_campaign_file(folder, result, reading)
+    if doc is None:
+        return result
+    languages = tuple(doc.data.get("languages", ["en"]))
+    result.diagnostics += _name_languages(doc, languages)
+    rulebook = standard_rulebook().extended(
+        _read_definitions(doc, folder, result, languages, reading.thorough))
+    colors = tuple(doc.data.get("colors", DEFAULT_COLORS))
+    if not reading.missions:
+        result.campaign = Campaign(text_of(doc.data["name"]), (), rulebook, languages, colors,
+                                   doc.file, standard_actions())
+        return result
+    missions = _read_missions(doc, folder, result, rulebook, languages)
+    if "name" in doc.data:
+        # The missions read without error, as a campaign: the checks of whole missions (their
+        # printed cards) run on them even while other files have errors.
+        result.usable = Campaign(text_of(doc.data["name"]), tuple(missions), rulebook,
+                                 languages, colors, doc.file, standard_actions())
+    if not errors(result.diagnostics):
+        result.campaign = result.usable
+    return result
+
+
+def _read_campaign_file(folder: Path, result: CampaignResult, reading: Reading
+                        ) -> Document | None:
+    """campaign.yaml, its fields that passed the schema only; None when nothing more can be
+    read (the file has errors and no mission is to be read, or it is not a mapping)."""
     try:
         doc = read_document(folder / CAMPAIGN_FILE, display(folder / CAMPAIGN_FILE))
     except InvalidInput as exc:
         result.diagnostics += exc.diagnostics
-        return result
+        return None
     result.files = 1
     result.paths.add((folder / CAMPAIGN_FILE).resolve())
     found, bad = schema_problems(doc, "campaign")
     result.diagnostics += found
-    if (found and not with_missions) or not isinstance(doc.data, dict):
-        return result
+    if (found and not reading.missions) or not isinstance(doc.data, dict):
+        return None
     # A mistake in one field of campaign.yaml does not hide the missions' own checks: the
     # fields that passed are used (the campaign itself is not built while it has errors).
-    doc = replace(doc, data={k: v for k, v in doc.data.items() if k not in bad})
-    languages = tuple(doc.data.get("languages", ["en"]))
-    result.diagnostics += _name_languages(doc, languages)
+    return replace(doc, data={k: v for k, v in doc.data.items() if k not in bad})
 
+
+def _read_definitions(doc: Document, folder: Path, result: CampaignResult,
+                      languages: tuple[str, ...], thorough: bool) -> list[Definition]:
+    """The campaign's own goals and challenges that have no error, each id once and none a
+    built-in's; the others are named in `result.broken`."""
     own: list[Definition] = []
     seen_ids: dict[str, str] = {}
     builtin = standard_rulebook()
@@ -195,22 +249,10 @@ def read_campaign(folder: Path, with_missions: bool = True,
         result.diagnostics += found
         for path in paths:
             sub = result.read(path)
-            if sub is None:
+            definition = None if sub is None else \
+                _read_definition(sub, kind, result, languages, thorough)
+            if sub is None or definition is None:
                 continue
-            definition, found = definition_from(sub, kind, thorough=thorough)
-            result.diagnostics += found
-            if definition is None:
-                # Missions naming it hear that it has an error, not that it does not exist.
-                given = sub.data.get("id") if isinstance(sub.data, dict) else None
-                first = errors(found)[0] if errors(found) else None
-                if isinstance(given, str) and first is not None:
-                    result.broken.setdefault((kind, given), f"{first.file}:{first.line}")
-                if thorough:  # its texts' checks, on the fields that passed
-                    result.diagnostics += _broken_definition_texts(sub, kind, languages)
-                continue
-            if thorough:  # a context's definitions are not the file being checked: their
-                # print checks (the fonts' metrics, 70 ms) would only be thrown away
-                result.diagnostics += definition_diagnostics(sub, languages)
             if definition.id in builtin.goals or definition.id in builtin.challenges:
                 result.diagnostics.append(sub.diagnostic(
                     ("id",), f"'{definition.id}' is a built-in id; give yours another name",
@@ -222,76 +264,110 @@ def read_campaign(folder: Path, with_missions: bool = True,
             else:
                 seen_ids[definition.id] = sub.file
                 own.append(definition)
-    rulebook = builtin.extended(own)
-    colors = tuple(doc.data.get("colors", DEFAULT_COLORS))
-    if not with_missions:
-        result.campaign = Campaign(text_of(doc.data["name"]), (), rulebook, languages, colors,
-                                   doc.file, standard_actions())
-        return result
+    return own
 
+
+def _read_definition(sub: Document, kind: str, result: CampaignResult,
+                     languages: tuple[str, ...], thorough: bool) -> Definition | None:
+    """One goal or challenge file, its findings added to `result`; None when it has errors."""
+    definition, found = definition_from(sub, kind, thorough=thorough)
+    result.diagnostics += found
+    if definition is None:
+        # Missions naming it hear that it has an error, not that it does not exist.
+        given = sub.data.get("id") if isinstance(sub.data, dict) else None
+        first = errors(found)[0] if errors(found) else None
+        if isinstance(given, str) and first is not None:
+            result.broken.setdefault((kind, given), f"{first.file}:{first.line}")
+        if thorough:  # its texts' checks, on the fields that passed
+            result.diagnostics += _broken_definition_texts(sub, kind, languages)
+        return None
+    if thorough:  # a context's definitions are not the file being checked: their print
+        # checks (the fonts' metrics, 70 ms) would only be thrown away
+        result.diagnostics += definition_diagnostics(sub, languages)
+    return definition
+
+
+def _read_missions(doc: Document, folder: Path, result: CampaignResult, rulebook: Rulebook,
+                   languages: tuple[str, ...]) -> list[Mission]:
+    """The campaign's missions that have no error, by number; every mission's findings, and
+    the campaign's own across them, added to `result`."""
     paths, found = _expand(doc, folder, "missions")
     result.diagnostics += found
     missions: list[Mission] = []
-    # Every mission file whose id and number can be read counts for the campaign's checks,
-    # even one with errors elsewhere: "mission 3 is missing" would be false.
-    by_id: dict[str, str] = {}
-    by_number: dict[int, Document] = {}
-    numbered = True  # every mission's number is known: gaps can be told
-    # Every mission whose action cards can be read, for the printing check of action cards
-    # (a mission with errors elsewhere still has its cards printed once mended).
-    actions: list[tuple[int, Document, frozenset[Action]]] = []
+    index = _MissionIndex()
     for path in paths:
         sub = result.read(path)
         if sub is None:
-            numbered = False
+            index.numbered = False
             continue
         result.documents[sub.file] = sub
         mission, found = check_mission(sub, rulebook, languages, result.broken)
         result.diagnostics += found
         if mission is not None:
             missions.append(mission)
+        result.diagnostics += index.add(sub)
+    missions.sort(key=lambda m: (m.number, m.id))
+    result.diagnostics += index.diagnostics()
+    return missions
+
+
+@dataclass
+class _MissionIndex:
+    """The campaign's checks across its missions: ids and numbers used twice, gaps in the
+    numbering, and action cards that cannot be printed two to a card.
+
+    Every mission file whose id and number can be read counts, even one with errors
+    elsewhere: "mission 3 is missing" would be false. Likewise every mission whose action
+    cards can be read counts for their printing (a mission with errors elsewhere still has
+    its cards printed once mended)."""
+
+    by_id: dict[str, str] = field(default_factory=dict)
+    by_number: dict[int, Document] = field(default_factory=dict)
+    #: every mission's number is known: gaps can be told
+    numbered: bool = True
+    actions: list[tuple[int, Document, frozenset[Action]]] = field(default_factory=list)
+
+    def add(self, sub: Document) -> list[Diagnostic]:
+        """Count one mission file; what it repeats of the ones before."""
+        found: list[Diagnostic] = []
         data = sub.data if isinstance(sub.data, dict) else {}
         mission_id, number = data.get("id"), data.get("number")
         if isinstance(mission_id, str):
-            if mission_id in by_id:
-                result.diagnostics.append(sub.diagnostic(
-                    ("id",), f"mission id '{mission_id}' is also used by {by_id[mission_id]}",
-                    "campaign.duplicate-id"))
-            by_id.setdefault(mission_id, sub.file)
+            if mission_id in self.by_id:
+                found.append(sub.diagnostic(
+                    ("id",), f"mission id '{mission_id}' is also used by "
+                    f"{self.by_id[mission_id]}", "campaign.duplicate-id"))
+            self.by_id.setdefault(mission_id, sub.file)
         used = data.get("actions", [])
         if isinstance(used, list) and all(isinstance(a, str) and a in Action.__members__
                                           for a in used):
-            actions.append((number if isinstance(number, int) else 0, sub,
-                            frozenset(Action(a) for a in used)))
+            self.actions.append((number if isinstance(number, int) else 0, sub,
+                                 frozenset(Action(a) for a in used)))
         if not (isinstance(number, int) and not isinstance(number, bool) and number >= 1):
-            numbered = False
+            self.numbered = False
         else:
-            if number in by_number:
-                result.diagnostics.append(sub.diagnostic(
+            if number in self.by_number:
+                found.append(sub.diagnostic(
                     ("number",), f"mission number {number} is also used by "
-                    f"{by_number[number].file}", "campaign.duplicate-number"))
-            by_number.setdefault(number, sub)
-    missions.sort(key=lambda m: (m.number, m.id))
-    actions.sort(key=lambda entry: (entry[0], entry[1].file))
-    result.diagnostics += action_pairing_diagnostics([(doc, used) for _, doc, used in actions])
-    expected = 1
-    # A mission file that cannot be read, or whose number cannot, may hold the "missing"
-    # number: gaps are told only when every number is known.
-    for number, sub in sorted(by_number.items()) if numbered else ():
-        if number > expected:
-            gap = f"{expected}" if number == expected + 1 else f"{expected} to {number - 1}"
-            result.diagnostics.append(sub.diagnostic(
-                ("number",), f"mission {gap} is missing: numbers should run 1..N without gaps",
-                "campaign.numbering", severity=Severity.WARNING))
-        expected = number + 1
-    if "name" in doc.data:
-        # The missions read without error, as a campaign: the checks of whole missions (their
-        # printed cards) run on them even while other files have errors.
-        result.usable = Campaign(text_of(doc.data["name"]), tuple(missions), rulebook,
-                                 languages, colors, doc.file, standard_actions())
-    if not errors(result.diagnostics):
-        result.campaign = result.usable
-    return result
+                    f"{self.by_number[number].file}", "campaign.duplicate-number"))
+            self.by_number.setdefault(number, sub)
+        return found
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """Once every mission is counted: the action cards' printing, gaps in the numbers."""
+        self.actions.sort(key=lambda entry: (entry[0], entry[1].file))
+        found = action_pairing_diagnostics([(doc, used) for _, doc, used in self.actions])
+        expected = 1
+        # A mission file that cannot be read, or whose number cannot, may hold the "missing"
+        # number: gaps are told only when every number is known.
+        for number, sub in sorted(self.by_number.items()) if self.numbered else ():
+            if number > expected:
+                gap = f"{expected}" if number == expected + 1 else f"{expected} to {number - 1}"
+                found.append(sub.diagnostic(
+                    ("number",), f"mission {gap} is missing: numbers should run 1..N without "
+                    "gaps", "campaign.numbering", severity=Severity.WARNING))
+            expected = number + 1
+        return found
 
 
 def _broken_definition_texts(doc: Document, kind: str,
@@ -371,7 +447,7 @@ def read_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...], D
     broken: Broken = {}
     folder = find_campaign(path)
     if folder is not None:
-        context = read_campaign(folder, with_missions=False)
+        context = read_campaign(folder, Reading.CONTEXT)
         if context.campaign is None or errors(context.diagnostics):
             raise HasErrors(errors(context.diagnostics))
         rulebook, languages = context.campaign.rulebook, context.campaign.languages

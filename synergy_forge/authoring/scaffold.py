@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from synergy_forge.authoring.loading import CAMPAIGN_FILE, find_campaign, read_campaign
+from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaign, read_campaign
 from synergy_forge.fileio import write_atomic
 from synergy_forge.resources import schemas_dir
 
@@ -167,7 +167,7 @@ def write_new_mission(path: Path, force: bool = False) -> list[Path]:
     languages: tuple[str, ...] = ("en",)
     folder = find_campaign(path)
     if folder is not None:  # speak the campaign's languages
-        found = read_campaign(folder, with_missions=False).campaign
+        found = read_campaign(folder, Reading.CONTEXT).campaign
         languages = found.languages if found is not None else languages
         numbers = [m.number for m in (read_campaign(folder).campaign or found).missions] \
             if found is not None else []

@@ -163,23 +163,26 @@ def _field(path: tuple[Any, ...]) -> str:
 
 def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool, tuple[Any, ...]]:
     """(message, point at the key rather than the value, path) for one schema error."""
+    where = _field(path) if path else "the file"
+    found = _field_problem(error, path, where)
+    if found is not None:
+        return found
+    return _value_problem(error, where), False, path
+
+
+def _field_problem(error: ValidationError, path: tuple[Any, ...], where: str
+                   ) -> tuple[str, bool, tuple[Any, ...]] | None:
+    """A mapping's keys and fields: a key of the wrong form, a field missing, unknown or not
+    allowed here; None for an error about a value."""
     # Set on every error a validator reports (the stubs also allow jsonschema's "unset").
     v: Any = error.validator
     value: Any = error.instance
     arg: Any = error.validator_value
     schema: Any = error.schema
-    where = _field(path) if path else "the file"
-    title = schema.get("title") if isinstance(schema, dict) else None
-    hint = f" ({schema['description']})" if isinstance(schema, dict) and \
-        "description" in schema and v == "pattern" else ""
     if "propertyNames" in error.relative_schema_path:
         rule = f"one of {', '.join(map(str, arg))}" if v == "enum" else "of the right form"
         return f"{where} cannot have the key {value!r}; keys must be {rule}", True, \
             (*path, value)
-    if v in ("anyOf", "oneOf"):
-        if isinstance(value, float) and value.is_integer() and "integer" in json.dumps(arg):
-            return f"{where}: {value} is not a whole number: write {int(value)}", False, path
-        return f"{where} must be {_alternatives(error)}, got {_kind_of(value)}", False, path
     if v == "required":
         missing = [name for name in arg if isinstance(value, dict) and name not in value]
         names = ", ".join(f"'{m}'" for m in missing) or str(arg)
@@ -194,46 +197,62 @@ def _describe(error: ValidationError, path: tuple[Any, ...]) -> tuple[str, bool,
             return f"unknown field '{extra[0]}'{did}{expected}", True, (*path, extra[0])
     if v == "propertyNames":
         return f"{error.message}", True, path
-    if v == "type":
-        wanted = arg if isinstance(arg, list) else [arg]
-        if "integer" in wanted and isinstance(value, float) and value.is_integer():
-            return f"{where}: {value} is not a whole number: write {int(value)}", False, path
-        expected = " or ".join(_TYPES.get(t, str(t)) for t in wanted)
-        if "array" in wanted and isinstance(value, str) and value.startswith("-"):
-            # `-a` on its own line is text to YAML, not a list item
-            hint = " (a list item needs a space after the dash: '- item')"
-        return f"{where} must be {expected}, got {_kind_of(value)}{hint}", False, path
-    if v == "enum":
-        options = ", ".join(str(o) for o in arg)
-        return f"{where} must be one of {options}; got {_kind_of(value)}", False, path
-    if v == "const":
-        return f"{where} must be {arg!r}, got {_kind_of(value)}", False, path
-    if v in ("minimum", "exclusiveMinimum"):
-        return f"{where} must be at least {arg}, got {value}", False, path
-    if v in ("maximum", "exclusiveMaximum"):
-        return f"{where} must be at most {arg}, got {value}", False, path
-    if v == "pattern":
-        label = (title or "value").lower()
-        return f"{where}: {value!r} is not a valid {label}{hint}", False, path
-    if v == "minLength":
-        return f"{where} must not be empty", False, path
-    if v == "minItems":
-        return f"{where} needs at least {arg} item(s), got {len(value)}", False, path
-    if v == "maxItems":
-        return f"{where} allows at most {arg} item(s), got {len(value)}", False, path
-    if v == "minProperties":
-        return f"{where} must not be empty", False, path
-    if v == "uniqueItems":
-        seen, dup = [], None
-        for item in value:
-            if item in seen:
-                dup = item
-                break
-            seen.append(item)
-        return f"{where} lists {dup!r} more than once", False, path
     if v == "not" and isinstance(arg, dict) and "required" in arg:
         return f"{where} may not have the field {', '.join(arg['required'])} here", False, path
-    return f"{where}: {error.message}", False, path
+    return None
+
+
+def _value_problem(error: ValidationError, where: str) -> str:
+    """What is wrong with a value: its type, its choices, its bounds, its form or size."""
+    v: Any = error.validator
+    value: Any = error.instance
+    arg: Any = error.validator_value
+    schema: Any = error.schema
+    if v in ("anyOf", "oneOf", "type"):
+        return _type_problem(error, where)
+    if v == "enum":
+        options = ", ".join(str(o) for o in arg)
+        return f"{where} must be one of {options}; got {_kind_of(value)}"
+    if v == "const":
+        return f"{where} must be {arg!r}, got {_kind_of(value)}"
+    if v in ("minimum", "exclusiveMinimum"):
+        return f"{where} must be at least {arg}, got {value}"
+    if v in ("maximum", "exclusiveMaximum"):
+        return f"{where} must be at most {arg}, got {value}"
+    if v == "pattern":
+        title = schema.get("title") if isinstance(schema, dict) else None
+        hint = f" ({schema['description']})" if isinstance(schema, dict) and \
+            "description" in schema else ""
+        return f"{where}: {value!r} is not a valid {(title or 'value').lower()}{hint}"
+    if v in ("minLength", "minProperties"):
+        return f"{where} must not be empty"
+    if v == "minItems":
+        return f"{where} needs at least {arg} item(s), got {len(value)}"
+    if v == "maxItems":
+        return f"{where} allows at most {arg} item(s), got {len(value)}"
+    if v == "uniqueItems":
+        dup = next((item for i, item in enumerate(value) if item in value[:i]), None)
+        return f"{where} lists {dup!r} more than once"
+    return f"{where}: {error.message}"
+
+
+def _type_problem(error: ValidationError, where: str) -> str:
+    """A value of the wrong type, or matching none of the alternatives it may be."""
+    v: Any = error.validator
+    value: Any = error.instance
+    arg: Any = error.validator_value
+    wanted = arg if isinstance(arg, list) else [arg]
+    whole = "integer" in json.dumps(arg) if v != "type" else "integer" in wanted
+    if whole and isinstance(value, float) and value.is_integer():
+        return f"{where}: {value} is not a whole number: write {int(value)}"
+    if v != "type":
+        return f"{where} must be {_alternatives(error)}, got {_kind_of(value)}"
+    expected = " or ".join(_TYPES.get(t, str(t)) for t in wanted)
+    hint = ""
+    if "array" in wanted and isinstance(value, str) and value.startswith("-"):
+        # `-a` on its own line is text to YAML, not a list item
+        hint = " (a list item needs a space after the dash: '- item')"
+    return f"{where} must be {expected}, got {_kind_of(value)}{hint}"
 
 
 def _closest(word: str, options: list[str]) -> str | None:

@@ -21,6 +21,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severi
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     CampaignResult,
+    Reading,
     check_mission,
     detect_kind,
     display,
@@ -168,7 +169,7 @@ def validate_file(path: Path) -> tuple[list[Diagnostic], int]:
     campaign = Campaign({"en": ""}, (), rulebook, languages, actions=standard_actions())
     campaign_dir = find_campaign(path)
     if campaign_dir is not None:
-        context = read_campaign(campaign_dir, with_missions=False, thorough=False)
+        context = read_campaign(campaign_dir, Reading.LOOKUP)
         if context.campaign is not None:
             campaign = context.campaign
             rulebook, languages = context.campaign.rulebook, context.campaign.languages

@@ -183,52 +183,7 @@ def _build(loader: Any, name: str) -> tuple[Any, dict[PathKey, tuple[int, int]],
     Events rather than the composer: the C composer recurses and can crash the interpreter on
     deeply nested input, while the event stream is flat and shows every anchor and alias.
     """
-    values: dict[PathKey, tuple[int, int]] = {(): (1, 1)}
-    keys: dict[PathKey, tuple[int, int]] = {}
-    # Each frame: [container, path, pending key (mappings), key position]
-    stack: list[list[Any]] = []
-    root: Any = None
-    documents = 0
-
-    def place(value: Any, mark: Any) -> PathKey | None:
-        """Put a finished value into the open container; return its path."""
-        nonlocal root
-        if not stack:
-            root = value
-            return ()
-        frame = stack[-1]
-        container, path = frame[0], frame[1]
-        if isinstance(container, list):
-            container.append(value)
-            return (*path, len(container) - 1)
-        if frame[2] is None:  # this value is a key
-            kline, kcol = mark.line + 1, mark.column + 1
-            if isinstance(value, bool) or not isinstance(value, str | int):
-                raise _error(name, kline, kcol, "a key must be a name or a whole number")
-            key = str(value)
-            if key in container:
-                raise _error(name, kline, kcol, f"the key {key!r} appears twice")
-            frame[2] = key
-            keys[(*path, key)] = (kline, kcol)
-            return None
-        key = frame[2]
-        frame[2] = None
-        container[key] = value
-        return (*path, key)
-
-    def open_path() -> PathKey:
-        if not stack:
-            return ()
-        frame = stack[-1]
-        container, path = frame[0], frame[1]
-        if isinstance(container, list):
-            return (*path, len(container))
-        if frame[2] is None:
-            mark = event.start_mark
-            raise _error(name, mark.line + 1, mark.column + 1,
-                         "a key must be a name or a whole number")
-        return (*path, frame[2])
-
+    builder = _Builder(name)
     while True:
         event = loader.get_event()
         if event is None or isinstance(event, yaml.StreamEndEvent):
@@ -236,32 +191,93 @@ def _build(loader: Any, name: str) -> tuple[Any, dict[PathKey, tuple[int, int]],
         mark = event.start_mark
         line, column = mark.line + 1, mark.column + 1
         if isinstance(event, yaml.DocumentStartEvent):
-            documents += 1
-            if documents > 1:
+            builder.documents += 1
+            if builder.documents > 1:
                 raise _error(name, line, column,
                              "the file holds more than one YAML document; expected one")
             continue
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise _error(name, line, column, "anchors and aliases (& and *) are not allowed")
         if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
-            if len(stack) >= MAX_DEPTH:
-                raise _error(name, line, column, f"nested deeper than {MAX_DEPTH} levels")
-            path = open_path()
-            values[path] = (line, column)
-            container: Any = {} if isinstance(event, yaml.MappingStartEvent) else []
-            stack.append([container, path, None, mark])
+            builder.open(event)
         elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
-            container, _, _, start = stack.pop()
-            place(container, start)
+            container, _, _, start = builder.stack.pop()
+            builder.place(container, start)
         elif isinstance(event, yaml.ScalarEvent):
-            is_key = stack and isinstance(stack[-1][0], dict) and stack[-1][2] is None
-            if is_key and event.value == "<<" and event.implicit[0]:
+            if builder.at_key() and event.value == "<<" and event.implicit[0]:
                 raise _error(name, line, column, "merge keys (<<) are not allowed")
-            value = _scalar(loader, event, name)
-            target = place(value, mark)
+            target = builder.place(_scalar(loader, event, name), mark)
             if target is not None:
-                values[target] = (line, column)
-    return root, values, keys
+                builder.values[target] = (line, column)
+    return builder.root, builder.values, builder.keys
+
+
+class _Builder:
+    """The data of one file as its events arrive: the containers still open, and where each
+    value and key was written."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.values: dict[PathKey, tuple[int, int]] = {(): (1, 1)}
+        self.keys: dict[PathKey, tuple[int, int]] = {}
+        # Each frame: [container, path, pending key (mappings), key position]
+        self.stack: list[list[Any]] = []
+        self.root: Any = None
+        self.documents = 0
+
+    def at_key(self) -> bool:
+        """Whether the next value is a key of the open mapping."""
+        return bool(self.stack) and isinstance(self.stack[-1][0], dict) and \
+            self.stack[-1][2] is None
+
+    def open(self, event: Any) -> None:
+        """A mapping or a list starts."""
+        mark = event.start_mark
+        line, column = mark.line + 1, mark.column + 1
+        if len(self.stack) >= MAX_DEPTH:
+            raise _error(self.name, line, column, f"nested deeper than {MAX_DEPTH} levels")
+        path = self._open_path(event)
+        self.values[path] = (line, column)
+        container: Any = {} if isinstance(event, yaml.MappingStartEvent) else []
+        self.stack.append([container, path, None, mark])
+
+    def _open_path(self, event: Any) -> PathKey:
+        if not self.stack:
+            return ()
+        frame = self.stack[-1]
+        container, path = frame[0], frame[1]
+        if isinstance(container, list):
+            return (*path, len(container))
+        if frame[2] is None:
+            mark = event.start_mark
+            raise _error(self.name, mark.line + 1, mark.column + 1,
+                         "a key must be a name or a whole number")
+        return (*path, frame[2])
+
+    def place(self, value: Any, mark: Any) -> PathKey | None:
+        """Put a finished value into the open container; return its path (None for a key)."""
+        if not self.stack:
+            self.root = value
+            return ()
+        frame = self.stack[-1]
+        container, path = frame[0], frame[1]
+        if isinstance(container, list):
+            container.append(value)
+            return (*path, len(container) - 1)
+        if frame[2] is None:  # this value is a key
+            kline, kcol = mark.line + 1, mark.column + 1
+            if isinstance(value, bool) or not isinstance(value, str | int):
+                raise _error(self.name, kline, kcol, "a key must be a name or a whole number")
+            key = str(value)
+            if key in container:
+                raise _error(self.name, kline, kcol, f"the key {key!r} appears twice")
+            frame[2] = key
+            self.keys[(*path, key)] = (kline, kcol)
+            return None
+        key = frame[2]
+        frame[2] = None
+        container[key] = value
+        return (*path, key)
 
 
 INT_TAG, FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"

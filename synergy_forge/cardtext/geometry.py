@@ -61,7 +61,7 @@ def _card_boxes(card: CardSize) -> dict[str, Box]:
                              11.0, line_height=1.15, min_pt=RULES_MIN_PT),
         "goal-symbol": Box(inner, 19.0, 48.0, bold=True, line_height=1.1, min_pt=24.0),
         "goal-name": Box(inner, 10.0, 12.0, bold=True),
-        "goal-text": Box(inner, height - 2 * safe - 49.0, 9.5),  # above "Added by mission"
+        "goal-text": Box(inner, height - 2 * safe - 52.0, 9.5),  # above "Added by mission"
         "action-name": Box(inner, 10.0, 12.0, bold=True),
-        "action-text": Box(inner, height - 2 * safe - 44.0, 9.0),
+        "action-text": Box(inner, height - 2 * safe - 44.0, 11.0),  # read across the table
     }

@@ -79,7 +79,8 @@ def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[
         challenge = rulebook.challenge(cid)
         lines.append((tr.text(challenge.name), tr.text(challenge.text)))
     if mission.actions:
-        lines.append((_("Action cards"), " · ".join(
+        # "·" ends a line rather than starts one: it is held to the card before it.
+        lines.append((_("Action cards"), f"{NBSP}· ".join(
             f"{a}{NBSP}{tr.text(campaign.actions[a].name)}" for a in mission.actions)))
     return lines
 

@@ -11,14 +11,17 @@ import click
 from synergy_forge.authoring.diagnostics import HasErrors, InvalidInput, errors
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
+    Reading,
     display,
+    find_campaign,
     load_mission_file,
     read_campaign,
 )
 from synergy_forge.authoring.paths import expand
 from synergy_forge.authoring.yamlfile import read_document
+from synergy_forge.core.cards import Action
 from synergy_forge.core.mission import Mission
-from synergy_forge.core.rules import Rulebook
+from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.playtest import Playable
 
@@ -110,3 +113,58 @@ def playables(paths: tuple[Path, ...]) -> list[Playable]:
             mission, rulebook, colors = load_mission_file(path)
             found.append(Playable(mission, rulebook, tuple(colors)))
     return found
+
+
+def mission_to_play(source: str, mission_key: str | None) -> tuple[
+        Mission, Rulebook, tuple[str, ...], dict[Action, ActionText], Path | None]:
+    """The mission `table` plays (a campaign folder with --mission, a mission file, or a
+    number or id, see resolve_mission), its rulebook, colours and action cards' texts, and
+    the folder of its campaign (None for the bundled starter campaign)."""
+    from synergy_forge.authoring.definitions import standard_actions
+
+    path = Path(source)
+    if path.is_dir():
+        return _campaign_mission(path, mission_key)
+    if mission_key is not None:
+        raise click.BadParameter("--mission chooses a mission of a campaign folder; "
+                                 f"{source} is already one mission", param_hint="'--mission'")
+    mission, rulebook, colors = resolve_mission(source)
+    # The campaign the mission was found in: its file's, or the current one's for a number.
+    folder = find_campaign(Path(mission.source).resolve()) if mission.source else None
+    actions = standard_actions()
+    if folder is not None:
+        context = read_campaign(folder, Reading.CONTEXT).campaign
+        actions = dict(context.actions) if context is not None and context.actions else actions
+    if folder is not None and folder == starter_campaign().resolve():
+        folder = None
+    return mission, rulebook, colors, actions, Path(display(folder)) if folder else None
+
+
+def _campaign_mission(path: Path, mission_key: str | None) -> tuple[
+        Mission, Rulebook, tuple[str, ...], dict[Action, ActionText], Path]:
+    """The mission --mission names in the campaign folder `path` (its only one without)."""
+    from synergy_forge.authoring.definitions import standard_actions
+
+    if not (path / CAMPAIGN_FILE).is_file():
+        raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}: give a campaign folder, a "
+                                 "mission file or a starter mission's number",
+                                 param_hint="'MISSION-OR-CAMPAIGN'")
+    result = read_campaign(path)
+    if result.campaign is None or errors(result.diagnostics):
+        raise HasErrors(errors(result.diagnostics))
+    campaign = result.campaign
+    numbers = ", ".join(str(m.number) for m in campaign.missions)
+    if mission_key is None:
+        if len(campaign.missions) != 1:
+            raise click.BadParameter(f"{path} has {len(campaign.missions)} missions: choose "
+                                     f"one with --mission (numbers {numbers})",
+                                     param_hint="'--mission'")
+        mission = campaign.missions[0]
+    else:
+        try:
+            mission = campaign.mission(mission_key)
+        except KeyError:
+            raise click.BadParameter(f"{path} has no mission {mission_key!r} (numbers "
+                                     f"{numbers})", param_hint="'--mission'") from None
+    return (mission, campaign.rulebook, campaign.colors,
+            dict(campaign.actions) or standard_actions(), path)

@@ -11,8 +11,8 @@ A game is three things apart (OpenSpiel's split): its `Setup`, fixed at the star
 player count, seed, rulebook, colours); its state, which `apply` moves on and `copy()` branches
 cheaply (python-chess's `Board.copy()`: hands, decks and rows are tuples, shared until they
 change); and what a seat may see, `observe(seat)`, an immutable `Observation` that reaches no
-hidden card, no seed and nothing mutable. Only the oracle, which cheats by design, is handed
-`observe_all()`.
+hidden card, no seed and nothing mutable (observation.py). Only the oracle, which cheats by
+design, is handed `observe_all()`.
 
 The engine holds no global state and draws randomness only from the `random.Random(seed)` it
 was given.
@@ -30,6 +30,7 @@ from typing import Any, NamedTuple, TypeVar
 
 from synergy_forge.core.cards import DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard, Order
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.observation import Observation, Omniscient, omniscient_view, public_view
 from synergy_forge.core.referee import (
     ActionUse,
     Arrangement,
@@ -225,18 +226,13 @@ class Game:
 
     def copy(self) -> Game:
         """An independent game in the same state: applying a choice to one leaves the other
-        as it was. Cheap: cards are immutable and hands, decks and rows tuples, so only the
-        per-seat lists are copied (every other attribute is immutable, or a list only ever
-        replaced, never changed in place: the pending decisions)."""
+        as it was. Cheap (python-chess's `Board.copy()`): cards are immutable and hands, decks
+        and rows tuples, so the only mutable values a game holds are its per-seat and
+        per-round lists (of immutable items), each copied here; nothing else is shared that
+        either game changes."""
         twin = object.__new__(Game)
-        twin.__dict__.update(self.__dict__)
-        twin.hands, twin.goal_hands = list(self.hands), list(self.goal_hands)
-        twin.decks, twin.goal_decks = list(self.decks), list(self.goal_decks)
-        twin.discards, twin.history = list(self.discards), list(self.history)
-        twin.firsts, twin.goals_played = list(self.firsts), list(self.goals_played)
-        twin.seconds, twin._seconds_legal = list(self.seconds), list(self._seconds_legal)
-        if self._pending is not None:
-            twin._pending = list(self._pending)
+        twin.__dict__.update({name: list(value) if isinstance(value, list) else value
+                              for name, value in self.__dict__.items()})
         return twin
 
     # -- the table of the current round -------------------------------------------------------
@@ -534,29 +530,14 @@ class Game:
         """What `seat` sees now, as a value: its own hands and everything face up."""
         public = self._public
         if public is None:  # the same for every seat until the next apply()
-            public = self._public = self._public_view()
+            public = self._public = public_view(self)
         return public._replace(seat=seat, hand=tuple(sorted(self.hands[seat])),
                                goal_hand=tuple(sorted(self.goal_hands[seat])))
-
-    def _public_view(self) -> Observation:
-        """What every seat sees alike; `observe` fills in the seat and its own hands."""
-        return Observation(
-            seat=-1, hand=(), goal_hand=(), mission=self.mission, players=self.players,
-            colors=self.colors, rulebook=self.rulebook, placed=self.arrangement(),
-            seconds=tuple(self.seconds), discards=tuple(self.discards),
-            actions_used=self.actions, actions_available=self.available,
-            hand_numbers=tuple(map(len, self.hands)), hand_goals=tuple(map(len, self.goal_hands)),
-            deck_numbers=tuple(map(len, self.decks)), deck_goals=tuple(map(len, self.goal_decks)),
-            lives=self.lives, rounds_won=self.rounds_won, round_number=self.round_number,
-            super_seat=self.super_seat, hyper_seat=self.hyper_seat)
 
     def observe_all(self) -> Omniscient:
         """Everything, hidden hands included: for the oracle bot, which cheats by design and
         says so. No ordinary bot is handed this."""
-        return Omniscient(self.setup, tuple(self.hands), tuple(self.goal_hands),
-                          tuple(self.firsts), tuple(self.goals_played), self.super_seat,
-                          self.hyper_seat, self.round_number,
-                          tuple(self.observe(i) for i in range(self.players)))
+        return omniscient_view(self)
 
     def cards_of(self, color: str) -> Iterator[tuple[str, NumberCard | GoalCard]]:
         """Every card of one colour with where it is (for conservation checks and tests)."""
@@ -583,81 +564,6 @@ def _rule_of(decision: Decision) -> str:
 def _refusal(decision: Decision, choice: Any) -> str:
     shown = choice if isinstance(choice, str) else repr(choice)
     return f"seat {decision.seat} cannot choose {shown} for {decision.kind}"
-
-
-class Observation(NamedTuple):
-    """What one seat can see, as an immutable value: its own hands, everything face up, and
-    public counts. Every field is a tuple, a frozenset, a number or an immutable object (the
-    mission and the rulebook are read-only too), so a bot can change nothing through it; it
-    holds no other seat's hidden card, no deck order and not the seed that dealt them."""
-
-    seat: int
-    hand: tuple[NumberCard, ...]
-    goal_hand: tuple[GoalCard, ...]
-    mission: Mission
-    players: int
-    colors: tuple[str, ...]
-    rulebook: Rulebook
-    #: the round's cards as they lie after passing and the actions so far (R4, R13)
-    placed: Arrangement
-    seconds: tuple[NumberCard | None, ...]
-    discards: tuple[tuple[NumberCard | GoalCard, ...], ...]
-    actions_used: tuple[ActionUse, ...]
-    actions_available: frozenset[Action]
-    #: per seat, how many number cards and goal cards are in its hands and left in its decks
-    hand_numbers: tuple[int, ...]
-    hand_goals: tuple[int, ...]
-    deck_numbers: tuple[int, ...]
-    deck_goals: tuple[int, ...]
-    lives: int
-    rounds_won: int
-    round_number: int
-    super_seat: int | None
-    hyper_seat: int | None
-
-    @property
-    def table(self) -> tuple[tuple[NumberCard | None, GoalCard | None, NumberCard | None], ...]:
-        """Per seat, the face-up (first number, goal, second number) lying in front of it now."""
-        placed, seconds = self.placed, self.seconds
-        return tuple((placed.firsts[i], placed.goals[i], seconds[i])
-                     for i in range(self.players))
-
-    @property
-    def deltas(self) -> tuple[int, ...]:
-        return self.placed.deltas
-
-    @property
-    def hand_sizes(self) -> tuple[tuple[int, int], ...]:
-        """Per seat, (number cards, goal cards) in its hands."""
-        return tuple(zip(self.hand_numbers, self.hand_goals, strict=True))
-
-    @property
-    def deck_sizes(self) -> tuple[tuple[int, int], ...]:
-        """Per seat, (number cards, goal cards) left in its decks."""
-        return tuple(zip(self.deck_numbers, self.deck_goals, strict=True))
-
-    def snapshot(self) -> dict[str, Any]:
-        """Everything this seat can see, as one comparable value."""
-        names = ("seat", "players", "colors", "hand", "goal_hand", "deck_sizes", "hand_sizes",
-                 "discards", "table", "deltas", "actions_used", "actions_available", "lives",
-                 "rounds_won", "round_number", "super_seat", "hyper_seat")
-        return {name: getattr(self, name) for name in names}
-
-
-class Omniscient(NamedTuple):
-    """Everything in play, every hand included: what the oracle bot sees (`observe_all`)."""
-
-    setup: Setup
-    hands: tuple[tuple[NumberCard, ...], ...]
-    goal_hands: tuple[tuple[GoalCard, ...], ...]
-    #: the round's plays so far, as laid down (before passing and actions)
-    firsts: tuple[NumberCard | None, ...]
-    goals_played: tuple[GoalCard | None, ...]
-    super_seat: int | None
-    hyper_seat: int | None
-    round_number: int
-    #: every seat's own observation (the face-up cards, lives, rounds, actions: all public)
-    views: tuple[Observation, ...] = ()
 
 
 class _Step(NamedTuple):

@@ -22,7 +22,8 @@ from synergy_forge.core.cards import (
     NumberCard,
 )
 from synergy_forge.core.memo import Memo
-from synergy_forge.core.rules import ChallengePlan, Rulebook, RuleKind
+from synergy_forge.core.rulelang import RuleKind
+from synergy_forge.core.rules import ChallengePlan, Rulebook
 from synergy_forge.errors import UnreadableInput
 
 
@@ -164,21 +165,33 @@ _ACTION_FIELDS = {
 
 def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
     """Everything that makes `table` impossible under docs/rules.md; empty for a legal table."""
-    problems: list[Problem] = []
     n = table.players
     if not MIN_PLAYERS <= n <= MAX_PLAYERS:
-        problems.append(Problem(("seats",), f"a round has 3 to 5 seats, this one has {n}"))
-        return problems
-
-    def seat_ok(value: int | None, where: tuple[str | int, ...], what: str) -> None:
-        if value is not None and not 0 <= value < n:
-            problems.append(Problem(where, f"{what} {value} is not a seat (0 to {n - 1})"))
-
+        return [Problem(("seats",), f"a round has 3 to 5 seats, this one has {n}")]
+    problems: list[Problem] = []
     if table.super_seat is not None or table.hyper_seat is not None:
-        seat_ok(table.super_seat, ("super",), "super holder")
-        seat_ok(table.hyper_seat, ("hyper",), "hyper holder")
+        problems += _not_a_seat(table.super_seat, n, ("super",), "super holder")
+        problems += _not_a_seat(table.hyper_seat, n, ("hyper",), "hyper holder")
     if table.allowed_failures < 0:
         problems.append(Problem(("allowed_failures",), "allowed failures cannot be negative"))
+    problems += _play_problems(table, rulebook)
+    problems += _challenge_problems(table, rulebook)
+    problems += _card_problems(table)
+    for k, use in enumerate(table.actions):
+        problems += _action_problems(table, k, use)
+    return problems
+
+
+def _not_a_seat(value: int | None, players: int, where: tuple[str | int, ...],
+                what: str) -> list[Problem]:
+    if value is not None and not 0 <= value < players:
+        return [Problem(where, f"{what} {value} is not a seat (0 to {players - 1})")]
+    return []
+
+
+def _play_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
+    """Goals the rulebook does not know, number cards no deck holds."""
+    problems: list[Problem] = []
     goals = rulebook.goals
     for i, play in enumerate(table.plays):
         if play.goal not in goals:
@@ -189,6 +202,12 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
             if card.value not in CARD_VALUES:
                 problems.append(Problem(("seats", i, "numbers", j), f"a number card is "
                                         f"{CARD_VALUES[0]} to {CARD_VALUES[-1]}, not {card.value}"))
+    return problems
+
+
+def _challenge_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
+    """Challenges unknown, listed twice, or passing goals both ways (R4)."""
+    problems: list[Problem] = []
     challenges = rulebook.challenges
     passing = 0
     for i, cid in enumerate(table.challenges):
@@ -205,51 +224,57 @@ def table_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
         problems.append(
             Problem(("challenges",), "goals cannot pass both left and right in one round (R4)")
         )
-    problems += _card_problems(table)
-    if not table.actions:
-        return problems
+    return problems
 
-    used_by: dict[int, int] = {}
-    used_cards: set[Action] = set()
+
+def _action_problems(table: Table, k: int, use: ActionUse) -> list[Problem]:
+    """What is wrong with the round's `k`th use of an action card: a card or a seat used
+    twice (R12), a holder using H or J (R15), or the seats and cards it names."""
+    where: tuple[str | int, ...] = ("actions", k)
+    problems = _not_a_seat(use.seat, table.players, (*where, "seat"), "action user")
+    earlier = table.actions[:k]
+    if any(other.card is use.card for other in earlier):  # each card once per mission
+        problems.append(Problem(where, f"action {use.card} is used twice"))
+    first = next((other for other in earlier if other.seat == use.seat), None)
+    if first is not None:  # R12
+        problems.append(
+            Problem(where, f"seat {use.seat} already used action "
+                    f"{first.card}; one action per seat (R12)")
+        )
     holders = {table.super_seat: "super", table.hyper_seat: "hyper"}
-    for k, use in enumerate(table.actions):
-        where: tuple[str | int, ...] = ("actions", k)
-        seat_ok(use.seat, (*where, "seat"), "action user")
-        if use.card in used_cards:  # each card once per mission
-            problems.append(Problem(where, f"action {use.card} is used twice"))
-        used_cards.add(use.card)
-        if use.seat in used_by:  # R12
-            problems.append(
-                Problem(where, f"seat {use.seat} already used action "
-                        f"{table.actions[used_by[use.seat]].card}; one action per seat (R12)")
-            )
-        used_by.setdefault(use.seat, k)
-        if use.card in (Action.H, Action.J) and use.seat in holders:  # R15
-            problems.append(
-                Problem(where, f"seat {use.seat} holds the {holders[use.seat]} card and may "
-                        f"not use {use.card} (R15)")
-            )
-        needed = _ACTION_FIELDS.get(use.card)
-        if needed == "target":
-            if use.target is None:
-                problems.append(Problem(where, f"action {use.card} needs a 'target' seat"))
-            seat_ok(use.target, (*where, "target"), "target")
-        elif needed == "other":
-            if use.other is None:
-                problems.append(Problem(where, "action D needs an 'other' seat"))
-            elif use.other == use.seat:
-                problems.append(Problem((*where, "other"), "D exchanges with another seat"))
-            seat_ok(use.other, (*where, "other"), "other seat")
-        elif needed == "seats":
-            if use.seats is None:
-                problems.append(Problem(where, f"action {use.card} needs two 'seats'"))
-            else:
-                for j, s in enumerate(use.seats):
-                    seat_ok(s, (*where, "seats", j), "seat")
-                if use.seats[0] == use.seats[1]:
-                    problems.append(Problem((*where, "seats"), "exchange two different seats"))
-        elif needed == "replacement" and use.replacement is None:
-            problems.append(Problem(where, "action B needs the card 'with' which to exchange"))
+    if use.card in (Action.H, Action.J) and use.seat in holders:  # R15
+        problems.append(
+            Problem(where, f"seat {use.seat} holds the {holders[use.seat]} card and may "
+                    f"not use {use.card} (R15)")
+        )
+    return problems + _named_problems(table.players, where, use)
+
+
+def _named_problems(players: int, where: tuple[str | int, ...], use: ActionUse
+                    ) -> list[Problem]:
+    """The seats and cards an action use must name, and names that are not seats."""
+    problems: list[Problem] = []
+    needed = _ACTION_FIELDS.get(use.card)
+    if needed == "target":
+        if use.target is None:
+            problems.append(Problem(where, f"action {use.card} needs a 'target' seat"))
+        problems += _not_a_seat(use.target, players, (*where, "target"), "target")
+    elif needed == "other":
+        if use.other is None:
+            problems.append(Problem(where, "action D needs an 'other' seat"))
+        elif use.other == use.seat:
+            problems.append(Problem((*where, "other"), "D exchanges with another seat"))
+        problems += _not_a_seat(use.other, players, (*where, "other"), "other seat")
+    elif needed == "seats":
+        if use.seats is None:
+            problems.append(Problem(where, f"action {use.card} needs two 'seats'"))
+        else:
+            for j, s in enumerate(use.seats):
+                problems += _not_a_seat(s, players, (*where, "seats", j), "seat")
+            if use.seats[0] == use.seats[1]:
+                problems.append(Problem((*where, "seats"), "exchange two different seats"))
+    elif needed == "replacement" and use.replacement is None:
+        problems.append(Problem(where, "action B needs the card 'with' which to exchange"))
     return problems
 
 
@@ -261,37 +286,19 @@ def _card_problems(table: Table) -> list[Problem]:
     """The number cards no real round can show: a colour nobody at this table plays, more
     copies of a card than its colour has, a card of another seat's colour that could not have
     reached this seat (S9)."""
-    colors = table.colors
     # The usual round: every seat plays two cards of its own colour and nobody uses B. Then
     # each colour shows two cards at most and all is possible.
-    for play, color in zip(table.plays, colors, strict=False):
-        if play.first.color != color or play.second.color != color:
-            break
-    else:
-        for use in table.actions:
-            if use.card is Action.B:
-                break
-        else:
-            return []
+    if all(play.first.color == color and play.second.color == color
+           for play, color in zip(table.plays, table.colors, strict=False)) and \
+            not any(use.card is Action.B for use in table.actions):
+        return []
     problems: list[Problem] = []
-    colors = colors[: table.players]
+    colors = table.colors[: table.players]
     owner = {color: seat for seat, color in enumerate(colors)}
-    b_user = {use.seat: k for k, use in enumerate(table.actions)
-              if use.card is Action.B and use.replacement is not None}
     swapped = any(use.card is Action.I for use in table.actions)
-    # Every physical number card of the round, with where the round file names it. A B user
-    # may play as card 3 the first card B returned to its hand (R13): then it is one card.
-    cards: list[tuple[int, NumberCard, tuple[str | int, ...]]] = []
-    for i, play in enumerate(table.plays):
-        cards.append((i, play.first, ("seats", i, "numbers", 0)))
-        if not (i in b_user and play.second == play.first):
-            cards.append((i, play.second, ("seats", i, "numbers", 1)))
-        replacement = table.actions[b_user[i]].replacement if i in b_user else None
-        if replacement is not None:
-            cards.append((i, replacement, ("actions", b_user[i], "with")))
     seen: Counter[NumberCard] = Counter()
     foreign: dict[int, int] = {}  # seat -> the seat whose colour it holds (S9)
-    for seat, card, where in cards:
+    for seat, card, where in _round_cards(table):
         if card.color not in owner:
             playing = ", ".join(colors)
             problems.append(Problem(where, f"{card} is of a colour nobody plays at this table "
@@ -320,6 +327,23 @@ def _card_problems(table: Table) -> list[Problem]:
         else:
             foreign[seat] = source
     return problems
+
+
+def _round_cards(table: Table) -> list[tuple[int, NumberCard, tuple[str | int, ...]]]:
+    """Every physical number card of the round: the seat holding it, the card, and where the
+    round file names it. A B user may play as card 3 the first card B returned to its hand
+    (R13): then it is one card."""
+    b_user = {use.seat: k for k, use in enumerate(table.actions)
+              if use.card is Action.B and use.replacement is not None}
+    cards: list[tuple[int, NumberCard, tuple[str | int, ...]]] = []
+    for i, play in enumerate(table.plays):
+        cards.append((i, play.first, ("seats", i, "numbers", 0)))
+        if not (i in b_user and play.second == play.first):
+            cards.append((i, play.second, ("seats", i, "numbers", 1)))
+        replacement = table.actions[b_user[i]].replacement if i in b_user else None
+        if replacement is not None:
+            cards.append((i, replacement, ("actions", b_user[i], "with")))
+    return cards
 
 
 def judge(table: Table, rulebook: Rulebook) -> Verdict:

@@ -1,11 +1,12 @@
 """The build: every document of the kit for every language, drawn in pieces on worker processes.
 
-Every document is drawn in pieces (a page of sheets, eight card faces, or the whole document),
-each in a worker process (`render_piece`), cached in OUT/.cache (printing/store.py), then
-assembled into the outputs: PDFs merged (printing/pdf.py), PNGs and the Tabletop Simulator
-export placed. Every file is written atomically to a path inside the output folder, one build
-at a time (printing/output.py), through the folders' own descriptors (fileio.write_beneath):
-a folder of OUT swapped for a link while the build runs is refused, never followed.
+Every document is drawn in pieces (eight card faces, a group's sheet frames, or the whole
+document), each in a worker process (`render_piece`), cached in OUT/.cache (printing/store.py),
+then assembled into the outputs: PDFs merged, sheets imposed from the frames and the cards'
+own pages (printing/pdf.py), PNGs and the Tabletop Simulator export placed. Every file is
+written atomically to a path inside the output folder, one build at a time
+(printing/output.py), through the folders' own descriptors (fileio.write_beneath): a folder
+of OUT swapped for a link while the build runs is refused, never followed.
 """
 
 from __future__ import annotations
@@ -33,12 +34,13 @@ from synergy_forge.printing.html import (
     face_documents,
     html_for,
     sheet_for,
+    sheet_pages,
     single_faces,
 )
 from synergy_forge.printing.jobs import COMBINED, Job, Options, Rendered, jobs_for
 from synergy_forge.printing.kit import Face, build_kit
 from synergy_forge.printing.output import TEMP_DIR, check_output_folder, inside, locked
-from synergy_forge.printing.pdf import merge
+from synergy_forge.printing.pdf import Placed, impose, merge
 from synergy_forge.printing.store import (
     CACHE_DIR,
     RENDER_VERSION,
@@ -61,10 +63,12 @@ FACES_PER_PIECE = 8
 
 @dataclass
 class _Document:
-    """A job as the pieces it is drawn in: one per page of sheets, eight card faces, or the
+    """A job as the pieces it is drawn in: eight card faces, a group's sheet frames, or the
     whole document; each piece is cached under the hash of its HTML. A cards job also has
     the PNG of each face, cached under the hash of that face's own HTML (the one the studio
-    draws), so a piece redrawn for one changed face rasterises that face alone."""
+    draws), so a piece redrawn for one changed face rasterises that face alone. A sheets job
+    is its frames (labels and marks, one page a side) and the pages of its group's cards job,
+    imposed on them (pdf.impose): no card is drawn twice."""
 
     job: Job
     keys: list[str]
@@ -73,6 +77,8 @@ class _Document:
     faces: list[Face] = field(default_factory=list)  # cards jobs: the face of each page
     face_html: list[str] = field(default_factory=list)  # ... its own document (with PNGs)
     face_keys: list[str] = field(default_factory=list)  # ... its PNG's cache key
+    cards: _Document | None = None  # sheets jobs: the cards job they are imposed from
+    placed: list[list[Placed]] = field(default_factory=list)  # ... each page's cards
 
     def pieces(self) -> Iterator[tuple[str, str, list[str]]]:
         """(key, HTML, PNG keys of its pages) of each piece."""
@@ -97,28 +103,19 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
         translator = Translator(language)
         env = environment(translator, campaign, options.card, options.ink_saver)
         env.bytecode_cache = compiled
+        sheets: list[_Document] = []
+        cards_of: dict[str, _Document] = {}
         for job in jobs_for([language]):
             parts: list[Any] = [None]
-            sides: list[str | None] = [None]
-            numbers: list[tuple[int, int] | None] = [None]
             faces: list[Face] = []
-            if job.kind == "sheets":  # one page a piece: a sheet's front, then its back
-                cards, per = kit[job.group], layout.per_sheet
-                pages = 1 if layout.fold else 2  # folded: both sides on one page
-                parts = [cards[i:i + per] for i in range(0, len(cards), per)
-                         for _ in range(pages)]
-                sides = [None] if layout.fold else ["front", "back"]
-                sides = sides * (len(parts) // pages)
-                numbers = [(n // pages, len(parts) // pages) for n in range(len(parts))]
+            if job.kind == "sheets":  # one piece: the frames of the group's sheets
+                parts = [kit[job.group]]
             elif job.kind == "cards":
                 faces = single_faces(kit[job.group])
                 parts = [faces[i:i + FACES_PER_PIECE]
                          for i in range(0, len(faces), FACES_PER_PIECE)]
-                sides = [None] * len(parts)
-                numbers = [None] * len(parts)
             html = [html_for(job, campaign, options, translator, only=part, env=env,
-                             side=side, numbering=number)[0]
-                    for part, side, number in zip(parts, sides, numbers, strict=True)]
+                             frame=job.kind == "sheets")[0] for part in parts]
             document = _Document(job, [digest(assets, "pdf", text) for text in html], html,
                                  translator.missing, faces)
             if faces and options.png:
@@ -126,6 +123,17 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
                 document.face_keys = [digest(assets, "png", text)
                                       for text in document.face_html]
             documents.append(document)
+            if job.kind == "sheets":
+                sheets.append(document)
+            elif job.kind == "cards":
+                cards_of[job.group] = document
+        for document in sheets:
+            cards = document.cards = cards_of[document.job.group]
+            page_of = {face.key: index for index, face in enumerate(cards.faces)}
+            document.placed = [
+                [Placed(*divmod(page_of[face.key], FACES_PER_PIECE), slot.x, slot.y, slot.bleed)
+                 for slot, face in page["cards"]]
+                for page in sheet_pages(kit[document.job.group], layout)]
     return documents
 
 
@@ -197,10 +205,11 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
     started from the multiprocessing context `workers` (printing.workers.prepare_workers; by
     default they fork from this process).
 
-    Incremental: each piece (a page of sheets, eight card faces, a whole document) is kept in
-    OUT/.cache/ under the hash of its final HTML, the assets and the options, and rendered
-    again only when that changes (a face's PNG under the hash of its own HTML); entries this
-    build did not use are deleted. With cache=False a fresh cache is used and thrown away:
+    Incremental: each piece (eight card faces, a group's sheet frames, a whole document) is
+    kept in OUT/.cache/ under the hash of its final HTML, the assets and the options, and
+    rendered again only when that changes (a face's PNG under the hash of its own HTML; the
+    imposed sheets under the keys of their frames and cards); entries this build did not use
+    are deleted. With cache=False a fresh cache is used and thrown away:
     the output is the same, byte for byte. Raises OutputFolderError before writing anything
     when --out cannot be used.
 
@@ -253,6 +262,11 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
             if index not in owners[key]:
                 owners[key].append(index)
                 waiting[index] += 1
+    for index, document in enumerate(documents):  # sheets wait for their cards' pieces too
+        for key in document.cards.keys if document.cards else ():
+            if key in owners and index not in owners[key]:
+                owners[key].append(index)
+                waiting[index] += 1
     used: set[str] = set()
     results: list[Rendered] = []
     seconds = [0.0] * len(documents)
@@ -302,12 +316,22 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
 def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -> Rendered:
     """A job's output from its cached pieces: the PDF (pieces merged) and the PNGs."""
     job = document.job
-    metas = [entry(store, key) or {} for key in document.keys]  # whole: checked or just drawn
+    keys = document.keys + (document.cards.keys if document.cards else [])
+    metas = [entry(store, key) or {} for key in keys]  # whole: checked or just drawn
     if not all(metas):
         raise OSError(errno.EIO, f"a cache entry of {job.name} was damaged or taken away "
                       "during the build", str(store))
-    used.update(document.keys)
-    if len(document.keys) == 1:
+    used.update(keys)
+    pages = sum(m["pages"] for m in metas[:len(document.keys)])
+    if document.cards:  # the frames with the cards' pages imposed on them
+        key = digest("imposed", *keys, repr(document.placed))
+        used.add(key)
+        if not whole(store / f"{key}.pdf"):
+            write_beneath(out_dir, store / f"{key}.pdf",
+                          impose(store / f"{document.keys[0]}.pdf",
+                                 [store / f"{k}.pdf" for k in document.cards.keys],
+                                 document.placed), durable=False)
+    elif len(document.keys) == 1:
         key = document.keys[0]
     else:
         key = digest("merged", *document.keys)
@@ -317,7 +341,7 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
                           merge([store / f"{k}.pdf" for k in document.keys]), durable=False)
     target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
                    store / f"{key}.pdf")
-    result = Rendered(job, target, sum(m["pages"] for m in metas), 0.0,
+    result = Rendered(job, target, pages, 0.0,
                       sorted({o for m in metas for o in m["overflows"]}), document.missing,
                       [url for m in metas for url in m["refused"]], key=key)
     if document.face_keys:

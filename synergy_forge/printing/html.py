@@ -89,10 +89,11 @@ def environment(translator: Translator, campaign: Campaign,
     return env
 
 
-def _pages_for(kit_cards: list, layout: Sheet, first: int = 0,
-               total: int | None = None) -> list[dict[str, Any]]:
-    """Each sheet's front and back page; `first` is the number (from 0) of the first sheet of
-    `kit_cards` in its group, `total` the group's number of sheets (for the labels)."""
+def sheet_pages(kit_cards: list, layout: Sheet, first: int = 0,
+                total: int | None = None) -> list[dict[str, Any]]:
+    """Each sheet's front and back page (or its one page to fold), with the (slot, face) of
+    each card on it; `first` is the number (from 0) of the first sheet of `kit_cards` in its
+    group, `total` the group's number of sheets (for the labels)."""
     pages = []
     per = layout.per_sheet
     count = -(-len(kit_cards) // per)
@@ -124,15 +125,16 @@ def single_faces(kit_cards: list) -> list[Face]:
 
 def html_for(job: Job, campaign: Campaign, options: Options, translator: Translator,
              only: list | None = None, env: Environment | None = None,
-             side: str | None = None, numbering: tuple[int, int] | None = None
-             ) -> tuple[str, list[Face]]:
+             side: str | None = None, numbering: tuple[int, int] | None = None,
+             frame: bool = False) -> tuple[str, list[Face]]:
     """The final HTML of a job, and (for cards jobs) the face of each page.
 
     `only` narrows a sheets job to some of its group's cards (one sheet), `side` to its
     "front" or "back" page, and a cards job to some faces (one card face): the pieces an
     incremental build renders and caches; `numbering` is (that sheet's number from 0, the
     group's number of sheets), for its label. `env` is an environment() to reuse (compiling the
-    templates is the slow part).
+    templates is the slow part). `frame` draws a sheets job without its cards: the labels, crop
+    marks and cut guides the build imposes the cards' own pages on (pdf.impose).
     """
     env = env or environment(translator, campaign, options.card, options.ink_saver)
     title = f"{translator.text(dict(campaign.name))} - {job.name}"
@@ -141,10 +143,10 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
     if job.kind == "sheets":
         layout = sheet_for(options)
         first, total = numbering or (0, None)
-        pages = _pages_for(kit[job.group] if only is None else only, layout, first, total)
+        pages = sheet_pages(kit[job.group] if only is None else only, layout, first, total)
         pages = [page for page in pages if side is None or page["side"] == side]
         html = env.get_template("sheets.html.j2").render(
-            title=title, sheet=layout, pages=pages, group=job.group)
+            title=title, sheet=layout, pages=pages, group=job.group, frame=frame)
         return html, []
     if job.kind == "cards":
         faces = single_faces(kit[job.group]) if only is None else only
@@ -168,7 +170,7 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
         return html, []
     html = env.get_template("calibration.html.j2").render(
         title=title, paper=paper, crosses=calibration_crosses(options.paper), cross=CROSS,
-        scale=SCALE)
+        scale=SCALE, fold=options.layout == "fold")
     return html, []
 
 

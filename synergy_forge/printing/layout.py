@@ -8,13 +8,16 @@ for a useful gutter (Letter is 279.4 mm high, three cards 264 mm), the cards sha
 lines: one cut separates two cards, and there is no bleed between them on that axis.
 
 Crop marks are ticks in the outer bleed, one on each cut line at each side of the grid, so
-they never print on a card. Backs are the fronts mirrored left to right, for long-edge duplex:
-the back of the card at column c lies at column 2-c, so it lands behind its front.
+they never print on a card. Cut guides continue them across the sheet on the fronts, never on
+a card's trim (`_guides`; docs/printing.md says why). Backs are the fronts mirrored left to
+right, for long-edge duplex: the back of the card at column c lies at column 2-c, so it lands
+behind its front.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from synergy_forge.cardtext.geometry import POKER, CardSize
 
@@ -32,6 +35,10 @@ MARK_GAP = 0.6
 LABEL = 2.6
 #: A crop mark this long at least, between PRINTABLE and the trim line, where the paper allows.
 MARK = 2.4
+#: A cut guide's width, and how far from the trim line it keeps, on the side away from the
+#: card: a cut through the middle of the line leaves none of it inside the trim.
+GUIDE = 0.15
+GUIDE_GAP = 0.1
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,11 @@ class Sheet:
     #: folded along `folds` (lines to fold on, drawn as marks in the margins).
     fold: bool = False
     folds: tuple[Mark, ...] = ()
+    #: Cut guides: each cut line continued across the sheet wherever it touches no card's
+    #: trim (`_guides`), drawn on the fronts (and the fold layout's single side) only; and the
+    #: fold lines continued the same way through the gutters.
+    guides: tuple[Mark, ...] = ()
+    fold_guides: tuple[Mark, ...] = ()
 
     @property
     def per_sheet(self) -> int:
@@ -95,6 +107,40 @@ class Sheet:
 
 class LayoutError(ValueError):
     pass
+
+
+def _guides(trims: list[tuple[float, float, float, float]], width: float,
+            height: float) -> list[Mark]:
+    """Cut guides for cards whose trim boxes are `trims` (x, y, width, height, in mm): along
+    every cut line, over the grid's whole extent, wherever the line touches no card's trim.
+
+    - An edge with a gutter or the margin beside it: one line along the whole grid, GUIDE_GAP
+      outside the trim, on the side with no card (through the gutters it crosses too).
+    - A cut line two cards share (no gutter between them): nothing over the cards, where any
+      line would end up inside one of them when the cut is 1 mm off; a line centred on the
+      cut through each gutter it crosses.
+    Computed on an untransposed grid and on its transpose (rows, then columns)."""
+    guides: list[Mark] = []
+    for across in (False, True):
+        boxes = [(y, x, h, w) if across else (x, y, w, h) for x, y, w, h in trims]
+        start, end = min(b[1] for b in boxes), max(b[1] + b[3] for b in boxes)
+        bands = sorted({(b[1], b[1] + b[3]) for b in boxes})
+        gaps = [(a[1], b[0]) for a, b in pairwise(bands) if b[0] > a[1]]
+        for line in sorted({round(v, 3) for b in boxes for v in (b[0], b[0] + b[2])}):
+            before = any(abs(b[0] + b[2] - line) < 1e-6 for b in boxes)  # a card ends here
+            after = any(abs(b[0] - line) < 1e-6 for b in boxes)  # a card starts here
+            if before and after:  # shared: only through the gutters
+                pieces = [(line - GUIDE / 2, a, b - a) for a, b in gaps]
+            elif before:
+                pieces = [(line + GUIDE_GAP, start, end - start)]
+            else:
+                pieces = [(line - GUIDE_GAP - GUIDE, start, end - start)]
+            for offset, along, length in pieces:
+                guide = (round(offset, 3), round(along, 3), GUIDE, round(length, 3))
+                guides.append(Mark(guide[1], guide[0], guide[3], guide[2]) if across
+                              else Mark(*guide))
+    return [g for g in guides if g.x >= 0 and g.y >= 0 and g.x + g.width <= width
+            and g.y + g.height <= height]
 
 
 def _axis(paper: float, card: float, count: int, bleed: float) -> tuple[float, float, float]:
@@ -155,7 +201,9 @@ def sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
         label = (width / 2, PRINTABLE + LABEL / 2, False)
     elif gx >= LABEL + 1:  # up the first gutter, beside the top row
         label = (left + card.width + gx / 2, top + card.height / 2, True)
-    return Sheet(paper, width, height, card, gx, gy, ox, oy, fronts, backs, tuple(marks), label)
+    guides = _guides([(f.x, f.y, card.width, card.height) for f in fronts], width, height)
+    return Sheet(paper, width, height, card, gx, gy, ox, oy, fronts, backs, tuple(marks), label,
+                 guides=tuple(guides))
 
 
 #: A calibration cross: its arms, and the scale of 1 mm ticks around it, in mm.
@@ -228,5 +276,12 @@ def fold_sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
                               round(left - MARK_GAP - start_x, 3), tick))
     label = (width / 2, PRINTABLE + LABEL / 2, False) \
         if top - MARK_GAP - PRINTABLE >= LABEL else None
+    # The pair's fold line is a line two cards share: its guides run through the gutters only,
+    # grey like the fold marks.
+    guides = _guides([(f.x, f.y, card.width, card.height) for f in fronts + backs], width,
+                     height)
+    folded = {round(x - GUIDE / 2, 3) for x in fold_x}
     return Sheet(paper, width, height, card, FOLD_GUTTER, FOLD_GUTTER, outer_x, outer_y,
-                 tuple(fronts), tuple(backs), tuple(marks), label, True, tuple(folds))
+                 tuple(fronts), tuple(backs), tuple(marks), label, True, tuple(folds),
+                 tuple(g for g in guides if g.x not in folded or g.width != GUIDE),
+                 tuple(g for g in guides if g.x in folded and g.width == GUIDE))

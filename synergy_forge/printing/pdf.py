@@ -1,11 +1,84 @@
-"""PDF files joined with PDFium, and made reproducible: the same pages give the same bytes."""
+"""PDF files joined with PDFium, sheets imposed from the cards' own pages with pikepdf, and
+both made reproducible: the same pages give the same bytes."""
 
 from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+
+from synergy_forge.printing.layout import Bleed
+
+MM = 72 / 25.4
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A card's own page set on a sheet: page `page` of source `source`, its trim box's
+    top-left corner at (`x`, `y`) mm from the sheet's, showing `bleed` mm of its bleed."""
+
+    source: int
+    page: int
+    x: float
+    y: float
+    bleed: Bleed
+
+
+def impose(frame: Path, sources: list[Path], sheets: list[list[Placed]]) -> bytes:
+    """The pages of `frame` (a sheet's labels and marks, no cards) with each card of `sheets`
+    (one list per page) drawn under them: each source page becomes one form XObject, drawn in
+    as many places as it is used (a back on every sheet of its deck), clipped to its slot's
+    bleed. Its text stays text; its fonts and images are copied once per source document.
+
+    What the sheet showed when WeasyPrint drew the cards on it in place, from pages drawn
+    once (tests/test_build.py compares the two pixel by pixel)."""
+    import pikepdf
+
+    with pikepdf.open(frame) as out:
+        opened: dict[int, pikepdf.Pdf] = {}
+        # Each source page once: its name (its own, as the frame's pages may share one
+        # resource dictionary), its form XObject in `out`, its trim box.
+        forms: dict[tuple[int, int], tuple[str, pikepdf.Object, list[float]]] = {}
+        try:
+            for page, placed in zip(out.pages, sheets, strict=True):
+                top = float(page.mediabox[3])
+                if "/Resources" not in page.obj:
+                    page.obj.Resources = pikepdf.Dictionary()
+                if "/XObject" not in page.obj.Resources:
+                    page.obj.Resources.XObject = pikepdf.Dictionary()
+                xobjects = page.obj.Resources.XObject
+                drawing = []
+                for card in placed:
+                    if (card.source, card.page) not in forms:
+                        if card.source not in opened:
+                            opened[card.source] = pikepdf.open(sources[card.source])
+                        own = opened[card.source].pages[card.page]
+                        form = own.as_form_xobject()
+                        form.BBox = own.mediabox  # the whole bleed: the trim box by default
+                        forms[card.source, card.page] = (
+                            f"/SynergyCard{len(forms)}", out.copy_foreign(form),
+                            [float(v) for v in own.trimbox])
+                    name, form, trim = forms[card.source, card.page]
+                    xobjects[name] = form
+                    b = card.bleed
+                    # The trim box's lower-left corner on the sheet, in points from its own.
+                    x, y = card.x * MM, top - card.y * MM - (trim[3] - trim[1])
+                    left, bottom = x - b.left * MM, y - b.bottom * MM
+                    width = trim[2] - trim[0] + (b.left + b.right) * MM
+                    height = trim[3] - trim[1] + (b.top + b.bottom) * MM
+                    drawing.append(f"q {left:.4f} {bottom:.4f} {width:.4f} {height:.4f} re W n "
+                                   f"1 0 0 1 {x - trim[0]:.4f} {y - trim[1]:.4f} cm {name} Do Q")
+                if drawing:  # under the frame's labels and marks, as in the sheet's HTML
+                    page.contents_add(out.make_stream("\n".join(drawing).encode()),
+                                      prepend=True)
+            buffer = BytesIO()
+            out.save(buffer, deterministic_id=True, compress_streams=True)
+        finally:
+            for source in opened.values():
+                source.close()
+    return buffer.getvalue()
 
 
 def merge(paths: list[Path]) -> bytes:

@@ -20,7 +20,7 @@ from synergy_forge.fileio import (
 from synergy_forge.resources import templates_dir
 
 #: Part of every cache key: bump it when rendering changes in a way the HTML does not show.
-RENDER_VERSION = "2"
+RENDER_VERSION = "3"  # 3: sheets imposed from the cards' pages
 CACHE_DIR = ".cache"
 TEMPLATES = "templates"  # OUT/.cache/templates/: the compiled templates
 
@@ -38,7 +38,7 @@ def assets_digest() -> str:
     from importlib.metadata import version
 
     parts: list[str | bytes] = [RENDER_VERSION, version("weasyprint"), version("pypdfium2"),
-                                version("pillow")]
+                                version("pikepdf"), version("pillow")]
     root = templates_dir()
     for path in sorted(root.rglob("*")):
         if path.is_file() and not path.name.endswith(".j2"):  # templates are in the HTML

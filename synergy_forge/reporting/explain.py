@@ -4,15 +4,15 @@ reporters (`text`, `to_json`)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Any
 
 from synergy_forge.authoring.judging import Judgement
 from synergy_forge.core.engine import Outcome
 from synergy_forge.core.referee import LossReason, SeatVerdict, Verdict
-from synergy_forge.core.rules import Rulebook, RuleKind
+from synergy_forge.core.rulelang import RuleKind
+from synergy_forge.core.rules import Rulebook
 from synergy_forge.reporting import Output
+from synergy_forge.reporting.losses import loss_cause
 
 
 def _card(printed: int, effective: int, counted: int) -> str:
@@ -121,18 +121,8 @@ def verdict_text(verdict: Verdict, rulebook: Rulebook) -> str:
     lines.append(summary + ")")
     for reason in verdict.lost_reasons:
         seat = f" (seat {table.hyper_seat})" if reason is LossReason.HYPER else ""
-        lines.append(f"Mission lost: {LOSS_TEXT[reason]}{seat}")
+        lines.append(f"Mission lost: {loss_cause(reason)}{seat}")
     return "\n".join(lines)
-
-
-#: Why a mission was lost, in the words of every report (`judge`, `play`, `replay`).
-LOSS_TEXT: Mapping[LossReason, str] = MappingProxyType({
-    LossReason.LIVES: "the last life was lost",
-    LossReason.HYPER: "the hyper card's holder missed its goal",
-    LossReason.CHALLENGE: "a player could not keep a challenge",
-    LossReason.NUMBERS: "a player had fewer than two number cards",
-    LossReason.GOALS: "a player had no goal card left",
-})
 
 
 def outcome_text(outcome: Outcome) -> str:
@@ -140,7 +130,7 @@ def outcome_text(outcome: Outcome) -> str:
     if outcome.won:
         return "Won"
     assert outcome.reason is not None, "the engine says why every lost mission was lost"
-    return f"Lost: {LOSS_TEXT[outcome.reason]}"
+    return f"Lost: {loss_cause(outcome.reason)}"
 
 
 def text(judgement: Judgement) -> Output:

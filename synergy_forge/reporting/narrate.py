@@ -69,7 +69,7 @@ def round_story(game: Game, record: RoundRecord) -> str:
 def _passing(game: Game, record: RoundRecord) -> str:
     """Goal passing (R4) in words: the goals under "played:" are the cards as played, the
     goals scored are the ones that lie in front of each seat after passing."""
-    from synergy_forge.core.rules import RuleKind
+    from synergy_forge.core.rulelang import RuleKind
 
     table = record.table
     n = len(table.plays)

@@ -9,17 +9,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting import Output
+from synergy_forge.reporting.losses import loss_cause, loss_label
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration
 from synergy_forge.sim.playtest import (
     LADDER,
-    LOSS_LABELS,
     SKILL_BANDS,
     STAR_BOT,
     TARGET,
     Cell,
+    Concern,
     Estimate,
+    Finding,
     Level,
     PlaytestResult,
     Tally,
@@ -114,8 +117,8 @@ def _mission_lines(m: MissionReport) -> Iterator[str]:
         yield f"      {count} players: " + "  ".join(parts)
         yield from (f"        {line}" for cell in m.cells if cell.player_count == count
                     for line in [_losses(cell)] if line)
-    for warning in e.warnings if e is not None else ():
-        yield f"      ! {warning}"
+    for finding in e.findings if e is not None else ():
+        yield f"      ! {finding_text(finding, m.mission)}"
 
 
 def _losses(cell: Cell) -> str:
@@ -124,11 +127,95 @@ def _losses(cell: Cell) -> str:
     lost = t.games - t.wins
     if not lost:
         return ""
-    why = ", ".join(f"{LOSS_LABELS.get(reason, reason)} {_pct(count / lost)}" for reason, count
+    why = ", ".join(f"{loss_label(reason)} {_pct(count / lost)}" for reason, count
                     in sorted(t.losses.items(), key=lambda item: (-item[1], item[0])))
     return (f"{cell.label} lost {lost}: {why}; per game {t.rounds_won / t.games:.1f}/"
             f"{mission.rounds} rounds won, {mission.lives - t.lives_lost / t.games:.1f}/"
             f"{mission.lives} lives left")
+
+
+def _shares(tally: Tally) -> list[tuple[LossReason, float]]:
+    """(reason, share of the lost games), the commonest first."""
+    lost = tally.games - tally.wins
+    if not lost:
+        return []
+    return sorted(((reason, count / lost) for reason, count in tally.losses.items()),
+                  key=lambda item: (-item[1], item[0]))
+
+
+def why_lost(tally: Tally, mission: Mission, who: str) -> str:
+    """What the figures say about how `who`'s games were lost: the commonest ends with their
+    shares, the rounds won and lives left on average, and for goal cards the R23 arithmetic."""
+    shares = _shares(tally)
+    if not shares or not tally.games:
+        return ""
+    ends = ", ".join(f"{loss_cause(reason)} ({share:.0%})" for reason, share in shares[:2])
+    rounds = tally.rounds_won / tally.games
+    lives = mission.lives - tally.lives_lost / tally.games
+    text = (f"{who} games ended when {ends}, after {rounds:.1f} of {mission.rounds} rounds won "
+            f"with {lives:.1f} of {mission.lives} lives left on average")
+    if shares[0][0] is LossReason.GOALS:
+        deck, spare = len(mission.goals), len(mission.goals) - mission.rounds
+        room = "no failed round" if spare <= 0 else \
+            f"room for {spare} failed round{'s' if spare > 1 else ''}"
+        text += (f": a {deck}-card goal deck with {mission.rounds} rounds to win leaves {room}"
+                 " (R23)")
+    elif shares[0][0] is LossReason.CHALLENGE:
+        text += ": a player was left with no card that keeps the challenges (R9)"
+    elif shares[0][0] is LossReason.NUMBERS:
+        text += f": a hand of {mission.hand_numbers} number cards runs short (R21)"
+    return text
+
+
+def _cause(tally: Tally | None, mission: Mission, who: str) -> str:
+    text = why_lost(tally, mission, who) if tally is not None else ""
+    return f"; {text}" if text else ""
+
+
+def finding_text(f: Finding, mission: Mission) -> str:
+    """A playtest's finding about `mission` in words (the text report's "!" lines, and the
+    JSON's `warnings`)."""
+    bot = "the oracle" if f.bot == "oracle" else f"the {f.bot}"
+    if f.concern is Concern.UNWINNABLE:
+        who = "the oracle, which sees every hand" if f.bot == "oracle" else bot
+        return f"unwinnable: no bot won, not even {who}{_cause(f.losses, mission, 'its')}"
+    if f.concern is Concern.ORACLE_NEVER_WON:
+        winners = ", ".join(f"{name} {wins}" for name, wins in f.winners)
+        return (f"the oracle never won, though other bots did ({winners} games)"
+                f"{_cause(f.losses, mission, 'its')}")
+    if f.concern is Concern.UNWINNABLE_AT:
+        return (f"unwinnable at {f.players} players: no bot won any of its {f.games} games "
+                f"there, not even {bot}{_cause(f.losses, mission, bot)}")
+    if f.concern is Concern.TOO_EASY:
+        return (f"too easy to be worth a card: even a careless table (skill {f.skill:g}) wins "
+                f"{f.win_rate:.0%} of games")
+    if f.concern is Concern.BEYOND_EXPERT:
+        return f"not even the expert wins {TARGET:.0%} of its games ({f.win_rate:.0%})"
+    assert f.concern is Concern.STARS_DISAGREE and f.stars is not None
+    return (f"declared {mission.stars} star{'s' if mission.stars > 1 else ''}, estimated "
+            f"{describe_stars(*f.stars)}")
+
+
+def _finding_to_json(f: Finding) -> dict[str, Any]:
+    """A finding's machine form (docs/playtest.md): its code and the figures behind it."""
+    out: dict[str, Any] = {"code": f.concern.value}
+    if f.bot is not None:
+        out["bot"] = f.bot
+    if f.players is not None:
+        out["players"] = f.players
+    if f.games is not None:
+        out["games"] = f.games
+    if f.skill is not None:
+        out["skill"] = f.skill
+    if f.win_rate is not None:
+        out["win_rate"] = _rate(f.win_rate)
+    if f.winners:
+        out["winners"] = dict(f.winners)
+    if f.stars is not None:
+        out["stars_low"], out["stars_high"] = f.stars
+    if f.losses is not None:
+        out["losses"] = dict(sorted(f.losses.losses.items()))
+    return out
 
 
 def text(result: PlaytestResult) -> Output:
@@ -183,7 +270,9 @@ def _estimate_to_json(e: Estimate) -> dict[str, Any]:
         "stars_low": e.fewest, "stars_high": e.most,
         "stars": describe_stars(e.fewest, e.most),
         "coordination_gap": None if e.gap is None else _rate(e.gap),
-        "warnings": e.warnings, "fails_check": e.fails_check,
+        "warnings": [finding_text(f, e.mission) for f in e.findings],
+        "findings": [_finding_to_json(f) for f in e.findings],
+        "fails_check": e.fails_check,
     }
 
 

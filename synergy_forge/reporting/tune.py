@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 
 from synergy_forge.core.referee import LossReason
-from synergy_forge.reporting.explain import LOSS_TEXT
+from synergy_forge.reporting.losses import loss_cause
 from synergy_forge.sim.playtest import STAR_BOT, describe_stars, stars_for
 from synergy_forge.sim.tune import Setting, Trial, TuneResult, moved_losses
 
@@ -40,7 +40,7 @@ def _setting_text(before: Setting, after: Setting) -> str:
 
 def _reason(reason: str) -> str:
     try:
-        return LOSS_TEXT[LossReason(reason)]
+        return loss_cause(LossReason(reason))
     except ValueError:
         return reason
 

@@ -18,13 +18,9 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
-from synergy_forge.core.engine import (
-    Decision,
-    Game,
-    Observation,
-    Omniscient,
-)
+from synergy_forge.core.engine import Decision, Game
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation, Omniscient
 from synergy_forge.sim.coop import CoopBot
 from synergy_forge.sim.expert import ExpertBot
 from synergy_forge.sim.greedy import MEMORY_SIZE, GreedyBot, ScoreMemory

@@ -46,8 +46,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard, Observation
+from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import pair_sum
 from synergy_forge.sim.chances import Support, success_chances
 from synergy_forge.sim.convention import (

@@ -1,10 +1,11 @@
 """Goal rules run over a whole grid of possible tables at once.
 
-A goal's rule is a Jinja expression over one table (rules.VARIABLES). To weigh every table a
-seat cannot rule out (synergy_forge.chances), the same expression is read here from Jinja's own
-parse tree and run on numpy arrays instead of numbers: `sum`, `left` and `right` become arrays
-with one axis per seat, `others`, `sums` and `distinct` collections of such arrays. There is no
-second copy of any rule: built-in goals and a campaign's own run through the same code.
+A goal's rule is a Jinja expression over one table (rulelang.VARIABLES). To weigh every table
+a seat cannot rule out (synergy_forge.chances), the very tree the referee compiles (parsed and
+checked once by `rulelang.checked_rule`) is run here on numpy arrays instead of numbers: `sum`,
+`left` and `right` become arrays with one axis per seat, `others`, `sums` and `distinct`
+collections of such arrays. There is no second copy of any rule, and no second parser:
+built-in goals and a campaign's own run through the same code.
 
 Only what an array can mean exactly is accepted: arithmetic, comparisons (chained too), `in`
 and `not in` over the collections or a literal list, `and`/`or`/`not` and `x if c else y` in a
@@ -26,9 +27,8 @@ from typing import Any
 
 import numpy as np
 from jinja2 import nodes
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-_PARSER = ImmutableSandboxedEnvironment()
+from synergy_forge.core.rulelang import RuleKind, checked_rule
 
 
 class NotOnGrid(Exception):
@@ -371,9 +371,10 @@ class GridRule:
 
     def __init__(self, rule: str) -> None:
         self.rule = rule
-        template = _PARSER.parse("{{ (" + rule + ") }}")
-        # type: ignore: the body of "{{ (rule) }}" is one Output node, which jinja types as Node
-        self._expression = template.body[0].nodes[0]  # type: ignore[attr-defined]
+        expression, problem = checked_rule(RuleKind.GOAL, rule)
+        if expression is None:  # the referee refuses it too; the linter says why
+            raise NotOnGrid(problem or "the rule does not compile")
+        self._expression: nodes.Expr = expression
 
     def __call__(self, own: Any, others: Many, everyone: Many, left: Any, right: Any) -> Any:
         return _truth(self._expression, _Seat(own, others, everyone, left, right), True)
@@ -392,6 +393,6 @@ def grid_rule(rule: str) -> GridRule | None:
         compiled = GridRule(rule)
         compiled._visit_all(True)
         compiled._visit_all(False)
-    except Exception:  # NotOnGrid, or a rule that does not parse (the linter reports those)
+    except Exception:  # NotOnGrid, or a rule the language refuses (the linter reports those)
         return None
     return compiled

@@ -19,9 +19,11 @@ import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import MOST_STARS, Mission
+from synergy_forge.core.referee import LossReason
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.bots import SeatMemories
 from synergy_forge.sim.executors import Executor, LocalPool
@@ -112,7 +114,7 @@ class Tally:
     rounds_won: int = 0
     rounds_played: int = 0
     lives_lost: int = 0
-    losses: Counter = field(default_factory=Counter)  # reason -> games
+    losses: Counter[LossReason] = field(default_factory=Counter)  # reason -> games
     goals_met: Counter = field(default_factory=Counter)  # goal -> times met
     goals_played: Counter = field(default_factory=Counter)  # goal -> times it had to be met
 
@@ -150,7 +152,8 @@ def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], play
         tally.rounds_played += outcome.rounds_played
         tally.lives_lost += mission.lives - outcome.lives
         if not outcome.won:
-            tally.losses[str(outcome.reason)] += 1
+            assert outcome.reason is not None, "the engine says why every lost game was lost"
+            tally.losses[outcome.reason] += 1
         for record in game.history:
             verdict = record.verdict
             for i, goal in enumerate(verdict.goals):
@@ -160,53 +163,40 @@ def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], play
     return tally
 
 
-#: Why a game was lost (LossReason values), in a few words for reports.
-LOSS_LABELS = {"lives": "lives", "challenge": "a challenge not kept", "numbers": "number cards",
-               "goals": "goal cards", "hyper": "the hyper card"}
-#: The same as the end of a sentence: "the games ended when ...".
-LOSS_CAUSES = {"lives": "the last life was lost", "challenge": "a player could not keep a "
-               "challenge", "numbers": "a player had fewer than two number cards",
-               "goals": "a player ran out of goal cards", "hyper": "the hyper card's holder "
-               "missed its goal"}
+class Concern(StrEnum):
+    """What a playtest finds wrong with a mission; the value is its code in the JSON report
+    (docs/playtest.md), the words are the reporters' (reporting.playtest)."""
+
+    UNWINNABLE = "unwinnable"  # no bot won any game
+    UNWINNABLE_AT = "unwinnable-at-players"  # no bot won at one player count
+    ORACLE_NEVER_WON = "oracle-never-won"  # the oracle lost every game other bots won some of
+    TOO_EASY = "too-easy"  # the careless table (the ladder's bottom) wins nearly always
+    BEYOND_EXPERT = "beyond-expert"  # not even the expert wins TARGET of its games
+    STARS_DISAGREE = "declared-stars-outside-estimate"
 
 
-def loss_shares(tally: Tally) -> list[tuple[str, float]]:
-    """(reason, share of the lost games), the commonest first."""
-    lost = tally.games - tally.wins
-    if not lost:
-        return []
-    return sorted(((reason, count / lost) for reason, count in tally.losses.items()),
-                  key=lambda item: (-item[1], item[0]))
+@dataclass(frozen=True)
+class Finding:
+    """One concern about a mission, with the figures that show it: `bot` and `losses` are the
+    bot whose games show it and those games (how they were lost); `players` a player count;
+    `games` and `win_rate` the games it rests on; `winners` (bot, wins) of the others."""
 
+    concern: Concern
+    bot: str | None = None
+    losses: Tally | None = None
+    players: int | None = None
+    games: int | None = None
+    win_rate: float | None = None
+    skill: float | None = None
+    winners: tuple[tuple[str, int], ...] = ()
+    stars: tuple[int, int] | None = None  # the estimate's fewest and most, against declared
 
-def why_lost(tally: Tally, mission: Mission, who: str) -> str:
-    """What the figures say about how `who`'s games were lost: the commonest ends with their
-    shares, the rounds won and lives left on average, and for goal cards the R23 arithmetic."""
-    shares = loss_shares(tally)
-    if not shares or not tally.games:
-        return ""
-    ends = ", ".join(f"{LOSS_CAUSES.get(reason, reason)} ({share:.0%})"
-                     for reason, share in shares[:2])
-    rounds = tally.rounds_won / tally.games
-    lives = mission.lives - tally.lives_lost / tally.games
-    text = (f"{who} games ended when {ends}, after {rounds:.1f} of {mission.rounds} rounds won "
-            f"with {lives:.1f} of {mission.lives} lives left on average")
-    if shares[0][0] == "goals":
-        deck, spare = len(mission.goals), len(mission.goals) - mission.rounds
-        room = "no failed round" if spare <= 0 else \
-            f"room for {spare} failed round{'s' if spare > 1 else ''}"
-        text += (f": a {deck}-card goal deck with {mission.rounds} rounds to win leaves {room}"
-                 " (R23)")
-    elif shares[0][0] == "challenge":
-        text += ": a player was left with no card that keeps the challenges (R9)"
-    elif shares[0][0] == "numbers":
-        text += f": a hand of {mission.hand_numbers} number cards runs short (R21)"
-    return text
-
-
-def _cause(tally: Tally, mission: Mission, who: str) -> str:
-    text = why_lost(tally, mission, who)
-    return f"; {text}" if text else ""
+    @property
+    def fails_check(self) -> bool:
+        """What `playtest --check` fails on: an unwinnable mission or player count, declared
+        stars outside the estimate."""
+        return self.concern in (Concern.UNWINNABLE, Concern.UNWINNABLE_AT,
+                                Concern.STARS_DISAGREE)
 
 
 @dataclass(frozen=True)
@@ -269,10 +259,13 @@ class Estimate:
     #: the ladder's levels played, lowest skill first (the expert's own last)
     levels: list[Level]
     gap: float | None  # oracle win rate minus the expert's
-    warnings: list[str]
-    #: An unwinnable mission (or player count) or declared stars outside the estimate:
-    #: what `playtest --check` fails on.
-    fails_check: bool = False
+    findings: list[Finding]
+
+    @property
+    def fails_check(self) -> bool:
+        """An unwinnable mission (or player count) or declared stars outside the estimate:
+        what `playtest --check` fails on."""
+        return any(f.fails_check for f in self.findings)
 
     @property
     def stars(self) -> int:
@@ -426,32 +419,25 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     out = []
     for mission_id, tallies in by_mission.items():
         mission = missions[mission_id]
-        warnings = []
-        fails = False
+        findings = []
         oracle = tallies.get("oracle")
         best = oracle if oracle is not None and oracle.games else tallies.get(STAR_BOT)
-        who = "the oracle, which sees every hand" if best is oracle else "the expert"
+        name = "oracle" if best is oracle else STAR_BOT
         if best is not None and best.games:
             # Only claimed with the oracle or the expert in the run; any bot's win disproves
-            # it (neither is exhaustive). Each claim comes with the cause the figures show.
+            # it (neither is exhaustive). Each claim comes with the games that show its cause.
             if not any(t.wins for t in by_count[mission_id].values()):
-                warnings.append(f"unwinnable: no bot won, not even {who}"
-                                f"{_cause(best, mission, 'its')}")
-                fails = True
+                findings.append(Finding(Concern.UNWINNABLE, name, best))
             else:
                 if oracle is not None and oracle.games and not oracle.wins:
-                    winners = ", ".join(f"{bot} {t.wins}" for bot, t in tallies.items()
-                                        if t.wins)
-                    warnings.append(f"the oracle never won, though other bots did ({winners} "
-                                    f"games){_cause(oracle, mission, 'its')}")
-                name = "the oracle" if best is oracle else "the expert"
+                    winners = tuple((bot, t.wins) for bot, t in tallies.items() if t.wins)
+                    findings.append(Finding(Concern.ORACLE_NEVER_WON, "oracle", oracle,
+                                            winners=winners))
                 for player_count, tally in sorted(by_count[mission_id].items()):
                     if tally.games and not tally.wins:
                         there = ceiling_at.get((mission_id, player_count), tally)
-                        warnings.append(f"unwinnable at {player_count} players: no bot won any of "
-                                        f"its {tally.games} games there, not even {name}"
-                                        f"{_cause(there, mission, name)}")
-                        fails = True
+                        findings.append(Finding(Concern.UNWINNABLE_AT, name, there,
+                                                players=player_count, games=tally.games))
         levels = _levels(own[mission_id])
         if not levels:
             continue
@@ -459,19 +445,17 @@ def estimates(cells: Sequence[Cell]) -> list[Estimate]:
         fewest, most = star_range(skill_low, skill_high)
         bottom = levels[0]
         if bottom.skill <= LADDER[0] and bottom.tally.interval[0] >= TOO_EASY:
-            warnings.append(f"too easy to be worth a card: even a careless table (skill "
-                            f"{bottom.skill:g}) wins {bottom.tally.win_rate:.0%} of games")
+            findings.append(Finding(Concern.TOO_EASY, STAR_BOT, skill=bottom.skill,
+                                    win_rate=bottom.tally.win_rate))
         if skill is None:
-            warnings.append(f"not even the expert wins {TARGET:.0%} of its games "
-                            f"({levels[-1].tally.win_rate:.0%})")
+            findings.append(Finding(Concern.BEYOND_EXPERT, STAR_BOT,
+                                    win_rate=levels[-1].tally.win_rate))
         if not fewest <= mission.stars <= most:
-            warnings.append(f"declared {mission.stars} star{'s' if mission.stars > 1 else ''}, "
-                            f"estimated {describe_stars(fewest, most)}")
-            fails = True
+            findings.append(Finding(Concern.STARS_DISAGREE, stars=(fewest, most)))
         top = levels[-1].tally
         gap = oracle.win_rate - top.win_rate if oracle is not None and oracle.games else None
         out.append(Estimate(mission, skill, skill_low, skill_high, fewest, most, levels, gap,
-                            warnings, fails))
+                            findings))
     return out
 
 

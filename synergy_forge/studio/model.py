@@ -28,6 +28,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severi
 from synergy_forge.authoring.gamelog import PERSON
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
+    Reading,
     check_mission,
     display,
     mission_from_data,
@@ -37,7 +38,7 @@ from synergy_forge.authoring.loading import (
 from synergy_forge.authoring.validate import overfull_mission_cards
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
-from synergy_forge.core.rules import RuleError
+from synergy_forge.core.rulelang import RuleError
 from synergy_forge.pool import ignore_interrupt
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
@@ -166,7 +167,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
     by_file: dict[str, list[Diagnostic]] = {}
     for diagnostic in result.diagnostics:
         by_file.setdefault(diagnostic.file, []).append(diagnostic)
-    context = read_campaign(folder, with_missions=False) if campaign is None else result
+    context = read_campaign(folder, Reading.CONTEXT) if campaign is None else result
     if context.campaign is None:
         return Snapshot(folder.name, [], sorted(result.diagnostics))
     base = context.campaign

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -68,75 +68,14 @@ def _json(text: str) -> Response:
 
 
 def create_app(tables: Tables, hosts: list[str]) -> Starlette:
-    def seat_of(request: Request) -> tuple[GameTable, int] | Response:
-        """The table and seat of the request's token, or the response refusing it: 404 for
-        a token that is no seat's, 429 past the rate."""
-        token = request.path_params["token"]
-        found = tables.seats.get(token)
-        if found is None:
-            client = request.client.host if request.client else "?"
-            if not tables.stranger_rate.allow(client):
-                return _error(429, "too many requests", {"retry-after": "1"})
-            return _error(404, "no such seat")
-        if not tables.seat_rate.allow(token):
-            return _error(429, "too many requests: slow down", {"retry-after": "1"})
-        return found
-
     async def page(request: Request) -> Response:
-        found = seat_of(request)
+        found = _seat_of(tables, request)
         if isinstance(found, Response) and found.status_code == 404:  # said to a person
             return PlainTextResponse("No such seat: check the link you were given (the table "
                                      "may also have stopped).", status_code=404)
         return found if isinstance(found, Response) else ASSETS.response("index.html")
 
-    async def asset(request: Request) -> Response:
-        name = request.path_params["name"]
-        return ASSETS.response(name) if name != "index.html" else web.not_found()
-
-    async def view(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
-        return _json(table.view_json(seat))
-
-    async def choose(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if kind != "application/json":
-            return _error(415, 'send the choice as JSON: content-type application/json')
-        try:
-            body = await web.read_body(request, MAX_BODY)
-        except web.TooLarge:
-            return _error(413, f"a choice is at most {MAX_BODY} bytes")
-        choice = _parse_choice(body)
-        if isinstance(choice, Response):
-            return choice
-        try:
-            table.choose(seat, choice)
-        except Refused as refused:
-            return _error(refused.status, refused.message)
-        return _json(table.view_json(seat))
-
-    async def again(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
-        try:
-            table.again()
-        except Refused as refused:
-            return _error(refused.status, refused.message)
-        return _json(table.view_json(seat))
-
-    async def events(request: Request) -> Response:
-        found = seat_of(request)
-        if isinstance(found, Response):
-            return found
-        table, seat = found
+    async def events(request: Request, table: GameTable, seat: int) -> Response:
         token = request.path_params["token"]
         if tables.streams.get(token, 0) >= STREAMS_PER_SEAT:
             return _error(429, f"at most {STREAMS_PER_SEAT} open pages per seat")
@@ -144,15 +83,84 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
                                  media_type="text/event-stream",
                                  headers={"cache-control": "no-store"})
 
-    async def page_words(request: Request) -> Response:
-        return JSONResponse(words(), headers={"cache-control": "no-cache"})
+    def seat(handler: _SeatHandler) -> Callable[[Request], Awaitable[Response]]:
+        return _for_seat(tables, handler)
 
-    return web.create_app([Route("/seat/{token}", page), Route("/static/{name}", asset),
-                    Route("/api/seat/{token}", view),
-                    Route("/api/seat/{token}/choose", choose, methods=["POST"]),
-                    Route("/api/seat/{token}/again", again, methods=["POST"]),
-                    Route("/api/seat/{token}/events", events),
-                    Route("/api/words", page_words)], hosts)
+    return web.create_app([Route("/seat/{token}", page), Route("/static/{name}", _asset),
+                           Route("/api/seat/{token}", seat(_view)),
+                           Route("/api/seat/{token}/choose", seat(_choose), methods=["POST"]),
+                           Route("/api/seat/{token}/again", seat(_again), methods=["POST"]),
+                           Route("/api/seat/{token}/events", seat(events)),
+                           Route("/api/words", _page_words)], hosts)
+
+
+def _seat_of(tables: Tables, request: Request) -> tuple[GameTable, int] | Response:
+    """The table and seat of the request's token, or the response refusing it: 404 for a
+    token that is no seat's, 429 past the rate."""
+    token = request.path_params["token"]
+    found = tables.seats.get(token)
+    if found is None:
+        client = request.client.host if request.client else "?"
+        if not tables.stranger_rate.allow(client):
+            return _error(429, "too many requests", {"retry-after": "1"})
+        return _error(404, "no such seat")
+    if not tables.seat_rate.allow(token):
+        return _error(429, "too many requests: slow down", {"retry-after": "1"})
+    return found
+
+
+#: What one seat's API request does once its seat is known: a response, or None for the
+#: seat's view as it is then.
+_SeatHandler = Callable[[Request, GameTable, int], Awaitable[Response | None]]
+
+
+def _for_seat(tables: Tables, handler: _SeatHandler) -> Callable[[Request], Awaitable[Response]]:
+    """One seat's API request: refused as `_seat_of` says, a move the table refuses as the
+    error it gives, else the handler's response (None: the seat's view as it is now)."""
+    async def handle(request: Request) -> Response:
+        found = _seat_of(tables, request)
+        if isinstance(found, Response):
+            return found
+        table, seat = found
+        try:
+            answer = await handler(request, table, seat)
+        except Refused as refused:
+            return _error(refused.status, refused.message)
+        return _json(table.view_json(seat)) if answer is None else answer
+
+    return handle
+
+
+async def _asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    return ASSETS.response(name) if name != "index.html" else web.not_found()
+
+
+async def _page_words(request: Request) -> Response:
+    return JSONResponse(words(), headers={"cache-control": "no-cache"})
+
+
+async def _view(request: Request, table: GameTable, seat: int) -> None:
+    return None
+
+
+async def _choose(request: Request, table: GameTable, seat: int) -> Response | None:
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        return _error(415, 'send the choice as JSON: content-type application/json')
+    try:
+        body = await web.read_body(request, MAX_BODY)
+    except web.TooLarge:
+        return _error(413, f"a choice is at most {MAX_BODY} bytes")
+    choice = _parse_choice(body)
+    if isinstance(choice, Response):
+        return choice
+    table.choose(seat, choice)
+    return None
+
+
+async def _again(request: Request, table: GameTable, seat: int) -> None:
+    table.again()
 
 
 def _parse_choice(body: bytes) -> str | Response:

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synergy_forge.authoring.gamelog import PERSON
+from synergy_forge.authoring.gamelog import PERSON, action_data
 from synergy_forge.core.cards import COLOR_SYMBOLS, Action, NumberCard
-from synergy_forge.core.engine import Decision, Game, GoalCard, Observation, Outcome, RoundRecord
+from synergy_forge.core.engine import Decision, Game, GoalCard, Outcome, RoundRecord
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import ActionUse, LossReason
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.reporting.explain import outcome_text, verdict_to_json
@@ -66,18 +67,9 @@ def choice_id(round_number: int, decision: Decision, choice: Any) -> str:
 
 
 def action_use(use: ActionUse) -> dict[str, Any]:
-    data: dict[str, Any] = {"card": str(use.card), "seat": use.seat}
-    for name in ("target", "other"):
-        if getattr(use, name) is not None:
-            data[name] = getattr(use, name)
-    if use.seats is not None:
-        data["seats"] = list(use.seats)
-    if use.replacement is not None:
-        data["with"] = card(use.replacement)
-    if use.cards is not None:
-        data["cards"] = [card(c) for c in use.cards]
-    data["text"] = describe_action(use)
-    return data
+    """A use of an action card for the page: the game log's shape with the page's cards, and
+    what it does in words."""
+    return {**action_data(use, card), "text": describe_action(use)}
 
 
 def legal_item(round_number: int, decision: Decision, choice: Any) -> dict[str, Any]:

@@ -233,6 +233,24 @@ def base_url(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
+def public_base(sock: socket.socket, host: str) -> str:
+    """http://HOST:PORT as others reach it: on every interface, this machine's address on
+    the network rather than 0.0.0.0."""
+    base = base_url(sock)
+    if host not in ("0.0.0.0", "::"):
+        return base
+    port = sock.getsockname()[1]
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the interface
+        address = probe.getsockname()[0]
+    except OSError:
+        address = socket.gethostname()
+    finally:
+        probe.close()
+    return f"http://{address}:{port}"
+
+
 class _Server(uvicorn.Server):
     """Uvicorn, running `on_exit` first when asked to stop: open event streams end at once."""
 

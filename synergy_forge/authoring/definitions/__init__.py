@@ -10,16 +10,14 @@ from synergy_forge.authoring.schema import schema_diagnostics, schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import Action
 from synergy_forge.core.native import NATIVE
-from synergy_forge.core.rules import (
-    ActionText,
-    Definition,
-    Rulebook,
+from synergy_forge.core.rulelang import (
     RuleKind,
     RuleProblem,
     compile_rule,
     rule_failure,
     rule_problems,
 )
+from synergy_forge.core.rules import ActionText, Definition, Rulebook
 from synergy_forge.resources import definitions_dir
 
 

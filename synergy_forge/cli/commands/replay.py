@@ -27,7 +27,7 @@ def command(log_file: Path, campaign_dir: Path | None) -> None:
     """
     from synergy_forge.authoring.diagnostics import InvalidInput, errors
     from synergy_forge.authoring.gamelog import replay_file
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, display, read_campaign
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, display, read_campaign
     from synergy_forge.reporting.explain import outcome_text
     from synergy_forge.resources import starter_campaign
 
@@ -38,7 +38,7 @@ def command(log_file: Path, campaign_dir: Path | None) -> None:
                                  param_hint="'--campaign'")
     # The campaign checked against is named in the result line (no note needed).
     folder = campaign_dir or campaign_above(Path.cwd()) or starter_campaign()
-    result = read_campaign(folder, thorough=False)
+    result = read_campaign(folder, Reading.TO_PLAY)
     if result.campaign is None:
         raise InvalidInput(errors(result.diagnostics))
     label = "the starter campaign" if folder == starter_campaign() else \

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
-
-EXIT_BAD_INPUT = 2
 
 
 @click.command("studio")
@@ -31,33 +28,27 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     """
     from synergy_forge.authoring.loading import CAMPAIGN_FILE
     from synergy_forge.cardtext.i18n import available_languages
+    from synergy_forge.errors import NoCampaign
 
     from ..inputs import current_campaign
+    from ..serving import browse, listening
 
     folder = current_campaign(campaign_dir)
     if not (folder / CAMPAIGN_FILE).is_file():
-        click.echo(f"{folder / CAMPAIGN_FILE}: no campaign here; run the studio in a campaign "
-                   "folder or give one (synergy-forge new campaign DIR makes one)", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        raise NoCampaign(f"{folder / CAMPAIGN_FILE}: no campaign here; run the studio in a "
+                         "campaign folder or give one (synergy-forge new campaign DIR makes one)")
     if lang is not None and lang not in available_languages():
         raise click.BadParameter(f"no translation for {lang!r}; available: "
                                  f"{', '.join(available_languages())}", param_hint="--lang")
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"warning: listening on {host}: other machines that can reach it will see "
-                   "your campaign's files as the studio shows them", err=True)
+    sock = listening(host, port, "other machines that can reach it will see your campaign's "
+                     "files as the studio shows them")
     from synergy_forge.studio.model import Studio
     from synergy_forge.studio.server import serve
-    from synergy_forge.web.server import listen
-
-    sock = listen(host, port)  # CannotRun (exit 2) when it cannot
 
     def ready(url: str) -> None:
-        shown = folder.resolve().name if str(folder) == "." else folder
-        click.echo(f"Studio for {shown} at {url} (Ctrl-C to stop)")
-        if not no_browser:
-            import webbrowser
-
-            webbrowser.open(url)
+        click.echo(f"Studio for {folder.resolve().name if str(folder) == '.' else folder} at "
+                   f"{url} (Ctrl-C to stop)")
+        browse(url, no_browser)
 
     serve(Studio(folder, lang), sock, ready)
     click.echo("studio stopped")

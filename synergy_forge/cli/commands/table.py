@@ -14,10 +14,10 @@ from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
 from ..params import BOTS, SEED
 
 if TYPE_CHECKING:
-    from synergy_forge.core.cards import Action
+    import socket
+
     from synergy_forge.core.mission import Mission
-    from synergy_forge.core.rules import ActionText, Rulebook
-    from synergy_forge.table.model import Finished
+    from synergy_forge.table.model import Finished, GameTable
 
 DEFAULT_PORT = 8766
 
@@ -65,10 +65,31 @@ def command(source: str, mission_key: str | None, player_count: int | None,
 
     from synergy_forge.table.model import GameTable
     from synergy_forge.table.server import Tables, serve
-    from synergy_forge.table.view import PERSON
-    from synergy_forge.web.server import LOOPBACK, listen
 
-    mission, rulebook, colors, actions, campaign_dir = _load(source, mission_key)
+    from ..inputs import mission_to_play
+    from ..serving import listening
+
+    mission, rulebook, colors, actions, campaign_dir = mission_to_play(source, mission_key)
+    player_count, seat_kinds = _seats(mission, player_count, humans, bots)
+    games = games_dir or _default_games(campaign_dir)
+    # The seed deals every hand: a guessable one would let a player work the others' out.
+    seed = seed if seed is not None else secrets.randbits(63)
+    sock = listening(host, port, "anyone on your network with a seat's link can play that seat")
+    table = GameTable(mission, rulebook, colors, player_count, seed, seat_kinds,
+                      actions=actions, pace=pace,
+                      on_end=lambda finished: _save(finished, log_path, games))
+    serve(Tables([table]), sock, lambda: _ready(table, sock, host, no_browser))
+    if table.game.outcome is None:
+        click.echo("table stopped before the end of the game: no log written for it")
+    else:
+        click.echo("table stopped")
+
+
+def _seats(mission: Mission, player_count: int | None, humans: int | None,
+           bots: tuple[str, ...]) -> tuple[int, list[str]]:
+    """The table's size and who plays each seat (PERSON or a bot), from the options."""
+    from synergy_forge.table.view import PERSON
+
     people = humans if humans is not None else player_count
     if player_count is None:
         wanted = max(people or 3, 3)
@@ -88,106 +109,36 @@ def command(source: str, mission_key: str | None, player_count: int | None,
     if bot_seats and len(bots) not in (1, bot_seats):
         raise click.BadParameter(f"give one bot or {bot_seats}, one per bot seat; got "
                                  f"{len(bots)}", param_hint="'--bots'")
-    seat_kinds = [PERSON] * people + list(bots * bot_seats if len(bots) == 1 else bots)
-    games = games_dir or _default_games(campaign_dir)
-    # The seed deals every hand: a guessable one would let a player work the others' out.
-    seed = seed if seed is not None else secrets.randbits(63)
-    if host not in LOOPBACK:
-        click.echo(f"warning: listening on {host}: anyone on your network with a seat's link "
-                   "can play that seat", err=True)
-    sock = listen(host, port)  # CannotRun (exit 2) when it cannot
-
-    def ended(finished: Finished) -> None:
-        _save(finished, log_path, games)
-
-    table = GameTable(mission, rulebook, colors, player_count, seed, seat_kinds,
-                      actions=actions, pace=pace, on_end=ended)
-    tables = Tables([table])
-    base = _public_base(sock, host)
-
-    def ready() -> None:
-        m = mission
-        who = f"{people} {'person' if people == 1 else 'people'}"
-        if bot_seats:
-            who += f", {bot_seats} bot{'s' if bot_seats > 1 else ''}"
-        click.echo(f'Table for mission {m.number} "{m.label()}": {player_count} players ({who}); '
-                   "Ctrl-C to stop")
-        # Phones join a table on the network by scanning their seat's code off the terminal.
-        codes = host not in LOOPBACK and sys.stdout.isatty()
-        for seat, kind in enumerate(seat_kinds):
-            if kind == PERSON:
-                link = f"{base}/seat/{table.tokens[seat]}"
-                click.echo(f"seat {seat}: {link}")
-                if codes:
-                    _qr(link)
-            else:
-                click.echo(f"seat {seat}: bot {kind}")
-        if not no_browser:
-            import webbrowser
-
-            webbrowser.open(f"{base}/seat/{table.tokens[table.people[0]]}")
-
-    serve(tables, sock, ready)
-    if table.game.outcome is None:
-        click.echo("table stopped before the end of the game: no log written for it")
-    else:
-        click.echo("table stopped")
+    return player_count, [PERSON] * people + list(bots * bot_seats if len(bots) == 1 else bots)
 
 
-def _load(source: str, mission_key: str | None) -> tuple[
-        Mission, Rulebook, tuple[str, ...], dict[Action, ActionText], Path | None]:
-    """The mission to play, its rulebook, colours and action cards' texts, and the folder of
-    its campaign (None for the bundled starter campaign)."""
-    from synergy_forge.authoring.definitions import standard_actions
-    from synergy_forge.authoring.diagnostics import HasErrors, errors
-    from synergy_forge.authoring.loading import (
-        CAMPAIGN_FILE,
-        display,
-        find_campaign,
-        read_campaign,
-    )
-    from synergy_forge.resources import starter_campaign
+def _ready(table: GameTable, sock: socket.socket, host: str, no_browser: bool) -> None:
+    """The table is listening: who sits where, each person's link (and its QR code for
+    phones on the network), seat 0's page opened."""
+    from synergy_forge.table.view import PERSON
+    from synergy_forge.web.server import LOOPBACK, public_base
 
-    from ..inputs import resolve_mission
+    from ..serving import browse
 
-    path = Path(source)
-    if path.is_dir():
-        if not (path / CAMPAIGN_FILE).is_file():
-            raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}: give a campaign folder, a "
-                                     "mission file or a starter mission's number",
-                                     param_hint="'MISSION-OR-CAMPAIGN'")
-        result = read_campaign(path)
-        if result.campaign is None or errors(result.diagnostics):
-            raise HasErrors(errors(result.diagnostics))
-        campaign = result.campaign
-        numbers = ", ".join(str(m.number) for m in campaign.missions)
-        if mission_key is None:
-            if len(campaign.missions) != 1:
-                raise click.BadParameter(f"{path} has {len(campaign.missions)} missions: choose "
-                                         f"one with --mission (numbers {numbers})",
-                                         param_hint="'--mission'")
-            mission = campaign.missions[0]
+    m, kinds = table.game.mission, table.seats
+    people = len(table.people)
+    bot_seats = len(kinds) - people
+    who = f"{people} {'person' if people == 1 else 'people'}"
+    if bot_seats:
+        who += f", {bot_seats} bot{'s' if bot_seats > 1 else ''}"
+    click.echo(f'Table for mission {m.number} "{m.label()}": {len(kinds)} players ({who}); '
+               "Ctrl-C to stop")
+    # Phones join a table on the network by scanning their seat's code off the terminal.
+    codes = host not in LOOPBACK and sys.stdout.isatty()
+    base = public_base(sock, host)
+    for seat, kind in enumerate(kinds):
+        if kind == PERSON:
+            click.echo(f"seat {seat}: {base}/seat/{table.tokens[seat]}")
+            if codes:
+                _qr(f"{base}/seat/{table.tokens[seat]}")
         else:
-            try:
-                mission = campaign.mission(mission_key)
-            except KeyError:
-                raise click.BadParameter(f"{path} has no mission {mission_key!r} (numbers "
-                                         f"{numbers})", param_hint="'--mission'") from None
-        return (mission, campaign.rulebook, campaign.colors, dict(campaign.actions) or
-                standard_actions(), path)
-    if mission_key is not None:
-        raise click.BadParameter("--mission chooses a mission of a campaign folder; "
-                                 f"{source} is already one mission", param_hint="'--mission'")
-    mission, rulebook, colors = resolve_mission(source)
-    # The campaign the mission was found in: its file's, or the current one's for a number.
-    folder = find_campaign(Path(mission.source).resolve()) if mission.source else None
-    actions = standard_actions()
-    if folder is not None:
-        context = read_campaign(folder, with_missions=False).campaign
-        actions = dict(context.actions) if context is not None and context.actions else actions
-    if folder is not None and folder == starter_campaign().resolve():
-        folder = None
-    return mission, rulebook, colors, actions, Path(display(folder)) if folder else None
+            click.echo(f"seat {seat}: bot {kind}")
+    browse(f"{base}/seat/{table.tokens[table.people[0]]}", no_browser)
 
 
 def _qr(link: str) -> None:
@@ -200,29 +151,6 @@ def _qr(link: str) -> None:
 
 def _default_games(campaign_dir: Path | None) -> Path:
     return (campaign_dir if campaign_dir is not None else Path(".")) / "games"
-
-
-def _public_base(sock: object, host: str) -> str:
-    """http://HOST:PORT as others reach it: on every interface, this machine's address on
-    the network rather than 0.0.0.0."""
-    import socket
-
-    from synergy_forge.web.server import base_url
-
-    assert isinstance(sock, socket.socket)
-    base = base_url(sock)
-    if host not in ("0.0.0.0", "::"):
-        return base
-    port = sock.getsockname()[1]
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    try:
-        probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the interface
-        address = probe.getsockname()[0]
-    except OSError:
-        address = socket.gethostname()
-    finally:
-        probe.close()
-    return f"http://{address}:{port}"
 
 
 def _save(finished: Finished, log_path: Path | None, games: Path) -> None:
