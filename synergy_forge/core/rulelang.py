@@ -17,6 +17,7 @@ from enum import StrEnum
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
+from synergy_forge.core.cards import CARD_VALUES
 from synergy_forge.errors import UnreadableInput
 
 if TYPE_CHECKING:
@@ -478,7 +479,7 @@ def _inputs(kind: RuleKind) -> Iterator[tuple[Any, ...]]:
     elif kind is RuleKind.SUM:
         yield from itertools.product(range(0, 16), counted, counted, (False, True))
     elif kind is RuleKind.CONSTRAINT:
-        for first, second in itertools.product(effective, range(1, 6)):
+        for first, second in itertools.product(effective, CARD_VALUES):
             for total in {first + second, first + second + 3, abs(first - second), 10}:
                 for identical in (False, True):
                     yield first, second, first, second, total, identical

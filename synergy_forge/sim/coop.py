@@ -13,13 +13,9 @@ from typing import Any
 import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import (
-    Decision,
-    DecisionKind,
-    GoalCard,
-    Observation,
-)
+from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import (
     arrange,
     pair_sum,

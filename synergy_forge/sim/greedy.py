@@ -16,13 +16,9 @@ from itertools import chain
 from typing import Any
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import (
-    Decision,
-    DecisionKind,
-    GoalCard,
-    Observation,
-)
+from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import (
     arrange,
     pair_sum,

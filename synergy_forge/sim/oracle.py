@@ -5,11 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from synergy_forge.core.engine import (
-    Decision,
-    DecisionKind,
-    Omniscient,
-)
+from synergy_forge.core.engine import Decision, DecisionKind
+from synergy_forge.core.observation import Omniscient
 from synergy_forge.sim.convention import best_action, plan_round
 from synergy_forge.sim.expert import keep_card, round_state, rules_of
 from synergy_forge.sim.greedy import ScoreMemory
