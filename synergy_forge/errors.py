@@ -35,20 +35,20 @@ class UnreadableInput(SynergyForgeError):
     exit_code = EXIT_BAD_INPUT
 
 
-class NoCampaign(UnreadableInput):
-    """A folder that a command needs to be a campaign holds no campaign.yaml (exit 2); the
-    message starts with the file it looked for."""
-
-    def format_message(self) -> str:
-        return str(self)
-
-
 class CannotRun(SynergyForgeError):
     """The work cannot be run here as asked, whatever the input: an address that cannot be
     listened on, a cluster that cannot be reached, worker processes that keep dying (exit 2,
     as for input that cannot be used as given: the command line asked for what cannot be)."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+class NoCampaign(UnreadableInput):
+    """A folder that a command needs to be a campaign holds no campaign.yaml (exit 2); the
+    message starts with the file it looked for."""
+
+    def format_message(self) -> str:
+        return str(self)
 
 
 class WrongInput(SynergyForgeError):

@@ -9,7 +9,7 @@ import click
 
 
 def listening(host: str, port: int, exposes: str) -> socket.socket:
-    """The server's socket on `host`:`port` (UnreadableInput, exit 2, when it cannot), after
+    """The server's socket on `host`:`port` (CannotRun, exit 2, when it cannot), after
     a warning on stderr saying what `exposes` to the network when `host` is not the loopback."""
     from synergy_forge.web.server import LOOPBACK, listen
 
