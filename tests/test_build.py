@@ -55,8 +55,37 @@ def test_every_document_is_there_with_its_pages(starter_kit):
                     "rulebook.pdf": 4}
         for name, count in expected.items():
             assert pages(folder / name) == count, name
-        assert pages(folder / f"print-and-play-{language}.pdf") == sum(expected.values())
+        # The one-page challenge sheet is followed by a blank page (every document on fresh
+        # sheets, printed double-sided).
+        assert pages(folder / f"print-and-play-{language}.pdf") == sum(expected.values()) + 1
         assert len(list((folder / "png" / "numbers").glob("*.png"))) == 55  # 50 + 5 backs
+
+
+def test_every_document_of_the_print_and_play_pdf_starts_on_a_fresh_sheet(starter_kit):
+    """Printed double-sided, no component backs onto another: each document's first page is
+    the front of a sheet (an even index), the page after an odd document blank."""
+    from synergy_forge.printing.jobs import COMBINED
+
+    for language in ("en", "fr"):
+        folder = starter_kit / language
+        document = pdfium.PdfDocument(folder / f"print-and-play-{language}.pdf")
+        try:
+            texts = [document[i].get_textpage().get_text_range() for i in range(len(document))]
+        finally:
+            document.close()
+        index = 0
+        for name in COMBINED:
+            first = pdfium.PdfDocument(folder / name)
+            try:
+                count, opening = len(first), first[0].get_textpage().get_text_range()
+            finally:
+                first.close()
+            assert index % 2 == 0 and texts[index] == opening, (language, name, index)
+            index += count
+            if count % 2 and index < len(texts):
+                assert not texts[index].strip(), (language, name, "blank page after it")
+                index += 1
+        assert index == len(texts)
 
 
 def test_page_boxes(starter_kit):

@@ -298,19 +298,28 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     by_name = {(r.job.language, r.job.name): r for r in results}
     for language in languages:
         parts = [by_name[(language, name)].path for name in COMBINED]
-        key = digest("combined", *(by_name[(language, name)].key for name in COMBINED))
+        duplex = options.layout == "duplex"  # fold sheets are printed on one side
+        key = digest("combined", str(duplex),
+                     *(by_name[(language, name)].key for name in COMBINED))
         used.add(key)
         source = store / f"{key}.pdf"
         if not whole(source):
-            write_beneath(out_dir, source, merge(parts), durable=False)
+            write_beneath(out_dir, source, merge(parts, whole_sheets=duplex), durable=False)
         combined = place(out_dir, inside(out_dir, Path(language) /
                                          f"print-and-play-{language}.pdf"), source)
         results.append(Rendered(Job("print-and-play", language), combined,
-                                sum(by_name[(language, n)].pages for n in COMBINED), 0.0))
+                                _combined_pages([by_name[(language, n)].pages
+                                                 for n in COMBINED], duplex), 0.0))
         if options.tts:
             results.append(_tts(campaign, out_dir, language, options))
     prune(out_dir, store, used)
     return results
+
+
+def _combined_pages(pages: list[int], whole_sheets: bool) -> int:
+    """The print-and-play PDF's page count: its documents', and with `whole_sheets` a blank
+    page after each odd one but the last (pdf.merge)."""
+    return sum(pages) + (sum(n % 2 for n in pages[:-1]) if whole_sheets else 0)
 
 
 def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -> Rendered:

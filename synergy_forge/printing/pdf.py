@@ -81,17 +81,23 @@ def impose(frame: Path, sources: list[Path], sheets: list[list[Placed]]) -> byte
     return buffer.getvalue()
 
 
-def merge(paths: list[Path]) -> bytes:
-    """PDFs one after the other in one PDF."""
+def merge(paths: list[Path], whole_sheets: bool = False) -> bytes:
+    """PDFs one after the other in one PDF. With `whole_sheets` (a kit printed double-sided),
+    a document of an odd number of pages is followed by a blank page of its last page's size,
+    so that every document starts on a fresh sheet: printed duplex, no component backs onto
+    another (the one-page challenge sheet would otherwise carry the rulebook's first page)."""
     import pypdfium2 as pdfium
 
     merged = pdfium.PdfDocument.new()
     sources = []
     try:
-        for path in paths:
+        for number, path in enumerate(paths):
             source = pdfium.PdfDocument(path)
             sources.append(source)
             merged.import_pages(source)
+            if whole_sheets and len(source) % 2 and number < len(paths) - 1:
+                width, height = source[len(source) - 1].get_size()
+                merged.new_page(width, height).close()
         buffer = BytesIO()
         merged.save(buffer)
     finally:
