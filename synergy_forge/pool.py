@@ -128,6 +128,17 @@ def workers_for(jobs: int | None, units: int) -> int:
     return max(1, min(jobs or os.cpu_count() or 1, units or 1))
 
 
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End `pool`'s workers now, not after their current units. They ignore Ctrl-C, and a
+    plain shutdown, even without waiting, leaves the interpreter's exit joining them until
+    their units end (seconds to minutes); they are disposable, so they are terminated."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        with contextlib.suppress(OSError, ValueError):
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 class Pool:
     """Worker processes kept for several batches of units of one `work` on one `shared` value:
     the value is sent once, and what workers cache (the bots' tables) stays warm across
@@ -157,11 +168,9 @@ class Pool:
         if pool is None:
             return
         if stop:
-            processes = getattr(pool, "_processes", None) or {}
-            for process in list(processes.values()):
-                with contextlib.suppress(OSError, ValueError):
-                    process.terminate()
-        pool.shutdown(wait=not stop, cancel_futures=True)
+            stop_workers(pool)
+        else:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def run(self, units: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, Any]]:
         """`work(shared, *unit)` for every unit, yielding (index of the unit, result) as each

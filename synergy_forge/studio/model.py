@@ -39,7 +39,7 @@ from synergy_forge.authoring.validate import overfull_mission_cards
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.rulelang import RuleError
-from synergy_forge.pool import ignore_interrupt
+from synergy_forge.pool import ignore_interrupt, stop_workers
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.playtest import (
@@ -391,7 +391,7 @@ class Studio:
                                      players, seeds)
                 running.append((future, key, players, len(seeds), mission.source))
         finally:
-            pool.shutdown(wait=False, cancel_futures=True)
+            stop_workers(pool)  # a batch can run for a minute: not waited for
 
     # -- the server's side ----------------------------------------------------------------
 

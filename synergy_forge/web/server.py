@@ -259,7 +259,10 @@ class _Server(uvicorn.Server):
         self.on_exit = on_exit
 
     def handle_exit(self, sig: int, frame: Any) -> None:
-        self.on_exit()
+        # A signal handler runs in the main thread between two of its bytecodes, perhaps while
+        # it holds the lock `on_exit` takes (a page's state being drawn): called here, it would
+        # wait for that lock for ever. So it runs in a thread of its own.
+        threading.Thread(target=self.on_exit, name="stopping", daemon=True).start()
         super().handle_exit(sig, frame)
 
 
