@@ -1,0 +1,273 @@
+"""`build --preset dtc`: the DriveThruCards decks, read back from the PDFs the build writes
+(one small campaign, in French, built once for the module: about 10 s of CPU), and the
+colour conversion on a made-up PDF that holds what WeasyPrint's do not (RGB images, named
+colour spaces, transparency)."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from io import BytesIO
+from pathlib import Path
+from typing import Any
+
+import pikepdf
+import pypdfium2 as pdfium
+import pytest
+from click.testing import CliRunner
+
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.cli import main
+from synergy_forge.printing import dtc
+from synergy_forge.printing.html import single_faces
+from synergy_forge.printing.kit import GROUPS, build_kit
+
+INCH = 72.0
+TAC = 2.4 + 1e-9
+GROUP_OF = {"/DeviceCMYK": 4, "/Pattern": 1}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-mission campaign built with --preset dtc, French only, without PNGs."""
+    root = tmp_path_factory.mktemp("dtc")
+    campaign = root / "camp"
+    (campaign / "missions").mkdir(parents=True)
+    (campaign / "campaign.yaml").write_text(
+        "name: {en: Small, fr: Petite}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n")
+    for n in (1, 2):
+        (campaign / "missions" / f"{n}.yaml").write_text(
+            f"id: m{n}\nnumber: {n}\ntitle: {{en: 'Mission {n}', fr: 'Mission {n}'}}\n"
+            "stars: 1\nrounds: 2\nlives: 2\n", encoding="utf-8")
+    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(root / "out"),
+                                       "--preset", "dtc", "--no-png", "--jobs", "1",
+                                       "--lang", "fr"])
+    assert result.exit_code == 0, result.output
+    assert "fr/dtc/numbers.pdf" in result.output
+    return root
+
+
+def content_streams(holder: Any, seen: set | None = None) -> Iterator[tuple[Any, Any]]:
+    """(stream, its resources) of `holder` (a page, form XObject or tiling pattern) and of
+    every form and tiling pattern it uses, each once."""
+    seen = set() if seen is None else seen
+    key = holder.objgen if holder.is_indirect else id(holder)
+    if key in seen:
+        return
+    seen.add(key)
+    resources = holder.get("/Resources")
+    yield holder, resources
+    if resources is None:
+        return
+    for xobject in (resources.get("/XObject") or {}).values():
+        if xobject.Subtype == "/Form":
+            yield from content_streams(xobject, seen)
+    for pattern in (resources.get("/Pattern") or {}).values():
+        if pattern.PatternType == 1:
+            yield from content_streams(pattern, seen)
+
+
+def check_colours(pdf: pikepdf.Pdf) -> int:
+    """Assert every colour of `pdf` is CMYK within the TAC, with no transparency; the number
+    of colour operators seen."""
+    seen = 0
+    for page in pdf.pages:
+        for holder, resources in content_streams(page.obj):
+            assert "/Group" not in holder  # no transparency group
+            spaces = resources.get("/ColorSpace") if resources is not None else None
+            fill = stroke = "/DeviceGray"
+            for operands, operator in pikepdf.parse_content_stream(holder):
+                op = str(operator)
+                assert op not in ("rg", "RG", "g", "G", "BI"), (op, operands)
+                if op in ("cs", "CS"):
+                    name = operands[0]
+                    space = str(spaces[name]) if spaces and name in spaces else str(name)
+                    assert space in GROUP_OF, space
+                    fill, stroke = (space, stroke) if op == "cs" else (fill, space)
+                elif op in ("sc", "scn", "SC", "SCN"):
+                    space = fill if op.islower() else stroke
+                    assert len(operands) == GROUP_OF[space], (space, operands)
+                    if space == "/DeviceCMYK":
+                        assert sum(float(v) for v in operands) <= TAC, operands
+                        seen += 1
+                elif op in ("k", "K"):
+                    assert len(operands) == 4
+                    assert all(0 <= float(v) <= 1 for v in operands), operands
+                    assert sum(float(v) for v in operands) <= TAC, operands
+                    seen += 1
+            check_resources(resources)
+    return seen
+
+
+def check_resources(resources: Any) -> None:
+    if resources is None:
+        return
+    for state in (resources.get("/ExtGState") or {}).values():
+        assert float(state.get("/ca", 1)) == 1 and float(state.get("/CA", 1)) == 1
+        assert str(state.get("/SMask", "/None")) == "/None"
+    for xobject in (resources.get("/XObject") or {}).values():
+        if xobject.Subtype == "/Image":
+            assert xobject.ColorSpace == "/DeviceCMYK" and "/SMask" not in xobject
+    shadings = list((resources.get("/Shading") or {}).values()) + [
+        p.Shading for p in (resources.get("/Pattern") or {}).values() if p.PatternType == 2]
+    for shading in shadings:
+        assert shading.ColorSpace == "/DeviceCMYK"
+        functions = [shading.Function]
+        while functions:
+            function = functions.pop()
+            if function.FunctionType == 3:
+                functions += list(function.Functions)
+                continue
+            for key in ("/C0", "/C1"):
+                assert len(function[key]) == 4 and sum(map(float, function[key])) <= TAC
+
+
+def drawn_form(page: Any) -> Any:
+    """The one form XObject a deck's page draws (its face)."""
+    instructions = [str(op) for _, op in pikepdf.parse_content_stream(page.obj)]
+    assert instructions.count("Do") == 1
+    (form,) = page.obj.Resources.XObject.values()
+    return form
+
+
+def page_texts(path: Path) -> list[str]:
+    document = pdfium.PdfDocument(path)
+    try:
+        return [document[i].get_textpage().get_text_range() for i in range(len(document))]
+    finally:
+        document.close()
+
+
+def test_rgb_to_cmyk():
+    zero, one = dtc.rgb_to_cmyk(1, 1, 1), dtc.rgb_to_cmyk(0, 0, 0)
+    assert [float(v) for v in zero] == [0, 0, 0, 0]  # white: no ink
+    assert [float(v) for v in one] == [0, 0, 0, 1]  # black: K alone, no rich black
+    assert [float(v) for v in dtc.rgb_to_cmyk(0.5, 0.5, 0.5)] == [0, 0, 0, 0.5]
+    # the kit's text black (#1d1d1f): grey enough to print on the K plate alone
+    assert [float(v) for v in dtc.rgb_to_cmyk(0x1d / 255, 0x1d / 255, 0x1f / 255)[:3]] == [0] * 3
+    assert [float(v) for v in dtc.rgb_to_cmyk(1, 0, 0)] == [0, 1, 1, 0]
+    # a dark red would take 250% (M 1, Y 1, K 0.5): C, M and Y scaled down to 240%
+    dark = [float(v) for v in dtc.rgb_to_cmyk(0.5, 0, 0)]
+    assert dark[3] == 0.5 and dark[1] == dark[2] < 1 and sum(dark) == pytest.approx(2.4)
+    steps = [i / 7 for i in range(8)]
+    for r in steps:
+        for g in steps:
+            for b in steps:
+                cmyk = [float(v) for v in dtc.rgb_to_cmyk(r, g, b)]
+                assert all(0 <= v <= 1 for v in cmyk) and sum(cmyk) <= TAC, (r, g, b, cmyk)
+
+
+def made_up_pdf(path: Path, state: dict[str, Any] | None = None) -> None:
+    """One card-sized page using RGB in every way the converter handles: rg/RG/g, sc in a
+    named ICC RGB space, a form XObject, an RGB image, an axial shading."""
+    pdf = pikepdf.new()
+    pdf.add_blank_page(page_size=(198, 270))
+    page = pdf.pages[0]
+    page.obj.TrimBox = pikepdf.Array([9, 9, 189, 261])
+    profile = pdf.make_stream(b"not read", N=3)
+    image = pdf.make_stream(zlib.compress(bytes([0, 0, 0, 255, 255, 255, 255, 0, 0, 128, 0, 0])),
+                            Type=pikepdf.Name.XObject, Subtype=pikepdf.Name.Image, Width=2,
+                            Height=2, ColorSpace=pikepdf.Name.DeviceRGB, BitsPerComponent=8,
+                            Filter=pikepdf.Name.FlateDecode)
+    form = pdf.make_stream(b"0 0 1 rg 0 0 10 10 re f", Type=pikepdf.Name.XObject,
+                           Subtype=pikepdf.Name.Form, BBox=[0, 0, 10, 10])
+    shading = pikepdf.Dictionary(ShadingType=2, ColorSpace=pikepdf.Name.DeviceRGB,
+                                 Coords=[0, 0, 10, 0], Function=pikepdf.Dictionary(
+                                     FunctionType=2, Domain=[0, 1], N=1, C0=[0.5, 0, 0],
+                                     C1=[1, 1, 1]))
+    page.obj.Resources = pikepdf.Dictionary(
+        ColorSpace=pikepdf.Dictionary(CS0=pikepdf.Array([pikepdf.Name.ICCBased, profile])),
+        XObject=pikepdf.Dictionary(Im0=image, Fm0=form), Shading=pikepdf.Dictionary(Sh0=shading),
+        ExtGState=pikepdf.Dictionary(G0=pikepdf.Dictionary(state or {"/ca": 1})))
+    page.obj.Contents = pdf.make_stream(
+        b"/G0 gs 1 0 0 rg 0 1 0 RG 0.25 g 0.75 G q /CS0 cs 0 0 0 sc /DeviceRGB CS 0.5 0 0 SCN "
+        b"Q 1 1 1 rg /Fm0 Do /Im0 Do /Sh0 sh")
+    pdf.save(path)
+
+
+def test_every_colour_of_a_made_up_page_becomes_cmyk(tmp_path):
+    made_up_pdf(tmp_path / "rgb.pdf")
+    with pikepdf.open(tmp_path / "rgb.pdf") as before, pytest.raises(AssertionError):
+        check_colours(before)  # the check can fail
+    data = dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up")
+    assert dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up") == data  # reproducible
+    with pikepdf.open(BytesIO(data)) as pdf:
+        assert check_colours(pdf) >= 7
+        face = drawn_form(pdf.pages[0])
+        ops = [(str(op), [float(v) for v in operands])
+               for operands, op in pikepdf.parse_content_stream(face)
+               if str(op) in ("k", "K", "sc", "SCN")]
+        assert ("k", [0, 1, 1, 0]) in ops and ("K", [1, 0, 1, 0]) in ops  # red, green
+        assert ("k", [0, 0, 0, 0.75]) in ops and ("K", [0, 0, 0, 0.25]) in ops  # greys
+        assert ("sc", [0, 0, 0, 1]) in ops and ("SCN", [0, 0.95, 0.95, 0.5]) in ops
+        assert ("k", [0, 0, 0, 0]) in ops  # after Q: no longer in /CS0, set with rg again
+        image = face.Resources.XObject.Im0
+        assert image.ColorSpace == "/DeviceCMYK" and image.BitsPerComponent == 8
+        assert list(image.read_bytes()) == [0, 0, 0, 255, 0, 0, 0, 0, 0, 255, 255, 0,
+                                            0, 242, 242, 127]  # black, white, red, dark red
+        function = face.Resources.Shading.Sh0.Function
+        assert [float(v) for v in function.C1] == [0, 0, 0, 0]
+        assert "/CS0" not in face.Resources.ColorSpace  # RGB: set nowhere any more
+
+
+@pytest.mark.parametrize("state", [{"/ca": 0.5}, {"/CA": 0.2}, {"/SMask": pikepdf.Dictionary()},
+                                   {"/BM": pikepdf.Name.Multiply}])
+def test_transparency_is_refused(tmp_path, state):
+    made_up_pdf(tmp_path / "clear.pdf", state)
+    with pytest.raises(dtc.NotPrintable, match=r"made up: .*PDF/X-1a"):
+        dtc.deck(tmp_path / "clear.pdf", [0], "made up")
+
+
+def test_the_decks_are_cmyk_front_back_pages_of_the_card_with_its_bleed(built):
+    campaign = read_campaign(built / "camp").campaign
+    assert campaign is not None
+    kit = build_kit(campaign)
+    folder = built / "out" / "fr"
+    for group in GROUPS:
+        path, cards = folder / "dtc" / f"{group}.pdf", kit[group]
+        faces = [face.key for face in single_faces(cards)]
+        sides = [faces.index(f.key) for card in cards for f in (card.front, card.back)]
+        with pikepdf.open(path) as pdf:
+            assert len(pdf.pages) == 2 * len(cards), group
+            assert pdf.pdf_version == "1.4"
+            assert check_colours(pdf) > 0
+            form_of: dict[int, Any] = {}
+            for number, page in enumerate(pdf.pages):
+                trim = [float(v) for v in page.trimbox]
+                assert trim[2] - trim[0] == pytest.approx(2.5 * INCH, abs=0.01)
+                assert trim[3] - trim[1] == pytest.approx(3.5 * INCH, abs=0.01)
+                media = [float(v) for v in page.mediabox]
+                assert [float(v) for v in page.obj.BleedBox] == media
+                assert media[2] - media[0] == pytest.approx(2.75 * INCH, abs=0.01)
+                assert media[3] - media[1] == pytest.approx(3.75 * INCH, abs=0.01)
+                for inner, outer in zip(trim, media, strict=True):  # 1/8 in each side
+                    assert abs(inner - outer) == pytest.approx(INCH / 8, abs=0.01)
+                # the same face, the same form: a back is one object on every other page
+                form_of.setdefault(sides[number], drawn_form(page).objgen)
+                assert drawn_form(page).objgen == form_of[sides[number]]
+            assert len(set(form_of.values())) == len(form_of)
+        # Front, back, front, back: each page shows the text of its face in the cards PDF.
+        own = page_texts(folder / f"cards-{group}.pdf")
+        assert page_texts(path) == [own[side] for side in sides]
+        backs = {card.back.key for card in cards}
+        assert all(cards[n // 2].back.key in backs and faces[side] ==
+                   (cards[n // 2].back.key if n % 2 else cards[n // 2].front.key)
+                   for n, side in enumerate(sides))
+
+
+def test_the_decks_are_marked_pdfx_with_their_fonts_embedded(built):
+    for path in sorted((built / "out" / "fr" / "dtc").glob("*.pdf")):
+        with pikepdf.open(path) as pdf:
+            info = pdf.docinfo
+            assert str(info.GTS_PDFXVersion) == "PDF/X-1:2003"
+            assert info.Trapped == "/False" and str(info.Title).startswith("Petite - ")
+            (intent,) = pdf.Root.OutputIntents
+            assert intent.S == "/GTS_PDFX" and str(intent.OutputConditionIdentifier) == \
+                "CGATS TR 001" and str(intent.RegistryName) == "http://www.color.org"
+            fonts = [font for page in pdf.pages
+                     for holder, resources in content_streams(page.obj) if resources
+                     for font in (resources.get("/Font") or {}).values()]
+            assert fonts, path.name
+            for font in fonts:
+                described = font.DescendantFonts[0] if font.Subtype == "/Type0" else font
+                assert "/FontFile2" in described.FontDescriptor, font.get("/BaseFont")
