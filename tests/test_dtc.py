@@ -11,6 +11,7 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pikepdf
 import pypdfium2 as pdfium
 import pytest
@@ -20,7 +21,8 @@ from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
 from synergy_forge.printing import dtc
 from synergy_forge.printing.html import single_faces
-from synergy_forge.printing.kit import GROUPS, build_kit
+from synergy_forge.printing.kit import DARK, GROUPS, INKS, NEUTRAL_INK, PAPER, build_kit, text_ink
+from synergy_forge.printing.press import Press, lab, preview
 
 INCH = 72.0
 TAC = 2.4 + 1e-9
@@ -138,23 +140,41 @@ def page_texts(path: Path) -> list[str]:
         document.close()
 
 
-def test_rgb_to_cmyk():
-    zero, one = dtc.rgb_to_cmyk(1, 1, 1), dtc.rgb_to_cmyk(0, 0, 0)
-    assert [float(v) for v in zero] == [0, 0, 0, 0]  # white: no ink
-    assert [float(v) for v in one] == [0, 0, 0, 1]  # black: K alone, no rich black
-    assert [float(v) for v in dtc.rgb_to_cmyk(0.5, 0.5, 0.5)] == [0, 0, 0, 0.5]
-    # the kit's text black (#1d1d1f): grey enough to print on the K plate alone
-    assert [float(v) for v in dtc.rgb_to_cmyk(0x1d / 255, 0x1d / 255, 0x1f / 255)[:3]] == [0] * 3
-    assert [float(v) for v in dtc.rgb_to_cmyk(1, 0, 0)] == [0, 1, 1, 0]
-    # a dark red would take 250% (M 1, Y 1, K 0.5): C, M and Y scaled down to 240%
-    dark = [float(v) for v in dtc.rgb_to_cmyk(0.5, 0, 0)]
-    assert dark[3] == 0.5 and dark[1] == dark[2] < 1 and sum(dark) == pytest.approx(2.4)
-    steps = [i / 7 for i in range(8)]
-    for r in steps:
-        for g in steps:
-            for b in steps:
-                cmyk = [float(v) for v in dtc.rgb_to_cmyk(r, g, b)]
-                assert all(0 <= v <= 1 for v in cmyk) and sum(cmyk) <= TAC, (r, g, b, cmyk)
+@pytest.fixture(scope="module")
+def press() -> Press:
+    return Press()
+
+
+def hex_cmyk(press: Press, colour: str) -> list[float]:
+    return [float(v) for v in press.cmyk(*(int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)))]
+
+
+def test_rgb_to_cmyk(press):
+    assert hex_cmyk(press, "#ffffff") == [0, 0, 0, 0]  # white: no ink
+    assert hex_cmyk(press, "#000000") == [0, 0, 0, 1]  # black: K alone, no rich black
+    grey = hex_cmyk(press, "#808080")
+    assert grey[:3] == [0, 0, 0] and 0.4 < grey[3] < 0.7
+    # the kit's text black: grey enough to print on the K plate alone
+    assert hex_cmyk(press, "#1d1d1f") == [0, 0, 0, 1]
+    # The kit's inks keep their hue and lightness: mostly their own inks, little K.
+    red, yellow, green, blue = (hex_cmyk(press, c) for c in ("#d7263d", "#f2b701", "#2e9e44",
+                                                               "#1b6fc2"))
+    assert red[1] > 0.8 and red[2] > 0.6 and red[0] <= 0.1 and red[3] <= 0.2
+    assert yellow[2] > 0.9 and yellow[1] < 0.4 and yellow[0] <= 0.1
+    assert green[0] > 0.6 and green[2] > 0.8 and green[1] <= 0.1 and green[3] <= 0.2
+    assert blue[0] > 0.8 and blue[2] <= 0.1
+    # every colour within the 240% limit, with each ink between 0 and 100%
+    steps = np.linspace(0, 1, 8)
+    rgb = np.stack(np.meshgrid(steps, steps, steps), -1).reshape(-1, 3)
+    cmyk = press.cmyk_array(rgb)
+    assert cmyk.min() >= 0 and cmyk.max() <= 1 and cmyk.sum(axis=1).max() <= TAC
+    # The kit's own colours, as PDFium shows their CMYK, are the colours asked for (CIE76
+    # colour difference under 6; the textbook C = 1 - R... with K = 1 - max showed the green
+    # 20 away, a dark teal): its inks, the text inks made from them, paper, dark, neutral.
+    colours = [*INKS, NEUTRAL_INK, PAPER, DARK, *(text_ink(ink) for ink in INKS)]
+    rgb = np.array([[int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)] for c in colours])
+    difference = np.linalg.norm(lab(preview(press.cmyk_array(rgb))) - lab(rgb), axis=1)
+    assert difference.max() < 6, dict(zip(colours, difference.round(1), strict=True))
 
 
 def made_up_pdf(path: Path, state: dict[str, Any] | None = None) -> None:
@@ -185,26 +205,34 @@ def made_up_pdf(path: Path, state: dict[str, Any] | None = None) -> None:
     pdf.save(path)
 
 
-def test_every_colour_of_a_made_up_page_becomes_cmyk(tmp_path):
+def test_every_colour_of_a_made_up_page_becomes_cmyk(tmp_path, press):
     made_up_pdf(tmp_path / "rgb.pdf")
     with pikepdf.open(tmp_path / "rgb.pdf") as before, pytest.raises(AssertionError):
         check_colours(before)  # the check can fail
-    data = dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up")
-    assert dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up") == data  # reproducible
+    data = dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up", press)
+    assert dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up", press) == data  # reproducible
     with pikepdf.open(BytesIO(data)) as pdf:
         assert check_colours(pdf) >= 7
         face = drawn_form(pdf.pages[0])
         ops = [(str(op), [float(v) for v in operands])
                for operands, op in pikepdf.parse_content_stream(face)
                if str(op) in ("k", "K", "sc", "SCN")]
-        assert ("k", [0, 1, 1, 0]) in ops and ("K", [1, 0, 1, 0]) in ops  # red, green
-        assert ("k", [0, 0, 0, 0.75]) in ops and ("K", [0, 0, 0, 0.25]) in ops  # greys
-        assert ("sc", [0, 0, 0, 1]) in ops and ("SCN", [0, 0.95, 0.95, 0.5]) in ops
-        assert ("k", [0, 0, 0, 0]) in ops  # after Q: no longer in /CS0, set with rg again
+
+        def converted(op: str, r: float, g: float, b: float) -> tuple[str, list[float]]:
+            return op, [float(v) for v in press.cmyk(r, g, b)]
+
+        # in the order of the page: red, green, two greys, /CS0's black, a dark red in
+        # /DeviceRGB; after Q, white set with rg again (no longer in /CS0)
+        assert ops[:7] == [converted("k", 1, 0, 0), converted("K", 0, 1, 0),
+                           ("k", [0, 0, 0, ops[2][1][3]]), ("K", [0, 0, 0, ops[3][1][3]]),
+                           ("sc", [0, 0, 0, 1]), converted("SCN", 0.5, 0, 0),
+                           ("k", [0, 0, 0, 0])]
+        assert ops[2][1][3] > ops[3][1][3] > 0  # 0.25 g darker than 0.75 G
         image = face.Resources.XObject.Im0
         assert image.ColorSpace == "/DeviceCMYK" and image.BitsPerComponent == 8
-        assert list(image.read_bytes()) == [0, 0, 0, 255, 0, 0, 0, 0, 0, 255, 255, 0,
-                                            0, 242, 242, 127]  # black, white, red, dark red
+        pixels = np.frombuffer(image.read_bytes(), dtype=np.uint8).reshape(4, 4)
+        assert pixels[0].tolist() == [0, 0, 0, 255] and pixels[1].tolist() == [0, 0, 0, 0]
+        assert pixels[2].tolist() == [round(v * 255) for v in converted("k", 1, 0, 0)[1]]
         function = face.Resources.Shading.Sh0.Function
         assert [float(v) for v in function.C1] == [0, 0, 0, 0]
         assert "/CS0" not in face.Resources.ColorSpace  # RGB: set nowhere any more
@@ -212,10 +240,10 @@ def test_every_colour_of_a_made_up_page_becomes_cmyk(tmp_path):
 
 @pytest.mark.parametrize("state", [{"/ca": 0.5}, {"/CA": 0.2}, {"/SMask": pikepdf.Dictionary()},
                                    {"/BM": pikepdf.Name.Multiply}])
-def test_transparency_is_refused(tmp_path, state):
+def test_transparency_is_refused(tmp_path, state, press):
     made_up_pdf(tmp_path / "clear.pdf", state)
     with pytest.raises(dtc.NotPrintable, match=r"made up: .*PDF/X-1a"):
-        dtc.deck(tmp_path / "clear.pdf", [0], "made up")
+        dtc.deck(tmp_path / "clear.pdf", [0], "made up", press)
 
 
 def test_the_decks_are_cmyk_front_back_pages_of_the_card_with_its_bleed(built):

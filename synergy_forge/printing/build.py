@@ -279,6 +279,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     used: set[str] = set()
     results: list[Rendered] = []
     seconds = [0.0] * len(documents)
+    press: list[Any] = []  # the DTC decks' colour conversion, made for the first one drawn
 
     def finish(index: int) -> None:
         document = documents[index]
@@ -290,7 +291,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
             # composition is hidden behind the drawing instead of following it.
             _tts_sheets(campaign, out_dir, document, options, store, used)
         if document.sides:
-            results.append(_dtc_deck(document, rendered.key, out_dir, store, used))
+            results.append(_dtc_deck(document, rendered.key, out_dir, store, used, press))
         if progress:
             progress(rendered)
 
@@ -375,19 +376,24 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
     return result
 
 
-def _dtc_deck(cards: _Document, key: str, out_dir: Path, store: Path,
-              used: set[str]) -> Rendered:
+def _dtc_deck(cards: _Document, key: str, out_dir: Path, store: Path, used: set[str],
+              press: list[Any]) -> Rendered:
     """A group's deck for DriveThruCards (printing/dtc.py), made from its cards document (whose
-    cache key is `key`) and cached under the hash of that and of the card order."""
+    cache key is `key`) and cached under the hash of that and of the card order. `press`
+    holds the colour conversion (printing/press.py) once a deck has made it."""
     from synergy_forge.printing import dtc
+    from synergy_forge.printing.press import Press
 
     started = time.perf_counter()
     job = Job("dtc", cards.job.language, cards.job.group)
     deck = digest("dtc", dtc.VERSION, key, repr(cards.sides), cards.title)
     used.add(deck)
     if not whole(store / f"{deck}.pdf"):
+        if not press:
+            press.append(Press())
         write_beneath(out_dir, store / f"{deck}.pdf",
-                      dtc.deck(store / f"{key}.pdf", cards.sides, cards.title), durable=False)
+                      dtc.deck(store / f"{key}.pdf", cards.sides, cards.title, press[0]),
+                      durable=False)
     target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
                    store / f"{deck}.pdf")
     return Rendered(job, target, len(cards.sides), time.perf_counter() - started, key=deck)

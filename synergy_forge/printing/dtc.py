@@ -8,10 +8,10 @@ gradients become RGB shadings, the templates compute inks: kit.text_ink, kit.on)
 PDF it writes holds every colour that is printed, and converting there leaves the kit's one
 palette (and the screen PDFs, PNGs and contrast checks made from it) as it is.
 
-The conversion is naive, not colour-managed: there is no CMYK ICC profile on this machine to
-convert with, so RGB becomes CMYK by grey component replacement (all the grey in K), with the
-total ink capped at DTC's 240% (docs/printing.md). What is declared is the output condition
-DTC prints to (CGATS TR 001, registered at color.org), without embedding its profile.
+The conversion is not colour-managed (printing/press.py: each colour matched to how PDFium
+shows CMYK, greys on K alone, the total ink within DTC's 240%). What is declared is the
+output condition DTC prints to (CGATS TR 001, registered at color.org), without embedding its
+profile, which is not on this machine (docs/printing.md).
 """
 
 from __future__ import annotations
@@ -26,14 +26,10 @@ from typing import Any
 import numpy as np
 
 from synergy_forge.errors import WrongInput
+from synergy_forge.printing.press import Press
 
 #: Part of the cache key of every deck: raise it when what deck() makes changes.
-VERSION = "1"
-#: Total area coverage: DTC's limit on C+M+Y+K, as a fraction.
-TAC = 2.4
-#: An RGB colour whose channels differ by at most this is grey, printed with K alone: text
-#: on one plate stays sharp when the plates are not in register.
-NEUTRAL = 0.02
+VERSION = "2"
 #: The registered characterisation DTC prints to (ICC's registry), named without a profile.
 OUTPUT_CONDITION = "CGATS TR 001"
 REGISTRY = "http://www.color.org"
@@ -48,39 +44,6 @@ _SET_COLOUR = {"sc": False, "scn": False, "SC": True, "SCN": True}  # operator: 
 class NotPrintable(WrongInput):
     """A card's PDF holds what PDF/X-1a forbids and this conversion cannot change (exit 1):
     transparency, a colour space other than RGB, grey or CMYK, a font not embedded."""
-
-
-def cmyk_array(rgb: np.ndarray) -> np.ndarray:
-    """RGB (floats 0..1, last axis 3) to CMYK (last axis 4): all the grey in K (grey component
-    replacement), near-greys K alone, then C, M and Y scaled down so that C+M+Y+K <= TAC."""
-    rgb = np.clip(np.asarray(rgb, dtype=float), 0.0, 1.0)
-    high, low = rgb.max(axis=-1), rgb.min(axis=-1)
-    neutral = (high - low) <= NEUTRAL
-    k = np.where(neutral, 1.0 - rgb.mean(axis=-1), 1.0 - high)
-    lit = np.where(high > 0, high, 1.0)[..., None]
-    cmy = np.where((neutral | (high <= 0))[..., None], 0.0, (high[..., None] - rgb) / lit)
-    total = cmy.sum(axis=-1)
-    room = TAC - k
-    scale = np.where(total > room, room / np.where(total > 0, total, 1.0), 1.0)
-    return np.concatenate([cmy * scale[..., None], k[..., None]], axis=-1)
-
-
-def rgb_to_cmyk(r: float, g: float, b: float) -> tuple[Decimal, ...]:
-    """One colour, as the content streams write it: four decimals, the TAC kept after rounding
-    (C, M and Y rounded down when they were scaled)."""
-    c, m, y, k = (float(v) for v in cmyk_array(np.array([r, g, b])))
-    k = round(k, 4)
-    if c + m + y + k > TAC - 1e-9:
-        c, m, y = (int(v * 10000) / 10000 for v in (c, m, y))
-    else:
-        c, m, y = (round(v, 4) for v in (c, m, y))
-    return tuple(Decimal(f"{v:.4f}") for v in (c, m, y, k))
-
-
-def _from_operands(operands: Iterable[Any]) -> tuple[Decimal, ...]:
-    """The CMYK of an operator's RGB (3 numbers) or grey (1) operands."""
-    values = [float(v) for v in operands]
-    return rgb_to_cmyk(*(values * 3 if len(values) == 1 else values))
 
 
 def _family(space: Any, resources: Any) -> str:
@@ -112,11 +75,17 @@ class _Converter:
     form XObjects, tiling patterns), with the shadings, images and graphics states they use;
     what cannot be converted or is transparent raises NotPrintable, naming `where`."""
 
-    def __init__(self, pdf: Any, where: str) -> None:
+    def __init__(self, pdf: Any, where: str, press: Press) -> None:
         self.pdf = pdf
         self.where = where
+        self.press = press
         self.done: set[tuple[int, int]] = set()
         self.spaces: list[Any] = []  # every /ColorSpace resource dictionary met
+
+    def cmyk(self, operands: Iterable[Any]) -> list[Decimal]:
+        """The CMYK of an operator's RGB (3 numbers) or grey (1) operands."""
+        values = [float(v) for v in operands]
+        return list(self.press.cmyk(*(values * 3 if len(values) == 1 else values)))
 
     def refuse(self, what: str) -> NotPrintable:
         return NotPrintable(f"{self.where}: {what}: cannot be printed as PDF/X-1a (CMYK, no "
@@ -152,7 +121,7 @@ class _Converter:
             elif name == "Q" and saved:
                 state = saved.pop()
             elif name in _RGB_OPERATORS:
-                operands, operator = list(_from_operands(operands)), pikepdf.Operator(
+                operands, operator = self.cmyk(operands), pikepdf.Operator(
                     _RGB_OPERATORS[name])
             elif name in ("cs", "CS"):
                 family = _family(operands[0], resources)
@@ -161,7 +130,7 @@ class _Converter:
                 if family in ("rgb", "gray"):
                     operands = [pikepdf.Name.DeviceCMYK]
             elif name in _SET_COLOUR and state[_SET_COLOUR[name]] in ("rgb", "gray"):
-                operands = list(_from_operands(operands))
+                operands = self.cmyk(operands)
             result.append((operands, operator))
         holder.write(pikepdf.unparse_content_stream(result))
         if "/Group" in holder:  # a transparency group of opaque content: drawn the same
@@ -224,7 +193,7 @@ class _Converter:
             raise self.refuse(f"a shading of type {shading.ShadingType} in {family}")
         shading.ColorSpace = _device_cmyk()
         if "/Background" in shading:
-            shading.Background = _array(_from_operands(shading.Background))
+            shading.Background = _array(self.cmyk(shading.Background))
         if _is_array(shading.Function):  # one function per colour component
             raise self.refuse("a shading with a function per component")
         self.function(shading.Function)
@@ -238,7 +207,7 @@ class _Converter:
         elif kind == 2 and float(function.get("/N", 1)) == 1:
             # Linear between two colours of at most TAC: every colour between them too.
             for key, default in (("/C0", [0]), ("/C1", [1])):
-                function[key] = _array(_from_operands(function.get(key, default)))
+                function[key] = _array(self.cmyk(function.get(key, default)))
         else:
             raise self.refuse(f"a shading function of type {kind}")
 
@@ -251,8 +220,7 @@ class _Converter:
         if "/SMask" in image or image.get("/ImageMask", False):
             raise self.refuse("an image with a soft mask or a stencil mask")
         pixels = pikepdf.PdfImage(image).as_pil_image().convert("RGB")
-        cmyk = cmyk_array(np.asarray(pixels, dtype=float) / 255.0)
-        data = np.floor(cmyk * 255.0).astype(np.uint8).tobytes()  # floor: keeps the TAC
+        data = self.press.image(np.asarray(pixels, dtype=float) / 255.0).tobytes()
         image.write(zlib.compress(data, 9), filter=pikepdf.Name.FlateDecode)
         image.ColorSpace = pikepdf.Name.DeviceCMYK
         image.BitsPerComponent = 8
@@ -279,11 +247,12 @@ def _array(values: Iterable[Decimal]) -> Any:
     return pikepdf.Array(list(values))
 
 
-def deck(cards: Path, sides: list[int], title: str) -> bytes:
+def deck(cards: Path, sides: list[int], title: str, press: Press | None = None) -> bytes:
     """The deck's PDF for DTC: for each entry of `sides` (the card's front, then its back, for
     every card), a page showing that page of `cards` (a cards-<group>.pdf: one face a page,
     bleed included, TrimBox set). Each face is one form XObject, converted to CMYK once and
-    drawn on every page that shows it (a back on every other page)."""
+    drawn on every page that shows it (a back on every other page). `press`: the colour
+    conversion, made here unless given (it takes half a second: a build makes one)."""
     import pikepdf
 
     out = pikepdf.new()
@@ -301,7 +270,7 @@ def deck(cards: Path, sides: list[int], title: str) -> bytes:
                 TrimBox=pikepdf.Array([float(v) for v in page.trimbox]),
                 Resources=pikepdf.Dictionary(XObject=pikepdf.Dictionary(Face=forms[side])),
                 Contents=out.make_stream(b"q /Face Do Q"))))
-    converter = _Converter(out, title)
+    converter = _Converter(out, title, press or Press())
     for form in forms.values():
         converter.stream(form, form.get("/Resources"))
     converter.finish()
