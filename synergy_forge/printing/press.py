@@ -4,9 +4,10 @@ There is no CMYK ICC profile on this machine, and no colour management in the to
 textbook conversion (C = 1 - R... with the grey moved to K) assumes inks that absorb one
 primary each: real ones print darker, so its mid-tones came out dark and shifted (the kit's
 green as a dark teal, with its black text no longer readable on it). Instead, a `Press`
-asks PDFium how it shows CMYK: PDFium converts CMYK for the screen with a built-in table (an
-approximation of Adobe's conversion of U.S. Web Coated (SWOP), the printing condition the
-decks declare: CGATS TR 001). A `Press` renders a grid of CMYK samples once, and each RGB
+asks PDFium how it shows CMYK: PDFium converts CMYK for the screen with a built-in table
+that gives Adobe's U.S. Web Coated (SWOP) preview colours (100% K as #231F20, 100% C as
+#00AEEF, as Adobe's applications show them), SWOP being the printing condition the decks
+declare (CGATS TR 001). A `Press` renders a grid of CMYK samples once, and each RGB
 colour becomes the sample PDFium shows closest to it (CIE76 colour difference, with a little
 weight on ink so that the lighter of two near matches wins), among those within the total
 ink limit. Greys print on the K plate alone, their K chosen by lightness, so that black is
