@@ -299,3 +299,28 @@ def test_the_decks_are_marked_pdfx_with_their_fonts_embedded(built):
             for font in fonts:
                 described = font.DescendantFonts[0] if font.Subtype == "/Type0" else font
                 assert "/FontFile2" in described.FontDescriptor, font.get("/BaseFont")
+
+
+def with_lab_colour(pdf: pikepdf.Pdf) -> None:
+    page = pdf.pages[0].obj
+    page.Resources.ColorSpace.L0 = pikepdf.Array([pikepdf.Name.Lab, pikepdf.Dictionary(
+        WhitePoint=[0.9505, 1, 1.089])])
+    page.Contents = pdf.make_stream(b"/L0 cs 50 0 0 sc " + page.Contents.read_bytes())
+
+
+def with_soft_masked_image(pdf: pikepdf.Pdf) -> None:
+    image = pdf.pages[0].obj.Resources.XObject.Im0
+    image.SMask = pdf.make_stream(bytes([255, 0, 255, 0]), Type=pikepdf.Name.XObject,
+                                  Subtype=pikepdf.Name.Image, Width=2, Height=2,
+                                  ColorSpace=pikepdf.Name.DeviceGray, BitsPerComponent=8)
+
+
+@pytest.mark.parametrize(("change", "named"), [(with_lab_colour, "colour space /Lab"),
+                                               (with_soft_masked_image, "an image with a mask")])
+def test_what_cannot_be_converted_is_refused(tmp_path, press, change, named):
+    made_up_pdf(tmp_path / "rgb.pdf")
+    with pikepdf.open(tmp_path / "rgb.pdf") as pdf:
+        change(pdf)
+        pdf.save(tmp_path / "changed.pdf")
+    with pytest.raises(dtc.NotPrintable, match=f"made up: {named}: cannot be printed"):
+        dtc.deck(tmp_path / "changed.pdf", [0], "made up", press)

@@ -215,16 +215,18 @@ class _Converter:
         """A raster image's pixels to CMYK, 8 bits, Flate-compressed."""
         import pikepdf
 
-        if not self.first_time(image) or _family(image.get("/ColorSpace"), None) == "cmyk":
+        if not self.first_time(image) or image.get("/ImageMask", False):
+            return  # a stencil mask is painted in the fill colour, converted where it is set
+        if "/SMask" in image or "/Mask" in image:  # transparency, or a colour key in RGB
+            raise self.refuse("an image with a mask")
+        if _family(image.get("/ColorSpace"), None) == "cmyk":
             return
-        if "/SMask" in image or image.get("/ImageMask", False):
-            raise self.refuse("an image with a soft mask or a stencil mask")
         pixels = pikepdf.PdfImage(image).as_pil_image().convert("RGB")
         data = self.press.image(np.asarray(pixels, dtype=float) / 255.0).tobytes()
         image.write(zlib.compress(data, 9), filter=pikepdf.Name.FlateDecode)
         image.ColorSpace = pikepdf.Name.DeviceCMYK
         image.BitsPerComponent = 8
-        for key in ("/Decode", "/DecodeParms", "/Mask"):
+        for key in ("/Decode", "/DecodeParms"):
             if key in image:
                 del image[key]
 
