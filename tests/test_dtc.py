@@ -324,3 +324,23 @@ def test_what_cannot_be_converted_is_refused(tmp_path, press, change, named):
         pdf.save(tmp_path / "changed.pdf")
     with pytest.raises(dtc.NotPrintable, match=f"made up: {named}: cannot be printed"):
         dtc.deck(tmp_path / "changed.pdf", [0], "made up", press)
+
+
+def test_the_preset_is_dtc_s_card(tmp_path):
+    """DTC's own figures: 2.5 x 3.5 in trimmed, 1/8 in of bleed, 825 x 1125 px at 300 DPI."""
+    from synergy_forge.printing.jobs import PRESETS
+
+    preset = PRESETS["dtc"]
+    card = preset.card
+    assert (card.width, card.height, card.bleed) == (63.5, 88.9, 3.175)
+    assert card.safe >= 3.175  # the text inside DTC's safe area
+    pixels = tuple(round((side + 2 * card.bleed) / 25.4 * 300) for side in (card.width,
+                                                                            card.height))
+    assert pixels == preset.pixels == (825, 1125)
+    refused = CliRunner().invoke(main, ["build", "--preset", "dtc", "--card-size", "63x88",
+                                        "--out", str(tmp_path / "x")])
+    assert refused.exit_code == 2 and "--preset sets the card size" in refused.output
+    refused = CliRunner().invoke(main, ["build", "--preset", "tgc", "--no-png",
+                                        "--out", str(tmp_path / "x")])
+    assert refused.exit_code == 2 and "drop --no-png" in refused.output
+    assert not (tmp_path / "x").exists()
