@@ -75,8 +75,7 @@ class _Converter:
     form XObjects, tiling patterns), with the shadings, images and graphics states they use;
     what cannot be converted or is transparent raises NotPrintable, naming `where`."""
 
-    def __init__(self, pdf: Any, where: str, press: Press) -> None:
-        self.pdf = pdf
+    def __init__(self, where: str, press: Press) -> None:
         self.where = where
         self.press = press
         self.done: set[tuple[int, int]] = set()
@@ -254,7 +253,7 @@ def deck(cards: Path, sides: list[int], title: str, press: Press | None = None) 
     every card), a page showing that page of `cards` (a cards-<group>.pdf: one face a page,
     bleed included, TrimBox set). Each face is one form XObject, converted to CMYK once and
     drawn on every page that shows it (a back on every other page). `press`: the colour
-    conversion, made here unless given (it takes half a second: a build makes one)."""
+    conversion, made here unless given (a build makes one for all its decks)."""
     import pikepdf
 
     out = pikepdf.new()
@@ -272,7 +271,7 @@ def deck(cards: Path, sides: list[int], title: str, press: Press | None = None) 
                 TrimBox=pikepdf.Array([float(v) for v in page.trimbox]),
                 Resources=pikepdf.Dictionary(XObject=pikepdf.Dictionary(Face=forms[side])),
                 Contents=out.make_stream(b"q /Face Do Q"))))
-    converter = _Converter(out, title, press or Press())
+    converter = _Converter(title, press or Press())
     for form in forms.values():
         converter.stream(form, form.get("/Resources"))
     converter.finish()
