@@ -156,6 +156,7 @@ def test_rgb_to_cmyk(press):
     assert grey[:3] == [0, 0, 0] and 0.4 < grey[3] < 0.7
     # the kit's text black: grey enough to print on the K plate alone
     assert hex_cmyk(press, "#1d1d1f") == [0, 0, 0, 1]
+    assert hex_cmyk(press, PAPER) == [0, 0, 0, 0]  # the card stock, not a 2% tint over it
     # The kit's inks keep their hue and lightness: mostly their own inks, little K.
     red, yellow, green, blue = (hex_cmyk(press, c) for c in ("#d7263d", "#f2b701", "#2e9e44",
                                                                "#1b6fc2"))

@@ -29,7 +29,7 @@ from synergy_forge.errors import WrongInput
 from synergy_forge.printing.press import Press
 
 #: Part of the cache key of every deck: raise it when what deck() makes changes.
-VERSION = "2"
+VERSION = "3"
 #: The registered characterisation DTC prints to (ICC's registry), named without a profile.
 OUTPUT_CONDITION = "CGATS TR 001"
 REGISTRY = "http://www.color.org"

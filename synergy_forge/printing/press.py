@@ -11,8 +11,9 @@ declare (CGATS TR 001). A `Press` renders a grid of CMYK samples once, and each 
 colour becomes the sample PDFium shows closest to it (CIE76 colour difference, with a little
 weight on ink so that the lighter of two near matches wins), among those within the total
 ink limit. Greys print on the K plate alone, their K chosen by lightness, so that black is
-K 100% and text stays sharp on one plate. This is a match to a preview, not a colour-managed
-conversion: what the print shop's RIP does with it is not checked (docs/printing.md).
+K 100% and text stays sharp on one plate (and the lightest as the paper). This is a match to
+a preview, not a colour-managed conversion: what the print shop's RIP does with it is not
+checked (docs/printing.md).
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ TAC = 2.4
 STEPS = 10
 #: An RGB colour whose channels differ by at most this is grey, printed with K alone.
 NEUTRAL = 0.02
+#: A grey lighter than this much K prints as the paper: a press holds no finer dot, and the
+#: kit's paper colour (#fbfaf7, 2% K) is meant as the card stock, not as a tint over it.
+MIN_DOT = 0.03
 #: Colour difference (CIE76) traded for 100% of ink: among near matches, the lighter inking.
 INK_WEIGHT = 2.0
 #: Colours searched at once (a block of distances: colours x samples, 20 MB).
@@ -108,7 +112,8 @@ class Press:
         neutral = (rgb.max(axis=1) - rgb.min(axis=1)) <= NEUTRAL
         # K alone, by lightness: L* falls as K rises (np.interp wants it rising).
         ramp = np.arange(256)[::-1] / 255
-        out[neutral, 3] = np.interp(target[neutral, 0], self.k_lightness[::-1], ramp)
+        k = np.interp(target[neutral, 0], self.k_lightness[::-1], ramp)
+        out[neutral, 3] = np.where(k < MIN_DOT, 0.0, k)
         chromatic = np.flatnonzero(~neutral)
         for start in range(0, len(chromatic), BLOCK):
             rows = chromatic[start:start + BLOCK]
