@@ -26,6 +26,9 @@ POKER = CardSize()
 #: MakePlayingCards 0.12 in.
 TGC_POKER = CardSize(63.5, 88.9, 3.175)
 MPC_POKER = CardSize(63.5, 88.9, 3.048)
+#: DriveThruCards' poker cards: 2.5 x 3.5 in with 1/8 in of bleed and a safe area 1/8 in
+#: inside the trim, which the kit's 4 mm safe zone already keeps to.
+DTC_POKER = CardSize(63.5, 88.9, 3.175)
 
 
 #: mm between the lines of a mission card's rules block (mission.mission_lines)

@@ -79,6 +79,10 @@ class _Document:
     face_keys: list[str] = field(default_factory=list)  # ... its PNG's cache key
     cards: _Document | None = None  # sheets jobs: the cards job they are imposed from
     placed: list[list[Placed]] = field(default_factory=list)  # ... each page's cards
+    #: cards jobs: the page of each physical card side, front then back for every card of the
+    #: group (a back's page repeated), and the deck's title: its DTC PDF (printing/dtc.py)
+    sides: list[int] = field(default_factory=list)
+    title: str = ""
 
     def pieces(self) -> Iterator[tuple[str, str, list[str]]]:
         """(key, HTML, PNG keys of its pages) of each piece."""
@@ -118,6 +122,11 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
                              frame=job.kind == "sheets")[0] for part in parts]
             document = _Document(job, [digest(assets, "pdf", text) for text in html], html,
                                  translator.missing, faces)
+            if faces and options.dtc:
+                page_of = {face.key: index for index, face in enumerate(faces)}
+                document.sides = [page_of[face.key] for card in kit[job.group]
+                                  for face in (card.front, card.back)]
+                document.title = f"{translator.text(dict(campaign.name))} - {job.group}"
             if faces and options.png:
                 document.face_html = [face for text in html for face in face_documents(text)]
                 document.face_keys = [digest(assets, "png", text)
@@ -270,6 +279,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     used: set[str] = set()
     results: list[Rendered] = []
     seconds = [0.0] * len(documents)
+    press: list[Any] = []  # the DTC decks' colour conversion, made for the first one drawn
 
     def finish(index: int) -> None:
         document = documents[index]
@@ -280,6 +290,8 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
             # Here, while the workers draw the rest (cards are drawn first): the sheets'
             # composition is hidden behind the drawing instead of following it.
             _tts_sheets(campaign, out_dir, document, options, store, used)
+        if document.sides:
+            results.append(_dtc_deck(document, rendered.key, out_dir, store, used, press))
         if progress:
             progress(rendered)
 
@@ -362,6 +374,29 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
                              store / f"{name}.png")
                        for face, name in zip(document.faces, document.face_keys, strict=True)]
     return result
+
+
+def _dtc_deck(cards: _Document, key: str, out_dir: Path, store: Path, used: set[str],
+              press: list[Any]) -> Rendered:
+    """A group's deck for DriveThruCards (printing/dtc.py), made from its cards document (whose
+    cache key is `key`) and cached under the hash of that and of the card order. `press`
+    holds the colour conversion (printing/press.py) once a deck has made it."""
+    from synergy_forge.printing import dtc
+    from synergy_forge.printing.press import Press
+
+    started = time.perf_counter()
+    job = Job("dtc", cards.job.language, cards.job.group)
+    deck = digest("dtc", dtc.VERSION, key, repr(cards.sides), cards.title)
+    used.add(deck)
+    if not whole(store / f"{deck}.pdf"):
+        if not press:
+            press.append(Press())
+        write_beneath(out_dir, store / f"{deck}.pdf",
+                      dtc.deck(store / f"{key}.pdf", cards.sides, cards.title, press[0]),
+                      durable=False)
+    target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
+                   store / f"{deck}.pdf")
+    return Rendered(job, target, len(cards.sides), time.perf_counter() - started, key=deck)
 
 
 def _tts_sheets(campaign: Campaign, out_dir: Path, cards: _Document, options: Options,

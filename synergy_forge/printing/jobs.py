@@ -7,14 +7,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from synergy_forge.cardtext.geometry import MPC_POKER, TGC_POKER, CardSize
+from synergy_forge.cardtext.geometry import DTC_POKER, MPC_POKER, TGC_POKER, CardSize
 from synergy_forge.printing.kit import GROUPS
 
 
 @dataclass(frozen=True)
 class Job:
     """One document to render: `kind` is sheets, cards (one per page, for PNGs), rulebook,
-    challenges or calibration."""
+    challenges or calibration; dtc is a deck for DriveThruCards (printing/dtc.py), made from
+    its group's cards document, not rendered."""
 
     kind: str
     language: str
@@ -26,6 +27,8 @@ class Job:
             return f"{self.group}.pdf"
         if self.kind == "cards":
             return f"cards-{self.group}.pdf"
+        if self.kind == "dtc":
+            return f"dtc/{self.group}.pdf"
         return f"{self.kind}.pdf"
 
 
@@ -71,6 +74,9 @@ class Options:
     #: "duplex": 3 x 3 cards a sheet, fronts then backs; "fold": single-sided sheets, each
     #: back beside its front, to fold (layout.fold_sheet).
     layout: str = "duplex"
+    #: build --preset dtc: each deck also as DriveThruCards takes it, OUT/<lang>/dtc/<group>.pdf
+    #: (front, back, front... in CMYK, PDF/X-1a: printing/dtc.py).
+    dtc: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,7 @@ class Preset:
 PRESETS = {
     "tgc": Preset("The Game Crafter", TGC_POKER, (825, 1125)),
     "mpc": Preset("MakePlayingCards", MPC_POKER, (822, 1122)),
+    "dtc": Preset("DriveThruCards", DTC_POKER, (825, 1125)),
 }
 
 

@@ -53,9 +53,11 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
               "beside its front, to fold in two (printers without duplex).")
 @click.option("--ink-saver", is_flag=True, help="Light backs and colour bands: no sheet more "
               "than a quarter covered in ink.")
-@click.option("--preset", type=click.Choice(["tgc", "mpc"]), help="A print shop's card size "
-              "and bleed, so that each card's PNG is the image it takes: tgc (The Game Crafter, "
-              "825x1125 px), mpc (MakePlayingCards, 822x1122 px). See docs/printing.md.")
+@click.option("--preset", type=click.Choice(["tgc", "mpc", "dtc"]), help="A print shop's card "
+              "size and bleed, so that each card's PNG is the image it takes: tgc (The Game "
+              "Crafter, 825x1125 px), mpc (MakePlayingCards, 822x1122 px), dtc (DriveThruCards, "
+              "825x1125 px; also one CMYK PDF/X-1a PDF per deck, front, back, front..., in "
+              "OUT/<lang>/dtc/). See docs/printing.md.")
 @click.option("--watch", is_flag=True, help="Build, then build again on every save in the "
               "campaign folder, until Ctrl-C.")
 def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
@@ -86,7 +88,7 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     except LayoutError as exc:
         raise click.BadParameter(str(exc), param_hint="'--card-size'") from None
     options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base,
-                      ink_saver=ink_saver, layout=sheet_layout)
+                      ink_saver=ink_saver, layout=sheet_layout, dtc=preset == "dtc")
     built = _build_once(folder, lang, out_dir, options, jobs, not no_cache, workers)
     if watch:
         _watch(folder, out_dir, lambda: _build_once(folder, lang, out_dir, options, jobs,
@@ -110,7 +112,7 @@ def _check_options(no_png: bool, tts: bool, tts_url_base: str | None,
         if click.get_current_context().get_parameter_source("card_size") is \
                 click.core.ParameterSource.COMMANDLINE:
             raise click.UsageError("--preset sets the card size: drop --card-size")
-        if no_png:
+        if no_png and preset != "dtc":  # dtc's own output is its decks' PDFs
             raise click.UsageError("--preset is for the cards' PNGs: drop --no-png")
 
 
