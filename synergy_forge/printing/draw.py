@@ -11,6 +11,7 @@ own, empty, and fills it on its first drawing). It also holds:
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import tempfile
 import urllib.parse
@@ -124,6 +125,10 @@ class Drawn:
     refused: list[str]
 
 
+#: A box's data-what attribute in the templates' HTML (autoescaped: no quote inside).
+_DATA_WHAT = re.compile(r' data-what="[^"]*"')
+
+
 def draw(html: str, context: RenderContext) -> Drawn:
     """WeasyPrint on one final HTML document: the one implementation behind build and the
     studio's previews, so what the studio shows is what prints."""
@@ -133,7 +138,11 @@ def draw(html: str, context: RenderContext) -> Drawn:
     document = HTML(string=html, base_url=str(templates_dir()) + "/",
                     url_fetcher=url_fetcher(refused)).render(
         stylesheets=[context.stylesheet], font_config=context.fonts)
-    identifier = hashlib.sha256(html.encode("utf-8")).hexdigest()[:32].encode()
+    # The identifier is a hash of what prints: not of the boxes' data-what, which name the
+    # user's files by the path they were given, so that the same campaign gives the same
+    # bytes wherever it is checked out and built from.
+    printed = _DATA_WHAT.sub("", html)
+    identifier = hashlib.sha256(printed.encode("utf-8")).hexdigest()[:32].encode()
     pdf = document.write_pdf(pdf_identifier=identifier)
     return Drawn(pdf, len(document.pages), overflows(document), refused)
 

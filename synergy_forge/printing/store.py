@@ -20,7 +20,7 @@ from synergy_forge.fileio import (
 from synergy_forge.resources import templates_dir
 
 #: Part of every cache key: bump it when rendering changes in a way the HTML does not show.
-RENDER_VERSION = "3"  # 3: sheets imposed from the cards' pages
+RENDER_VERSION = "4"  # 3: sheets imposed from the cards' pages; 4: IDs blind to data-what
 CACHE_DIR = ".cache"
 TEMPLATES = "templates"  # OUT/.cache/templates/: the compiled templates
 
