@@ -520,6 +520,7 @@ def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, mo
     from collections import Counter
     from concurrent.futures import ThreadPoolExecutor
 
+    from synergy_forge.sim import playtest
     from synergy_forge.studio import model
 
     asked: Counter[int] = Counter()
@@ -538,6 +539,8 @@ def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, mo
     # failing count fails in its first game, and a five-seat game under a sandboxed rule takes
     # seconds.
     monkeypatch.setattr(model, "BATCH", 1)
+    # Two levels of the ladder, not five: what is tested is which batches are asked for again.
+    monkeypatch.setattr(playtest, "LADDER", (0.0, 1.0))
     root = Path(tempfile.mkdtemp(prefix="fuzz-estimate-"))
     folder = small_starter(root / "camp", ("21",))
     goal = folder / "goals" / "close-call.yaml"

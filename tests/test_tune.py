@@ -28,11 +28,13 @@ from synergy_forge.sim.tune import Setting, TargetFit, band, grid_size, tune
 COLORS = ("red", "yellow", "green", "blue", "purple")
 SHORT = Mission(id="short", number=1, title={"en": "Short"}, stars=1, rounds=3, lives=3,
                 players=(3,), allowed_failures={3: 1}, hand_numbers=6, hand_goals=4)
+#: Games per setting: few, as tune is built to need (its sequential tests stop early).
+GAMES = 40
 
 
 @pytest.fixture(scope="module")
 def tuned(rulebook):
-    return tune(SHORT, rulebook, COLORS, 3, games=100, executor=LocalPool(1))
+    return tune(SHORT, rulebook, COLORS, 3, games=GAMES, executor=LocalPool(1))
 
 
 def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rulebook, tuned):
@@ -41,8 +43,8 @@ def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rule
     mission = tuned.tuned
     assert mission is not None and mission.stars == 3
     low, high = band(3)
-    # The very games `playtest --games 100 --seed 1 --players 3 --check` plays (same seeds).
-    cells = pt.run([pt.Playable(mission, rulebook, COLORS)], ["expert"], [3], 100, seed=1,
+    # The very games `playtest --games 40 --seed 1 --players 3 --check` plays (same seeds).
+    cells = pt.run([pt.Playable(mission, rulebook, COLORS)], ["expert"], [3], GAMES, seed=1,
                    jobs=1)
     [estimate] = pt.estimates(cells)
     assert not estimate.fails_check
@@ -63,20 +65,23 @@ def test_tune_moves_every_knob_towards_harder_for_a_mission_that_is_too_easy(tun
 
 def test_tune_spends_far_fewer_games_than_a_grid_over_the_same_knobs(tuned):
     levels = len(pt.LADDER)  # every setting plays each level of the skill ladder
-    assert tuned.games * 4 <= grid_size(SHORT) * 100 * len(tuned.counts) * levels
-    # Sequential tests: most settings stop long before the full 100 games.
-    assert tuned.games < tuned.tried * 100 * levels
+    assert tuned.games * 4 <= grid_size(SHORT) * GAMES * len(tuned.counts) * levels
+    # Sequential tests: most settings stop long before the full number of games.
+    assert tuned.games < tuned.tried * GAMES * levels
 
 
 def test_tune_gives_the_same_answer_on_one_process_and_on_the_pool(rulebook, tuned):
-    again = tune(SHORT, rulebook, COLORS, 3, games=100, executor=LocalPool(2))
-    assert again.proposal.setting == tuned.proposal.setting
-    assert again.games == tuned.games
-    assert again.proposal.tally == tuned.proposal.tally
+    # The tuned mission, made easier (2 stars): a search of a few settings, not sixteen.
+    alone = tune(tuned.tuned, rulebook, COLORS, 2, games=GAMES, executor=LocalPool(1))
+    again = tune(tuned.tuned, rulebook, COLORS, 2, games=GAMES, executor=LocalPool(2))
+    assert alone.proposal is not alone.original and alone.tried > 1
+    assert again.proposal.setting == alone.proposal.setting
+    assert again.games == alone.games
+    assert again.proposal.tally == alone.proposal.tally
 
 
 def test_tune_leaves_a_mission_already_in_its_band_as_it_is(rulebook, tuned):
-    result = tune(tuned.tuned, rulebook, COLORS, 3, games=100, executor=LocalPool(1))
+    result = tune(tuned.tuned, rulebook, COLORS, 3, games=GAMES, executor=LocalPool(1))
     assert result.proposal is result.original
     assert result.tried == 1
 
@@ -207,7 +212,7 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     path = tmp_path / "short.yaml"
     path.write_text(FILE.replace("number: 1", "number: 1\nplayers: [3]"))
     runner = CliRunner()
-    result = runner.invoke(main, ["tune", str(path), "--stars", "3", "--games", "100",
+    result = runner.invoke(main, ["tune", str(path), "--stars", "3", "--games", str(GAMES),
                                   "--jobs", "1", "--write"])
     assert result.exit_code == 0, result.output
     assert "-stars: 1" in result.output and "+stars: 3" in result.output
