@@ -4,7 +4,6 @@ the pixels around it (WCAG contrast), and where ink lies on a page."""
 from __future__ import annotations
 
 import ctypes
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +34,17 @@ class LowContrast:
     background: tuple[int, int, int]
     ratio: float
     needed: float
+
+
+def _commonest(pixels: np.ndarray) -> tuple[int, int, int]:
+    """The commonest colour of `pixels` quantised to 8 levels a channel (the first seen of
+    equally common ones, as Counter.most_common gives), at the middle of its level."""
+    quantised = pixels // 8
+    codes = (quantised[:, 0] << 10) | (quantised[:, 1] << 5) | quantised[:, 2]
+    values, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    tied = np.flatnonzero(counts == counts.max())
+    code = int(values[tied[np.argmin(first[tied])]])
+    return ((code >> 10) * 8 + 4, ((code >> 5) & 31) * 8 + 4, (code & 31) * 8 + 4)
 
 
 def low_contrast_characters(path: Path, scale: float = 2.0) -> tuple[int, list[LowContrast]]:
@@ -70,7 +80,7 @@ def low_contrast_characters(path: Path, scale: float = 2.0) -> tuple[int, list[L
                 far = ring[np.abs(ring - np.array(fill)).sum(axis=1) > 60]
                 if not len(far):
                     continue
-                background = Counter(map(tuple, (far // 8) * 8 + 4)).most_common(1)[0][0]
+                background = _commonest(far)
                 size = raw.FPDFText_GetFontSize(text, k)
                 weight = raw.FPDFText_GetFontWeight(text, k)
                 large = size >= 18 or (size >= 14 and weight >= 600)

@@ -115,9 +115,11 @@ def test_a_write_error_names_the_users_file_not_the_temporary_one(tmp_path, monk
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("command", [["play", "1", "--seed", "1", "--bots", "random"],
                                      ["validate", "STARTER"], ["--help"],
-                                     ["playtest", "STARTER", "--games", "1", "--format", "json"]])
+                                     ["playtest", "MISSION", "--games", "1", "--format", "json"]])
 def test_stdout_on_a_full_disk_is_exit_2(command):
-    args = [str(starter_campaign()) if a == "STARTER" else a for a in command]
+    places = {"STARTER": starter_campaign(),
+              "MISSION": starter_campaign() / "missions" / "01-first-notes.yaml"}
+    args = [str(places.get(a, a)) for a in command]
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "synergy_forge", *args], stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=60)
