@@ -565,6 +565,12 @@ def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path):
         with Image.open(path) as image:
             # the shops' own figures (docs/printing.md), not the code's
             assert image.size == {"tgc": (825, 1125), "mpc": (822, 1122)}[preset], path.name
+            if "back-" in path.name:
+                # Printed to the edge for a shop's cut (1/16 in either way): no paper frame,
+                # whose width the cut would change from card to card (a back told apart).
+                rgb = image.convert("RGB")
+                for x, y in ((40, 40), (image.width // 2, 40), (40, image.height - 41)):
+                    assert rgb.getpixel((x, y)) != (251, 250, 247), (path.name, x, y)
     refused = CliRunner().invoke(main, ["build", str(campaign), "--preset", preset,
                                         "--card-size", "63x88", "--out", str(tmp_path / "x")])
     assert refused.exit_code == 2 and "--preset sets the card size" in refused.output

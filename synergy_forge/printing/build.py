@@ -105,7 +105,7 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
         compiled = _compiled_templates(store / TEMPLATES, root or store.parent)
     for language in languages:
         translator = Translator(language)
-        env = environment(translator, campaign, options.card, options.ink_saver)
+        env = environment(translator, campaign, options)
         env.bytecode_cache = compiled
         sheets: list[_Document] = []
         cards_of: dict[str, _Document] = {}

@@ -10,7 +10,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
 from synergy_forge.cardtext.fonts import fit
-from synergy_forge.cardtext.geometry import RULES_GAP, CardSize, card_boxes
+from synergy_forge.cardtext.geometry import RULES_GAP, card_boxes
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.cardtext.mission import goal_changes, mission_layout
 from synergy_forge.core.cards import GOAL_IDS, Action
@@ -45,10 +45,11 @@ def sheet_for(options: Options) -> Sheet:
 
 
 def environment(translator: Translator, campaign: Campaign,
-                card: CardSize | None = None, ink_saver: bool = False) -> Environment:
-    """The templates' environment for one language; `ink_saver` draws light backs and frames
-    (build --ink-saver)."""
-    card = card or CardSize()
+                options: Options | None = None) -> Environment:
+    """The templates' environment for one language, with the build's options: the card size,
+    light backs and frames (build --ink-saver), full-bleed backs (a print shop's preset)."""
+    options = options or Options()
+    card = options.card
     env = Environment(
         loader=FileSystemLoader(templates_dir()),
         autoescape=select_autoescape(["html", "j2"], default_for_string=True),
@@ -84,7 +85,10 @@ def environment(translator: Translator, campaign: Campaign,
         action=lambda letter: actions[Action(letter)],
         default_goals=list(GOAL_IDS),
         language=translator.language,
-        ink_saver=ink_saver,
+        # The <body>'s classes: what the build's options change in kit.css.
+        body_class=" ".join(name for name, on in (("ink-saver", options.ink_saver),
+                                                  ("full-bleed-backs", options.full_bleed_backs))
+                            if on),
     )
     return env
 
@@ -136,7 +140,7 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
     templates is the slow part). `frame` draws a sheets job without its cards: the labels, crop
     marks and cut guides the build imposes the cards' own pages on (pdf.impose).
     """
-    env = env or environment(translator, campaign, options.card, options.ink_saver)
+    env = env or environment(translator, campaign, options)
     title = f"{translator.text(dict(campaign.name))} - {job.name}"
     paper = {"width": PAPERS[options.paper][0], "height": PAPERS[options.paper][1]}
     kit = build_kit(campaign) if only is None else {}

@@ -74,6 +74,9 @@ class Options:
     #: "duplex": 3 x 3 cards a sheet, fronts then backs; "fold": single-sided sheets, each
     #: back beside its front, to fold (layout.fold_sheet).
     layout: str = "duplex"
+    #: A print shop's preset: backs printed to the edge of the bleed, without the paper frame
+    #: home duplex needs (a shop's cut, 1/16 in either way, would leave it uneven: a mark).
+    full_bleed_backs: bool = False
     #: build --preset dtc: each deck also as DriveThruCards takes it, OUT/<lang>/dtc/<group>.pdf
     #: (front, back, front... in CMYK, PDF/X-1a: printing/dtc.py).
     dtc: bool = False

@@ -18,8 +18,7 @@ class CardPreview:
     def __init__(self, campaign: Campaign, language: str, options: Options | None = None):
         self.options = options or Options()
         self.translator = Translator(language)
-        self.env = environment(self.translator, campaign, self.options.card,
-                               self.options.ink_saver)
+        self.env = environment(self.translator, campaign, self.options)
         self.context = RenderContext()
         self.use(campaign)
 
@@ -27,8 +26,7 @@ class CardPreview:
         """Draw `campaign`'s cards from now on, keeping the compiled templates: they read the
         campaign (its rules, actions) through the environment's globals, replaced here."""
         self.campaign = campaign
-        self.env.globals.update(environment(self.translator, campaign, self.options.card,
-                                            self.options.ink_saver).globals)
+        self.env.globals.update(environment(self.translator, campaign, self.options).globals)
         self.kit = build_kit(campaign)
 
     def html(self, group: str, face: Face) -> str:
