@@ -65,16 +65,21 @@ def left_running(group: int) -> list[int]:
 @pytest.mark.slow
 def test_ctrl_c_at_random_moments_of_pooled_commands_is_clean():
     # playtest and tune on two worker processes, interrupted anywhere from their start (the
-    # workers being forked) to the middle of their games: 24 tries, about a minute.
+    # workers being forked) to the middle of their games: 6 tries each, one at a random moment
+    # of each sixth of that span: each command is reached in every part of it, which 24 tries
+    # drawn anywhere in it (twice the time) did not promise.
     rng = random.Random(25)
     commands = [
         ["playtest", MISSION, "--games", "200", "--bots", "coop", "--jobs", "2"],
         ["tune", MISSION, "--stars", "3", "--games", "100", "--jobs", "2"],
     ]
-    for attempt in range(24):
+    first, last, tries = 0.05, 2.5, 6
+    width = (last - first) / tries
+    for attempt in range(2 * tries):
         args = commands[attempt % 2]
         process = start(*args)
-        delay = rng.uniform(0.05, 2.5)
+        stratum = attempt // 2
+        delay = rng.uniform(first + stratum * width, first + (stratum + 1) * width)
         time.sleep(delay)
         finished = process.poll() is not None
         _, err = ctrl_c(process)

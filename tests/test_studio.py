@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from synergy_forge.resources import starter_campaign
+from synergy_forge.studio.model import BATCH
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -187,9 +188,10 @@ def test_only_the_changed_missions_estimate_restarts(studio, browser):
     page = browser.new_page()
     page.goto(server.url)
     # Each batch plays every level of the skill ladder: games (per level) grow five times
-    # slower than a single bot's would.
+    # slower than a single bot's would. A batch of each mission is enough (a restart shows as
+    # fewer games than that, or none); two took twice as long.
     wait_for(page, "window.studio.state && window.studio.state.missions.every("
-                   "m => m.estimate && m.estimate.games >= 40)", timeout=240_000)
+                   f"m => m.estimate && m.estimate.games >= {BATCH})", timeout=240_000)
     games = page.evaluate("window.studio.state.missions.map(m => m.estimate.games)")
     mission = folder / "missions" / "02-warm-up.yaml"
     original = mission.read_text(encoding="utf-8")
@@ -233,7 +235,7 @@ def test_games_are_played_only_while_a_page_is_open(studio, browser):
     page = browser.new_page()
     page.goto(server.url)
     start = games(until(lambda s: s["pages"] == 1, "the page is counted"))
-    until(lambda s: games(s) >= start + 40, "40 games played while the page is open")
+    until(lambda s: games(s) >= start + BATCH, "a batch played while the page is open")
     page.close()
     # The stream notices the page is gone, and the batches under way land: one state says
     # both, and from then on no batch starts (the estimator starts one only for open pages).
