@@ -177,11 +177,11 @@ def test_cut_lines_and_crop_marks_stay_inside_the_printable_area(paper):
 
 
 def test_every_character_meets_wcag_aa_on_letter(letter_kit):
-    for language in ("en", "fr"):
-        checked, low = low_contrast_characters(
-            letter_kit / language / f"print-and-play-{language}.pdf")
-        assert checked > 15000
-        assert not low, low[:10]
+    # In English: Letter changes the sheets around the cards, not their colours; every
+    # character of both languages is checked on A4 (test_build.py).
+    checked, low = low_contrast_characters(letter_kit / "en" / "print-and-play-en.pdf")
+    assert checked > 15000
+    assert not low, low[:10]
 
 
 def test_each_colour_has_text_colours_that_meet_aa():
