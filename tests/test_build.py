@@ -426,8 +426,8 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path):
     assert "Traceback" not in stderr, stderr
 
 
-def test_a_png_and_tts_rebuild_rasterises_only_the_changed_face_and_equals_no_cache(tmp_path,
-                                                                                   monkeypatch):
+def test_a_png_and_tts_rebuild_rasterises_only_the_changed_face_and_equals_no_cache(
+        tmp_path, monkeypatch, small_kit):
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
     one title changes, the piece is drawn again and that one face alone rasterised."""
     from synergy_forge.authoring.loading import read_campaign
@@ -436,13 +436,14 @@ def test_a_png_and_tts_rebuild_rasterises_only_the_changed_face_and_equals_no_ca
 
     small_campaign(tmp_path, "Same")
     folder = tmp_path / "camp"
+    monkeypatch.chdir(tmp_path)  # the campaign by a relative path, as small_kit's was built
 
     def build(out: Path, cache: bool = True, jobs: int = 2) -> None:
-        campaign = read_campaign(folder).campaign
+        campaign = read_campaign(Path("camp")).campaign
         assert campaign is not None
         render.build(campaign, out, ["en"], Options(tts=True), jobs=jobs, cache=cache)
 
-    build(tmp_path / "a")
+    build(seeded(small_kit, tmp_path / "a"))  # its pieces drawn; every PNG made here
     rasterised: list[int] = []
     original = render.page_images
 
