@@ -59,7 +59,9 @@ def test_the_estimating_bot_never_loses_to_random_play_on_untuned_missions(ruleb
 
 
 def test_coop_beats_random_play_on_untuned_missions(rulebook):
-    wins = _wins(rulebook, ("random", "coop"))
+    # 20 games, not 30: the same five missions still give random play 5 wins or more, so the
+    # check per mission below still bites on them.
+    wins = _wins(rulebook, ("random", "coop"), games=20)
     missions = {m for m, _, _ in wins}
     # Per mission, all player counts: with the opening convention no mission collapses to
     # nothing while random play wins (the old coop's symmetric openings did, issue 19).
@@ -72,7 +74,7 @@ def test_coop_beats_random_play_on_untuned_missions(rulebook):
         assert ours > 0 or theirs < 5, (mission, ours, theirs)
     total = {bot: sum(w for (_, _, b), w in wins.items() if b == bot) for bot in ("coop",
                                                                                 "random")}
-    # Measured: coop 236 games to random's 123 (2026-11-23).
+    # Measured: coop 236 games to random's 123 at 30 games (2026-11-23), 151 to 87 at 20.
     assert total["coop"] >= 1.5 * total["random"]
 
 

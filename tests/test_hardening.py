@@ -115,11 +115,13 @@ def test_a_write_error_names_the_users_file_not_the_temporary_one(tmp_path, monk
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize("command", [["play", "1", "--seed", "1", "--bots", "random"],
                                      ["validate", "STARTER"], ["--help"],
-                                     ["playtest", "MISSION", "--games", "1", "--format", "json"]])
+                                     # One mission at one player count (the whole starter
+                                     # campaign's ladder cost 20 s): what it prints is a report.
+                                     ["playtest", "FIRST", "--games", "1", "--players", "3",
+                                      "--format", "json"]])
 def test_stdout_on_a_full_disk_is_exit_2(command):
-    places = {"STARTER": starter_campaign(),
-              "MISSION": starter_campaign() / "missions" / "01-first-notes.yaml"}
-    args = [str(places.get(a, a)) for a in command]
+    first = starter_campaign() / "missions" / "01-first-notes.yaml"
+    args = [{"STARTER": str(starter_campaign()), "FIRST": str(first)}.get(a, a) for a in command]
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "synergy_forge", *args], stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=60)
@@ -356,11 +358,17 @@ def test_the_studio_watches_its_folder_again_when_it_is_deleted_and_made_again(t
 FAILS_WITH_FOUR = "(sums|length) != 4 or sum not in [4, 6, 9, 10, 11, 12] or others[9] > 0"
 
 
-def test_a_rule_failing_in_every_four_player_game_is_a_diagnostic_not_retried(tmp_path):
+def test_a_rule_failing_in_every_four_player_game_is_a_diagnostic_not_retried(tmp_path,
+                                                                              monkeypatch):
     import threading
 
+    from synergy_forge.studio import model
     from synergy_forge.studio.model import Studio
 
+    # Batches of one game: the three-player batch that comes first (the fewest games, the
+    # lowest count) is a game per level of the ladder, not 20; the four-player one fails in its
+    # first game anyway.
+    monkeypatch.setattr(model, "BATCH", 1)
     folder = small_campaign(tmp_path / "camp", keep=("21",))
     goal = folder / "goals" / "close-call.yaml"
     text = goal.read_text(encoding="utf-8")
