@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,13 @@ class _ByModule:
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_ByModule(), "synergy-forge-by-module")
+    # A test run started in the background (`make test &`, some CI runners) ignores SIGINT,
+    # and so would every command a test starts: a server sent Ctrl-C before it installs its
+    # own handler would then run on, and the test wait for it. A handler, unlike an ignored
+    # signal, is not inherited across exec: commands start with Ctrl-C's default, as from a
+    # terminal. (This process, and each xdist worker, then stops on Ctrl-C as usual.)
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

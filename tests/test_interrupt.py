@@ -144,3 +144,12 @@ def test_the_studio_stops_on_ctrl_c_with_exit_0(tmp_path):
     assert process.returncode == 0, err
     assert "Traceback" not in err
     assert out.rstrip().endswith("studio stopped")
+
+
+def test_commands_the_tests_start_get_ctrl_c_as_from_a_terminal():
+    # Even when the test run itself was started in the background, ignoring SIGINT
+    # (conftest.py): a server the tests stop with Ctrl-C must not ignore it.
+    shown = subprocess.run([sys.executable, "-c", "import signal; "
+                            "print(signal.getsignal(signal.SIGINT))"],
+                           capture_output=True, text=True, timeout=HANG).stdout
+    assert "default_int_handler" in shown, shown
