@@ -153,3 +153,26 @@ def test_commands_the_tests_start_get_ctrl_c_as_from_a_terminal():
                             "print(signal.getsignal(signal.SIGINT))"],
                            capture_output=True, text=True, timeout=HANG).stdout
     assert "default_int_handler" in shown, shown
+
+
+def test_ctrl_c_while_the_main_thread_holds_the_state_lock_stops_without_waiting_for_it():
+    # The handler runs in the main thread between two of its bytecodes: in the studio, while
+    # it drew a page's state under the lock its stop takes (a hang, one Ctrl-C in eight).
+    import uvicorn
+    from starlette.applications import Starlette
+
+    from synergy_forge.web.server import _Server
+
+    lock, stopped = threading.Lock(), threading.Event()
+
+    def on_exit() -> None:
+        if lock.acquire(timeout=5):
+            lock.release()
+            stopped.set()
+
+    server = _Server(uvicorn.Config(Starlette()), on_exit)
+    with lock:
+        started = time.monotonic()
+        server.handle_exit(signal.SIGINT, None)
+        assert time.monotonic() - started < 2  # not waiting for the lock it holds
+    assert stopped.wait(5) and server.should_exit
