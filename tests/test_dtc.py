@@ -16,6 +16,7 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 from click.testing import CliRunner
+from test_build import small_campaign
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
@@ -33,14 +34,7 @@ GROUP_OF = {"/DeviceCMYK": 4, "/Pattern": 1}
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A two-mission campaign built with --preset dtc, French only, without PNGs."""
     root = tmp_path_factory.mktemp("dtc")
-    campaign = root / "camp"
-    (campaign / "missions").mkdir(parents=True)
-    (campaign / "campaign.yaml").write_text(
-        "name: {en: Small, fr: Petite}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n")
-    for n in (1, 2):
-        (campaign / "missions" / f"{n}.yaml").write_text(
-            f"id: m{n}\nnumber: {n}\ntitle: {{en: 'Mission {n}', fr: 'Mission {n}'}}\n"
-            "stars: 1\nrounds: 2\nlives: 2\n", encoding="utf-8")
+    campaign = small_campaign(root, "Mission")
     result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(root / "out"),
                                        "--preset", "dtc", "--no-png", "--jobs", "1",
                                        "--lang", "fr"])
