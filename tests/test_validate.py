@@ -299,6 +299,17 @@ def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_p
     for target in (camp, alone):
         checked = run("validate", str(target))
         assert checked.exit_code == 0 and "0 error(s), 0 warning(s)" in checked.output
-        played = run("playtest", str(target), "--check")
-        assert played.exit_code == 0, played.output
-        assert "declared 1★): 1 star" in played.output or "between 1 and" in played.output
+    # The three new missions are one mission: every line a game reads is the same, only the
+    # names, the number and the comments differ. One of them is played at the default games
+    # (a minute of CPU each), inside the campaign, with its definitions.
+    named = ("id:", "number:", "title:", "flavor:", "#")
+
+    def rules(path: Path) -> list[str]:
+        return [line for line in path.read_text().splitlines() if not line.startswith(named)]
+
+    first = camp / "missions" / "01-my-first-mission.yaml"
+    assert rules(first) == rules(camp / "missions" / "02-second.yaml") == rules(alone)
+    assert len(rules(first)) > 8
+    played = run("playtest", str(camp / "missions" / "02-second.yaml"), "--check")
+    assert played.exit_code == 0, played.output
+    assert "declared 1★): 1 star" in played.output or "between 1 and" in played.output
