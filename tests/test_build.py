@@ -179,18 +179,12 @@ def build_small(tmp_path: Path, title: str, out: str, seed: Path | None = None) 
     return tmp_path / out
 
 
-@pytest.fixture(scope="module")
-def small_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """build_small(ROOT, "Same", "a") once for this module's tests: they copy it (same_kit)."""
-    root = tmp_path_factory.mktemp("small-kit")
-    build_small(root, "Same", "a")
-    return root
-
-
 def seeded(small_kit: Path, out: Path) -> Path:
-    """OUT with small_kit's cache in it: the pieces a build of another small campaign shares
-    with it (the decks but the missions, when the options are the same) are not drawn again,
-    as in a designer's rebuild (a rebuild is the same as a first build: tested below)."""
+    """OUT with small_kit's cache in it (conftest.py: build_small(ROOT, "Same", "a"), done
+    once per test run, not on every xdist worker this module's tests are spread over): the
+    pieces a build of another small campaign shares with it (the decks but the missions, when
+    the options are the same) are not drawn again, as in a designer's rebuild (a rebuild is
+    the same as a first build: tested below)."""
     shutil.copytree(small_kit / "a" / ".cache", out / ".cache")
     return out
 
