@@ -615,15 +615,18 @@ def same_but_antialiasing(drawn, imposed) -> tuple[float, int]:
     a pixel of one image whose value lies outside the range of the other's 3 x 3 pixels
     around it, by more than 16 levels in a channel, is not anti-aliasing."""
     import numpy as np
-    from numpy.lib.stride_tricks import sliding_window_view
 
     a, b = (np.asarray(image.convert("RGB"), dtype=int) for image in (drawn, imposed))
     assert a.shape == b.shape
+    height, width = a.shape[:2]
     strays = 0
     for one, other in ((a, b), (b, a)):
-        windows = sliding_window_view(np.pad(other, ((1, 1), (1, 1), (0, 0)), mode="edge"),
-                                      (3, 3), axis=(0, 1))
-        low, high = windows.min(axis=(-2, -1)), windows.max(axis=(-2, -1))
+        padded = np.pad(other, ((1, 1), (1, 1), (0, 0)), mode="edge")
+        # The 3 x 3 pixels around each pixel as nine shifted copies of the image: their
+        # minimum and maximum, element by element (a reduction over strided 3 x 3 windows
+        # gives the same and took most of this function's time).
+        around = [padded[dy:dy + height, dx:dx + width] for dy in range(3) for dx in range(3)]
+        low, high = np.minimum.reduce(around), np.maximum.reduce(around)
         strays += int(((one < low - 16) | (one > high + 16)).any(axis=2).sum())
     return float((np.abs(a - b).max(axis=2) > 8).mean()), strays
 
