@@ -3,6 +3,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ from synergy_forge.core.rules import Rulebook
 
 #: Modules whose tests are each a long, independent build: under pytest-xdist they are spread
 #: test by test. Every other module runs whole on one worker, which sets up its module-scoped
-#: fixtures (a built kit, a running studio, a browser) once.
+#: fixtures (a built kit, a running studio, a browser) once. (A SPREAD module's own fixtures
+#: would be set up on every worker: the kits it shares are built once per run, once_per_run.)
 SPREAD = ("tests/test_build.py",)
 
 
@@ -49,24 +51,51 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def once_per_run(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder NAME, made by make(folder) once per test run: under pytest-xdist the first
+    worker to ask makes it in the run's shared temporary folder while the others wait for it
+    (a worker's module- or session-scoped fixture would be made again on every worker). Tests
+    only read it, or copy it."""
+    root = factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # popen-gwN's parent: the run's, shared by its workers
+    folder, made = root / name, root / f"{name}.made"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not made.exists():
+            make(folder)
+            made.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def starter_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The starter campaign's whole kit (A4, every language, PNGs), built once per test run
-    (about a minute of CPU): under pytest-xdist the first worker to ask builds it in the run's
-    shared temporary folder, and the others wait for it. Tests only read it."""
+    (about a minute of CPU). Tests only read it; its cache (OUT/.cache) seeds the builds of
+    campaigns named like it (a starter copy), whose shared decks are then not drawn again (a
+    piece's HTML, hence its cache key, has the campaign's name in its title)."""
     from synergy_forge.cli import main
 
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # popen-gwN's parent: the run's, shared by its workers
-    out, built = root / "starter-kit", root / "starter-kit.built"
-    with open(root / "starter-kit.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
-        if not built.exists():
-            result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
-            assert result.exit_code == 0, result.output
-            built.touch()
-    return out
+    def build(out: Path) -> None:
+        result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
+        assert result.exit_code == 0, result.output
+
+    return once_per_run(tmp_path_factory, "starter-kit", build)
+
+
+@pytest.fixture(scope="session")
+def small_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ROOT, with test_build.build_small(ROOT, "Same", "a") done in it (ROOT/camp, two
+    missions, and its English kit without PNGs in ROOT/a), once per test run: test_build's
+    tests copy it (same_kit) or its cache (seeded), and so do other modules' builds of a
+    campaign named "Small"."""
+    from test_build import build_small
+
+    def build(root: Path) -> None:
+        root.mkdir()
+        build_small(root, "Same", "a")
+
+    return once_per_run(tmp_path_factory, "small-kit", build)
 
 
 @pytest.fixture(scope="session")

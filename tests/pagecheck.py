@@ -4,6 +4,7 @@ the pixels around it (WCAG contrast), and where ink lies on a page."""
 from __future__ import annotations
 
 import ctypes
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ def _luminance(rgb: np.ndarray) -> np.ndarray:
     return c @ np.array([0.2126, 0.7152, 0.0722])
 
 
+@functools.lru_cache(maxsize=4096)  # a kit has few colour pairs and tens of thousands of glyphs
 def contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
     la, lb = _luminance(np.array([a, b], dtype=float))
     high, low = max(la, lb), min(la, lb)
@@ -60,7 +62,7 @@ def low_contrast_characters(path: Path, scale: float = 2.0) -> tuple[int, list[L
         for index in range(len(document)):
             page = document[index]
             height = page.get_height()
-            image = np.asarray(page.render(scale=scale).to_pil().convert("RGB")).astype(int)
+            image = np.asarray(page.render(scale=scale).to_pil().convert("RGB"))
             text = page.get_textpage()
             for k in range(text.count_chars()):
                 char = chr(raw.FPDFText_GetUnicode(text, k))
@@ -75,7 +77,7 @@ def low_contrast_characters(path: Path, scale: float = 2.0) -> tuple[int, list[L
                 y0, y1 = int((height - top) * scale) - 3, int((height - bottom) * scale) + 3
                 if x0 < 0 or y0 < 0 or x1 >= image.shape[1] or y1 >= image.shape[0]:
                     continue
-                box = image[y0:y1 + 1, x0:x1 + 1]
+                box = image[y0:y1 + 1, x0:x1 + 1].astype(int)  # the page's pixels are bytes
                 ring = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]])
                 far = ring[np.abs(ring - np.array(fill)).sum(axis=1) > 60]
                 if not len(far):

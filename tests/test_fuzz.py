@@ -567,10 +567,13 @@ def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, mo
 
 
 @pytest.fixture(scope="module")
-def built_kit(tmp_path_factory):
+def built_kit(tmp_path_factory, starter_kit):
+    """A one-mission starter copy built once, from the starter kit's cache (conftest.py): its
+    decks and their PNGs are not drawn again."""
     root = tmp_path_factory.mktemp("race")
     folder = small_starter(root / "camp", ("01",))
     out = root / "out"
+    shutil.copytree(starter_kit / ".cache", out / ".cache")
     invoke("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
     return folder, out
 

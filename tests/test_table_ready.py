@@ -92,7 +92,10 @@ def small_campaign(tmp_path: Path, missions: dict[str, str]) -> Path:
     return folder
 
 
-def test_single_sided_action_cards_when_missions_force_it_and_validate_names_them(tmp_path):
+def test_single_sided_action_cards_when_missions_force_it_and_validate_names_them(tmp_path,
+                                                                                 small_kit):
+    """The build starts from the cache of test_build's small kit (conftest.py: a campaign
+    named "Small" too, in English): its decks but the action cards are not drawn again."""
     folder = small_campaign(tmp_path, {"1": "actions: [A, B, C]\n",
                                        "2": "actions: [A, B, C, D, E, F]\n",
                                        "3": "actions: [G, H]\n"})
@@ -105,6 +108,7 @@ def test_single_sided_action_cards_when_missions_force_it_and_validate_names_the
     cards = build_kit(campaign)["actions"]
     assert len(cards) == 10 and {c.back.kind for c in cards} == {"back"}
     out = tmp_path / "out"
+    shutil.copytree(small_kit / "a" / ".cache", out / ".cache")
     result = CliRunner().invoke(main, ["build", str(folder), "--out", str(out), "--no-png",
                                        "--jobs", "1"])
     assert result.exit_code == 0, result.output
