@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations, product
 from operator import getitem
-from typing import Any
+from typing import Any, NamedTuple
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.memo import Memo
@@ -44,12 +44,15 @@ DEAD_HAND = -100.0
 _PLANS: Memo[tuple[Any, ...], Plan | None] = Memo(4096)
 _HAND_VALUES: Memo[tuple[Any, ...], float] = Memo(100_000)
 _GOAL_EASE: Memo[tuple[Any, ...], dict[str, float]] = Memo(256)
+_OPTIONS: Memo[tuple[Any, ...], tuple[_Option, ...]] = Memo(20_000)
 #: Per (rulebook, goal ids, ignored seats), per table of sums: which seat meets which goal
 #: (`_met`). A mission's games come back to a few thousand tables, each of them judged by many
 #: plans (every replan of every round of every game): the checks run once per table.
 _GOALS_MET: Memo[tuple[Any, ...], Memo[tuple[int, ...], tuple[int, ...]]] = Memo(8)
 #: Tables remembered per (rulebook, goal ids, ignored seats).
 TABLES_PER_GOALS = 50_000
+#: Per seat's choices of goal (as bits of those goal ids), the first met of each set met there.
+_FIRST_MET: Memo[tuple[int, ...], _FirstMet] = Memo(4096)
 
 
 #: What a table of sums gives a plan: (won, per seat whether it keeps a card (None: every seat
@@ -147,20 +150,29 @@ def goal_ease(rules: Rules) -> dict[str, float]:
     return _GOAL_EASE.remember(key, ease)
 
 
-class _Option:
+class _Option(NamedTuple):
     """One way a seat may reach a sum: its cards and what its hand is worth afterwards."""
 
-    __slots__ = ("first", "kept", "lost", "second", "sum")
-
-    def __init__(self, first: NumberCard, second: NumberCard, total: int, kept: float,
-                 lost: float) -> None:
-        self.first, self.second, self.sum = first, second, total
-        self.kept, self.lost = kept, lost  # hand value if it meets its goal / if it fails
+    first: NumberCard
+    second: NumberCard
+    sum: int
+    kept: float  # hand value if it meets its goal
+    lost: float  # hand value if it fails
 
 
 def _options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
-             delta: int) -> list[_Option]:
+             delta: int) -> tuple[_Option, ...]:
     """A seat's possible sums, each with the pair that leaves the best hand (sorted)."""
+    # A seat's hand and first card stay as they are for most of a round's replans.
+    key = (rules.rulebook, rules.challenges, rules.last_round, hand, first, delta)
+    found = _OPTIONS.get(key)
+    if found is None:
+        found = _OPTIONS.remember(key, _seat_options(rules, hand, first, delta))
+    return found
+
+
+def _seat_options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
+                  delta: int) -> tuple[_Option, ...]:
     by_sum: dict[int, _Option] = {}
     rulebook, challenges = rules.rulebook, rules.challenges
     firsts = [first] if first is not None else sorted(set(hand))
@@ -184,7 +196,7 @@ def _options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | Non
             option = by_sum.get(total)
             if option is None or kept > option.kept:
                 by_sum[total] = _Option(f, s, total, kept, lost)
-    return [by_sum[t] for t in sorted(by_sum)]
+    return tuple(by_sum[t] for t in sorted(by_sum))
 
 
 def plan_round(rules: Rules, state: RoundState) -> Plan | None:
@@ -246,11 +258,12 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
     # as a failure, and whether it keeps a card if the round is won (R17: the seats that met
     # their goal and J users keep one, the others lose both; in a lost round all keep one).
     at = {g: k for k, g in enumerate(universe)}
-    firsts = [_FirstMet([1 << at[g.goal] for g in seat]) for seat in choices]
+    firsts = [_first_met_of(tuple([1 << at[g.goal] for g in seat])) for seat in choices]
     costs = [[spent for _, _, spent in tests[p]] + [tests[p][0][2]] for p in seats]
     fails = [[0] * len(tests[p]) + [int(counted[p])] for p in seats]
     keeps_of = [[True] * len(tests[p]) + [not counted[p]] for p in seats]
-    outcomes: dict[tuple[int, ...], _Outcome] = {}
+    outcomes: dict[tuple[int, ...], _Outcome] = {}  # per goals met at each seat
+    by_first: dict[tuple[int, ...], _Outcome] = {}  # per first goal met at each seat
 
     def judged(met: tuple[int, ...], sums: tuple[int, ...]) -> _Outcome:
         """What the table gives: the round won or not, who keeps a card (None: every seat),
@@ -259,16 +272,21 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
             first_met = tuple(map(getitem, firsts, met))
         else:  # a check fails on this table: ask in the plan's order, to fail alike
             first_met = _first_met(tests, counted, neighbours, sums)
+        found = by_first.get(first_met)
+        if found is None:
+            found = by_first[first_met] = settled(first_met)
+        if met:
+            outcomes[met] = found
+        return found
+
+    def settled(first_met: tuple[int, ...]) -> _Outcome:
         cost = sum(map(getitem, costs, first_met))
         failures = sum(map(getitem, fails, first_met))
         won = bool(round_succeeds(failures, allowed,
                                   True if super_seat is None else first_met[super_seat] >= 0,
                                   True if hyper_seat is None else first_met[hyper_seat] >= 0))
         keeps = tuple(map(getitem, keeps_of, first_met)) if won else None
-        found = (won, None if keeps is None or all(keeps) else keeps, cost, first_met)
-        if met:
-            outcomes[met] = found
-        return found
+        return won, None if keeps is None or all(keeps) else keeps, cost, first_met
 
     sum_of = [tuple(o.sum for o in seat) for seat in options]
     kept_of = [tuple(o.kept for o in seat) for seat in options]
@@ -374,13 +392,21 @@ def _met(checks: Any, universe: tuple[str, ...], counted: list[bool],
     return tuple(met)
 
 
+def _first_met_of(bits: tuple[int, ...]) -> _FirstMet:
+    """The `_FirstMet` of a seat's choices (their bits, in order), shared by every plan."""
+    found = _FIRST_MET.get(bits)
+    if found is None:
+        found = _FIRST_MET.remember(bits, _FirstMet(bits))
+    return found
+
+
 class _FirstMet(dict[int, int]):
     """A seat's choices of goal (their bits, in order): per set of goals met there, the first
     of its choices among them (-1: none), worked out when first asked."""
 
     __slots__ = ("bits",)
 
-    def __init__(self, bits: list[int]) -> None:
+    def __init__(self, bits: tuple[int, ...]) -> None:
         super().__init__()
         self.bits = bits
 
@@ -433,11 +459,12 @@ def _first_met(tests: list[list[tuple[Any, Any, float]]], counted: list[bool],
     return tuple(first_met)
 
 
-def _keeps_best(options: list[_Option]) -> int:
+def _keeps_best(options: Sequence[_Option]) -> int:
     return max(range(len(options)), key=lambda c: options[c].kept)
 
 
-def _ascend(sizes: list[int], score: Any, options: list[list[_Option]]) -> tuple[int, ...]:
+def _ascend(sizes: list[int], score: Any,
+            options: list[tuple[_Option, ...]]) -> tuple[int, ...]:
     """Coordinate ascent from fixed starts: each seat's option that keeps its best hand, then
     starts from a generator seeded with a constant (the same plan at every seat)."""
     rng = random.Random(0)
