@@ -42,6 +42,8 @@ AFTER_WIN = 2
 DEAD_HAND = -100.0
 
 _PLANS: Memo[tuple[Any, ...], Plan | None] = Memo(4096)
+#: What a memo's `get` gives for a key it does not hold, where None is a value it holds.
+_UNKNOWN: Any = object()
 _HAND_VALUES: Memo[tuple[Any, ...], float] = Memo(100_000)
 _GOAL_EASE: Memo[tuple[Any, ...], dict[str, float]] = Memo(256)
 _OPTIONS: Memo[tuple[Any, ...], tuple[_Option, ...]] = Memo(20_000)
@@ -203,8 +205,10 @@ def plan_round(rules: Rules, state: RoundState) -> Plan | None:
     """The convention's plan for the rest of the round, or None when some seat has no legal
     pair left (R9: the mission is lost whatever is played)."""
     key = (rules, state)
-    if key in _PLANS:
-        return _PLANS[key]
+    # One look-up, not two: a round state's hash is worked out afresh at every call.
+    found = _PLANS.get(key, _UNKNOWN)
+    if found is not _UNKNOWN:
+        return found
     return _PLANS.remember(key, _plan(rules, state))
 
 
