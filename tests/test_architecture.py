@@ -56,6 +56,10 @@ ALLOWED_STATE = {
     ("sim/convention.py", "_PLANS"): _PURE,
     ("sim/convention.py", "_HAND_VALUES"): _PURE,
     ("sim/convention.py", "_GOAL_EASE"): _PURE,
+    ("sim/convention.py", "_OPTIONS"): _PURE + "; its values are tuples of named tuples",
+    ("sim/convention.py", "_FIRST_MET"): _PURE + "; each value fills itself in with answers of "
+                                                 "the same pure function (`_FirstMet`)",
+    ("sim/convention.py", "_GOALS_MET"): _PURE + "; its values are memos of the same kind",
     ("authoring/lint.py", "_KEEPABLE"): _PURE,
     ("core/rules.py", "_PLANS"): _PURE + "; keyed by the rulebook itself (compared by identity)",
     ("core/referee.py", "_PAIR_SUMS"): _PURE,

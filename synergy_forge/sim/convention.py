@@ -24,7 +24,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations, product
-from typing import Any
+from operator import getitem
+from typing import Any, NamedTuple
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.memo import Memo
@@ -41,8 +42,26 @@ AFTER_WIN = 2
 DEAD_HAND = -100.0
 
 _PLANS: Memo[tuple[Any, ...], Plan | None] = Memo(4096)
+#: What a memo's `get` gives for a key it does not hold, where None is a value it holds.
+_UNKNOWN: Any = object()
 _HAND_VALUES: Memo[tuple[Any, ...], float] = Memo(100_000)
 _GOAL_EASE: Memo[tuple[Any, ...], dict[str, float]] = Memo(256)
+_OPTIONS: Memo[tuple[Any, ...], tuple[_Option, ...]] = Memo(20_000)
+#: Per (rulebook, goal ids, ignored seats), per table of sums: which seat meets which goal
+#: (`_met`). A mission's games come back to a few thousand tables, each of them judged by many
+#: plans (every replan of every round of every game): the checks run once per table.
+_GOALS_MET: Memo[tuple[Any, ...], Memo[tuple[int, ...], tuple[int, ...]]] = Memo(8)
+#: Tables remembered per (rulebook, goal ids, ignored seats).
+TABLES_PER_GOALS = 50_000
+#: Per seat's choices of goal (as bits of those goal ids), the first met of each set met there.
+_FIRST_MET: Memo[tuple[int, ...], _FirstMet] = Memo(4096)
+
+
+#: What a table of sums gives a plan: (won, per seat whether it keeps a card (None: every seat
+#: does), the goals' cost, per seat the first goal it meets in its order (-1: none)).
+_Outcome = tuple[bool, "tuple[bool, ...] | None", float, tuple[int, ...]]
+#: A seat's goal check's arguments: (sum, others, sums, distinct, left, right).
+_View = tuple[int, list[int], list[int], list[int], "int | None", "int | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,20 +152,29 @@ def goal_ease(rules: Rules) -> dict[str, float]:
     return _GOAL_EASE.remember(key, ease)
 
 
-class _Option:
+class _Option(NamedTuple):
     """One way a seat may reach a sum: its cards and what its hand is worth afterwards."""
 
-    __slots__ = ("first", "kept", "lost", "second", "sum")
-
-    def __init__(self, first: NumberCard, second: NumberCard, total: int, kept: float,
-                 lost: float) -> None:
-        self.first, self.second, self.sum = first, second, total
-        self.kept, self.lost = kept, lost  # hand value if it meets its goal / if it fails
+    first: NumberCard
+    second: NumberCard
+    sum: int
+    kept: float  # hand value if it meets its goal
+    lost: float  # hand value if it fails
 
 
 def _options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
-             delta: int) -> list[_Option]:
+             delta: int) -> tuple[_Option, ...]:
     """A seat's possible sums, each with the pair that leaves the best hand (sorted)."""
+    # A seat's hand and first card stay as they are for most of a round's replans.
+    key = (rules.rulebook, rules.challenges, rules.last_round, hand, first, delta)
+    found = _OPTIONS.get(key)
+    if found is None:
+        found = _OPTIONS.remember(key, _seat_options(rules, hand, first, delta))
+    return found
+
+
+def _seat_options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
+                  delta: int) -> tuple[_Option, ...]:
     by_sum: dict[int, _Option] = {}
     rulebook, challenges = rules.rulebook, rules.challenges
     firsts = [first] if first is not None else sorted(set(hand))
@@ -170,15 +198,17 @@ def _options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | Non
             option = by_sum.get(total)
             if option is None or kept > option.kept:
                 by_sum[total] = _Option(f, s, total, kept, lost)
-    return [by_sum[t] for t in sorted(by_sum)]
+    return tuple(by_sum[t] for t in sorted(by_sum))
 
 
 def plan_round(rules: Rules, state: RoundState) -> Plan | None:
     """The convention's plan for the rest of the round, or None when some seat has no legal
     pair left (R9: the mission is lost whatever is played)."""
     key = (rules, state)
-    if key in _PLANS:
-        return _PLANS[key]
+    # One look-up, not two: a round state's hash is worked out afresh at every call.
+    found = _PLANS.get(key, _UNKNOWN)
+    if found is not _UNKNOWN:
+        return found
     return _PLANS.remember(key, _plan(rules, state))
 
 
@@ -206,105 +236,239 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
                                                                     g.goal)))
     ignored = state.ignored
     counted = [i not in ignored for i in range(n)]
-    neighbours = []
+    neighbours: list[tuple[int | None, int | None]] = []
     for i in range(n):
         left = next((j % n for j in range(i + 1, i + n) if counted[j % n]), None)
         right = next((j % n for j in range(i - 1, i - n, -1) if counted[j % n]), None)
         neighbours.append((left, right) if left is not None and right is not None
                           and left != right else (None, None))
-    seen: dict[tuple[int, ...], tuple[bool, float, tuple[Any, ...]]] = {}
     # Per seat: each goal that may lie there with its check, and what spending it costs (a
     # little for the goals kept: an easy goal spent now is missed later).
     tests = [[(checks[g.goal], g, 0.0 if placed[p] else 0.01 * ease.get(g.goal, 0.0))
               for g in choices[p]] for p in range(n)]
-    everybody = not ignored
     allowed, super_seat, hyper_seat = rules.allowed, rules.super_seat, rules.hyper_seat
     seats = range(n)
+    # Which goals a table of sums meets depends on nothing the hands or this round add: a
+    # mission's few thousand tables are checked once and read by every plan after (`_met`).
+    universe = tuple(sorted({g.goal for seat in choices for g in seat}
+                            | {g for g in rules.goals if g in checks}))
+    facts = (rules.rulebook, universe, ignored)
+    known = _GOALS_MET.get(facts)
+    if known is None:
+        known = _GOALS_MET.remember(facts, Memo(TABLES_PER_GOALS))
+    get = known.get
+    # Per seat: the first of its choices met, from the goals met there (`_FirstMet`); then,
+    # indexed by that (-1, none met: the last entry), what it costs, whether the seat counts
+    # as a failure, and whether it keeps a card if the round is won (R17: the seats that met
+    # their goal and J users keep one, the others lose both; in a lost round all keep one).
+    at = {g: k for k, g in enumerate(universe)}
+    firsts = [_first_met_of(tuple([1 << at[g.goal] for g in seat])) for seat in choices]
+    costs = [[spent for _, _, spent in tests[p]] + [tests[p][0][2]] for p in seats]
+    fails = [[0] * len(tests[p]) + [int(counted[p])] for p in seats]
+    keeps_of = [[True] * len(tests[p]) + [not counted[p]] for p in seats]
+    outcomes: dict[tuple[int, ...], _Outcome] = {}  # per goals met at each seat
+    by_first: dict[tuple[int, ...], _Outcome] = {}  # per first goal met at each seat
 
-    def judge(vector: tuple[int, ...]) -> tuple[bool, float, tuple[Any, ...]]:
-        picked = [options[i][c] for i, c in enumerate(vector)]
-        sums = [o.sum for o in picked]
-        met = [False] * n
-        goal_for: list[Any] = [None] * n
-        cost = 0.0
-        failures = 0
-        if everybody:  # R10 with every seat counted: the neighbours are the next seats
-            distinct = sorted(set(sums))
-            for p in seats:
-                own = sums[p]
-                others = sums[:p] + sums[p + 1:]
-                for check, g, spent in tests[p]:
-                    if check(own, others, sums, distinct, sums[(p + 1) % n], sums[p - 1]):
-                        met[p], goal_for[p] = True, g
-                        cost += spent
-                        break
-                else:
-                    goal_for[p] = tests[p][0][1]
-                    cost += tests[p][0][2]
-                    failures += 1
-        else:
-            counted_sums = [sums[i] for i in seats if counted[i]]
-            distinct = sorted(set(counted_sums))
-            for p in seats:
-                own = sums[p]
-                if counted[p]:
-                    others = list(counted_sums)
-                    others.remove(own)
-                    everyone, dist = counted_sums, distinct
-                else:
-                    others, everyone = counted_sums, [*counted_sums, own]
-                    dist = sorted(set(everyone))
-                left_seat, right_seat = neighbours[p]
-                left: int | None = sums[left_seat] if left_seat is not None else None
-                right: int | None = sums[right_seat] if right_seat is not None else None
-                for check, g, spent in tests[p]:
-                    if check(own, others, everyone, dist, left, right):
-                        met[p], goal_for[p] = True, g
-                        cost += spent
-                        break
-                else:
-                    goal_for[p] = tests[p][0][1]
-                    cost += tests[p][0][2]
-                    failures += counted[p]
+    def judged(met: tuple[int, ...], sums: tuple[int, ...]) -> _Outcome:
+        """What the table gives: the round won or not, who keeps a card (None: every seat),
+        what the goals spent cost, and the first goal each seat meets in its choices."""
+        if met:
+            first_met = tuple(map(getitem, firsts, met))
+        else:  # a check fails on this table: ask in the plan's order, to fail alike
+            first_met = _first_met(tests, counted, neighbours, sums)
+        found = by_first.get(first_met)
+        if found is None:
+            found = by_first[first_met] = settled(first_met)
+        if met:
+            outcomes[met] = found
+        return found
+
+    def settled(first_met: tuple[int, ...]) -> _Outcome:
+        cost = sum(map(getitem, costs, first_met))
+        failures = sum(map(getitem, fails, first_met))
         won = bool(round_succeeds(failures, allowed,
-                                  True if super_seat is None else met[super_seat],
-                                  True if hyper_seat is None else met[hyper_seat]))
-        if won:
-            # R17: seats that met their goal (and J users) keep a card; the others lose both.
-            value = sum(o.kept if met[i] or not counted[i] else o.lost
-                        for i, o in enumerate(picked))
-        else:
-            value = sum(o.kept for o in picked)  # R17: a failed round, everyone keeps one
-        return won, value - cost, tuple(goal_for)
+                                  True if super_seat is None else first_met[super_seat] >= 0,
+                                  True if hyper_seat is None else first_met[hyper_seat] >= 0))
+        keeps = tuple(map(getitem, keeps_of, first_met)) if won else None
+        return won, None if keeps is None or all(keeps) else keeps, cost, first_met
 
-    def score(vector: tuple[int, ...]) -> tuple[bool, float]:
-        result = seen.get(vector)
-        if result is None:
-            result = seen[vector] = judge(vector)
-        return result[0], result[1]
-
+    sum_of = [tuple(o.sum for o in seat) for seat in options]
+    kept_of = [tuple(o.kept for o in seat) for seat in options]
+    lost_of = [tuple(o.lost for o in seat) for seat in options]
     sizes = [len(o) for o in options]
     total = 1
     for size in sizes:
         total *= size
     if total <= EXHAUSTIVE_LIMIT:
-        best = max(product(*[range(s) for s in sizes]), key=score)
+        # Every table in `product`'s order, keeping the first best one (as `max` would). A
+        # seat's options have distinct sums, so its sums stand for its options.
+        best: _Outcome | None = None
+        best_sums: tuple[int, ...] = ()
+        best_won, best_value = False, 0.0
+        for sums, kepts, losts in zip(product(*sum_of), product(*kept_of), product(*lost_of),
+                                      strict=True):
+            met = get(sums)
+            if met is None:
+                met = known.remember(sums, _met(checks, universe, counted, neighbours, sums))
+            found = outcomes.get(met)
+            if found is None:
+                found = judged(met, sums)
+            won = found[0]
+            if best is not None and won is not best_won and not won:
+                continue  # a lost round after a won one: its value cannot matter
+            keeps = found[1]
+            if keeps is None:
+                value = sum(kepts) - found[2]
+            else:
+                value = sum([k if keep else lost
+                             for k, lost, keep in zip(kepts, losts, keeps, strict=True)]) - found[2]
+            if best is None or won is not best_won or value > best_value:
+                best, best_sums, best_won, best_value = found, sums, won, value
+        assert best is not None
+        chosen = tuple(sum_of[i].index(s) for i, s in enumerate(best_sums))
+        first_met = best[3]
     else:
-        best = _ascend(sizes, score, options)
-    won, value, goal_for = seen[best]
+        seen: dict[tuple[int, ...], tuple[bool, float, tuple[int, ...]]] = {}
+
+        def score(vector: tuple[int, ...]) -> tuple[bool, float]:
+            result = seen.get(vector)
+            if result is None:
+                sums = tuple([sum_of[i][c] for i, c in enumerate(vector)])
+                met = get(sums)
+                if met is None:
+                    met = known.remember(sums, _met(checks, universe, counted, neighbours,
+                                                    sums))
+                found = outcomes.get(met)
+                if found is None:
+                    found = judged(met, sums)
+                won, keeps, cost, met_at = found
+                if keeps is None:
+                    value = sum([kept_of[i][c] for i, c in enumerate(vector)])
+                else:
+                    value = sum([kept_of[i][c] if keeps[i] else lost_of[i][c]
+                                 for i, c in enumerate(vector)])
+                result = seen[vector] = (won, value - cost, met_at)
+            return result[0], result[1]
+
+        chosen = _ascend(sizes, score, options)
+        best_won, best_value, first_met = seen[chosen]
+    goal_for = [choices[p][k if k >= 0 else 0] for p, k in enumerate(first_met)]
     plays = []
     # Seat i plays the goal card that lands at position (i + direction) % n.
     for i in range(n):
-        option = options[i][best[i]]
+        option = options[i][chosen[i]]
         plays.append((option.first, goal_for[(i + rules.direction) % n], option.second))
-    return Plan(tuple(plays), won, value)
+    return Plan(tuple(plays), best_won, best_value)
 
 
-def _keeps_best(options: list[_Option]) -> int:
+def _met(checks: Any, universe: tuple[str, ...], counted: list[bool],
+         neighbours: list[tuple[int | None, int | None]],
+         sums: tuple[int, ...]) -> tuple[int, ...]:
+    """Per seat, the goals of `universe` it meets on the table `sums` (R10, R14), as bits (goal
+    g: bit g); () when a check fails on it (a campaign's rule that fails on some input: the
+    plan then asks in its own order, and fails where the referee would)."""
+    n = len(sums)
+    table = list(sums)
+    tests = [checks[g] for g in universe]
+    met = []
+    try:
+        if all(counted):  # every seat counted: the neighbours are the next seats
+            distinct = sorted(set(table))
+            for p in range(n):
+                own = table[p]
+                others = table[:p] + table[p + 1:]
+                left, right = table[(p + 1) % n], table[p - 1]
+                seat = 0
+                for g, check in enumerate(tests):
+                    if check(own, others, table, distinct, left, right):
+                        seat |= 1 << g
+                met.append(seat)
+        else:
+            for own, others, everyone, dist, left_sum, right_sum in _views(counted, neighbours,
+                                                                           table):
+                seat = 0
+                for g, check in enumerate(tests):
+                    if check(own, others, everyone, dist, left_sum, right_sum):
+                        seat |= 1 << g
+                met.append(seat)
+    except Exception:  # a campaign's rule (RuleError): _first_met raises it where it should
+        return ()
+    return tuple(met)
+
+
+def _first_met_of(bits: tuple[int, ...]) -> _FirstMet:
+    """The `_FirstMet` of a seat's choices (their bits, in order), shared by every plan."""
+    found = _FIRST_MET.get(bits)
+    if found is None:
+        found = _FIRST_MET.remember(bits, _FirstMet(bits))
+    return found
+
+
+class _FirstMet(dict[int, int]):
+    """A seat's choices of goal (their bits, in order): per set of goals met there, the first
+    of its choices among them (-1: none), worked out when first asked."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: tuple[int, ...]) -> None:
+        super().__init__()
+        self.bits = bits
+
+    def __missing__(self, met: int) -> int:
+        first = next((k for k, bit in enumerate(self.bits) if met & bit), -1)
+        self[met] = first
+        return first
+
+
+def _views(counted: list[bool], neighbours: list[tuple[int | None, int | None]],
+           table: list[int]) -> list[_View]:
+    """Per seat, the arguments of its goal check when some seat is ignored (R14)."""
+    counted_sums = [table[i] for i in range(len(table)) if counted[i]]
+    distinct = sorted(set(counted_sums))
+    views: list[_View] = []
+    for p, own in enumerate(table):
+        if counted[p]:
+            others = list(counted_sums)
+            others.remove(own)
+            everyone, dist = counted_sums, distinct
+        else:
+            others, everyone = counted_sums, [*counted_sums, own]
+            dist = sorted(set(everyone))
+        left_seat, right_seat = neighbours[p]
+        left = table[left_seat] if left_seat is not None else None
+        right = table[right_seat] if right_seat is not None else None
+        views.append((own, others, everyone, dist, left, right))
+    return views
+
+
+def _first_met(tests: list[list[tuple[Any, Any, float]]], counted: list[bool],
+               neighbours: list[tuple[int | None, int | None]],
+               sums: tuple[int, ...]) -> tuple[int, ...]:
+    """Per seat, the first of its goals it meets (-1: none), asked in the plan's order."""
+    n = len(sums)
+    table = list(sums)
+    first_met = [-1] * n
+    views: list[_View]
+    if all(counted):
+        distinct = sorted(set(table))
+        views = [(table[p], table[:p] + table[p + 1:], table, distinct, table[(p + 1) % n],
+                  table[p - 1]) for p in range(n)]
+    else:
+        views = _views(counted, neighbours, table)
+    for p, view in enumerate(views):
+        for k, (check, _, _) in enumerate(tests[p]):
+            if check(*view):
+                first_met[p] = k
+                break
+    return tuple(first_met)
+
+
+def _keeps_best(options: Sequence[_Option]) -> int:
     return max(range(len(options)), key=lambda c: options[c].kept)
 
 
-def _ascend(sizes: list[int], score: Any, options: list[list[_Option]]) -> tuple[int, ...]:
+def _ascend(sizes: list[int], score: Any,
+            options: list[tuple[_Option, ...]]) -> tuple[int, ...]:
     """Coordinate ascent from fixed starts: each seat's option that keeps its best hand, then
     starts from a generator seeded with a constant (the same plan at every seat)."""
     rng = random.Random(0)

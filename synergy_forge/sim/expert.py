@@ -65,6 +65,8 @@ if TYPE_CHECKING:
 _EACH_VALUE = Counter(NUMBER_VALUES)
 #: Every seat's hands as counted from the cards face up, per public facts.
 _COUNTED: Memo[tuple[Any, ...], Any] = Memo(4096)
+#: What `_COUNTED.get` gives for facts it does not hold (None is a value it holds).
+_UNKNOWN: Any = object()
 #: The chain of card-3 searches of a round (`card3_chances`), per public facts.
 _CHAINS: Memo[tuple[Any, ...], Any] = Memo(1024)
 #: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
@@ -103,8 +105,9 @@ def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
     placed = obs.placed
     key = (mission.goals, colors, obs.discards, placed.firsts, placed.goals, obs.seconds,
            obs.hand_numbers, obs.hand_goals, obs.deck_goals)
-    if key in _COUNTED:
-        return _COUNTED[key]
+    found = _COUNTED.get(key, _UNKNOWN)  # one look-up: None is a value it holds
+    if found is not _UNKNOWN:
+        return found
     # Every card face up, counted at once (cards are tuples: hashed in C).
     seen = Counter(chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds,
                          placed.goals))

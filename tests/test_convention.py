@@ -1,0 +1,77 @@
+"""The table convention's memos (sim/convention.py): a plan is the same whatever the memos hold,
+and a campaign's goal rule that fails on some table fails a plan exactly where the plan's own
+order of checks reaches it, no sooner (the goals met on a table are remembered for every goal
+at once, so the memo asks rules the plan would not have asked).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.core.cards import NumberCard
+from synergy_forge.core.engine import GoalCard
+from synergy_forge.core.memo import forget_all
+from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule
+from synergy_forge.core.rules import Definition
+from synergy_forge.resources import starter_campaign
+from synergy_forge.sim import convention
+from synergy_forge.sim.playtest import game_seed, play_batch
+
+#: Fails (a division by zero) where the seat's sum is 6.
+FRAGILE = "12 // (sum - 6) > 0"
+
+
+def _fragile_rulebook():
+    return standard_rulebook().extended([Definition(
+        "fragile", RuleKind.GOAL, {"en": "fragile"}, {"en": ""}, rule=FRAGILE,
+        check=compile_rule(RuleKind.GOAL, FRAGILE))])
+
+
+def _round(sums: tuple[int, int, int]) -> convention.RoundState:
+    """Three seats with one card left each, first cards played: one table of `sums`. Seat 0
+    chooses between 'equal' and 'fragile' (both of ease 0: 'equal' is asked first); seats 1
+    and 2 have 'unique' in front of them."""
+    colors = ("red", "yellow", "green")
+    firsts = tuple(NumberCard(s // 2, c) for s, c in zip(sums, colors, strict=True))
+    hands = tuple((NumberCard(s - s // 2, c),) for s, c in zip(sums, colors, strict=True))
+    goal_hands = ((GoalCard("equal", "red"), GoalCard("fragile", "red")), (), ())
+    goals = (None, GoalCard("unique", "yellow"), GoalCard("unique", "green"))
+    return convention.RoundState(hands, goal_hands, firsts, (0, 0, 0), goals, frozenset())
+
+
+def test_a_failing_goal_rule_fails_a_plan_only_where_the_plan_asks_it():
+    rules = convention.Rules(_fragile_rulebook(), (), (), 3, 0, 1, None, None, True)
+    # 6, 6, 8: seat 0 meets 'equal' first and is never asked 'fragile' (which fails on 6).
+    plan = convention.plan_round(rules, _round((6, 6, 8)))
+    assert plan is not None and plan.won
+    assert plan.plays[0][1] == GoalCard("equal", "red")
+    # 6, 7, 8: 'equal' is missed, so 'fragile' is asked of the 6: the rule's failure surfaces.
+    with pytest.raises(RuleError):
+        convention.plan_round(rules, _round((6, 7, 8)))
+
+
+@pytest.mark.parametrize("number", [21, 22, 25])  # a campaign's own goal; H and F; B and J
+def test_a_plan_is_the_same_from_empty_memos(number, monkeypatch):
+    campaign = read_campaign(starter_campaign()).campaign
+    mission = campaign.mission(number)
+    asked: list[tuple[convention.Rules, convention.RoundState]] = []
+    plan_round = convention.plan_round
+
+    def recorded(rules, state):
+        asked.append((rules, state))
+        return plan_round(rules, state)
+
+    monkeypatch.setattr(convention, "plan_round", recorded)
+    monkeypatch.setattr("synergy_forge.sim.expert.plan_round", recorded)
+    forget_all()
+    for players in (3, 5):
+        seeds = [game_seed(1, mission.id, players, i) for i in range(3)]
+        play_batch(mission, campaign.rulebook, campaign.colors, players, "expert", seeds)
+    monkeypatch.undo()
+    assert asked
+    warm = [convention.plan_round(rules, state) for rules, state in asked]
+    for (rules, state), plan in list(zip(asked, warm, strict=True))[::7]:
+        forget_all()
+        assert convention.plan_round(rules, state) == plan
