@@ -79,9 +79,9 @@ class CoopBot(GreedyBot):
                 rest.remove(f)
             sums = set(self._plan_sums(obs, f, obs.deltas[me] if first is not None else 0,
                                        rest))
+            reachable = frozenset(sums)
             for g in set(goals):
-                scores[(f, g)] = max((opening.score(me, g, x, weights) for x in sums),
-                                     default=-1.0)
+                scores[(f, g)] = opening.best(me, g, reachable, weights)
         return scores
 
     def _opening_first(self, obs: Observation, decision: Decision) -> NumberCard:
@@ -196,6 +196,7 @@ class _Opening:
             assert best is not None
             self.plan.append((best[1], best[2]))
         self._scores: dict[tuple[int, str, int], np.ndarray] = {}
+        self._best: dict[tuple[int, str, frozenset[int], tuple[float, ...]], float] = {}
 
     def _met(self, seat: int, goal: str, own: int, upto: int | None = None) -> np.ndarray:
         """Per seat, the share of sampled tables on which it meets its goal, `seat` playing
@@ -241,6 +242,21 @@ class _Opening:
         if met is None:
             met = self._scores[key] = self._met(seat, goal, own)
         return float(np.dot(met, weights))
+
+    def best(self, seat: int, goal: str, sums: frozenset[int],
+             weights: tuple[float, ...]) -> float:
+        """The best `score` of `seat` playing `goal` at any of `sums` (-1.0: no sum).
+
+        Remembered: the first card and the goal ask it for the same few reachable sums
+        hundreds of thousands of times a tune, and a max of floats is the same in any order.
+        The key's parts are few (seats, goals, the sums a hand reaches, the super and hyper
+        seats' weights), so this stays small beside the opening's own arrays."""
+        key = (seat, goal, sums, weights)
+        found = self._best.get(key)
+        if found is None:
+            found = self._best[key] = max((self.score(seat, goal, x, weights) for x in sums),
+                                          default=-1.0)
+        return found
 
 
 _OPENINGS: Memo[tuple[Any, ...], _Opening] = Memo(256)

@@ -227,11 +227,17 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
         """The distribution of seat j's sum when it plays by `chance` from each hand."""
         axis = uniform[j].sums
         weights = dict.fromkeys(axis, 0.0)
+        sums = legal[j]
+        # Each hand plays its best legal card by (chance, value): that key is unique per
+        # value, so the first card of this order that the hand holds is that best card (the
+        # same as a max over the hand's cards, without ranking them again for every hand).
+        order = sorted(sums, key=lambda v: (chance[sums[v]], v), reverse=True)
         for hand, ways in deals[j]:
-            held = [v for v, k in hand.items() if k and v in legal[j]]
-            if held:  # else R9: no legal card; the mission ends whatever it plays
-                best = max(held, key=lambda v: (chance[legal[j][v]], v))
-                weights[legal[j][best]] += ways
+            for v in order:
+                if hand.get(v):
+                    weights[sums[v]] += ways
+                    break
+            # no legal card held: R9, the mission ends whatever it plays
         total = sum(weights.values())
         return Support(axis, np.array([weights[t] for t in axis]), total) if total else None
 
