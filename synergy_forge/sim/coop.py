@@ -154,6 +154,8 @@ class CoopBot(GreedyBot):
 #: sum its colour can make): the plan is made before anyone sees a hand.
 FOLLOWS = 0.7
 OPENING_SAMPLES = 240
+#: Entries of an opening's memo of best scores (`_Opening.best`; about 300 bytes each).
+BEST_SIZE = 20_000
 
 
 class _Opening:
@@ -196,7 +198,9 @@ class _Opening:
             assert best is not None
             self.plan.append((best[1], best[2]))
         self._scores: dict[tuple[int, str, int], np.ndarray] = {}
-        self._best: dict[tuple[int, str, frozenset[int], tuple[float, ...]], float] = {}
+        # Bounded: a hand's reachable sums are a subset of `sums`, many over a long run.
+        self._best: Memo[tuple[int, str, frozenset[int], tuple[float, ...]], float] = \
+            Memo(BEST_SIZE)
 
     def _met(self, seat: int, goal: str, own: int, upto: int | None = None) -> np.ndarray:
         """Per seat, the share of sampled tables on which it meets its goal, `seat` playing
@@ -254,8 +258,8 @@ class _Opening:
         key = (seat, goal, sums, weights)
         found = self._best.get(key)
         if found is None:
-            found = self._best[key] = max((self.score(seat, goal, x, weights) for x in sums),
-                                          default=-1.0)
+            found = self._best.remember(key, max(
+                (self.score(seat, goal, x, weights) for x in sums), default=-1.0))
         return found
 
 
