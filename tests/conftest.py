@@ -123,6 +123,28 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tts_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ROOT/camp (test_tts.small_campaign: three missions and a goal card of its own) and its
+    kit with PNGs and the Tabletop Simulator export, in English and French, in ROOT/out, built
+    from ROOT by relative paths once per test run: test_tts reads it; test_build's PNG and TTS
+    rebuild starts from its cache (its PNGs, shrunk cards and sheets made already)."""
+    from test_tts import small_campaign
+
+    from synergy_forge.cli import main
+
+    def build(root: Path) -> None:
+        root.mkdir()
+        small_campaign(root / "camp")
+        with contextlib.chdir(root):
+            result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--tts",
+                                               "--jobs", "2"])
+        assert result.exit_code == 0, result.output
+        assert "Tabletop Simulator" in result.output
+
+    return once_per_run(tmp_path_factory, "tts-kit", build)
+
+
+@pytest.fixture(scope="session")
 def rulebook() -> Rulebook:
     return standard_rulebook(native=True)
 

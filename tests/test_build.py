@@ -401,14 +401,19 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
 
 
 def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_nothing_outside_out(
-        tmp_path, monkeypatch, small_kit):
+        tmp_path, monkeypatch, tts_kit):
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
     one title changes, the piece is drawn again and that one face alone rasterised; the kit
     equals the one a build without cache (--no-cache, PNGs, two workers, from the command
     line) draws afresh. None of these builds leaves anything in the system's temporary folder
     or OUT/.tmp (WeasyPrint's font folders go to the build's own folder, removed at the end):
-    once test_nothing_is_left_outside_out, whose own fresh build cost as much as this one."""
+    once test_nothing_is_left_outside_out, whose own fresh build cost as much as this one.
+    The campaign is test_tts's, whose kit with PNGs and TTS sheets is built once per run
+    (conftest.tts_kit): the first build here starts from its cache and draws and rasterises
+    nothing (it rasterised every face, a third of this test's time)."""
     import tempfile
+
+    from test_tts import small_campaign as tts_campaign
 
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing import build as render
@@ -422,16 +427,16 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
     system = tmp_path / "system-tmp"
     system.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(system))
-    small_campaign(tmp_path, "Same")
-    folder = tmp_path / "camp"
-    monkeypatch.chdir(tmp_path)  # the campaign by a relative path, as small_kit's was built
+    folder = tts_campaign(tmp_path / "camp")
+    monkeypatch.chdir(tmp_path)  # the campaign by a relative path, as tts_kit's was built
 
     def build(out: Path, jobs: int = 2) -> None:
         campaign = read_campaign(Path("camp")).campaign
         assert campaign is not None
         render.build(campaign, out, ["en"], Options(tts=True), jobs=jobs)
 
-    build(seeded(small_kit, tmp_path / "a"))  # its pieces drawn; every PNG made here
+    shutil.copytree(tts_kit / "out" / ".cache", tmp_path / "a" / ".cache")
+    build(tmp_path / "a")  # nothing drawn: from tts_kit's cache (its French entries pruned)
     rasterised: list[int] = []
     original = render.page_images
 
@@ -442,7 +447,7 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
 
     monkeypatch.setattr(render, "page_images", counting)
     mission = folder / "missions" / "1.yaml"
-    mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Other'"))
+    mission.write_text(mission.read_text().replace("en: First", "en: Other"))
     build(tmp_path / "a", jobs=1)  # in this process, where page_images is counted
     assert rasterised == [0]  # mission 1's front, the first page of its piece
     result = CliRunner().invoke(main, ["build", "camp", "--out", str(tmp_path / "b"), "--lang",

@@ -44,14 +44,10 @@ def small_campaign(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("tts")
-    out = root / "out"
-    result = CliRunner().invoke(main, ["build", str(small_campaign(root / "camp")), "--out",
-                                       str(out), "--tts", "--jobs", "2"])
-    assert result.exit_code == 0, result.output
-    assert "Tabletop Simulator" in result.output
-    return out
+def kit(tts_kit: Path) -> Path:
+    """small_campaign's kit, with --tts, in both languages (conftest.tts_kit: built once per
+    run, and shared with test_build's PNG and TTS rebuild)."""
+    return tts_kit / "out"
 
 
 def saved_object(out: Path, language: str) -> dict:
