@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import signal
@@ -96,6 +97,51 @@ def small_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
         build_small(root, "Same", "a")
 
     return once_per_run(tmp_path_factory, "small-kit", build)
+
+
+@pytest.fixture(scope="session")
+def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ROOT/camp (test_build.small_campaign(ROOT, "Mission"): "Small", "Petite" in French) and
+    its French kit built with --preset dtc, PNGs and all, from ROOT by relative paths, in
+    ROOT/out, once per test run: test_dtc reads its decks; test_build's tgc case, whose card
+    and bleed are DTC's (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache,
+    drawing and rasterising nothing (a build from a cache equals one without: test_build)."""
+    from test_build import small_campaign
+
+    from synergy_forge.cli import main
+
+    def build(root: Path) -> None:
+        root.mkdir()
+        small_campaign(root, "Mission")
+        with contextlib.chdir(root):
+            result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--preset",
+                                               "dtc", "--jobs", "1", "--lang", "fr"])
+        assert result.exit_code == 0, result.output
+        assert "out/fr/dtc/numbers.pdf" in result.output
+
+    return once_per_run(tmp_path_factory, "shop-kit", build)
+
+
+@pytest.fixture(scope="session")
+def tts_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ROOT/camp (test_tts.small_campaign: three missions and a goal card of its own) and its
+    kit with PNGs and the Tabletop Simulator export, in English and French, in ROOT/out, built
+    from ROOT by relative paths once per test run: test_tts reads it; test_build's PNG and TTS
+    rebuild starts from its cache (its PNGs, shrunk cards and sheets made already)."""
+    from test_tts import small_campaign
+
+    from synergy_forge.cli import main
+
+    def build(root: Path) -> None:
+        root.mkdir()
+        small_campaign(root / "camp")
+        with contextlib.chdir(root):
+            result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--tts",
+                                               "--jobs", "2"])
+        assert result.exit_code == 0, result.output
+        assert "Tabletop Simulator" in result.output
+
+    return once_per_run(tmp_path_factory, "tts-kit", build)
 
 
 @pytest.fixture(scope="session")

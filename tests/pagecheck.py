@@ -56,67 +56,82 @@ def low_contrast_characters(path: Path, scale: float = 2.0) -> tuple[int, list[L
     leaving out pixels close to the character's own colour (its neighbours' glyphs).
     Large text (18 pt, or 14 pt bold) needs 3:1, other text 4.5:1.
     """
-    document = pdfium.PdfDocument(path)
-    checked, found = 0, []
-    try:
-        for index in range(len(document)):
-            page = document[index]
-            height = page.get_height()
-            image = np.asarray(page.render(scale=scale).to_pil().convert("RGB"))
-            text = page.get_textpage()
-            for k in range(text.count_chars()):
-                char = chr(raw.FPDFText_GetUnicode(text, k))
-                if char.isspace() or not char.isprintable():
-                    continue
-                r, g, b, a = (ctypes.c_uint() for _ in range(4))
-                if not raw.FPDFText_GetFillColor(text, k, r, g, b, a) or a.value == 0:
-                    continue
-                fill = (r.value, g.value, b.value)
-                left, bottom, right, top = text.get_charbox(k)
-                x0, x1 = int(left * scale) - 3, int(right * scale) + 3
-                y0, y1 = int((height - top) * scale) - 3, int((height - bottom) * scale) + 3
-                if x0 < 0 or y0 < 0 or x1 >= image.shape[1] or y1 >= image.shape[0]:
-                    continue
-                box = image[y0:y1 + 1, x0:x1 + 1].astype(int)  # the page's pixels are bytes
-                ring = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]])
-                far = ring[np.abs(ring - np.array(fill)).sum(axis=1) > 60]
-                if not len(far):
-                    continue
-                background = _commonest(far)
-                size = raw.FPDFText_GetFontSize(text, k)
-                weight = raw.FPDFText_GetFontWeight(text, k)
-                large = size >= 18 or (size >= 14 and weight >= 600)
-                needed = 3.0 if large else 4.5
-                ratio = contrast(fill, background)
-                checked += 1
-                if ratio < needed - 0.05:  # the ring's colour is quantised to 8 levels
-                    found.append(LowContrast(index, char, fill, background, ratio, needed))
-            text.close()
-            page.close()
-    finally:
-        document.close()
+    _, checked, found = check_pages(path, scale, bounds=False)
     return checked, found
 
 
 def ink_bounds(path: Path, scale: float = 1.0) -> list[tuple[float, float, float, float]]:
     """Per page, the distance in mm from the left, top, right and bottom edges to the nearest
     pixel that is not white."""
+    return check_pages(path, scale, characters=False)[0]
+
+
+def check_pages(path: Path, scale: float = 2.0, bounds: bool = True, characters: bool = True
+                ) -> tuple[list[tuple[float, float, float, float]], int, list[LowContrast]]:
+    """(ink_bounds, then low_contrast_characters' two figures) from one rendering of each page
+    at `scale`: rendering is most of the ink check's time (a fifth of both), and both read the same
+    pixels (the grey image ink_bounds reads is the colour one converted, as PIL converts the
+    rendering directly)."""
     document = pdfium.PdfDocument(path)
-    bounds = []
+    edges: list[tuple[float, float, float, float]] = []
+    checked, found = 0, []
     try:
         for index in range(len(document)):
             page = document[index]
-            image = np.asarray(page.render(scale=scale).to_pil().convert("L"))
-            rows = np.where((image < 250).any(axis=1))[0]
-            cols = np.where((image < 250).any(axis=0))[0]
-            h, w = image.shape
-            px = MM * scale
-            if not len(rows):
-                bounds.append((w / px, h / px, w / px, h / px))
-            else:
-                bounds.append((cols[0] / px, rows[0] / px, (w - 1 - cols[-1]) / px,
-                               (h - 1 - rows[-1]) / px))
+            rendered = page.render(scale=scale).to_pil().convert("RGB")
+            if bounds:
+                edges.append(_edges(np.asarray(rendered.convert("L")), scale))
+            if characters:
+                counted, low = _low_contrast(page, index, np.asarray(rendered), scale)
+                checked += counted
+                found += low
             page.close()
     finally:
         document.close()
-    return bounds
+    return edges, checked, found
+
+
+def _edges(image: np.ndarray, scale: float) -> tuple[float, float, float, float]:
+    rows = np.where((image < 250).any(axis=1))[0]
+    cols = np.where((image < 250).any(axis=0))[0]
+    h, w = image.shape
+    px = MM * scale
+    if not len(rows):
+        return (w / px, h / px, w / px, h / px)
+    return (cols[0] / px, rows[0] / px, (w - 1 - cols[-1]) / px, (h - 1 - rows[-1]) / px)
+
+
+def _low_contrast(page: pdfium.PdfPage, index: int, image: np.ndarray, scale: float
+                  ) -> tuple[int, list[LowContrast]]:
+    height = page.get_height()
+    checked, found = 0, []
+    text = page.get_textpage()
+    for k in range(text.count_chars()):
+        char = chr(raw.FPDFText_GetUnicode(text, k))
+        if char.isspace() or not char.isprintable():
+            continue
+        r, g, b, a = (ctypes.c_uint() for _ in range(4))
+        if not raw.FPDFText_GetFillColor(text, k, r, g, b, a) or a.value == 0:
+            continue
+        fill = (r.value, g.value, b.value)
+        left, bottom, right, top = text.get_charbox(k)
+        x0, x1 = int(left * scale) - 3, int(right * scale) + 3
+        y0, y1 = int((height - top) * scale) - 3, int((height - bottom) * scale) + 3
+        if x0 < 0 or y0 < 0 or x1 >= image.shape[1] or y1 >= image.shape[0]:
+            continue
+        box = image[y0:y1 + 1, x0:x1 + 1].astype(int)  # the page's pixels are bytes
+        ring = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]])
+        far = ring[np.abs(ring - np.array(fill)).sum(axis=1) > 60]
+        if not len(far):
+            continue
+        background = _commonest(far)
+        size = raw.FPDFText_GetFontSize(text, k)
+        weight = raw.FPDFText_GetFontWeight(text, k)
+        large = size >= 18 or (size >= 14 and weight >= 600)
+        needed = 3.0 if large else 4.5
+        ratio = contrast(fill, background)
+        checked += 1
+        if ratio < needed - 0.05:  # the ring's colour is quantised to 8 levels
+            found.append(LowContrast(index, char, fill, background, ratio, needed))
+    text.close()
+    return checked, found

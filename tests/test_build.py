@@ -251,12 +251,15 @@ def test_bad_input(tmp_path):
 
 
 def test_a4_kit_keeps_4_mm_blank_edges_and_wcag_aa_contrast(starter_kit):
-    from pagecheck import ink_bounds, low_contrast_characters
+    """Every page of both print-and-play PDFs: no ink within 4 mm of an edge, every character
+    at WCAG AA against the pixels around it. Both read from one rendering of each page at
+    144 DPI (pagecheck.check_pages: a second rendering was a fifth of the test's time)."""
+    from pagecheck import check_pages
 
     for language in ("en", "fr"):
         pdf = starter_kit / language / f"print-and-play-{language}.pdf"
-        assert min(min(b) for b in ink_bounds(pdf, scale=2)) >= 4.0
-        checked, low = low_contrast_characters(pdf)
+        bounds, checked, low = check_pages(pdf, scale=2)
+        assert len(bounds) > 30 and min(min(b) for b in bounds) >= 4.0
         assert checked > 15000 and not low, low[:10]
 
 
@@ -398,14 +401,19 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
 
 
 def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_nothing_outside_out(
-        tmp_path, monkeypatch, small_kit):
+        tmp_path, monkeypatch, tts_kit):
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
     one title changes, the piece is drawn again and that one face alone rasterised; the kit
     equals the one a build without cache (--no-cache, PNGs, two workers, from the command
     line) draws afresh. None of these builds leaves anything in the system's temporary folder
     or OUT/.tmp (WeasyPrint's font folders go to the build's own folder, removed at the end):
-    once test_nothing_is_left_outside_out, whose own fresh build cost as much as this one."""
+    once test_nothing_is_left_outside_out, whose own fresh build cost as much as this one.
+    The campaign is test_tts's, whose kit with PNGs and TTS sheets is built once per run
+    (conftest.tts_kit): the first build here starts from its cache and draws and rasterises
+    nothing (it rasterised every face, a third of this test's time)."""
     import tempfile
+
+    from test_tts import small_campaign as tts_campaign
 
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing import build as render
@@ -419,16 +427,16 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
     system = tmp_path / "system-tmp"
     system.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(system))
-    small_campaign(tmp_path, "Same")
-    folder = tmp_path / "camp"
-    monkeypatch.chdir(tmp_path)  # the campaign by a relative path, as small_kit's was built
+    folder = tts_campaign(tmp_path / "camp")
+    monkeypatch.chdir(tmp_path)  # the campaign by a relative path, as tts_kit's was built
 
     def build(out: Path, jobs: int = 2) -> None:
         campaign = read_campaign(Path("camp")).campaign
         assert campaign is not None
         render.build(campaign, out, ["en"], Options(tts=True), jobs=jobs)
 
-    build(seeded(small_kit, tmp_path / "a"))  # its pieces drawn; every PNG made here
+    shutil.copytree(tts_kit / "out" / ".cache", tmp_path / "a" / ".cache")
+    build(tmp_path / "a")  # nothing drawn: from tts_kit's cache (its French entries pruned)
     rasterised: list[int] = []
     original = render.page_images
 
@@ -439,7 +447,7 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
 
     monkeypatch.setattr(render, "page_images", counting)
     mission = folder / "missions" / "1.yaml"
-    mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Other'"))
+    mission.write_text(mission.read_text().replace("en: First", "en: Other"))
     build(tmp_path / "a", jobs=1)  # in this process, where page_images is counted
     assert rasterised == [0]  # mission 1's front, the first page of its piece
     result = CliRunner().invoke(main, ["build", "camp", "--out", str(tmp_path / "b"), "--lang",
@@ -531,11 +539,13 @@ def test_ink_saver_sheets_are_at_most_a_quarter_ink(tmp_path, starter_kit):
     """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
     writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
     around them), measured from its pixels, is at most 25% ink, on A4 and on Letter (built
-    from the A4 build's cache: the same cards, other sheets)."""
+    from the A4 build's cache: the same cards, other sheets). The A4 build starts from the
+    starter kit's cache: the pieces the ink saver leaves alone (the rulebook, the challenge
+    sheet, the calibration page) are not drawn again; every card and sheet is."""
     for paper in ("a4", "letter"):
         out = tmp_path / paper
-        if paper == "letter":
-            shutil.copytree(tmp_path / "a4" / ".cache", out / ".cache")
+        shutil.copytree((tmp_path / "a4" if paper == "letter" else starter_kit) / ".cache",
+                        out / ".cache")
         result = CliRunner().invoke(main, ["build", "--out", str(out), "--paper", paper,
                                            "--ink-saver", "--no-png", "--lang", "en",
                                            "--jobs", "2"])
@@ -550,15 +560,23 @@ def test_ink_saver_sheets_are_at_most_a_quarter_ink(tmp_path, starter_kit):
 
 
 @pytest.mark.parametrize("preset", ["tgc", "mpc"])
-def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path):
-    """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21)."""
+def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, shop_kit):
+    """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21). The tgc
+    build starts from the cache of conftest.shop_kit, the same campaign built with --preset
+    dtc, whose card and bleed are TGC's: it draws nothing. A piece's cache key hashes its
+    HTML, which holds the card's size and bleed: a tgc card other than DTC's would be drawn
+    afresh, at its own size, and its images fail here (a build from a cache equals one
+    without: tested above)."""
     from PIL import Image
 
-    campaign = small_campaign(tmp_path, "Sized")
-    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / preset),
-                                       "--preset", preset, "--jobs", "1", "--lang", "en"])
+    campaign = small_campaign(tmp_path, "Mission")
+    if preset == "tgc":
+        shutil.copytree(shop_kit / "out" / ".cache", tmp_path / preset / ".cache")
+    with contextlib.chdir(tmp_path):  # by a relative path, as shop_kit's was built
+        result = CliRunner().invoke(main, ["build", "camp", "--out", preset, "--preset",
+                                           preset, "--jobs", "1", "--lang", "fr"])
     assert result.exit_code == 0, result.output
-    pngs = sorted((tmp_path / preset / "en" / "png").rglob("*.png"))
+    pngs = sorted((tmp_path / preset / "fr" / "png").rglob("*.png"))
     assert len(pngs) > 20 and any("back-" in p.name for p in pngs)
     for path in pngs:
         with Image.open(path) as image:
@@ -616,7 +634,9 @@ def same_but_antialiasing(drawn, imposed) -> tuple[float, int]:
     around it, by more than 16 levels in a channel, is not anti-aliasing."""
     import numpy as np
 
-    a, b = (np.asarray(image.convert("RGB"), dtype=int) for image in (drawn, imposed))
+    # 16-bit: every value below (0 to 255, a difference, a bound 16 beyond one) fits, and
+    # the copies below are a quarter of 64-bit ones (the same figures, under half the time).
+    a, b = (np.asarray(image.convert("RGB"), dtype=np.int16) for image in (drawn, imposed))
     assert a.shape == b.shape
     height, width = a.shape[:2]
     strays = 0

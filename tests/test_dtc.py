@@ -1,5 +1,5 @@
 """`build --preset dtc`: the DriveThruCards decks, read back from the PDFs the build writes
-(one small campaign, in French, built once for the module: about 10 s of CPU), and the
+(one small campaign, in French, built once per run: conftest.shop_kit), and the
 colour conversion on a made-up PDF that holds what WeasyPrint's do not (RGB images, named
 colour spaces, transparency)."""
 
@@ -16,7 +16,6 @@ import pikepdf
 import pypdfium2 as pdfium
 import pytest
 from click.testing import CliRunner
-from test_build import small_campaign
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
@@ -31,16 +30,10 @@ GROUP_OF = {"/DeviceCMYK": 4, "/Pattern": 1}
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A two-mission campaign built with --preset dtc, French only, without PNGs."""
-    root = tmp_path_factory.mktemp("dtc")
-    campaign = small_campaign(root, "Mission")
-    result = CliRunner().invoke(main, ["build", str(campaign), "--out", str(root / "out"),
-                                       "--preset", "dtc", "--no-png", "--jobs", "1",
-                                       "--lang", "fr"])
-    assert result.exit_code == 0, result.output
-    assert "fr/dtc/numbers.pdf" in result.output
-    return root
+def built(shop_kit: Path) -> Path:
+    """A two-mission campaign built with --preset dtc, French only (conftest.shop_kit, shared
+    with test_build's tgc case)."""
+    return shop_kit
 
 
 def content_streams(holder: Any, seen: set | None = None) -> Iterator[tuple[Any, Any]]:

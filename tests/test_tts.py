@@ -44,14 +44,10 @@ def small_campaign(folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("tts")
-    out = root / "out"
-    result = CliRunner().invoke(main, ["build", str(small_campaign(root / "camp")), "--out",
-                                       str(out), "--tts", "--jobs", "2"])
-    assert result.exit_code == 0, result.output
-    assert "Tabletop Simulator" in result.output
-    return out
+def kit(tts_kit: Path) -> Path:
+    """small_campaign's kit, with --tts, in both languages (conftest.tts_kit: built once per
+    run, and shared with test_build's PNG and TTS rebuild)."""
+    return tts_kit / "out"
 
 
 def saved_object(out: Path, language: str) -> dict:
@@ -172,16 +168,23 @@ def cell_of(card: dict, side: str) -> Image.Image:
     return sheet.crop((column * w, row * h, column * w + w, row * h + h))
 
 
-def looks_like(cell: Image.Image, png: Path) -> float:
-    """Mean difference (0-255) between a sheet's cell and a card's PNG, bleed cut off."""
+@functools.lru_cache(maxsize=256)
+def _card(png: Path, size: tuple[int, int]) -> Image.Image:
+    """A card's PNG, bleed cut off, at `size`: decoded once (a deck's back is compared with
+    every card of the deck: decoding it again each time was a third of the decoding).
+    Callers only read it."""
     image = Image.open(png).convert("RGB")
     bleed_x, bleed_y = round(image.width * 3 / 69), round(image.height * 3 / 94)
     image = image.crop((bleed_x, bleed_y, image.width - bleed_x, image.height - bleed_y))
+    return image.resize(size, Image.Resampling.BOX)
+
+
+def looks_like(cell: Image.Image, png: Path) -> float:
+    """Mean difference (0-255) between a sheet's cell and a card's PNG, bleed cut off."""
     # Compared at a quarter size, so that how each was scaled does not count.
     size = (cell.width // 4, cell.height // 4)
     return ImageStat.Stat(ImageChops.difference(cell.resize(size, Image.Resampling.BOX),
-                                                image.resize(size, Image.Resampling.BOX))
-                          .convert("L")).mean[0]
+                                                _card(png, size)).convert("L")).mean[0]
 
 
 def test_each_card_id_shows_its_own_face_and_back(kit):
