@@ -367,30 +367,15 @@ def _met(checks: Any, universe: tuple[str, ...], counted: list[bool],
     """Per seat, the goals of `universe` it meets on the table `sums` (R10, R14), as bits (goal
     g: bit g); () when a check fails on it (a campaign's rule that fails on some input: the
     plan then asks in its own order, and fails where the referee would)."""
-    n = len(sums)
-    table = list(sums)
     tests = [checks[g] for g in universe]
     met = []
     try:
-        if all(counted):  # every seat counted: the neighbours are the next seats
-            distinct = sorted(set(table))
-            for p in range(n):
-                own = table[p]
-                others = table[:p] + table[p + 1:]
-                left, right = table[(p + 1) % n], table[p - 1]
-                seat = 0
-                for g, check in enumerate(tests):
-                    if check(own, others, table, distinct, left, right):
-                        seat |= 1 << g
-                met.append(seat)
-        else:
-            for own, others, everyone, dist, left_sum, right_sum in _views(counted, neighbours,
-                                                                           table):
-                seat = 0
-                for g, check in enumerate(tests):
-                    if check(own, others, everyone, dist, left_sum, right_sum):
-                        seat |= 1 << g
-                met.append(seat)
+        for view in _views(counted, neighbours, sums):
+            seat = 0
+            for g, check in enumerate(tests):
+                if check(*view):
+                    seat |= 1 << g
+            met.append(seat)
     except Exception:  # a campaign's rule (RuleError): _first_met raises it where it should
         return ()
     return tuple(met)
@@ -421,9 +406,16 @@ class _FirstMet(dict[int, int]):
 
 
 def _views(counted: list[bool], neighbours: list[tuple[int | None, int | None]],
-           table: list[int]) -> list[_View]:
-    """Per seat, the arguments of its goal check when some seat is ignored (R14)."""
-    counted_sums = [table[i] for i in range(len(table)) if counted[i]]
+           sums: tuple[int, ...]) -> list[_View]:
+    """Per seat, the arguments of its goal check on the table `sums` (R10; R14 when some seat
+    is ignored)."""
+    table = list(sums)
+    n = len(table)
+    if all(counted):  # every seat counted: the neighbours are the next seats
+        distinct = sorted(set(table))
+        return [(table[p], table[:p] + table[p + 1:], table, distinct, table[(p + 1) % n],
+                 table[p - 1]) for p in range(n)]
+    counted_sums = [table[i] for i in range(n) if counted[i]]
     distinct = sorted(set(counted_sums))
     views: list[_View] = []
     for p, own in enumerate(table):
@@ -445,17 +437,8 @@ def _first_met(tests: list[list[tuple[Any, Any, float]]], counted: list[bool],
                neighbours: list[tuple[int | None, int | None]],
                sums: tuple[int, ...]) -> tuple[int, ...]:
     """Per seat, the first of its goals it meets (-1: none), asked in the plan's order."""
-    n = len(sums)
-    table = list(sums)
-    first_met = [-1] * n
-    views: list[_View]
-    if all(counted):
-        distinct = sorted(set(table))
-        views = [(table[p], table[:p] + table[p + 1:], table, distinct, table[(p + 1) % n],
-                  table[p - 1]) for p in range(n)]
-    else:
-        views = _views(counted, neighbours, table)
-    for p, view in enumerate(views):
+    first_met = [-1] * len(sums)
+    for p, view in enumerate(_views(counted, neighbours, sums)):
         for k, (check, _, _) in enumerate(tests[p]):
             if check(*view):
                 first_met[p] = k
