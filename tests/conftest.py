@@ -35,7 +35,7 @@ class _ByModule:
         class ByModule(LoadScopeScheduling):
             def _split_scope(self, nodeid: str) -> str:
                 module = nodeid.split("::", 1)[0]
-                return nodeid if module in SPREAD else module
+                return nodeid if module in SPREAD else module  # as _unit
 
         return ByModule(config, log)
 
@@ -43,6 +43,8 @@ class _ByModule:
 def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_ByModule(), "synergy-forge-by-module")
+        # Units go out in the order pytest_collection_modifyitems gives, not largest first.
+        config.option.loadscopereorder = False
     # A test run started in the background (`make test &`, some CI runners) ignores SIGINT,
     # and so would every command a test starts: a server sent Ctrl-C before it installs its
     # own handler would then run on, and the test wait for it. A handler, unlike an ignored
@@ -50,6 +52,37 @@ def pytest_configure(config: pytest.Config) -> None:
     # terminal. (This process, and each xdist worker, then stops on Ctrl-C as usual.)
     if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def _unit(item: pytest.Item) -> str:
+    module = item.nodeid.split("::", 1)[0]
+    return item.nodeid if module in SPREAD else module
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The order xdist hands the units out in (and a serial run's): a unit handed out last runs
+    on alone while the other worker idles, so units with a test marked `slow` go first and
+    short ones fill the end. The starter kit (about half a minute to build, once per run) is
+    built by the first unit that uses it, which leads; the other units that use it follow the
+    slow units that do not, so no worker waits for the kit while other slow work is left."""
+    slow: set[str] = set()
+    kit: list[str] = []
+    for item in items:
+        unit = _unit(item)
+        if item.get_closest_marker("slow"):
+            slow.add(unit)
+        if "starter_kit" in getattr(item, "fixturenames", ()) and unit not in kit:
+            kit.append(unit)
+
+    def rank(item: pytest.Item) -> int:
+        unit = _unit(item)
+        if kit and unit == kit[0]:
+            return 0
+        if unit in kit:
+            return 2
+        return 1 if unit in slow else 3
+
+    items.sort(key=rank)  # stable: a module's tests keep their order
 
 
 def once_per_run(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
