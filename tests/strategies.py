@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from hypothesis import strategies as st
 
 from synergy_forge.core.cards import (
@@ -14,52 +16,98 @@ from synergy_forge.core.cards import (
 )
 from synergy_forge.core.referee import ActionUse, SeatPlay, Table
 
+# The strategies `tables` draws from, each built once: hypothesis validates a strategy the
+# first time it draws from it, and building a new one for every draw of every example was
+# about a third of the time the property tests spent (the draws, hence the tables, are the
+# same).
+_DECK = st.permutations(NUMBER_VALUES)
+_GOAL = st.sampled_from(GOAL_IDS)
+_BOOLEAN = st.booleans()
+_SWAP_ODDS = st.integers(0, 4)
+_CHALLENGES = st.lists(st.sampled_from([c for c in CHALLENGE_IDS if c != "goals-left"]),
+                       unique=True, max_size=4)
+
+
+@functools.cache
+def _seat_counts(fewest: int) -> st.SearchStrategy[int]:
+    return st.integers(fewest, 5)
+
+
+@functools.cache
+def _seats(n: int) -> st.SearchStrategy[int]:
+    return st.integers(0, n - 1)
+
+
+@functools.cache
+def _maybe_seat(n: int) -> st.SearchStrategy[int | None]:
+    return st.none() | st.integers(0, n - 1)
+
+
+@functools.cache
+def _two_seats(n: int) -> st.SearchStrategy[list[int]]:
+    return st.lists(_seats(n), min_size=2, max_size=2, unique=True)
+
+
+@functools.cache
+def _seat_pairs(n: int) -> st.SearchStrategy[tuple[int, ...]]:
+    return _two_seats(n).map(tuple)
+
+
+@functools.cache
+def _other_seats(n: int, user: int) -> st.SearchStrategy[int]:
+    return _seats(n).filter(lambda s: s != user)
+
+
+@functools.cache
+def _orders(n: int) -> st.SearchStrategy[list[int]]:
+    return st.permutations(range(n))
+
+
+@functools.cache
+def _action_cards(n: int) -> st.SearchStrategy[list[Action]]:
+    return st.lists(st.sampled_from(list(Action)), unique=True, max_size=n)
+
 
 @st.composite
 def tables(draw, challenges=None, actions: bool = True, min_seats: int = 3) -> Table:
     """A table a real round can produce (S9): each colour's cards drawn from its ten, and
     sometimes the two seats of an earlier I holding each other's card."""
-    n = draw(st.integers(min_seats, 5))
+    n = draw(_seat_counts(min_seats))
     colors = DEFAULT_COLORS[:n]
-    decks = {c: [NumberCard(v, c) for v in draw(st.permutations(NUMBER_VALUES))]
-             for c in colors}
+    decks = {c: [NumberCard(v, c) for v in draw(_DECK)] for c in colors}
     if challenges is None:
-        pool = [c for c in CHALLENGE_IDS if c != "goals-left"]
-        challenges = tuple(draw(st.lists(st.sampled_from(pool), unique=True, max_size=4)))
-    super_seat = draw(st.none() | st.integers(0, n - 1))
-    hyper_seat = draw(st.none() | st.integers(0, n - 1))
-    cards = draw(st.lists(st.sampled_from(list(Action)), unique=True, max_size=n)) \
-        if actions else []
+        challenges = tuple(draw(_CHALLENGES))
+    super_seat = draw(_maybe_seat(n))
+    hyper_seat = draw(_maybe_seat(n))
+    cards = draw(_action_cards(n)) if actions else []
     # Another seat's card, after I in an earlier round's sense: never when I is used now.
     swap: tuple[int, ...] = ()
-    if Action.I not in cards and draw(st.integers(0, 4)) == 0:
-        swap = tuple(draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2,
-                                   unique=True)))
+    if Action.I not in cards and draw(_SWAP_ODDS) == 0:
+        swap = tuple(draw(_two_seats(n)))
     plays = []
     for i in range(n):
         own = decks[colors[i]]
         foreign = None
-        if swap and i in swap and draw(st.booleans()):
+        if swap and i in swap and draw(_BOOLEAN):
             foreign = decks[colors[swap[1] if i == swap[0] else swap[0]]].pop()
         first, second = own.pop(), own.pop()
         if foreign is not None:
-            if draw(st.booleans()):
+            if draw(_BOOLEAN):
                 first = foreign
             else:
                 second = foreign
-        plays.append(SeatPlay(first, second, draw(st.sampled_from(GOAL_IDS))))
+        plays.append(SeatPlay(first, second, draw(_GOAL)))
     uses: list[ActionUse] = []
-    users = draw(st.permutations(range(n)))
-    seat = st.integers(0, n - 1)
+    users = draw(_orders(n))
     for card, user in zip(cards, users, strict=False):
         if card in (Action.H, Action.J) and user in (super_seat, hyper_seat):
             continue
-        pair = draw(st.lists(seat, min_size=2, max_size=2, unique=True).map(tuple))
+        pair = draw(_seat_pairs(n))
         uses.append(ActionUse(
-            card, user, target=draw(seat), other=draw(seat.filter(lambda s, u=user: s != u)),
+            card, user, target=draw(_seats(n)), other=draw(_other_seats(n, user)),
             seats=pair, replacement=decks[colors[user]].pop(),
         ))
-    return Table(tuple(plays), challenges, draw(st.integers(0, n - 1)), super_seat, hyper_seat,
+    return Table(tuple(plays), challenges, draw(_seats(n)), super_seat, hyper_seat,
                  tuple(uses), colors)
 
 

@@ -83,28 +83,62 @@ def test_past_the_end_is_unsettled_not_wrong():
         rule(own, Many([other]), Many([own, other]), None, None)
 
 
+# The strategies `situations` draws from, each built once (hypothesis validates a strategy the
+# first time it draws from it; building new ones for every draw was most of this test's time):
+# the same draws, so the same situations.
+_SUM_SETS = st.sets(st.integers(0, 14), min_size=1, max_size=4)
+_WEIGHTS = st.integers(1, 3)
+_ALLOWED = st.integers(0, 2)
+_SEAT_COUNTS = st.integers(3, 5)
+
+
+@cache
+def _seats(n: int) -> st.SearchStrategy[int]:
+    return st.integers(0, n - 1)
+
+
+@cache
+def _maybe_seat(n: int) -> st.SearchStrategy[int | None]:
+    return st.none() | st.integers(0, n - 1)
+
+
+@cache
+def _ignored(n: int) -> st.SearchStrategy[set[int]]:
+    return st.sets(st.integers(0, n - 1), max_size=1)
+
+
+@cache
+def _goals_of(goal_ids: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(goal_ids)
+
+
 @st.composite
 def situations(draw, goal_ids):
-    n = draw(st.integers(3, 5))
-    goals = tuple(draw(st.sampled_from(goal_ids)) for _ in range(n))
+    n = draw(_SEAT_COUNTS)
+    goals = tuple(draw(_goals_of(tuple(goal_ids))) for _ in range(n))
     supports = []
     for _ in range(n):
-        values = draw(st.sets(st.integers(0, 14), min_size=1, max_size=4))
-        supports.append(Support.of({v: draw(st.integers(1, 3)) for v in values}))
-    seat = draw(st.integers(0, n - 1))
-    ignored = frozenset(draw(st.sets(st.integers(0, n - 1), max_size=1)))
-    super_seat = draw(st.none() | st.integers(0, n - 1))
-    hyper_seat = draw(st.none() | st.integers(0, n - 1))
-    allowed = draw(st.integers(0, 2))
+        values = draw(_SUM_SETS)
+        supports.append(Support.of({v: draw(_WEIGHTS) for v in values}))
+    seat = draw(_seats(n))
+    ignored = frozenset(draw(_ignored(n)))
+    super_seat = draw(_maybe_seat(n))
+    hyper_seat = draw(_maybe_seat(n))
+    allowed = draw(_ALLOWED)
     own = list(supports[seat].sums)
     return goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own
+
+
+@cache
+def _rich_situations() -> st.SearchStrategy:
+    return situations(sorted(rich().goals))
 
 
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_the_grid_agrees_with_the_referee_table_by_table(data):
     goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own = \
-        data.draw(situations(sorted(rich().goals)))
+        data.draw(_rich_situations())
     try:
         chances._grid(rich(), goals, ignored, [s.sums for s in supports])
     except Unsettled:

@@ -95,7 +95,10 @@ def starter() -> Campaign:
 @pytest.mark.parametrize("number", [4, 9, 14])
 def test_a_mission_made_easier_never_rates_harder(starter, number):
     mission = starter.mission(number)
-    players = 4
+    # 3 players: games of three seats cost 0.6 of four's, and the estimates spread wider
+    # (measured 2026-11-26, 20 games a level: In step 0.16, Light touch 0.20, No echo 0.75;
+    # at 4 players 0.10, 0.00, 0.40), so that an easier mission has room to rate lower.
+    players = 3
     before = _skill(mission, starter.rulebook, players)
     easier = [
         replace(mission, lives=mission.lives + 1),
@@ -109,6 +112,8 @@ def test_a_mission_made_easier_never_rates_harder(starter, number):
         stars, skill = _skill(changed, starter.rulebook, players)
         assert stars <= before[0], changed
         # The skill itself may wiggle: an easier mission changes the bots' own choices, so
-        # the same deals are not played alike (measured: In step, a round fewer, 0.095 ->
-        # 0.103 at 40 games, 0.096 -> 0.100 at 20). Never by more than a fifth of a star.
+        # the same deals are not played alike (measured at 4 players: In step, a round fewer,
+        # 0.095 -> 0.103 at 40 games, 0.096 -> 0.100 at 20; at 3 players, 20 games, every
+        # easier setting rated at most its mission's skill). Never by more than a fifth of a
+        # star.
         assert skill <= before[1] + 0.04, changed

@@ -72,7 +72,9 @@ def tables(draw):
     return sums, neighbours
 
 
-@settings(max_examples=30, deadline=None)
+# 15 lists of 40 rules: 600 rules, among which a construct the grid refuses by mistake still
+# costs more than 5% (tried as mutations of grid.py refusing abs, min and max, or distinct[k]).
+@settings(max_examples=15, deadline=None)
 @given(st.lists(conditions(2), min_size=40, max_size=40))
 def test_the_grid_takes_nearly_every_rule(rules):
     # A refused rule is worked out table by table (exact, slower): the grid must be the rule.

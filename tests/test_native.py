@@ -54,7 +54,10 @@ def test_challenges_agree_on_every_card_pair(rulebook, data_rulebook):
                         assert native.check(*args) == data.check(*args), (cid, args)
 
 
-@settings(max_examples=400, deadline=None)
+# 200 examples: each rule is held to its data definition on every input by the tests above;
+# this one holds whole verdicts to each other, where a broken native goal or sum rule still
+# shows (tried as mutations of native.py when the count was set).
+@settings(max_examples=200, deadline=None)
 @given(tables())
 def test_whole_verdicts_agree(rulebook, data_rulebook, table):
     fast, slow = judge(table, rulebook), judge(table, data_rulebook)

@@ -10,7 +10,11 @@ from synergy_forge.core.cards import Action
 from synergy_forge.core.referee import LossReason, SeatPlay, Table, judge
 
 
-@settings(max_examples=300, deadline=None)
+# Example counts: lowered where the count is not the point; each test still fails on the bugs
+# it is about (seat-dependent neighbours or super card, a broken equal or unique, a lost
+# challenge or hyper card not losing, ignored seats counted: tried as mutations of the
+# referee when the counts were set).
+@settings(max_examples=200, deadline=None)
 @given(tables(), st.integers(1, 4))
 def test_rotating_the_seats_rotates_the_verdict(rulebook, table, k):
     n = table.players
@@ -24,7 +28,7 @@ def test_rotating_the_seats_rotates_the_verdict(rulebook, table, k):
         (before.success, before.failures, before.lost_reasons)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(tables(actions=False))
 def test_equal_and_unique_are_complements(rulebook, table):
     # With nobody ignored, every seat meets exactly one of equal and unique.
@@ -41,17 +45,14 @@ def test_equal_and_unique_are_complements(rulebook, table):
 
 @settings(max_examples=300, deadline=None)
 @given(tables())
-def test_a_constraint_violation_always_loses_the_mission(rulebook, table):
+def test_a_constraint_violation_always_loses_the_mission_and_failures_count_only_counted_seats(
+        rulebook, table):
+    # Two properties of the same verdict, checked on the same tables (they were two tests,
+    # each drawing its own).
     verdict = judge(table, rulebook)
     broken = any(s.violations for s in verdict.seats)
     assert (LossReason.CHALLENGE in verdict.lost_reasons) == broken
     assert verdict.mission_lost == (broken or LossReason.HYPER in verdict.lost_reasons)
-
-
-@settings(max_examples=200, deadline=None)
-@given(tables())
-def test_failures_count_only_counted_seats(rulebook, table):
-    verdict = judge(table, rulebook)
     ignored = {u.seat for u in table.actions if u.card is Action.J}
     assert verdict.failures == sum(
         1 for s in verdict.seats if not s.met and s.seat not in ignored

@@ -30,11 +30,16 @@ SHORT = Mission(id="short", number=1, title={"en": "Short"}, stars=1, rounds=3, 
                 players=(3,), allowed_failures={3: 1}, hand_numbers=6, hand_goals=4)
 #: Games per setting: few, as tune is built to need (its sequential tests stop early).
 GAMES = 40
+#: What the search tests tune: SHORT in one round and one life, far too easy for 3 stars. Its
+#: games are short, so its search (11 settings, rounds 1 -> 2 and a number card fewer) costs
+#: a third of SHORT's (16 settings of 3-round games) and exercises the same: the original
+#: played in full, the far end, batches of candidates, sequential stops, a 2-knob answer.
+ONE_ROUND = replace(SHORT, rounds=1, lives=1)
 
 
 @pytest.fixture(scope="module")
 def tuned(rulebook):
-    return tune(SHORT, rulebook, COLORS, 3, games=GAMES, executor=LocalPool(1))
+    return tune(ONE_ROUND, rulebook, COLORS, 3, games=GAMES, executor=LocalPool(1))
 
 
 def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rulebook, tuned):
@@ -65,15 +70,16 @@ def test_tune_moves_every_knob_towards_harder_for_a_mission_that_is_too_easy(tun
 
 def test_tune_spends_far_fewer_games_than_a_grid_over_the_same_knobs(tuned):
     levels = len(pt.LADDER)  # every setting plays each level of the skill ladder
-    assert tuned.games * 4 <= grid_size(SHORT) * GAMES * len(tuned.counts) * levels
-    # Sequential tests: most settings stop long before the full number of games.
+    assert tuned.games * 4 <= grid_size(ONE_ROUND) * GAMES * len(tuned.counts) * levels
+    # Sequential tests: a setting clearly outside the band stops at its first look (25 games
+    # per level), before the full number of games.
     assert tuned.games < tuned.tried * GAMES * levels
 
 
 def test_tune_gives_the_same_answer_on_one_process_and_on_the_pool(rulebook, tuned):
-    # The tuned mission, made easier (2 stars): a search of a few settings, not sixteen.
-    alone = tune(tuned.tuned, rulebook, COLORS, 2, games=GAMES, executor=LocalPool(1))
-    again = tune(tuned.tuned, rulebook, COLORS, 2, games=GAMES, executor=LocalPool(2))
+    # The tuned mission, made easier (1 star): a search of a few settings (six), not eleven.
+    alone = tune(tuned.tuned, rulebook, COLORS, 1, games=GAMES, executor=LocalPool(1))
+    again = tune(tuned.tuned, rulebook, COLORS, 1, games=GAMES, executor=LocalPool(2))
     assert alone.proposal is not alone.original and alone.tried > 1
     assert again.proposal.setting == alone.proposal.setting
     assert again.games == alone.games
@@ -209,17 +215,21 @@ def test_tune_cli_says_a_band_out_of_reach_clearly_and_exits_1(tmp_path):
 
 
 def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
+    # One round and one life, 2 stars, tune's fewest games: its cheapest search that still
+    # writes a change (rounds 1 -> 2, after six settings); the search itself is tested above.
     path = tmp_path / "short.yaml"
-    path.write_text(FILE.replace("number: 1", "number: 1\nplayers: [3]"))
+    path.write_text(FILE.replace("number: 1", "number: 1\nplayers: [3]")
+                    .replace("rounds: 3      # three to win", "rounds: 1      # one to win")
+                    .replace("lives: 3", "lives: 1"))
     runner = CliRunner()
-    result = runner.invoke(main, ["tune", str(path), "--stars", "3", "--games", str(GAMES),
+    result = runner.invoke(main, ["tune", str(path), "--stars", "2", "--games", "25",
                                   "--jobs", "1", "--write"])
     assert result.exit_code == 0, result.output
-    assert "-stars: 1" in result.output and "+stars: 3" in result.output
+    assert "-stars: 1" in result.output and "+stars: 2" in result.output
     assert "written to" in result.output and "search:" in result.output
-    assert "# three to win" in path.read_text()
+    assert "# one to win" in path.read_text()
     mission, _, _ = load_mission_file(path)
-    assert mission.stars == 3
+    assert mission.stars == 2
     # The confirm line plays the very games of the figure under "after:" (issue 22): the
     # same seeds, as many as the proposal played, at the same counts; so it prints exactly
     # that figure, and its --check passes.
