@@ -7,6 +7,7 @@ pre-commit hook (through `pre-commit try-repo`, with the hook's own defaults) ru
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -16,6 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from synergy_forge.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
@@ -40,7 +44,11 @@ def synergy_forge(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 def repository(tmp_path: Path) -> Path:
     repo = tmp_path / "my-missions"
     repo.mkdir()
-    assert synergy_forge("new", "campaign", ".", cwd=repo).returncode == 0
+    # `new campaign .` in this process (an interpreter's start less for every test): it lays
+    # the repository out; what is tested are the commands the tests then run on it.
+    with contextlib.chdir(repo):
+        made = CliRunner().invoke(main, ["new", "campaign", "."])
+    assert made.exit_code == 0, made.output
     workflow = repo / ".github" / "workflows" / "missions.yml"
     workflow.parent.mkdir(parents=True)
     workflow.write_text(documented("# .github/workflows/missions.yml"), encoding="utf-8")
