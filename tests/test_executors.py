@@ -179,7 +179,9 @@ def test_a_cluster_worker_killed_mid_run_costs_a_retry_not_a_result(sources, clu
 
 def test_playtest_command_on_a_scheduler_prints_the_same_json(cluster, monkeypatch):
     runner = CliRunner()
-    args = ["playtest", MISSION, "--games", "20", "--bots", "coop", "--json"]
+    # At three players: what is compared is the command's JSON wherever it ran (the test
+    # above compares every player count, executor by executor).
+    args = ["playtest", MISSION, "--games", "20", "--players", "3", "--bots", "coop", "--json"]
     alone = runner.invoke(main, [*args, "--jobs", "1"])
     on_cluster = runner.invoke(main, [*args, "--scheduler", cluster.scheduler_address])
     assert alone.exit_code == 0 and on_cluster.exit_code == 0, on_cluster.output
