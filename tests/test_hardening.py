@@ -228,6 +228,18 @@ def test_fifos_among_a_campaigns_files_are_skipped_with_a_note(campaign):
 MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
 
 
+def playtest_on(address: str, alone: bool, timeout: float) -> tuple[int, str]:
+    """`playtest MISSION --scheduler ADDRESS`: its exit code and stderr. `alone`: as a user
+    runs it, in a process of its own (a hang fails the test); else in this process, the same
+    command without an interpreter's start (one case of each kind is run alone)."""
+    args = ["playtest", MISSION, "--games", "2", "--scheduler", address]
+    if alone:
+        done = synergy_forge(*args, timeout=timeout)
+        return done.returncode, done.stderr
+    result = CliRunner().invoke(main, args)
+    return result.exit_code, result.stderr
+
+
 @pytest.mark.parametrize(("address", "words"), [
     ("foo", "names no host and port"), ("tcp://", "names no host and port"),
     ("inproc://x", "the inproc:// scheme is not supported"),
@@ -238,10 +250,9 @@ MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
     ("tcp://127.0.0.1:http", "the port must be a number from 1 to 65535"),
 ])
 def test_a_scheduler_address_that_is_not_one_is_refused_before_connecting(address, words):
-    done = synergy_forge("playtest", MISSION, "--games", "2", "--scheduler", address,
-                         timeout=30)
-    assert done.returncode == 2, done.stderr
-    (line,) = done.stderr.strip().splitlines()
+    code, err = playtest_on(address, alone=address == "foo", timeout=30)
+    assert code == 2, err
+    (line,) = err.strip().splitlines()
     assert line.startswith(f"synergy-forge: error: scheduler address {address!r}")
     assert line.endswith(f"{words}; give tcp://HOST:PORT, e.g. tcp://127.0.0.1:8786")
 
@@ -293,16 +304,17 @@ class Server:
 def test_a_service_that_is_not_dask_is_a_one_line_error_within_seconds(behaviour, words):
     server = Server(behaviour)
     try:
-        done = synergy_forge("playtest", MISSION, "--games", "2", "--scheduler",
-                             f"tcp://127.0.0.1:{server.port}", timeout=60)
+        # The silent one in a process of its own: the timeout must apply, a hang fails.
+        code, err = playtest_on(f"tcp://127.0.0.1:{server.port}", alone=behaviour == "silent",
+                                timeout=60)
     finally:
         server.close()
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == \
+    assert code == 2, err
+    assert err.strip().splitlines()[-1] == \
         f"synergy-forge: error: tcp://127.0.0.1:{server.port} {words}" + \
         (" (is it the dashboard's port? the scheduler's is usually 8786)"
          if behaviour == "silent" else "")
-    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+    assert "Traceback" not in err and "MemoryError" not in err
 
 
 # --- 8. The studio: its watcher outlives its folder; a failing rule is a diagnostic --------

@@ -103,20 +103,37 @@ def cluster():
         yield local
 
 
+def _batches(client) -> set[str]:
+    """The batches whose work units are on the cluster's workers (executors.Dask names each
+    unit unit-INDEX-BATCH)."""
+    return {key.rsplit("-", 1)[1] for keys in client.processing().values() for key in keys
+            if isinstance(key, str) and key.startswith("unit-")}
+
+
 def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster):
     # tune of a campaign plays several missions at once, in threads: they stop too, long
-    # before the minutes their games would take.
+    # before the minutes their games would take. Ctrl-C comes once the command's units are on
+    # the workers (for tune, those of two missions at least), not after a fixed time for which
+    # the workers would play on (seconds of CPU, more than its start on a loaded host).
+    from distributed import Client
+
     address = cluster.scheduler_address
-    for args, delay in (
-        (["playtest", MISSION, "--games", "4000", "--bots", "coop"], 2.0),
-        (["tune", str(starter_campaign()), "--games", "400"], 4.0),
-    ):
-        process = start(*args, "--scheduler", address)
-        time.sleep(delay)
-        assert process.poll() is None, process.communicate()
-        _, err = ctrl_c(process)
-        assert process.returncode == 130, err
-        assert "Traceback" not in err and err.strip().endswith("interrupted"), err
+    with Client(address, set_as_default=False) as client:
+        for args, batches in (
+            (["playtest", MISSION, "--games", "4000", "--bots", "coop"], 1),
+            (["tune", str(starter_campaign()), "--games", "400"], 2),
+        ):
+            earlier = _batches(client)  # a previous command's, cancelled
+            process = start(*args, "--scheduler", address)
+            deadline = time.monotonic() + 60
+            while len(_batches(client) - earlier) < batches:
+                assert time.monotonic() < deadline and process.poll() is None, \
+                    process.communicate() if process.poll() is not None else "no work"
+                time.sleep(0.05)
+            assert process.poll() is None, process.communicate()
+            _, err = ctrl_c(process)
+            assert process.returncode == 130, err
+            assert "Traceback" not in err and err.strip().endswith("interrupted"), err
 
 
 def test_the_studio_stops_on_ctrl_c_with_exit_0(tmp_path):

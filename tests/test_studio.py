@@ -57,10 +57,20 @@ class Server:
 
 
 def small_campaign(folder: Path) -> Path:
-    """The starter campaign cut down to its first four missions (two cards)."""
+    """The starter campaign cut down to its first four missions (two cards), each for three
+    players only: the estimator's first batch of every mission is then four batches, not
+    twelve (a five-player batch costs four times a three-player one). Nothing shown depends
+    on how many player counts a mission has."""
     shutil.copytree(starter_campaign(), folder)
-    for path in sorted((folder / "missions").glob("*.yaml"))[4:]:
+    missions = sorted((folder / "missions").glob("*.yaml"))
+    for path in missions[4:]:
         path.unlink()
+    for path in missions[:4]:
+        text, found = re.subn(r"(?m)^allowed_failures: \{3: (\d+),.*\}$",
+                              r"players: [3]\nallowed_failures: {3: \1}",
+                              path.read_text(encoding="utf-8"))
+        assert found == 1, path
+        path.write_text(text, encoding="utf-8")
     return folder
 
 
@@ -349,7 +359,13 @@ def test_the_studio_shows_a_mission_whose_rules_cannot_fit_as_validate_does(tmp_
 
     from synergy_forge.studio.model import Studio
 
-    studio = Studio(crowded_rules_campaign(tmp_path / "camp"), "en")
+    folder = crowded_rules_campaign(tmp_path / "camp")
+    # Mission 8 and the mission on the other side of its card: the card drawn is the one the
+    # whole campaign prints, without drawing the campaign's other fourteen cards (3 s).
+    for path in (folder / "missions").glob("*.yaml"):
+        if not path.name.startswith(("07-", "08-")):
+            path.unlink()
+    studio = Studio(folder, "en")
     studio.reload()
     eight = next(m for m in studio.state()["missions"] if m["number"] == 8)
     assert [(d["where"].rsplit("/", 1)[-1], d["check"]) for d in eight["diagnostics"]] == \

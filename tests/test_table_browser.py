@@ -139,7 +139,8 @@ def test_three_people_play_a_whole_mission_in_three_browsers(browser, tmp_path):
     assert replayed.exit_code == 0, replayed.output
 
 
-def test_one_person_with_two_bots_finishes_in_the_browser(browser):
+def test_one_person_with_two_bots_finishes_in_the_browser_and_a_wrong_link_says_so(browser):
+    # One table for both (a wrong link was a table of its own).
     table = TableProcess("5", "--humans", "1", "--pace", "0.1", "--seed", "5")
     context = browser.new_context(viewport=PHONE)
     try:
@@ -159,19 +160,14 @@ def test_one_person_with_two_bots_finishes_in_the_browser(browser):
         if rounds:
             page.locator("#last-round summary").click()
             assert "Round: " in page.locator("#last-round pre").inner_text()
-    finally:
-        context.close()
-        table.stop()
-
-
-def test_a_wrong_link_says_so(browser):
-    table = TableProcess("5", "--humans", "1")
-    context = browser.new_context()
-    try:
-        page = context.new_page()
-        response = page.goto(table.links[0][:-4] + "AAAA")
-        assert response.status == 404
-        assert "No such seat: check the link" in page.inner_text("body")
+        # A seat's link with a character wrong is no seat, in words a person reads.
+        wrong = browser.new_context()
+        try:
+            response = wrong.new_page().goto(table.links[0][:-4] + "AAAA")
+            assert response.status == 404
+            assert "No such seat: check the link" in wrong.pages[0].inner_text("body")
+        finally:
+            wrong.close()
     finally:
         context.close()
         table.stop()
