@@ -404,13 +404,17 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
         tmp_path, monkeypatch, tts_kit):
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
     one title changes, the piece is drawn again and that one face alone rasterised; the kit
-    equals the one a build without cache (--no-cache, PNGs, two workers, from the command
-    line) draws afresh. None of these builds leaves anything in the system's temporary folder
-    or OUT/.tmp (WeasyPrint's font folders go to the build's own folder, removed at the end):
-    once test_nothing_is_left_outside_out, whose own fresh build cost as much as this one.
-    The campaign is test_tts's, whose kit with PNGs and TTS sheets is built once per run
-    (conftest.tts_kit): the first build here starts from its cache and draws and rasterises
-    nothing (it rasterised every face, a third of this test's time)."""
+    equals the one a build without cache draws afresh. None of these builds leaves anything in
+    the system's temporary folder or OUT/.tmp (WeasyPrint's font folders go to the build's own
+    folder, removed at the end): once test_nothing_is_left_outside_out, whose own fresh build
+    cost as much as this one. The campaign is test_tts's, whose kit with PNGs and TTS sheets
+    is built afresh once per run (conftest.tts_kit: from the command line, two workers, an
+    empty cache, the campaign by the same relative path): a title is changed and the kit
+    rebuilt from that kit's cache (exactly the files showing the title change), then changed
+    back and rebuilt, which must give tts_kit's English kit, byte for byte. (A --no-cache
+    build of the changed campaign to compare with was two thirds of this test's time; the
+    --no-cache build, and that it leaves nothing but the kit in OUT, are tested on the kit
+    without PNGs, above.)"""
     import tempfile
 
     from test_tts import small_campaign as tts_campaign
@@ -420,10 +424,10 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
     from synergy_forge.printing.jobs import Options
     from synergy_forge.printing.workers import prepare_workers
 
-    # The fork server the command's workers come from, started first (as any earlier build of
-    # this process did): the folder of its socket, multiprocessing's own, would be made in
-    # SYSTEM below, whose path under xdist's folders can be too long for a socket.
-    prepare_workers()
+    # The fork server the workers come from, as the command's (started first, as any earlier
+    # build of this process did: the folder of its socket, multiprocessing's own, would be
+    # made in SYSTEM below, whose path under xdist's folders can be too long for a socket).
+    workers = prepare_workers()
     system = tmp_path / "system-tmp"
     system.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(system))
@@ -433,10 +437,29 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
     def build(out: Path, jobs: int = 2) -> None:
         campaign = read_campaign(Path("camp")).campaign
         assert campaign is not None
-        render.build(campaign, out, ["en"], Options(tts=True), jobs=jobs)
+        render.build(campaign, out, ["en"], Options(tts=True), jobs=jobs, workers=workers)
 
     shutil.copytree(tts_kit / "out" / ".cache", tmp_path / "a" / ".cache")
-    build(tmp_path / "a")  # nothing drawn: from tts_kit's cache (its French entries pruned)
+    mission = folder / "missions" / "1.yaml"
+    mission.write_text(mission.read_text().replace("en: First", "en: Other"))
+    build(tmp_path / "a")  # mission 1's piece drawn on a worker
+    assert "Other" in text_of(tmp_path / "a" / "en" / "missions.pdf")
+
+    def english_kit(out: Path) -> dict[str, bytes]:
+        # The saved object names the files by their absolute path: compared folder-blind.
+        return {name: data.replace(str(out.resolve()).encode(), b"OUT")
+                if name.endswith(".json") else data
+                for name, data in kit_files(out).items() if Path(name).parts[0] == "en"}
+
+    fresh = english_kit(tts_kit / "out")
+    # What shows mission 1's title changed, and nothing else: a stale piece, PNG or sheet of
+    # the old title (which the second rebuild, back to it, would not show) fails here.
+    changed = english_kit(tmp_path / "a")
+    assert changed.keys() == fresh.keys()
+    assert sorted(name for name in fresh if fresh[name] != changed[name]) == [
+        "en/cards-missions.pdf", "en/missions.pdf", "en/png/missions/mission-01.png",
+        "en/print-and-play-en.pdf", "en/tts/small-test-en-missions-faces.png",
+        "en/tts/small-test-en.json", "en/tts/small-test-en.png"]
     rasterised: list[int] = []
     original = render.page_images
 
@@ -446,24 +469,16 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
             yield index, image
 
     monkeypatch.setattr(render, "page_images", counting)
-    mission = folder / "missions" / "1.yaml"
-    mission.write_text(mission.read_text().replace("en: First", "en: Other"))
+    mission.write_text(mission.read_text().replace("en: Other", "en: First"))
     build(tmp_path / "a", jobs=1)  # in this process, where page_images is counted
     assert rasterised == [0]  # mission 1's front, the first page of its piece
-    result = CliRunner().invoke(main, ["build", "camp", "--out", str(tmp_path / "b"), "--lang",
-                                       "en", "--tts", "--jobs", "2", "--no-cache"])
-    assert result.exit_code == 0, result.output
-    new, fresh = kit_files(tmp_path / "a"), kit_files(tmp_path / "b")
+    new = english_kit(tmp_path / "a")
     assert any(name.endswith(".json") for name in new if "/tts/" in name)
-    # The saved object names the files by their absolute path: compare it folder-blind.
-    for files in (new, fresh):
-        for name in [n for n in files if n.endswith(".json")]:
-            files[name] = files[name].replace(str((tmp_path / "a").resolve()).encode(), b"OUT") \
-                .replace(str((tmp_path / "b").resolve()).encode(), b"OUT")
+    assert sum(name.endswith(".png") for name in new) > 100
     assert new == fresh
     # (A folder of multiprocessing's own, removed at exit, may be there.)
     assert [p.name for p in system.iterdir() if not p.name.startswith("pymp-")] == []
-    assert not (tmp_path / "b" / ".tmp").exists() and not (tmp_path / "a" / ".tmp").exists()
+    assert not (tmp_path / "a" / ".tmp").exists()
 
 
 def test_cache_entries_a_crash_left_empty_are_drawn_again(tmp_path, small_kit):
