@@ -251,16 +251,20 @@ def test_bad_input(tmp_path):
 
 
 def test_a4_kit_keeps_4_mm_blank_edges_and_wcag_aa_contrast(starter_kit):
-    """Every page of both print-and-play PDFs: no ink within 4 mm of an edge, every character
-    at WCAG AA against the pixels around it. Both read from one rendering of each page at
-    144 DPI (pagecheck.check_pages: a second rendering was a fifth of the test's time)."""
+    """Every page of both print-and-play PDFs: no ink within 4 mm of an edge; every character
+    of the French one at WCAG AA against the pixels around it (every English character is
+    checked on the Letter kit, test_table_ready.py: the paper changes the sheets around the
+    cards, not their colours; checking both languages on both papers was half this test's
+    time). Both read from one rendering of each page at 144 DPI (pagecheck.check_pages: a
+    second rendering was a fifth of the test's time)."""
     from pagecheck import check_pages
 
     for language in ("en", "fr"):
         pdf = starter_kit / language / f"print-and-play-{language}.pdf"
-        bounds, checked, low = check_pages(pdf, scale=2)
+        bounds, checked, low = check_pages(pdf, scale=2, characters=language == "fr")
         assert len(bounds) > 30 and min(min(b) for b in bounds) >= 4.0
-        assert checked > 15000 and not low, low[:10]
+        if language == "fr":
+            assert checked > 15000 and not low, low[:10]
 
 
 def sheet_images(path: Path, dpi: int = 20) -> list[bytes]:
@@ -550,28 +554,38 @@ def page_ink(path: Path) -> list[float]:
     return [ink_coverage(image) for _, image in page_images(path.read_bytes(), 20)]
 
 
-def test_ink_saver_sheets_are_at_most_a_quarter_ink(tmp_path, starter_kit):
+def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_draws_them(
+        tmp_path, starter_kit):
     """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
     writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
-    around them), measured from its pixels, is at most 25% ink, on A4 and on Letter (built
-    from the A4 build's cache: the same cards, other sheets). The A4 build starts from the
-    starter kit's cache: the pieces the ink saver leaves alone (the rulebook, the challenge
-    sheet, the calibration page) are not drawn again; every card and sheet is."""
-    for paper in ("a4", "letter"):
-        out = tmp_path / paper
-        shutil.copytree((tmp_path / "a4" if paper == "letter" else starter_kit) / ".cache",
-                        out / ".cache")
+    around them), measured from its pixels, is at most 25% ink, on A4 and on Letter, and on
+    A4 with the fold layout (those two built from the A4 build's cache: the same cards, other
+    sheets). The A4 build starts from the starter kit's cache: the pieces the ink saver leaves
+    alone (the rulebook, the challenge sheet, the calibration page) are not drawn again; every
+    card and sheet is. The fold kit's sheets are also compared with WeasyPrint's own drawing
+    (assert_imposed_like_drawn: with the tests below, both papers, both layouts, the ink saver
+    and both languages; it was a case of theirs, which drew the ink saver's cards again)."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.jobs import Options
+
+    for paper, layout in (("a4", "duplex"), ("letter", "duplex"), ("a4", "fold")):
+        out = tmp_path / f"{paper}-{layout}"
+        shutil.copytree((tmp_path / "a4-duplex" if out.name != "a4-duplex" else starter_kit)
+                        / ".cache", out / ".cache")
         result = CliRunner().invoke(main, ["build", "--out", str(out), "--paper", paper,
-                                           "--ink-saver", "--no-png", "--lang", "en",
-                                           "--jobs", "2"])
+                                           "--layout", layout, "--ink-saver", "--no-png",
+                                           "--lang", "en", "--jobs", "2"])
         assert result.exit_code == 0, result.output
         kit = out / "en" / "print-and-play-en.pdf"
         inks = page_ink(kit)
-        assert len(inks) == pages(kit) > 30
-        assert max(inks) <= 0.25, (paper, [(i + 1, round(ink, 3)) for i, ink in enumerate(inks)
-                                           if ink > 0.25])
+        assert len(inks) == pages(kit) > 25
+        assert max(inks) <= 0.25, (paper, layout, [(i + 1, round(ink, 3))
+                                                   for i, ink in enumerate(inks) if ink > 0.25])
     # The measure sees heavy pages: without --ink-saver the backs are over a third ink.
     assert max(page_ink(starter_kit / "en" / "print-and-play-en.pdf")) > 0.35
+    campaign = read_campaign(starter_campaign()).campaign
+    assert_imposed_like_drawn(out, campaign, Options(png=False, layout="fold", ink_saver=True),
+                              "en", ("goals", "actions"))
 
 
 @pytest.mark.parametrize("preset", ["tgc", "mpc"])
@@ -703,19 +717,21 @@ def assert_imposed_like_drawn(out: Path, campaign, options, language: str,
 
 
 def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
+    """Every group of the starter kit, in French: imposition places pages, whatever their
+    language (English sheets are checked on Letter below and on the ink saver's fold layout,
+    above; drawing both languages' reference sheets here was half this test's time)."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.jobs import Options
 
     campaign = read_campaign(starter_campaign()).campaign
-    for language in ("en", "fr"):
-        assert_imposed_like_drawn(starter_kit, campaign, Options(), language)
-    assert "First notes" in text_of(starter_kit / "en" / "missions.pdf")
+    assert_imposed_like_drawn(starter_kit, campaign, Options(), "fr")
     assert "Premières notes" in text_of(starter_kit / "fr" / "missions.pdf")
 
 
-# With the A4 duplex kit above: both papers, both layouts, the ink saver, both languages.
+# With the A4 duplex kit above (in French) and the ink saver's A4 fold kit (in English): both
+# papers, both layouts, the ink saver, both languages.
 @pytest.mark.parametrize(("paper", "layout", "ink_saver", "language"), [
-    ("letter", "duplex", False, "en"), ("letter", "fold", False, "en"), ("a4", "fold", True, "fr")])
+    ("letter", "duplex", False, "en"), ("letter", "fold", False, "en")])
 def test_imposed_sheets_are_the_sheets_weasyprint_draws(tmp_path, paper, layout, ink_saver,
                                                         language, small_kit):
     from synergy_forge.authoring.loading import read_campaign
