@@ -336,8 +336,7 @@ def test_more_lives_than_the_lives_card_shows_is_an_error_at_the_line(tmp_path):
 
 def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
     # At the default card size the word fits (validate is happy); on 50 x 70 mm cards it is
-    # wider than the title's box, which only the rendered page can tell. Built in English
-    # only: the title is the same word in both languages (the French kit was half the time).
+    # wider than the title's box, which only the rendered page can tell.
     from synergy_forge.cardtext.fonts import font
 
     width = card_boxes()["title"].width  # 33 mm, 20 mm on a 50 x 70 mm card
@@ -348,8 +347,7 @@ def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
     mission.write_text(mission.read_text().replace("title: Mission 1", "title: " + "W" * n))
     assert CliRunner().invoke(main, ["validate", str(folder)]).exit_code == 0
     result = CliRunner().invoke(main, ["build", str(folder), "--out", str(tmp_path / "o"),
-                                       "--no-png", "--jobs", "1", "--card-size", "50x70",
-                                       "--lang", "en"])
+                                       "--no-png", "--jobs", "1", "--card-size", "50x70"])
     assert result.exit_code == 1
     assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output
 
