@@ -161,7 +161,7 @@ def test_nothing_is_printed_within_4_mm_of_a_letter_page_edge_and_characters_mee
         letter_kit):
     """No ink within PRINTER_MARGIN of any page edge, in both languages; every character of the
     English kit at WCAG AA against the pixels around it. In English only: Letter changes the
-    sheets around the cards, not their colours; every character of both languages is checked
+    sheets around the cards, not their colours; every character of the French kit is checked
     on A4 (test_build.py). The English pages are rendered once for both checks
     (pagecheck.check_pages: a second rendering was a fifth of the two checks' time)."""
     for language in ("en", "fr"):

@@ -257,20 +257,34 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     order = sorted(range(len(documents)), key=lambda i: (
         documents[i].job.kind != "cards", documents[i].job.group != "numbers",
         documents[i].job.kind != "sheets"))
+    # A face's PNG is keyed by its own HTML: a face on two pages (a number deck has two
+    # cards of each value, the same face twice), or in two pieces, is rasterised once, by
+    # the first piece that needs it; a document waits for the piece that makes each of its
+    # PNGs. (Every page was rasterised: a starter kit's 296 PNGs for 246 different ones.)
+    rasterised_by: dict[str, str] = {}  # PNG name -> the piece making it
     for index in order:
         for key, html, face_keys in documents[index].pieces():
-            pngs: list[str | None] = [
-                name if not whole(store / f"{name}.png")
-                or (tts and not whole(store / f"{name}-tts.png")) else None
-                for name in face_keys]
-            if not any(pngs) and entry(store, key) is not None:
-                continue
-            if key not in owners:
-                owners[key] = []
-                todo.append((html, key, str(store), pngs, tts, str(out_dir)))
-            if index not in owners[key]:
-                owners[key].append(index)
-                waiting[index] += 1
+            pngs: list[str | None] = []
+            waits_for: list[str] = []
+            for name in face_keys:
+                wanted = not whole(store / f"{name}.png") or bool(
+                    tts and not whole(store / f"{name}-tts.png"))
+                if wanted and name in rasterised_by:
+                    waits_for.append(rasterised_by[name])
+                    wanted = False
+                elif name in pngs:  # this piece's own page before this one
+                    wanted = False
+                pngs.append(name if wanted else None)
+            if any(pngs) or entry(store, key) is None:
+                if key not in owners:
+                    owners[key] = []
+                    todo.append((html, key, str(store), pngs, tts, str(out_dir)))
+                    rasterised_by.update((name, key) for name in pngs if name)
+                waits_for.append(key)
+            for piece in waits_for:
+                if index not in owners[piece]:
+                    owners[piece].append(index)
+                    waiting[index] += 1
     for index, document in enumerate(documents):  # sheets wait for their cards' pieces too
         for key in document.cards.keys if document.cards else ():
             if key in owners and index not in owners[key]:
