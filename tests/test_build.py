@@ -485,13 +485,17 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
     assert not (tmp_path / "a" / ".tmp").exists()
 
 
-def test_cache_entries_a_crash_left_empty_are_drawn_again(tmp_path, small_kit):
+def test_cache_entries_a_crash_left_empty_or_cut_short_are_drawn_again(tmp_path, small_kit):
     """Cache entries are written without an fsync each (outputs with one); what a power loss
-    can leave of them, empty files, is never trusted: the next build draws them again."""
+    or a hand can leave of them, empty files or files cut short, is never trusted: the next
+    build draws them again (`store.whole`)."""
     out = same_kit(small_kit, tmp_path)
     before = kit_files(out)
-    for piece in sorted((out / ".cache").glob("*.pdf"))[::4]:
+    pieces = sorted((out / ".cache").glob("*.pdf"))
+    for piece in pieces[::4]:
         piece.write_bytes(b"")
+    for piece in pieces[1::4]:
+        piece.write_bytes(piece.read_bytes()[: piece.stat().st_size // 2])
     build_small(tmp_path, "Same", "a")
     assert kit_files(out) == before
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -59,12 +60,29 @@ def entry(store: Path, key: str) -> dict[str, Any] | None:
     return None
 
 
+#: How a PNG or a PDF ends when it was written whole (a PNG's IEND chunk; a PDF's `%%EOF`,
+#: maybe followed by a line end): the tail `whole` reads.
+_ENDINGS = {".png": b"IEND\xaeB`\x82", ".pdf": b"%%EOF"}
+_TAIL = 32
+
+
 def whole(path: Path) -> bool:
-    """A cached image is there and not empty (what a crash or a hand can leave of it)."""
+    """A cached image or PDF is there as a regular file and whole: not empty, not cut short
+    (what a crash or a hand can leave of it; it is then drawn again, never copied into the kit
+    as it is)."""
     try:
-        return path.stat().st_size > 0
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode) or status.st_size == 0:
+            return False  # stat first: opening a FIFO left there would wait for a writer
+        ending = _ENDINGS.get(path.suffix)
+        if ending is None:
+            return True
+        with open(path, "rb") as handle:
+            handle.seek(max(0, status.st_size - _TAIL))
+            tail = handle.read(_TAIL)
     except OSError:
         return False
+    return tail.endswith(ending) if path.suffix == ".png" else ending in tail
 
 
 def sheets_listed(store: Path, key: str) -> list[str] | None:
