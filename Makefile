@@ -6,6 +6,12 @@ STAMP := $(VENV)/.installed-stamp
 
 .PHONY: demo test bench clean tag
 
+# Python keeps each module's compiled bytecode beside it (__pycache__, ignored by git) and
+# reuses it. The suite starts some hundred Python processes; with PYTHONDONTWRITEBYTECODE set
+# in the environment (as some images and CI runners do), each one compiled the package and
+# pytest rewrote every test module again, in every process (docs/performance.md).
+export PYTHONDONTWRITEBYTECODE :=
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
