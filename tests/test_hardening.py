@@ -4,6 +4,7 @@ parametrized test) per class; tests/test_fuzz.py draws many more inputs of each 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -413,15 +414,18 @@ def test_a_rule_failing_in_every_four_player_game_is_a_diagnostic_not_retried(tm
 # --- 10. The build writes and deletes nothing outside --out, whatever happens meanwhile ----
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory, starter_kit):
-    """A small campaign built once (two missions): later builds run on its warm cache. A
-    starter copy, it starts from the starter kit's cache (conftest.py): its decks and their
-    PNGs are not drawn again (7 pieces drawn of 24, 2 PNGs made of 115)."""
-    root = tmp_path_factory.mktemp("race")
-    folder = small_campaign(root / "camp")
-    out = root / "out"
+def built(request, tmp_path_factory, starter_kit):
+    """The bundled starter campaign's English kit, PNGs and all, built once: later builds run
+    on its warm cache. It starts from the starter kit's cache (conftest.py: the same campaign,
+    read from the same files, from the folder pytest started in: a mission card's HTML names
+    its file relative to the working folder): nothing is drawn or rasterised, the outputs are
+    only placed (a two-mission starter copy drew 7 pieces of 24). The campaign is only read:
+    what these tests break is under OUT."""
+    out = tmp_path_factory.mktemp("race") / "out"
     shutil.copytree(starter_kit / ".cache", out / ".cache")
-    result = run("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
+    folder = starter_campaign()
+    with contextlib.chdir(request.config.invocation_params.dir):
+        result = run("build", folder, "--out", out, "--jobs", "1", "--lang", "en")
     assert result.exit_code == 0, result.output
     return folder, out
 
@@ -472,7 +476,10 @@ def test_a_folder_of_out_swapped_for_a_link_mid_build_is_refused(built, tmp_path
 def test_fifos_in_the_cache_do_not_hang_the_next_build(built):
     folder, out = built
     cache = out / ".cache"
-    entries = sorted(p for p in cache.iterdir() if p.suffix == ".json")[:3]
+    # Three drawn pieces' entries: the smallest, the quickest to draw again (the first three
+    # by name could be a deck's eight faces each).
+    entries = sorted((p for p in cache.iterdir() if p.suffix == ".json"),
+                     key=lambda p: p.with_suffix(".pdf").stat().st_size)[:3]
     for path in entries:
         path.unlink()
         os.mkfifo(path)  # nobody writes: a plain read would wait for ever
