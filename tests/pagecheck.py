@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,12 +41,12 @@ class LowContrast:
 
 def _commonest(pixels: np.ndarray) -> tuple[int, int, int]:
     """The commonest colour of `pixels` quantised to 8 levels a channel (the first seen of
-    equally common ones, as Counter.most_common gives), at the middle of its level."""
+    equally common ones), at the middle of its level. Counted by Counter, whose most_common
+    gives the first seen of equally common ones: a ring is tens of pixels, and np.unique's
+    sort cost more than the count (a third of a kit's contrast check, once per character)."""
     quantised = pixels // 8
     codes = (quantised[:, 0] << 10) | (quantised[:, 1] << 5) | quantised[:, 2]
-    values, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    tied = np.flatnonzero(counts == counts.max())
-    code = int(values[tied[np.argmin(first[tied])]])
+    code = Counter(codes.tolist()).most_common(1)[0][0]
     return ((code >> 10) * 8 + 4, ((code >> 5) & 31) * 8 + 4, (code & 31) * 8 + 4)
 
 
@@ -119,9 +120,10 @@ def _low_contrast(page: pdfium.PdfPage, index: int, image: np.ndarray, scale: fl
         y0, y1 = int((height - top) * scale) - 3, int((height - bottom) * scale) + 3
         if x0 < 0 or y0 < 0 or x1 >= image.shape[1] or y1 >= image.shape[0]:
             continue
-        box = image[y0:y1 + 1, x0:x1 + 1].astype(int)  # the page's pixels are bytes
-        ring = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]])
-        far = ring[np.abs(ring - np.array(fill)).sum(axis=1) > 60]
+        box = image[y0:y1 + 1, x0:x1 + 1]
+        # The page's pixels are bytes: the ring's alone made ints (not the whole box's).
+        ring = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]]).astype(int)
+        far = ring[np.abs(ring - fill).sum(axis=1) > 60]
         if not len(far):
             continue
         background = _commonest(far)
