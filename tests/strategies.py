@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import functools
+import os
+from typing import Any
 
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from synergy_forge.core.cards import (
@@ -15,6 +18,20 @@ from synergy_forge.core.cards import (
     NumberCard,
 )
 from synergy_forge.core.referee import ActionUse, SeatPlay, Table
+
+#: SYNERGY_PROPERTY_EXAMPLES=N: N examples per property test, drawn afresh on every run, for a
+#: deep run (docs/fuzzing.md). Unset, each test runs its own few examples, derandomized: the
+#: same on every run, so that `make test` is reproducible and its CPU stays within the suite's
+#: two minutes.
+_DEEP = os.environ.get("SYNERGY_PROPERTY_EXAMPLES")
+
+
+def examples(default: int, **options: Any) -> settings:
+    """A property test's settings: `default` examples, the same ones every run (or a deep run's
+    number, drawn afresh); no deadline (a loaded machine is slow, not wrong)."""
+    count = int(_DEEP) if _DEEP else default
+    return settings(max_examples=count, derandomize=not _DEEP, deadline=None, **options)
+
 
 # The strategies `tables` draws from, each built once: hypothesis validates a strategy the
 # first time it draws from it, and building a new one for every draw of every example was

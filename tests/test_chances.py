@@ -11,8 +11,9 @@ from functools import cache
 from unittest import mock
 
 import pytest
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, given
 from hypothesis import strategies as st
+from strategies import examples
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
@@ -134,7 +135,9 @@ def _rich_situations() -> st.SearchStrategy:
     return situations(sorted(rich().goals))
 
 
-@settings(max_examples=300, deadline=None)
+# 100 situations, derandomized: enough to catch an ignored seat's goal judged without its own
+# sum in `sums` (a mutation of chances._grid that 40 missed).
+@examples(100)
 @given(data=st.data())
 def test_the_grid_agrees_with_the_referee_table_by_table(data):
     goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own = \

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, given
 from hypothesis import strategies as st
+from strategies import examples
 
 from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule, rule_problems
 from synergy_forge.sim.grid import Many, Unsettled, grid_rule
@@ -74,7 +75,7 @@ def tables(draw):
 
 # 15 lists of 40 rules: 600 rules, among which a construct the grid refuses by mistake still
 # costs more than 5% (tried as mutations of grid.py refusing abs, min and max, or distinct[k]).
-@settings(max_examples=15, deadline=None)
+@examples(15)
 @given(st.lists(conditions(2), min_size=40, max_size=40))
 def test_the_grid_takes_nearly_every_rule(rules):
     # A refused rule is worked out table by table (exact, slower): the grid must be the rule.
@@ -82,38 +83,47 @@ def test_the_grid_takes_nearly_every_rule(rules):
     assert taken >= 0.95 * len(rules), [r for r in rules if grid_rule(r) is None]
 
 
-@settings(max_examples=600, deadline=None)
-@given(rule=conditions(2), table=tables())
-def test_the_grid_answers_as_the_sandbox(rule, table):
+# 200 rules, each on up to 10 tables: parsing, checking and compiling a rule is most of an
+# example's cost, a table next to nothing, so each rule meets several tables (at 600 rules of
+# one table each, five times the CPU; mutations of grid.py caught either way: `lt` as `le`,
+# odd as even, min as max, distinct[k] counted from the wrong end, abs dropped, `not in` as
+# `in`).
+@examples(200)
+@given(rule=conditions(2), several=st.lists(tables(), min_size=1, max_size=10))
+def test_the_grid_answers_as_the_sandbox(rule, several):
     assume(not rule_problems(RuleKind.GOAL, rule))  # every rule the allow-list accepts
     grid = grid_rule(rule)
     assume(grid is not None)  # refused: worked out table by table (the test above: rarely)
     assert grid is not None
     sandbox = compile_rule(RuleKind.GOAL, rule)
-    sums, neighbours = table
-    own, others = sums[0], sums[1:]
-    left, right = (others[0], others[-1]) if neighbours else (None, None)
-    try:
-        expected = sandbox(own, others, sums, sorted(set(sums)), left, right)
-    except RuleError:
-        expected = None
-    # The same table as a grid: one axis per seat, one value on each.
-    n = len(sums)
-    axes = [np.array([v]).reshape([1] * n) for v in sums]
-    left_axis = axes[1] if neighbours else None
-    right_axis = axes[-1] if neighbours else None
-    try:
-        answer = grid(axes[0], Many(axes[1:]), Many(axes), left_axis, right_axis)
-    except Unsettled:
-        # Right where the sandbox fails; where it answers, the grid was only unsure (slower,
-        # never wrong), which must stay rare: hypothesis fails when it rejects too many.
-        event("unsettled: the sandbox fails" if expected is None else
-              "unsettled: the sandbox answers")
-        assume(expected is None)
-        return
-    event("answered")
-    assert expected is not None, (rule, table, "the sandbox fails here, the grid did not say so")
-    assert bool(np.all(answer)) == expected and bool(np.any(answer)) == expected, (rule, table)
+    for table in several:
+        sums, neighbours = table
+        own, others = sums[0], sums[1:]
+        left, right = (others[0], others[-1]) if neighbours else (None, None)
+        try:
+            expected = sandbox(own, others, sums, sorted(set(sums)), left, right)
+        except RuleError:
+            expected = None
+        # The same table as a grid: one axis per seat, one value on each.
+        n = len(sums)
+        axes = [np.array([v]).reshape([1] * n) for v in sums]
+        left_axis = axes[1] if neighbours else None
+        right_axis = axes[-1] if neighbours else None
+        try:
+            answer = grid(axes[0], Many(axes[1:]), Many(axes), left_axis, right_axis)
+        except Unsettled:
+            # Right where the sandbox fails; where it answers, the grid was only unsure
+            # (slower, never wrong), which must stay rare: hypothesis fails when it rejects
+            # too many.
+            event("unsettled: the sandbox fails" if expected is None else
+                  "unsettled: the sandbox answers")
+            assume(expected is None)
+            continue
+        event("answered")
+        assert expected is not None, (rule, table, "the sandbox fails here, the grid did not "
+                                      "say so")
+        assert bool(np.all(answer)) == expected and bool(np.any(answer)) == expected, \
+            (rule, table)
 
 
 @pytest.mark.parametrize("rule", [

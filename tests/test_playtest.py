@@ -7,8 +7,9 @@ import random
 from dataclasses import replace
 
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from strategies import examples
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
@@ -191,7 +192,8 @@ def test_the_skill_needed_is_where_the_ladder_crosses_the_target():
     assert skill_needed([(0.75, 0.1), (1.0, 0.3)]) is None  # not even the expert
 
 
-@settings(max_examples=300, deadline=None)
+# 50 ladders (derandomized) catch an interpolation that runs the wrong way.
+@examples(50)
 @given(st.lists(st.floats(0, 1), min_size=5, max_size=5), st.integers(0, 4), st.floats(0, 1))
 def test_a_higher_win_rate_at_any_level_never_needs_more_skill(rates, level, more):
     # What makes "an easier mission never rates harder" hold for the estimate itself.
