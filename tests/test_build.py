@@ -404,21 +404,21 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
     assert "Traceback" not in stderr, stderr
 
 
-def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_nothing_outside_out(
+def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_leaves_nothing_outside_out(  # noqa: E501
         tmp_path, monkeypatch, tts_kit):
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
-    one title changes, the piece is drawn again and that one face alone rasterised; the kit
-    equals the one a build without cache draws afresh. None of these builds leaves anything in
-    the system's temporary folder or OUT/.tmp (WeasyPrint's font folders go to the build's own
+    one title changes, the piece is drawn again and that one face alone rasterised; changed
+    back, the kit equals the one first built. None of these builds leaves anything in the
+    system's temporary folder or OUT/.tmp (WeasyPrint's font folders go to the build's own
     folder, removed at the end): once test_nothing_is_left_outside_out, whose own fresh build
     cost as much as this one. The campaign is test_tts's, whose kit with PNGs and TTS sheets
-    is built afresh once per run (conftest.tts_kit: from the command line, two workers, an
-    empty cache, the campaign by the same relative path): a title is changed and the kit
-    rebuilt from that kit's cache (exactly the files showing the title change), then changed
-    back and rebuilt, which must give tts_kit's English kit, byte for byte. (A --no-cache
-    build of the changed campaign to compare with was two thirds of this test's time; the
-    --no-cache build, and that it leaves nothing but the kit in OUT, are tested on the kit
-    without PNGs, above.)"""
+    is built once per run (conftest.tts_kit: from the command line, two workers, the campaign
+    by the same relative path; its missions drawn and rasterised there, its decks from the
+    starter kit's cache): a title is changed and the kit rebuilt from that kit's cache
+    (exactly the files showing the title change), then changed back and rebuilt, which must
+    give tts_kit's English kit, byte for byte. (A --no-cache build of the changed campaign to
+    compare with was two thirds of this test's time; the --no-cache build, and that it leaves
+    nothing but the kit in OUT, are tested on the kit without PNGs, above.)"""
     import tempfile
 
     from test_tts import small_campaign as tts_campaign
@@ -462,8 +462,8 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
     assert changed.keys() == fresh.keys()
     assert sorted(name for name in fresh if fresh[name] != changed[name]) == [
         "en/cards-missions.pdf", "en/missions.pdf", "en/png/missions/mission-01.png",
-        "en/print-and-play-en.pdf", "en/tts/small-test-en-missions-faces.png",
-        "en/tts/small-test-en.json", "en/tts/small-test-en.png"]
+        "en/print-and-play-en.pdf", "en/tts/starter-campaign-en-missions-faces.png",
+        "en/tts/starter-campaign-en.json", "en/tts/starter-campaign-en.png"]
     rasterised: list[int] = []
     original = render.page_images
 
