@@ -136,10 +136,12 @@ def small_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """ROOT/camp (test_build.small_campaign(ROOT, "Mission"): "Small", "Petite" in French) and
-    its French kit built with --preset dtc, PNGs and all, from ROOT by relative paths, in
-    ROOT/out, once per test run: test_dtc reads its decks; test_build's tgc case, whose card
-    and bleed are DTC's (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache,
-    drawing and rasterising nothing (a build from a cache equals one without: test_build)."""
+    its French kit built with --preset dtc, from ROOT by relative paths, in ROOT/out, once per
+    test run: test_dtc reads its decks; test_build's tgc case, whose card and bleed are DTC's
+    (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache, drawing nothing (a
+    build from a cache equals one without: test_build). Without PNGs (--no-png, which dtc,
+    whose own output is its decks' PDFs, allows): no test reads them (the tgc case rasterises
+    the pieces it checks), and they were half of this build."""
     from test_build import small_campaign
 
     from synergy_forge.cli import main
@@ -149,7 +151,8 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
         small_campaign(root, "Mission")
         with contextlib.chdir(root):
             result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--preset",
-                                               "dtc", "--jobs", "1", "--lang", "fr"])
+                                               "dtc", "--no-png", "--jobs", "1", "--lang",
+                                               "fr"])
         assert result.exit_code == 0, result.output
         assert "out/fr/dtc/numbers.pdf" in result.output
 
