@@ -3,6 +3,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import signal
 from collections.abc import Callable
 from pathlib import Path
@@ -135,10 +136,12 @@ def small_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """ROOT/camp (test_build.small_campaign(ROOT, "Mission"): "Small", "Petite" in French) and
-    its French kit built with --preset dtc, PNGs and all, from ROOT by relative paths, in
-    ROOT/out, once per test run: test_dtc reads its decks; test_build's tgc case, whose card
-    and bleed are DTC's (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache,
-    drawing and rasterising nothing (a build from a cache equals one without: test_build)."""
+    its French kit built with --preset dtc, from ROOT by relative paths, in ROOT/out, once per
+    test run: test_dtc reads its decks; test_build's tgc case, whose card and bleed are DTC's
+    (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache, drawing nothing (a
+    build from a cache equals one without: test_build). Without PNGs (--no-png, which dtc,
+    whose own output is its decks' PDFs, allows): no test reads them (the tgc case rasterises
+    the pieces it checks), and they were half of this build."""
     from test_build import small_campaign
 
     from synergy_forge.cli import main
@@ -148,7 +151,8 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
         small_campaign(root, "Mission")
         with contextlib.chdir(root):
             result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--preset",
-                                               "dtc", "--jobs", "1", "--lang", "fr"])
+                                               "dtc", "--no-png", "--jobs", "1", "--lang",
+                                               "fr"])
         assert result.exit_code == 0, result.output
         assert "out/fr/dtc/numbers.pdf" in result.output
 
@@ -156,11 +160,16 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def tts_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tts_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Path:
     """ROOT/camp (test_tts.small_campaign: three missions and a goal card of its own) and its
     kit with PNGs and the Tabletop Simulator export, in English and French, in ROOT/out, built
     from ROOT by relative paths once per test run: test_tts reads it; test_build's PNG and TTS
-    rebuild starts from its cache (its PNGs, shrunk cards and sheets made already)."""
+    rebuild starts from its cache (its PNGs, shrunk cards and sheets made already). The
+    campaign is named as the starter is: its build starts from the starter kit's cache, and
+    draws only what differs (its missions, its goal card's piece, the sheets' frames, the
+    rulebook and challenge sheet), and rasterises the shared decks' faces again only for their
+    TTS images (their PNGs are kept: the same key, the same bytes). That a build from a cache
+    equals one without is tested in test_build."""
     from test_tts import small_campaign
 
     from synergy_forge.cli import main
@@ -168,6 +177,7 @@ def tts_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     def build(root: Path) -> None:
         root.mkdir()
         small_campaign(root / "camp")
+        shutil.copytree(starter_kit / ".cache", root / "out" / ".cache")
         with contextlib.chdir(root):
             result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--tts",
                                                "--jobs", "2"])

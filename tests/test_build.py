@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -360,8 +361,9 @@ def test_a_second_build_into_the_same_folder_is_refused(tmp_path):
 
 
 def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
-    """The first build starts from small_kit's cache (its decks not drawn again: what is
-    tested is the rebuild on save, which draws the saved title's piece, and the stop)."""
+    """The first build starts from small_kit's cache, of the same campaign (nothing drawn
+    again: what is tested is the rebuild on save, which draws the saved title's piece, and
+    the stop)."""
     import os
     import signal
     import subprocess
@@ -369,12 +371,14 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
     import threading
     import time
 
-    campaign = small_campaign(tmp_path, "Watched")
+    campaign = small_campaign(tmp_path, "Same")
     out = seeded(small_kit, tmp_path / "watched")
     root = Path(__file__).resolve().parent.parent
     process = subprocess.Popen(
-        [sys.executable, "-m", "synergy_forge", "build", str(campaign), "--out", str(out),
-         "--lang", "en", "--no-png", "--jobs", "1", "--watch"],
+        # The campaign by a relative path, as small_kit's was built: the first build draws
+        # nothing (its pieces' HTML, which names the files as given, is small_kit's).
+        [sys.executable, "-m", "synergy_forge", "build", "camp", "--out", out.name,
+         "--lang", "en", "--no-png", "--jobs", "1", "--watch"], cwd=tmp_path,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"},
         # As from a terminal: a test run started in the background by a shell (a CI step
@@ -394,7 +398,7 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
         wait_for_builds(1)
         time.sleep(1)  # the watcher starts right after the first build
         mission = campaign / "missions" / "1.yaml"
-        mission.write_text(mission.read_text().replace("en: 'Watched'", "en: 'Saved again'"))
+        mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Saved again'"))
         wait_for_builds(2)
         assert "Saved again" in text_of(out / "en" / "missions.pdf")
     finally:
@@ -404,21 +408,21 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
     assert "Traceback" not in stderr, stderr
 
 
-def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_nothing_outside_out(
+def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_leaves_nothing_outside_out(  # noqa: E501
         tmp_path, monkeypatch, tts_kit):
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
-    one title changes, the piece is drawn again and that one face alone rasterised; the kit
-    equals the one a build without cache draws afresh. None of these builds leaves anything in
-    the system's temporary folder or OUT/.tmp (WeasyPrint's font folders go to the build's own
+    one title changes, the piece is drawn again and that one face alone rasterised; changed
+    back, the kit equals the one first built. None of these builds leaves anything in the
+    system's temporary folder or OUT/.tmp (WeasyPrint's font folders go to the build's own
     folder, removed at the end): once test_nothing_is_left_outside_out, whose own fresh build
     cost as much as this one. The campaign is test_tts's, whose kit with PNGs and TTS sheets
-    is built afresh once per run (conftest.tts_kit: from the command line, two workers, an
-    empty cache, the campaign by the same relative path): a title is changed and the kit
-    rebuilt from that kit's cache (exactly the files showing the title change), then changed
-    back and rebuilt, which must give tts_kit's English kit, byte for byte. (A --no-cache
-    build of the changed campaign to compare with was two thirds of this test's time; the
-    --no-cache build, and that it leaves nothing but the kit in OUT, are tested on the kit
-    without PNGs, above.)"""
+    is built once per run (conftest.tts_kit: from the command line, two workers, the campaign
+    by the same relative path; its missions drawn and rasterised there, its decks from the
+    starter kit's cache): a title is changed and the kit rebuilt from that kit's cache
+    (exactly the files showing the title change), then changed back and rebuilt, which must
+    give tts_kit's English kit, byte for byte. (A --no-cache build of the changed campaign to
+    compare with was two thirds of this test's time; the --no-cache build, and that it leaves
+    nothing but the kit in OUT, are tested on the kit without PNGs, above.)"""
     import tempfile
 
     from test_tts import small_campaign as tts_campaign
@@ -462,8 +466,8 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_no_cache_and_leaves_no
     assert changed.keys() == fresh.keys()
     assert sorted(name for name in fresh if fresh[name] != changed[name]) == [
         "en/cards-missions.pdf", "en/missions.pdf", "en/png/missions/mission-01.png",
-        "en/print-and-play-en.pdf", "en/tts/small-test-en-missions-faces.png",
-        "en/tts/small-test-en.json", "en/tts/small-test-en.png"]
+        "en/print-and-play-en.pdf", "en/tts/starter-campaign-en-missions-faces.png",
+        "en/tts/starter-campaign-en.json", "en/tts/starter-campaign-en.png"]
     rasterised: list[int] = []
     original = render.page_images
 
@@ -492,10 +496,17 @@ def test_cache_entries_a_crash_left_empty_or_cut_short_are_drawn_again(tmp_path,
     out = same_kit(small_kit, tmp_path)
     before = kit_files(out)
     pieces = sorted((out / ".cache").glob("*.pdf"))
-    for piece in pieces[::4]:
-        piece.write_bytes(b"")
-    for piece in pieces[1::4]:
-        piece.write_bytes(piece.read_bytes()[: piece.stat().st_size // 2])
+    # Every PDF the build puts together (imposed sheets, merged documents, the combined PDF:
+    # entries without facts, which only `whole` vets) and two drawn pieces (each drawn
+    # again costs a WeasyPrint document: two show it as well as half the pieces did).
+    assembled = [p for p in pieces if not p.with_suffix(".json").exists()]
+    drawn = [p for p in pieces if p.with_suffix(".json").exists()]
+    assert len(assembled) > 5 and len(drawn) > 5
+    for number, piece in enumerate(assembled + drawn[:2]):
+        if number % 2:
+            piece.write_bytes(piece.read_bytes()[: piece.stat().st_size // 2])
+        else:
+            piece.write_bytes(b"")
     build_small(tmp_path, "Same", "a")
     assert kit_files(out) == before
 
@@ -521,7 +532,7 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
     assert alone.exit_code == 1 and alone.output.count(where) == 1, alone.output  # pre-commit
     shutil.copytree(starter_kit / ".cache", tmp_path / "o" / ".cache")
     built = CliRunner().invoke(main, ["build", str(campaign), "--out", str(tmp_path / "o"),
-                                      "--no-png", "--lang", "en"])
+                                      "--no-png", "--lang", "en", "--jobs", "1"])
     assert built.exit_code == 1 and built.output.count(where) == 1, built.output
     assert "does not fit on its card in" not in built.output  # not a second time
 
@@ -559,26 +570,30 @@ def page_ink(path: Path) -> list[float]:
 
 
 def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_draws_them(
-        tmp_path, starter_kit):
+        tmp_path, small_kit):
     """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
     writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
     around them), measured from its pixels, is at most 25% ink, on A4 and on Letter, and on
     A4 with the fold layout (those two built from the A4 build's cache: the same cards, other
-    sheets). The A4 build starts from the starter kit's cache: the pieces the ink saver leaves
-    alone (the rulebook, the challenge sheet, the calibration page) are not drawn again; every
-    card and sheet is. The fold kit's sheets are also compared with WeasyPrint's own drawing
+    sheets). The campaign is small_kit's (two missions: every deck and every kind of card and
+    back the starter's thirty missions have; the missions' faces were a fifth of the drawing);
+    the A4 build starts from small_kit's cache: the pieces the ink saver leaves alone (the
+    rulebook, the challenge sheet, the calibration page) are not drawn again; every card and
+    sheet is. The fold kit's sheets are also compared with WeasyPrint's own drawing
     (assert_imposed_like_drawn: with the tests below, both papers, both layouts, the ink saver
     and both languages; it was a case of theirs, which drew the ink saver's cards again)."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.jobs import Options
 
+    small_campaign(tmp_path, "Same")
     for paper, layout in (("a4", "duplex"), ("letter", "duplex"), ("a4", "fold")):
         out = tmp_path / f"{paper}-{layout}"
-        shutil.copytree((tmp_path / "a4-duplex" if out.name != "a4-duplex" else starter_kit)
+        shutil.copytree((tmp_path / "a4-duplex" if out.name != "a4-duplex" else small_kit / "a")
                         / ".cache", out / ".cache")
-        result = CliRunner().invoke(main, ["build", "--out", str(out), "--paper", paper,
-                                           "--layout", layout, "--ink-saver", "--no-png",
-                                           "--lang", "en", "--jobs", "2"])
+        with contextlib.chdir(tmp_path):  # by a relative path, as small_kit's was built
+            result = CliRunner().invoke(main, ["build", "camp", "--out", out.name, "--paper",
+                                               paper, "--layout", layout, "--ink-saver",
+                                               "--no-png", "--lang", "en", "--jobs", "1"])
         assert result.exit_code == 0, result.output
         kit = out / "en" / "print-and-play-en.pdf"
         inks = page_ink(kit)
@@ -586,41 +601,84 @@ def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_dr
         assert max(inks) <= 0.25, (paper, layout, [(i + 1, round(ink, 3))
                                                    for i, ink in enumerate(inks) if ink > 0.25])
     # The measure sees heavy pages: without --ink-saver the backs are over a third ink.
-    assert max(page_ink(starter_kit / "en" / "print-and-play-en.pdf")) > 0.35
-    campaign = read_campaign(starter_campaign()).campaign
-    assert_imposed_like_drawn(out, campaign, Options(png=False, layout="fold", ink_saver=True),
-                              "en", ("goals", "actions"))
+    assert max(page_ink(small_kit / "a" / "en" / "print-and-play-en.pdf")) > 0.35
+    with contextlib.chdir(tmp_path):
+        campaign = read_campaign(Path("camp")).campaign
+        assert_imposed_like_drawn(out, campaign, Options(png=False, layout="fold",
+                                                         ink_saver=True),
+                                  "en", ("goals", "actions"))
+
+
+def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
+    """A stand-in for printing.build.build, as print_run calls it: the first piece (eight
+    faces) of each cards document, drawn (unless OUT/.cache has it) and rasterised by the
+    build's own `render_piece`, each face's PNG recorded in `drawn` under its name in the
+    kit."""
+    from synergy_forge.printing import build as render
+    from synergy_forge.printing.draw import RenderContext
+    from synergy_forge.printing.store import CACHE_DIR
+
+    def build(campaign, out_dir: Path, languages: list[str], options, *_, **__) -> list:
+        root = out_dir.resolve()
+        store = root / CACHE_DIR
+        store.mkdir(parents=True, exist_ok=True)
+        context = RenderContext()
+        try:
+            for document in render.plan(campaign, languages, options):
+                if document.job.kind == "cards":
+                    key, html, names = next(document.pieces())
+                    render.render_piece(context, html, key, str(store), list(names), None,
+                                        str(root))
+                    for face, name in zip(document.faces, names, strict=False):
+                        drawn[f"{face.key}.png"] = store / f"{name}.png"
+        finally:
+            context.release()
+        return []
+
+    return build
 
 
 @pytest.mark.parametrize("preset", ["tgc", "mpc"])
-def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, shop_kit):
-    """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21). The tgc
-    build starts from the cache of conftest.shop_kit, the same campaign built with --preset
-    dtc, whose card and bleed are TGC's: it draws nothing. A piece's cache key hashes its
-    HTML, which holds the card's size and bleed: a tgc card other than DTC's would be drawn
-    afresh, at its own size, and its images fail here (a build from a cache equals one
-    without: tested above)."""
+def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, shop_kit,
+                                                            monkeypatch):
+    """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21). The
+    command is run with the whole kit's drawing replaced by the first piece of each deck
+    (`first_pieces`: the build's own drawing and rasterising of eight faces, the deck's first
+    card and its back among them, on the options the command made of --preset): every face
+    of a deck is drawn on the same page size, so these show the size of them all (the whole
+    kit, about 130 images, was three quarters of this test's time). The tgc build starts from
+    the cache of conftest.shop_kit, the same campaign built with --preset dtc, whose card and
+    bleed are TGC's: it draws nothing, only rasterises. A piece's cache key hashes its HTML,
+    which holds the card's size and bleed: a tgc card other than DTC's would be drawn afresh,
+    at its own size, and its images fail here (a build from a cache equals one without:
+    tested above). The mpc card is no other preset's: drawn here."""
     from PIL import Image
 
+    from synergy_forge.printing import print_run
+
     campaign = small_campaign(tmp_path, "Mission")
+    drawn: dict[str, Path] = {}
     if preset == "tgc":
         shutil.copytree(shop_kit / "out" / ".cache", tmp_path / preset / ".cache")
+    monkeypatch.setattr(print_run, "build", first_pieces(drawn))
     with contextlib.chdir(tmp_path):  # by a relative path, as shop_kit's was built
         result = CliRunner().invoke(main, ["build", "camp", "--out", preset, "--preset",
                                            preset, "--jobs", "1", "--lang", "fr"])
     assert result.exit_code == 0, result.output
-    pngs = sorted((tmp_path / preset / "fr" / "png").rglob("*.png"))
-    assert len(pngs) > 20 and any("back-" in p.name for p in pngs)
-    for path in pngs:
+    assert len(drawn) > 20 and any(name.startswith("back-") for name in drawn)
+    # Each deck's cards and backs (specials: super, hyper, lives, rounds).
+    assert {name.removesuffix(".png").split("-")[0] for name in drawn} >= {
+        "mission", "goal", "number", "action", "back", "super"}
+    for name, path in sorted(drawn.items()):
         with Image.open(path) as image:
             # the shops' own figures (docs/printing.md), not the code's
-            assert image.size == {"tgc": (825, 1125), "mpc": (822, 1122)}[preset], path.name
-            if "back-" in path.name:
+            assert image.size == {"tgc": (825, 1125), "mpc": (822, 1122)}[preset], name
+            if name.startswith("back-"):
                 # Printed to the edge for a shop's cut (1/16 in either way): no paper frame,
                 # whose width the cut would change from card to card (a back told apart).
                 rgb = image.convert("RGB")
                 for x, y in ((40, 40), (image.width // 2, 40), (40, image.height - 41)):
-                    assert rgb.getpixel((x, y)) != (251, 250, 247), (path.name, x, y)
+                    assert rgb.getpixel((x, y)) != (251, 250, 247), (name, x, y)
     refused = CliRunner().invoke(main, ["build", str(campaign), "--preset", preset,
                                         "--card-size", "63x88", "--out", str(tmp_path / "x")])
     assert refused.exit_code == 2 and "--preset sets the card size" in refused.output
@@ -645,7 +703,7 @@ def test_the_fold_layout_puts_each_back_beside_its_front_on_one_side(paper):
 
 
 def test_a_fold_build_is_single_sided_and_labelled(tmp_path, small_kit):
-    small_campaign(tmp_path, "Folded")
+    small_campaign(tmp_path, "Same")  # small_kit's: its cards are not drawn again
     seeded(small_kit, tmp_path / "o")
     with contextlib.chdir(tmp_path):
         result = CliRunner().invoke(main, ["build", "camp", "--out", "o", "--layout", "fold",
@@ -734,25 +792,31 @@ def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
 
 # With the A4 duplex kit above (in French) and the ink saver's A4 fold kit (in English): both
 # papers, both layouts, the ink saver, both languages.
-@pytest.mark.parametrize(("paper", "layout", "ink_saver", "language"), [
-    ("letter", "duplex", False, "en"), ("letter", "fold", False, "en")])
-def test_imposed_sheets_are_the_sheets_weasyprint_draws(tmp_path, paper, layout, ink_saver,
-                                                        language, small_kit):
+def test_imposed_sheets_are_the_sheets_weasyprint_draws_on_letter_duplex_and_fold(tmp_path,
+                                                                                small_kit):
+    """Letter, in English, duplex then fold: small_kit's campaign, its cards from its cache;
+    the fold kit is built from the duplex kit's cache (its rulebook and challenge sheet on
+    Letter drawn once: as two tests, each drew them)."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing import build as render
     from synergy_forge.printing.jobs import Options
 
-    small_campaign(tmp_path, "Imposed")
+    small_campaign(tmp_path, "Same")  # small_kit's: its cards are not drawn again
+    seeded(small_kit, tmp_path / "duplex")
     with contextlib.chdir(tmp_path):
         campaign = read_campaign(Path("camp")).campaign
         assert campaign is not None
-        options = Options(paper=paper, png=False, layout=layout, ink_saver=ink_saver)
-        render.build(campaign, seeded(small_kit, Path("o")), [language], options, jobs=1)
-    # Two groups: a deck of one back design, a deck of cards printed on both sides; every
-    # group of the A4 kit is checked above.
-    assert_imposed_like_drawn(tmp_path / "o", campaign, options, language,
-                              ("goals", "actions"))
-    assert "Imposed" in text_of(tmp_path / "o" / language / "missions.pdf")
+    for layout in ("duplex", "fold"):
+        if layout == "fold":
+            shutil.copytree(tmp_path / "duplex" / ".cache", tmp_path / layout / ".cache")
+        options = Options(paper="letter", png=False, layout=layout)
+        with contextlib.chdir(tmp_path):
+            render.build(campaign, Path(layout), ["en"], options, jobs=1)
+        # Two groups: a deck of one back design, a deck of cards printed on both sides; every
+        # group of the A4 kit is checked above.
+        assert_imposed_like_drawn(tmp_path / layout, campaign, options, "en",
+                                  ("goals", "actions"))
+        assert "Same" in text_of(tmp_path / layout / "en" / "missions.pdf")
 
 
 @pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),

@@ -25,11 +25,13 @@ COLORS = [("red", "●"), ("yellow", "▲"), ("green", "■"), ("blue", "◆"), 
 
 def small_campaign(folder: Path) -> Path:
     """Three missions (an odd number: the last mission card has a plain back) and a goal card
-    of the campaign's own, which mission 3 puts in play."""
+    of the campaign's own, which mission 3 puts in play. Named as the starter campaign is (a
+    piece's HTML, hence its cache key, holds the campaign's name): its build starts from the
+    starter kit's cache, whose decks, with their PNGs, it shares (conftest.tts_kit)."""
     (folder / "missions").mkdir(parents=True)
     (folder / "goals").mkdir()
     (folder / "campaign.yaml").write_text(
-        "name: {en: Small test, fr: \"Petit essai à l'école\"}\nlanguages: [en, fr]\n"
+        "name: {en: Starter campaign, fr: Campagne de départ}\nlanguages: [en, fr]\n"
         "missions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n", encoding="utf-8")
     (folder / "goals" / "close-call.yaml").write_text(
         "id: close-call\nname: {en: Close call, fr: De justesse}\n"
@@ -51,7 +53,7 @@ def kit(tts_kit: Path) -> Path:
 
 
 def saved_object(out: Path, language: str) -> dict:
-    name = {"en": "small-test-en.json", "fr": "petit-essai-a-l-ecole-fr.json"}[language]
+    name = {"en": "starter-campaign-en.json", "fr": "campagne-de-depart-fr.json"}[language]
     return json.loads((out / language / "tts" / name).read_text("utf-8"))
 
 
@@ -74,7 +76,7 @@ def local(url: str) -> Path:
 
 def test_the_saved_object_holds_every_deck_of_the_campaign(kit):
     save = saved_object(kit, "en")
-    assert save["SaveName"] == "Small test"
+    assert save["SaveName"] == "Starter campaign"
     things = by_nickname(save)
     for color, symbol in COLORS:
         numbers = things[f"Number cards {color} {symbol}"]
@@ -128,8 +130,14 @@ def test_card_ids_match_their_sheets_and_decks_their_cards(kit):
 def test_sheets_are_rgb_within_tts_limits_and_next_to_the_saved_object(kit):
     # Named after campaign and language, so that both languages can share one image host.
     en, fr = ({p.name for p in (kit / lang / "tts").iterdir()} for lang in ("en", "fr"))
-    assert en.isdisjoint(fr) and all(n.startswith("small-test-en") for n in en)
+    assert en.isdisjoint(fr) and all(n.startswith("starter-campaign-en") for n in en)
     assert all(n.isascii() for n in fr)
+    # ... whatever the name: accents dropped, any other character (an apostrophe, straight
+    # or typographic) parts words.
+    from synergy_forge.printing.tts import _slug
+
+    assert _slug("Petit essai à l'école") == _slug("Petit essai à l’école") == \
+        "petit-essai-a-l-ecole"
     for language in ("en", "fr"):
         save = saved_object(kit, language)
         folder = (kit / language / "tts").resolve()
@@ -263,7 +271,7 @@ def test_sheets_not_made_with_the_cards_are_made_from_the_pngs(kit, tmp_path):
 
     campaign = read_campaign(kit.parent / "camp").campaign
     shutil.copytree(kit / "en", tmp_path / "en")
-    sheets = sorted((tmp_path / "en" / "tts").glob("small-test-en-numbers-*.png"))
+    sheets = sorted((tmp_path / "en" / "tts").glob("starter-campaign-en-numbers-*.png"))
     made = {p.name: p.read_bytes() for p in sheets}
     for path in sheets:
         path.unlink()

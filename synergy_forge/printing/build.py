@@ -199,8 +199,12 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str,
 
         for index, image in page_images(pdf, PNG_DPI, wanted):
             name = pngs[index]
-            write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
-                          durable=False)
+            # A face asked for its TTS image alone (a kit built before without --tts, or
+            # seeded from one) keeps its whole PNG: the same bytes, as its key is the same,
+            # and encoding it again was most of such a piece's time.
+            if not whole(folder / f"{name}.png"):
+                write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
+                              durable=False)
             if tts is not None:
                 write_beneath(out, folder / f"{name}-tts.png",
                               png_bytes(shrink(tts, image), None, 1), durable=False)
