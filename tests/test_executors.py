@@ -83,6 +83,26 @@ def test_pool_workers_stop_when_their_parent_is_killed(tmp_path):
         parent.kill()
 
 
+def test_a_worker_whose_parent_exited_before_its_start_stops_at_once():
+    # A command interrupted just as it forks a worker exits before the worker's initializer
+    # runs. Not yet reaped by its own parent, it is a zombie, which kill(pid, 0) still finds:
+    # the worker took it for alive and waited for work for ever, holding the command's output
+    # open (a Ctrl-C that hung). The zombie here: a process that exited and is not waited for.
+    command = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.monotonic() + 60
+        while _alive(command.pid):
+            assert time.monotonic() < deadline, "the command did not exit"
+            time.sleep(0.02)
+        worker = subprocess.run(
+            [sys.executable, "-c", "import time; from synergy_forge.pool import _follow_parent; "
+             f"_follow_parent({command.pid}); time.sleep(30)"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+        assert worker.returncode == 1
+    finally:
+        command.wait()
+
+
 def _sleep_forever(folder, index):
     (Path(folder) / f"worker-{os.getpid()}").write_text("")
     time.sleep(60)
