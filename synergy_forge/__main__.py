@@ -5,8 +5,6 @@ starting (importing click and the package takes a good tenth of a second) is the
 like any other, not shown as a traceback of the import.
 """
 
-from __future__ import annotations
-
 import _thread
 import os
 import sys
@@ -14,7 +12,7 @@ import sys
 _print_unraisable = sys.unraisablehook
 
 
-def _interrupt_again(unraisable: sys.UnraisableHookArgs) -> None:
+def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
     """sys.unraisablehook. A Ctrl-C whose KeyboardInterrupt is raised in code whose errors
     Python can only print and drop (a callback run after a fork, such as logging's lock
     release when the pool forks its workers; a weakref callback of the import system; a
