@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -330,3 +331,48 @@ def test_playtest_command_survives_a_killed_pool_worker_with_the_same_json():
     assert command.returncode == 0, err
     assert out.decode() == expected
     assert b"This is a bug" not in err
+
+
+def _batches(client) -> set[str]:
+    """The batches whose work units are on the cluster's workers (executors.Dask names each
+    unit unit-INDEX-BATCH)."""
+    return {key.rsplit("-", 1)[1] for keys in client.processing().values() for key in keys
+            if isinstance(key, str) and key.startswith("unit-")}
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster, tmp_path):
+    # The module's last test on its cluster (test_interrupt had a cluster of its own for it):
+    # the workers play on the units cancelled here until they end, or the cluster closes.
+    # (Imported here: test_pool_workers_stop_when_their_parent_is_killed's child imports this
+    # module as tests.test_executors.)
+    # tune of a campaign plays several missions at once, in threads: they stop too, long
+    # before the minutes their games would take. Ctrl-C comes once the command's units are on
+    # the workers (for tune, those of two missions at least), not after a fixed time for which
+    # the workers would play on (seconds of CPU, more than its start on a loaded host). The
+    # campaign is two missions of the starter's: as many as the threads to stop need (its 30
+    # were read and checked for nothing).
+    from distributed import Client
+    from test_interrupt import ctrl_c, start
+
+    campaign = tmp_path / "campaign"
+    shutil.copytree(starter_campaign(), campaign)
+    for path in sorted((campaign / "missions").glob("*.yaml"))[2:]:
+        path.unlink()
+    address = cluster.scheduler_address
+    with Client(address, set_as_default=False) as client:
+        for args, batches in (
+            (["playtest", MISSION, "--games", "4000", "--bots", "coop"], 1),
+            (["tune", str(campaign), "--games", "400"], 2),
+        ):
+            earlier = _batches(client)  # a previous command's, cancelled
+            process = start(*args, "--scheduler", address)
+            deadline = time.monotonic() + 60
+            while len(_batches(client) - earlier) < batches:
+                assert time.monotonic() < deadline and process.poll() is None, \
+                    process.communicate() if process.poll() is not None else "no work"
+                time.sleep(0.05)
+            assert process.poll() is None, process.communicate()
+            _, err = ctrl_c(process)
+            assert process.returncode == 130, err
+            assert "Traceback" not in err and err.strip().endswith("interrupted"), err

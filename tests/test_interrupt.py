@@ -1,13 +1,13 @@
 """Ctrl-C, as a terminal sends it (SIGINT to every process of the command): pooled commands exit
 130 at once, with no worker's traceback, no hang and no worker left running, whenever it
-comes; on a Dask cluster too. (The studio, which runs until Ctrl-C, exits 0: test_studio.)"""
+comes. (On a Dask cluster too: test_executors, on its cluster. The studio, which runs until
+Ctrl-C, exits 0: test_studio.)"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -122,57 +122,6 @@ def test_ctrl_c_at_random_moments_of_pooled_commands_is_clean():
             while left_running(process.pid) and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert not left_running(process.pid), said
-
-
-@pytest.fixture
-def cluster():
-    distributed = pytest.importorskip("distributed")
-    # Started here, outside the commands' process groups: Ctrl-C reaches the command only,
-    # as with a cluster elsewhere. For its one test: its workers play the cancelled units
-    # they had started until they are closed, so they are closed as soon as it ends.
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None,
-                                  silence_logs=50) as local:
-        yield local
-
-
-def _batches(client) -> set[str]:
-    """The batches whose work units are on the cluster's workers (executors.Dask names each
-    unit unit-INDEX-BATCH)."""
-    return {key.rsplit("-", 1)[1] for keys in client.processing().values() for key in keys
-            if isinstance(key, str) and key.startswith("unit-")}
-
-
-def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster, tmp_path):
-    # tune of a campaign plays several missions at once, in threads: they stop too, long
-    # before the minutes their games would take. Ctrl-C comes once the command's units are on
-    # the workers (for tune, those of two missions at least), not after a fixed time for which
-    # the workers would play on (seconds of CPU, more than its start on a loaded host). The
-    # campaign is two missions of the starter's: as many as the threads to stop need (its 30
-    # were read and checked for nothing).
-    from distributed import Client
-
-    campaign = tmp_path / "campaign"
-    shutil.copytree(starter_campaign(), campaign)
-    for path in sorted((campaign / "missions").glob("*.yaml"))[2:]:
-        path.unlink()
-    address = cluster.scheduler_address
-    with Client(address, set_as_default=False) as client:
-        for args, batches in (
-            (["playtest", MISSION, "--games", "4000", "--bots", "coop"], 1),
-            (["tune", str(campaign), "--games", "400"], 2),
-        ):
-            earlier = _batches(client)  # a previous command's, cancelled
-            process = start(*args, "--scheduler", address)
-            deadline = time.monotonic() + 60
-            while len(_batches(client) - earlier) < batches:
-                assert time.monotonic() < deadline and process.poll() is None, \
-                    process.communicate() if process.poll() is not None else "no work"
-                time.sleep(0.05)
-            assert process.poll() is None, process.communicate()
-            _, err = ctrl_c(process)
-            assert process.returncode == 130, err
-            assert "Traceback" not in err and err.strip().endswith("interrupted"), err
 
 
 def test_commands_the_tests_start_get_ctrl_c_as_from_a_terminal():
