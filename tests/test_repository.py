@@ -41,6 +41,17 @@ def synergy_forge(*args: str, cwd: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The command run in this process from `cwd` (an interpreter's start less each time),
+    with its exit code and outputs as the program's: what it checks and says is the same
+    either way. (The workflow's own command, and pre-commit's, run the real program.)"""
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
+
+
 @pytest.fixture
 def repository(tmp_path: Path) -> Path:
     repo = tmp_path / "my-missions"
@@ -81,20 +92,20 @@ def test_the_documented_workflow_command_passes_on_the_documented_layout(reposit
 def test_a_mistake_in_a_mission_of_that_layout_is_annotated_at_its_line(repository):
     mission = repository / "missions" / "01-my-first-mission.yaml"
     mission.write_text(mission.read_text().replace("lives: 3", "livez: 3"))
-    result = synergy_forge("validate", "--format", "github", ".", cwd=repository)
+    result = run("validate", "--format", "github", ".", cwd=repository)
     assert result.returncode == 1
     assert result.stdout.startswith(f"::error file={os.path.join('missions', mission.name)},")
     assert "unknown field 'livez' (did you mean 'lives'?)" in result.stdout
 
 
 def test_a_named_file_is_checked_even_where_a_walk_would_skip_it(repository):
-    result = synergy_forge("validate", "docs/notes.yaml", cwd=repository)
+    result = run("validate", "docs/notes.yaml", cwd=repository)
     assert result.returncode == 1
     assert "is missing the required field" in result.stdout
 
 
 def test_the_project_root_is_checked_without_reading_action_cards_as_missions():
-    result = synergy_forge("validate", ".", cwd=ROOT)
+    result = run("validate", ".", cwd=ROOT)
     assert result.returncode == 0, result.stdout[-3000:]
 
 
@@ -163,6 +174,6 @@ def test_the_documented_pre_commit_set_up_passes_then_fails_at_the_line(reposito
 
 def test_a_folder_with_no_synergy_file_says_so_rather_than_passing_silently(tmp_path):
     (tmp_path / "notes.yaml").write_text("id: x\n")
-    result = synergy_forge("validate", ".", cwd=tmp_path)
+    result = run("validate", ".", cwd=tmp_path)
     assert result.returncode == 2  # nothing to check is a usage error (issue 11)
     assert "no Synergy file found (1 skipped; --verbose lists them)" in result.stderr
