@@ -22,7 +22,11 @@ def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
     here at once, inside this hook, which drops it too. (Should it land in such code again,
     it comes back here, and again.)"""
     if issubclass(unraisable.exc_type, KeyboardInterrupt):
-        _thread.start_new_thread(_thread.interrupt_main, ())
+        import contextlib  # loaded already (runpy uses it): nothing imported before run()
+
+        # No new thread while the interpreter exits: it is ending anyway.
+        with contextlib.suppress(RuntimeError):
+            _thread.start_new_thread(_thread.interrupt_main, ())
     else:
         _print_unraisable(unraisable)
 
