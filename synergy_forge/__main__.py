@@ -5,11 +5,34 @@ starting (importing click and the package takes a good tenth of a second) is the
 like any other, not shown as a traceback of the import.
 """
 
+import _thread
 import os
 import sys
 
+_print_unraisable = sys.unraisablehook
+
+
+def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
+    """sys.unraisablehook. A Ctrl-C whose KeyboardInterrupt is raised in code whose errors
+    Python can only print and drop (a callback run after a fork, such as logging's lock
+    release when the pool forks its workers; a weakref callback of the import system; a
+    __del__) was lost: a traceback, then the command ran on to its end as if no Ctrl-C had
+    come. It is raised again in the main thread instead, as soon as the code that dropped it
+    has returned: from another thread, since the main thread would take an interrupt made
+    here at once, inside this hook, which drops it too. (Should it land in such code again,
+    it comes back here, and again.)"""
+    if issubclass(unraisable.exc_type, KeyboardInterrupt):
+        import contextlib  # loaded already (runpy uses it): nothing imported before run()
+
+        # No new thread while the interpreter exits: it is ending anyway.
+        with contextlib.suppress(RuntimeError):
+            _thread.start_new_thread(_thread.interrupt_main, ())
+    else:
+        _print_unraisable(unraisable)
+
 
 def run() -> None:
+    sys.unraisablehook = _interrupt_again
     try:
         from synergy_forge.cli.main import run as program
     except KeyboardInterrupt:  # nothing started yet: nothing to stop

@@ -77,12 +77,8 @@ def _follow_parent(parent: int) -> None:
             libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     # The direct parent is the command itself, or a fork server that dies with it.
     direct = os.getppid()
-    try:
-        os.kill(parent, 0)
-    except ProcessLookupError:  # the command died before prctl took effect
+    if _exited(parent):  # the command died before prctl took effect
         os._exit(1)
-    except PermissionError:
-        pass
 
     def watch() -> None:
         while os.getppid() == direct:
@@ -90,6 +86,24 @@ def _follow_parent(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _exited(pid: int) -> bool:
+    """Whether process `pid` has exited. One that has exited but is not yet reaped by its own
+    parent (a zombie: a command interrupted while it forked this worker, which exits at
+    once) still answers kill(pid, 0); its worker, already re-parented, would then have waited
+    for work for ever, holding the command's output open."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):  # no /proc (not Linux): alive, as kill says
+        return False
 
 
 def ignore_interrupt() -> None:

@@ -4,6 +4,7 @@ campaign does the same, and `schemas --update` refreshes the copy and the lines.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
@@ -11,7 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from synergy_forge.cli import main
 from synergy_forge.resources import schemas_dir
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,9 +23,22 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "t", "GIT_AUTHO
 LINE = re.compile(r"# yaml-language-server: \$schema=(\S+)\n")
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The real program, started from `cwd`."""
     return subprocess.run([sys.executable, "-m", "synergy_forge", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The command run in this process from `cwd` (an interpreter's start less each time),
+    with its exit code and outputs as the program's: what the commands write and report is
+    the same either way. (test_schemas_outside_a_campaign_is_a_usage_error runs the real
+    program.)"""
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def schema_lines(folder: Path) -> dict[Path, Path]:
@@ -87,6 +103,6 @@ def test_schemas_update_refreshes_an_old_copy_and_mends_a_machine_bound_line(clo
 
 
 def test_schemas_outside_a_campaign_is_a_usage_error(tmp_path):
-    result = run("schemas", cwd=tmp_path)
+    result = program("schemas", cwd=tmp_path)
     assert result.returncode == 2 and "no campaign.yaml in this folder or above" in \
         result.stderr

@@ -4,20 +4,37 @@ bundled starter campaign only when there is none, and they say so too."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from synergy_forge.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+def program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The real program, started from `cwd`."""
     return subprocess.run([sys.executable, "-m", "synergy_forge", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The command run in this process from `cwd` (an interpreter's start less each time),
+    with its exit code and outputs as the program's: which campaign it finds from its folder
+    is the same either way. (test_validate_inside_a_campaign_checks_that_campaign runs the
+    real program.)"""
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +49,7 @@ def campaign(tmp_path_factory) -> Path:
 
 
 def test_validate_inside_a_campaign_checks_that_campaign(campaign):
-    result = run("validate", cwd=campaign / "missions")
+    result = program("validate", cwd=campaign / "missions")
     assert result.returncode == 1, result.stdout + result.stderr
     assert "unknown challenge 'maximun-7'" in result.stdout
     assert "using the campaign of ../campaign.yaml" in result.stderr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -83,6 +84,26 @@ def test_pool_workers_stop_when_their_parent_is_killed(tmp_path):
         parent.kill()
 
 
+def test_a_worker_whose_parent_exited_before_its_start_stops_at_once():
+    # A command interrupted just as it forks a worker exits before the worker's initializer
+    # runs. Not yet reaped by its own parent, it is a zombie, which kill(pid, 0) still finds:
+    # the worker took it for alive and waited for work for ever, holding the command's output
+    # open (a Ctrl-C that hung). The zombie here: a process that exited and is not waited for.
+    command = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        deadline = time.monotonic() + 60
+        while _alive(command.pid):
+            assert time.monotonic() < deadline, "the command did not exit"
+            time.sleep(0.02)
+        worker = subprocess.run(
+            [sys.executable, "-c", "import time; from synergy_forge.pool import _follow_parent; "
+             f"_follow_parent({command.pid}); time.sleep(30)"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
+        assert worker.returncode == 1
+    finally:
+        command.wait()
+
+
 def _sleep_forever(folder, index):
     (Path(folder) / f"worker-{os.getpid()}").write_text("")
     time.sleep(60)
@@ -103,9 +124,12 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture(scope="module")
 def sources():
+    # Two missions, one plain and one with a challenge and an action card (what a mission
+    # sends to the workers), each at 3, 4 and 5 players: mission 1 plays in a third of the
+    # time of missions 2 and 5, which had nothing of their own to send.
     campaign = read_campaign(starter_campaign()).campaign
     return [pt.Playable(campaign.mission(n), campaign.rulebook, campaign.colors)
-            for n in (2, 5, 13)]
+            for n in (1, 13)]
 
 
 @pytest.fixture(scope="module")
@@ -119,8 +143,8 @@ def cluster():
 
 #: Games per mission and player count in the runs compared: three units of each cell (chunks of
 #: 5), so the order in which units come back matters. What is compared is the order in which
-#: tallies are added, not the games themselves: 15 games a cell prove it as 30 did (with 27
-#: units a run), at half the CPU.
+#: tallies are added, not the games themselves: 15 games a cell prove it as 30 did (with 18
+#: units a run), at a fraction of the CPU.
 GAMES = 15
 
 
@@ -164,7 +188,7 @@ def test_a_cluster_worker_killed_mid_run_costs_a_retry_not_a_result(sources, clu
             os.kill(pids[0], signal.SIGKILL)
             killed.append(pids[0])
 
-    # Units of 3 games: 45 of them, most still queued or running when the worker is killed.
+    # Units of 3 games: 30 of them, most still queued or running when the worker is killed.
     cells = pt.run(sources, ["coop"], None, GAMES, seed=4, chunk=3, progress=kill_one_worker,
                    executor=Dask(address))
     assert killed
@@ -286,8 +310,10 @@ def test_playtest_command_survives_a_killed_pool_worker_with_the_same_json():
     psutil = pytest.importorskip("psutil")
     # Two units of the pool's 50 games, one for each worker: the killed worker's unit is run
     # again while the other worker has work of its own. At three players only: two more player
-    # counts were four more units of the same kind (and 9 s of CPU).
-    args = ["playtest", MISSION, "--games", "100", "--players", "3", "--bots", "coop", "--json"]
+    # counts were four more units of the same kind (and 9 s of CPU). Mission 1, whose games
+    # take a third of mission 5's: the unit killed is run again whatever it plays.
+    first = str(starter_campaign() / "missions" / "01-first-notes.yaml")
+    args = ["playtest", first, "--games", "100", "--players", "3", "--bots", "coop", "--json"]
     expected = CliRunner().invoke(main, [*args, "--jobs", "1"]).stdout
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = subprocess.Popen([sys.executable, "-m", "synergy_forge", *args, "--jobs", "2"],
@@ -305,3 +331,48 @@ def test_playtest_command_survives_a_killed_pool_worker_with_the_same_json():
     assert command.returncode == 0, err
     assert out.decode() == expected
     assert b"This is a bug" not in err
+
+
+def _batches(client) -> set[str]:
+    """The batches whose work units are on the cluster's workers (executors.Dask names each
+    unit unit-INDEX-BATCH)."""
+    return {key.rsplit("-", 1)[1] for keys in client.processing().values() for key in keys
+            if isinstance(key, str) and key.startswith("unit-")}
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster, tmp_path):
+    # The module's last test on its cluster (test_interrupt had a cluster of its own for it):
+    # the workers play on the units cancelled here until they end, or the cluster closes.
+    # (Imported here: test_pool_workers_stop_when_their_parent_is_killed's child imports this
+    # module as tests.test_executors.)
+    # tune of a campaign plays several missions at once, in threads: they stop too, long
+    # before the minutes their games would take. Ctrl-C comes once the command's units are on
+    # the workers (for tune, those of two missions at least), not after a fixed time for which
+    # the workers would play on (seconds of CPU, more than its start on a loaded host). The
+    # campaign is two missions of the starter's: as many as the threads to stop need (its 30
+    # were read and checked for nothing).
+    from distributed import Client
+    from test_interrupt import ctrl_c, start
+
+    campaign = tmp_path / "campaign"
+    shutil.copytree(starter_campaign(), campaign)
+    for path in sorted((campaign / "missions").glob("*.yaml"))[2:]:
+        path.unlink()
+    address = cluster.scheduler_address
+    with Client(address, set_as_default=False) as client:
+        for args, batches in (
+            (["playtest", MISSION, "--games", "4000", "--bots", "coop"], 1),
+            (["tune", str(campaign), "--games", "400"], 2),
+        ):
+            earlier = _batches(client)  # a previous command's, cancelled
+            process = start(*args, "--scheduler", address)
+            deadline = time.monotonic() + 60
+            while len(_batches(client) - earlier) < batches:
+                assert time.monotonic() < deadline and process.poll() is None, \
+                    process.communicate() if process.poll() is not None else "no work"
+                time.sleep(0.05)
+            assert process.poll() is None, process.communicate()
+            _, err = ctrl_c(process)
+            assert process.returncode == 130, err
+            assert "Traceback" not in err and err.strip().endswith("interrupted"), err

@@ -323,7 +323,12 @@ def test_host_header_csp_and_no_caching():
             assert client.request("GET", path)[0] == 404
 
 
-def test_requests_are_rate_limited():
+def test_requests_are_rate_limited(monkeypatch):
+    from synergy_forge.web.server import RateLimit
+
+    # The buckets' clock stopped: on a loaded machine 80 requests could take long enough for
+    # a bucket to fill again between them, and none be refused.
+    monkeypatch.setattr(RateLimit, "clock", staticmethod(lambda: 1000.0))
     table = make_table("5", people(3))
     with serving(table) as (client, _):
         token = table.tokens[0]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import shutil
 import socket
 import threading
 import time
@@ -20,6 +21,7 @@ from test_studio import ARGS, CHROMIUM, wait_for
 from test_table_cli import TableProcess
 
 from synergy_forge.cli import main
+from synergy_forge.resources import starter_campaign
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 900}
@@ -81,9 +83,18 @@ def over(page) -> bool:
 
 
 def test_three_people_play_a_whole_mission_in_three_browsers(browser, tmp_path):
+    # Mission 22 of the starter campaign, in one round instead of four: every part of the
+    # page (the super card, a seat's return, the outcome) comes in its first round, and the
+    # other three rounds were a third of its CPU (every choice is drawn again in three browsers).
+    campaign = tmp_path / "campaign"
+    shutil.copytree(starter_campaign(), campaign)
+    mission = campaign / "missions" / "22-the-captain.yaml"
+    text = mission.read_text(encoding="utf-8")
+    assert "\nrounds: 4\n" in text
+    mission.write_text(text.replace("\nrounds: 4\n", "\nrounds: 1\n"), encoding="utf-8")
     log = tmp_path / "game.jsonl"
-    table = TableProcess("22", "--players", "3", "--seed", "8", "--log", str(log), "--games",
-                         str(tmp_path / "games"))
+    table = TableProcess(str(mission), "--players", "3", "--seed", "8", "--log", str(log),
+                         "--games", str(tmp_path / "games"))
     contexts = [browser.new_context(viewport=PHONE), browser.new_context(viewport=LAPTOP),
                 browser.new_context(viewport=LAPTOP, locale="fr-FR")]
     try:
@@ -135,7 +146,7 @@ def test_three_people_play_a_whole_mission_in_three_browsers(browser, tmp_path):
         code, out, err = table.stop()
     assert code == 0 and "Traceback" not in err
     assert f"log written to {log}" in out
-    replayed = CliRunner().invoke(main, ["replay", str(log)])
+    replayed = CliRunner().invoke(main, ["replay", "--campaign", str(campaign), str(log)])
     assert replayed.exit_code == 0, replayed.output
 
 
