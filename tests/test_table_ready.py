@@ -352,6 +352,25 @@ def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
     assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output
 
 
+def test_a_face_whose_name_and_text_run_off_its_card_is_reported_not_printed_without_them():
+    """On 50 x 70 mm cards an action card's fixed heights (its letter, name and text) are
+    taller than the card: WeasyPrint carried the name and text onto the next page, under the
+    next card, and the face printed with its letter alone while build said nothing (each text
+    box still held its own text). Every text left off its card is reported, the same way
+    build and the studio report a text too long (one check, printing/draw.py)."""
+    from synergy_forge.cardtext.geometry import CardSize
+    from synergy_forge.printing.jobs import Options
+    from synergy_forge.printing.preview import CardPreview
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    for size, expected in ((CardSize(), []), (CardSize(50, 70), ["a text", "|action A: text"])):
+        preview = CardPreview(campaign, "en", Options(card=size))
+        face = preview.kit["actions"][0].front
+        _, overflows = preview.render(preview.html("actions", face), dpi=30)
+        assert sorted(overflows) == expected, size
+
+
 def test_the_kept_font_metrics_are_the_fonts_own_and_a_changed_font_is_read_again(tmp_path,
                                                                                   monkeypatch):
     """textfit reads the advance widths from templates/fonts/metrics.json (fast) only while

@@ -176,7 +176,40 @@ def overflows(document: Any) -> list[str]:
 
     for page in document.pages:
         walk(page._page_box)
+    found.extend(_split_cards(document))
     return sorted(set(found))
+
+
+def _split_cards(document: Any) -> list[str]:
+    """The cards' `.fit` boxes not drawn on their card's page. A face whose content runs below
+    its page's bottom (a card size too small for the face's fixed heights) has it carried onto
+    the next page, under the next card, or dropped after the last: each text box still fits
+    its own content, so the check above finds nothing, and the face printed without its name
+    or text (an action card at 50 x 70 mm: its letter alone)."""
+    owner: dict[int, int] = {}  # a card's .fit element -> the card's element
+    texts: dict[int, Any] = {}  # the cards' .fit elements
+    pages: list[tuple[set[int], list[Any]]] = []  # per page: its cards, its .fit elements
+
+    def walk(box: Any, cards: set[int], drawn: list[Any]) -> None:
+        element = getattr(box, "element", None)
+        if element is not None and getattr(box, "element_tag", None):
+            classes = (element.get("class") or "").split()
+            if "card" in classes and id(element) not in cards:
+                cards.add(id(element))
+                for inner in element.iter():
+                    if "fit" in (inner.get("class") or "").split():
+                        owner[id(inner)], texts[id(inner)] = id(element), inner
+            if "fit" in classes:
+                drawn.append(element)
+        for child in getattr(box, "children", []):
+            walk(child, cards, drawn)
+
+    for page in document.pages:
+        pages.append((set(), []))
+        walk(page._page_box, *pages[-1])
+    with_card = {id(text) for cards, drawn in pages for text in drawn
+                 if owner.get(id(text)) in cards}
+    return [texts[key].get("data-what") or "a text" for key in owner if key not in with_card]
 
 
 def page_images(pdf: bytes, dpi: int = PNG_DPI,
