@@ -316,3 +316,21 @@ def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_p
                  "1")
     assert played.exit_code == 0, played.output
     assert "declared 1★): 1 star" in played.output or "between 1 and" in played.output
+
+
+def test_a_value_no_alternative_takes_is_described_by_the_kinds_it_may_be(tmp_path):
+    """allowed_failures is a whole number or a mapping by player count; a list fits neither
+    alternative's type, so the message names both kinds and what was found, at the value,
+    instead of one alternative's complaint (schema._deepest; the schema fuzzer found this
+    branch only in its deeper runs)."""
+    from synergy_forge.authoring.validate import validate_file
+
+    source = next((starter_campaign() / "missions").glob("01-*.yaml")).read_text()
+    assert "allowed_failures: {3: 1, 4: 1, 5: 2}\n" in source
+    path = tmp_path / "m.yaml"
+    path.write_text(source.replace("allowed_failures: {3: 1, 4: 1, 5: 2}",
+                                   "allowed_failures: [1]"), encoding="utf-8")
+    diagnostics, _ = validate_file(path)
+    assert [(d.line, d.column, d.check, d.message) for d in diagnostics] == [
+        (8, 19, "schema.anyOf", "'allowed_failures' must be a whole number or a mapping "
+                                "(key: value), got a list")]
