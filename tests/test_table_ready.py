@@ -364,7 +364,8 @@ def test_a_face_whose_name_and_text_run_off_its_card_is_reported_not_printed_wit
 
     campaign = read_campaign(starter_campaign()).campaign
     assert campaign is not None
-    for size, expected in ((CardSize(), []), (CardSize(50, 70), ["a text", "|action A: text"])):
+    for size, expected in ((CardSize(), []),
+                           (CardSize(50, 70), ["|action A: name", "|action A: text"])):
         preview = CardPreview(campaign, "en", Options(card=size))
         face = preview.kit["actions"][0].front
         _, overflows = preview.render(preview.html("actions", face), dpi=30)
