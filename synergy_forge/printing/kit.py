@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from synergy_forge.cardtext.mission import goal_changes
@@ -73,7 +73,7 @@ def on(background: str) -> str:
     return WHITE if contrast(WHITE, background) >= contrast(DARK, background) else DARK
 
 
-@cache  # asked for every coloured card's face (hundreds a build), of a handful of inks
+@lru_cache(maxsize=256)  # asked for every coloured card's face (hundreds a build); few inks
 def text_ink(ink: str, background: str = PAPER, ratio: float = AA + 0.1) -> str:
     """`ink` darkened just enough to be read as text on `background` (WCAG AA)."""
     r, g, b = (int(ink[i:i + 2], 16) for i in (1, 3, 5))
