@@ -15,6 +15,7 @@ Each check is also run on a small made-up module that breaks it, so that it can 
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,6 +84,13 @@ _MUTABLE_RETURNS = frozenset({"dict", "list", "set", "Dict", "List", "Set", "def
 _CACHES = frozenset({"cache", "lru_cache"})
 
 
+@functools.cache
+def _parse(source: str) -> ast.Module:
+    """A module's tree, parsed once for all the checks (the package's hundred modules take
+    half a second to parse; the checks only read the trees)."""
+    return ast.parse(source)
+
+
 def _modules() -> Iterator[tuple[str, str]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         yield path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8")
@@ -90,7 +98,7 @@ def _modules() -> Iterator[tuple[str, str]]:
 
 def global_statements(source: str) -> list[int]:
     """The lines of every `global` statement."""
-    return [node.lineno for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Global)]
+    return [node.lineno for node in ast.walk(_parse(source)) if isinstance(node, ast.Global)]
 
 
 def _root_name(node: ast.expr) -> str | None:
@@ -114,7 +122,7 @@ def _bound_locally(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 def written_module_objects(source: str) -> set[str]:
     """Module-level names whose object some function (or method) of the module writes: an
     item or an attribute stored or deleted, a mutating method called, or a `global` rebind."""
-    tree = ast.parse(source)
+    tree = _parse(source)
     module_names: set[str] = set()
     for node in tree.body:
         targets = node.targets if isinstance(node, ast.Assign) else \
@@ -148,7 +156,7 @@ def _decorator_name(node: ast.expr) -> str:
 def mutable_caches(source: str) -> set[str]:
     """Functions cached for the whole process whose return annotation is a mutable type."""
     found = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_parse(source)):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns and \
                 any(_decorator_name(d) in _CACHES for d in node.decorator_list):
             returned = node.returns
@@ -164,7 +172,7 @@ def process_wide_changes(source: str) -> list[int]:
     """Lines that change the whole process: os.environ written, tempfile.tempdir set,
     os.chdir, os.putenv."""
     lines = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_parse(source)):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and \
                 isinstance(node.ctx, (ast.Store, ast.Del)):
             text = ast.unparse(node)
