@@ -569,27 +569,35 @@ def page_ink(path: Path) -> list[float]:
     return [ink_coverage(image) for _, image in page_images(path.read_bytes(), 20)]
 
 
-def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_draws_them(
+def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_draws_them_on_letter_duplex_and_fold(  # noqa: E501
         tmp_path, small_kit):
     """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
     writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
     around them), measured from its pixels, is at most 25% ink, on A4 and on Letter, and on
-    A4 with the fold layout (those two built from the A4 build's cache: the same cards, other
-    sheets). The campaign is small_kit's (two missions: every deck and every kind of card and
-    back the starter's thirty missions have; the missions' faces were a fifth of the drawing);
-    the A4 build starts from small_kit's cache: the pieces the ink saver leaves alone (the
-    rulebook, the challenge sheet, the calibration page) are not drawn again; every card and
-    sheet is. The fold kit's sheets are also compared with WeasyPrint's own drawing
-    (assert_imposed_like_drawn: with the tests below, both papers, both layouts, the ink saver
-    and both languages; it was a case of theirs, which drew the ink saver's cards again)."""
+    Letter with the fold layout. The campaign is small_kit's (two missions: every deck and
+    every kind of card and back the starter's thirty missions have; the missions' faces were
+    a fifth of the drawing); the A4 build starts from small_kit's cache: the pieces the ink
+    saver leaves alone (the rulebook, the challenge sheet, the calibration page) are not
+    drawn again; every card and sheet is. Each later build starts from the one before's
+    cache: the same cards, other sheets (the fold kit's rulebook and challenge sheet on
+    Letter, the duplex kit's: drawn once).
+    The two Letter kits' sheets, in English, are also compared with WeasyPrint's own drawing
+    (assert_imposed_like_drawn; with the A4 duplex kit in French below: both papers, both
+    layouts, the ink saver and both languages). They were a test of their own, on kits
+    without the ink saver, whose builds drew the Letter sheets, rulebook and challenge sheet
+    a second time: imposition places the cards' pages whatever they print, ink saver or not."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.jobs import Options
 
     small_campaign(tmp_path, "Same")
-    for paper, layout in (("a4", "duplex"), ("letter", "duplex"), ("a4", "fold")):
+    with contextlib.chdir(tmp_path):
+        campaign = read_campaign(Path("camp")).campaign
+        assert campaign is not None
+    seed = small_kit / "a"
+    for paper, layout in (("a4", "duplex"), ("letter", "duplex"), ("letter", "fold")):
         out = tmp_path / f"{paper}-{layout}"
-        shutil.copytree((tmp_path / "a4-duplex" if out.name != "a4-duplex" else small_kit / "a")
-                        / ".cache", out / ".cache")
+        shutil.copytree(seed / ".cache", out / ".cache")
+        seed = out
         with contextlib.chdir(tmp_path):  # by a relative path, as small_kit's was built
             result = CliRunner().invoke(main, ["build", "camp", "--out", out.name, "--paper",
                                                paper, "--layout", layout, "--ink-saver",
@@ -600,13 +608,16 @@ def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_dr
         assert len(inks) == pages(kit) > 25
         assert max(inks) <= 0.25, (paper, layout, [(i + 1, round(ink, 3))
                                                    for i, ink in enumerate(inks) if ink > 0.25])
+        if paper == "letter":
+            # Two groups: a deck of one back design, a deck of cards printed on both sides;
+            # every group of the A4 kit is checked below.
+            with contextlib.chdir(tmp_path):
+                assert_imposed_like_drawn(out, campaign, Options(
+                    paper="letter", png=False, layout=layout, ink_saver=True), "en",
+                    ("goals", "actions"))
+            assert "Same" in text_of(out / "en" / "missions.pdf")
     # The measure sees heavy pages: without --ink-saver the backs are over a third ink.
     assert max(page_ink(small_kit / "a" / "en" / "print-and-play-en.pdf")) > 0.35
-    with contextlib.chdir(tmp_path):
-        campaign = read_campaign(Path("camp")).campaign
-        assert_imposed_like_drawn(out, campaign, Options(png=False, layout="fold",
-                                                         ink_saver=True),
-                                  "en", ("goals", "actions"))
 
 
 def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
@@ -780,7 +791,7 @@ def assert_imposed_like_drawn(out: Path, campaign, options, language: str,
 
 def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
     """Every group of the starter kit, in French: imposition places pages, whatever their
-    language (English sheets are checked on Letter below and on the ink saver's fold layout,
+    language (English sheets are checked on the ink saver's Letter kits, duplex and fold,
     above; drawing both languages' reference sheets here was half this test's time)."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.jobs import Options
@@ -788,35 +799,6 @@ def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
     campaign = read_campaign(starter_campaign()).campaign
     assert_imposed_like_drawn(starter_kit, campaign, Options(), "fr")
     assert "Premières notes" in text_of(starter_kit / "fr" / "missions.pdf")
-
-
-# With the A4 duplex kit above (in French) and the ink saver's A4 fold kit (in English): both
-# papers, both layouts, the ink saver, both languages.
-def test_imposed_sheets_are_the_sheets_weasyprint_draws_on_letter_duplex_and_fold(tmp_path,
-                                                                                small_kit):
-    """Letter, in English, duplex then fold: small_kit's campaign, its cards from its cache;
-    the fold kit is built from the duplex kit's cache (its rulebook and challenge sheet on
-    Letter drawn once: as two tests, each drew them)."""
-    from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing import build as render
-    from synergy_forge.printing.jobs import Options
-
-    small_campaign(tmp_path, "Same")  # small_kit's: its cards are not drawn again
-    seeded(small_kit, tmp_path / "duplex")
-    with contextlib.chdir(tmp_path):
-        campaign = read_campaign(Path("camp")).campaign
-        assert campaign is not None
-    for layout in ("duplex", "fold"):
-        if layout == "fold":
-            shutil.copytree(tmp_path / "duplex" / ".cache", tmp_path / layout / ".cache")
-        options = Options(paper="letter", png=False, layout=layout)
-        with contextlib.chdir(tmp_path):
-            render.build(campaign, Path(layout), ["en"], options, jobs=1)
-        # Two groups: a deck of one back design, a deck of cards printed on both sides; every
-        # group of the A4 kit is checked above.
-        assert_imposed_like_drawn(tmp_path / layout, campaign, options, "en",
-                                  ("goals", "actions"))
-        assert "Same" in text_of(tmp_path / layout / "en" / "missions.pdf")
 
 
 @pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
