@@ -569,53 +569,53 @@ def page_ink(path: Path) -> list[float]:
     return [ink_coverage(image) for _, image in page_images(path.read_bytes(), 20)]
 
 
-def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_draws_them_on_letter_duplex_and_fold(  # noqa: E501
-        tmp_path, small_kit):
+#: The ink saver's kits (ink_saver_kits): paper and layout, each built from the one before's
+#: cache.
+INK_SAVER_KITS = (("a4", "duplex"), ("letter", "duplex"), ("letter", "fold"))
+
+
+@pytest.fixture(scope="session")
+def ink_saver_kits(tmp_path_factory, small_kit) -> Path:
+    """ROOT/camp (small_kit's campaign: two missions, every deck and every kind of card and
+    back the starter's thirty missions have) and its English kits built with --ink-saver, by
+    a relative path, in ROOT/a4-duplex, ROOT/letter-duplex and ROOT/letter-fold, once per
+    test run (conftest.once_per_run: this module's tests are spread over xdist's workers).
+    The A4 build starts from small_kit's cache: the pieces the ink saver leaves alone (the
+    rulebook, the challenge sheet, the calibration page) are not drawn again; every card and
+    sheet is. Each later build starts from the one before's cache: the same cards, other
+    sheets (the fold kit's rulebook and challenge sheet on Letter, the duplex kit's). Three
+    tests read them: each had kits of its own, which drew the cards, or the Letter sheets,
+    rulebook and challenge sheet, again."""
+    from conftest import once_per_run
+
+    def build(root: Path) -> None:
+        root.mkdir()
+        small_campaign(root, "Same")
+        seed = small_kit / "a"
+        for paper, layout in INK_SAVER_KITS:
+            out = root / f"{paper}-{layout}"
+            shutil.copytree(seed / ".cache", out / ".cache")
+            seed = out
+            with contextlib.chdir(root):  # by a relative path, as small_kit's was built
+                result = CliRunner().invoke(main, [
+                    "build", "camp", "--out", out.name, "--paper", paper, "--layout", layout,
+                    "--ink-saver", "--no-png", "--lang", "en", "--jobs", "1"])
+            assert result.exit_code == 0, result.output
+
+    return once_per_run(tmp_path_factory, "ink-saver-kits", build)
+
+
+def test_ink_saver_sheets_are_at_most_a_quarter_ink(ink_saver_kits, small_kit):
     """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
     writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
     around them), measured from its pixels, is at most 25% ink, on A4 and on Letter, and on
-    Letter with the fold layout. The campaign is small_kit's (two missions: every deck and
-    every kind of card and back the starter's thirty missions have; the missions' faces were
-    a fifth of the drawing); the A4 build starts from small_kit's cache: the pieces the ink
-    saver leaves alone (the rulebook, the challenge sheet, the calibration page) are not
-    drawn again; every card and sheet is. Each later build starts from the one before's
-    cache: the same cards, other sheets (the fold kit's rulebook and challenge sheet on
-    Letter, the duplex kit's: drawn once).
-    The two Letter kits' sheets, in English, are also compared with WeasyPrint's own drawing
-    (assert_imposed_like_drawn; with the A4 duplex kit in French below: both papers, both
-    layouts, the ink saver and both languages). They were a test of their own, on kits
-    without the ink saver, whose builds drew the Letter sheets, rulebook and challenge sheet
-    a second time: imposition places the cards' pages whatever they print, ink saver or not."""
-    from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing.jobs import Options
-
-    small_campaign(tmp_path, "Same")
-    with contextlib.chdir(tmp_path):
-        campaign = read_campaign(Path("camp")).campaign
-        assert campaign is not None
-    seed = small_kit / "a"
-    for paper, layout in (("a4", "duplex"), ("letter", "duplex"), ("letter", "fold")):
-        out = tmp_path / f"{paper}-{layout}"
-        shutil.copytree(seed / ".cache", out / ".cache")
-        seed = out
-        with contextlib.chdir(tmp_path):  # by a relative path, as small_kit's was built
-            result = CliRunner().invoke(main, ["build", "camp", "--out", out.name, "--paper",
-                                               paper, "--layout", layout, "--ink-saver",
-                                               "--no-png", "--lang", "en", "--jobs", "1"])
-        assert result.exit_code == 0, result.output
-        kit = out / "en" / "print-and-play-en.pdf"
+    Letter with the fold layout."""
+    for paper, layout in INK_SAVER_KITS:
+        kit = ink_saver_kits / f"{paper}-{layout}" / "en" / "print-and-play-en.pdf"
         inks = page_ink(kit)
         assert len(inks) == pages(kit) > 25
         assert max(inks) <= 0.25, (paper, layout, [(i + 1, round(ink, 3))
                                                    for i, ink in enumerate(inks) if ink > 0.25])
-        if paper == "letter":
-            # Two groups: a deck of one back design, a deck of cards printed on both sides;
-            # every group of the A4 kit is checked below.
-            with contextlib.chdir(tmp_path):
-                assert_imposed_like_drawn(out, campaign, Options(
-                    paper="letter", png=False, layout=layout, ink_saver=True), "en",
-                    ("goals", "actions"))
-            assert "Same" in text_of(out / "en" / "missions.pdf")
     # The measure sees heavy pages: without --ink-saver the backs are over a third ink.
     assert max(page_ink(small_kit / "a" / "en" / "print-and-play-en.pdf")) > 0.35
 
@@ -713,18 +713,15 @@ def test_the_fold_layout_puts_each_back_beside_its_front_on_one_side(paper):
         assert mark.y + mark.height <= layout.height - PRINTABLE + 1e-6
 
 
-def test_a_fold_build_is_single_sided_and_labelled(tmp_path, small_kit):
-    small_campaign(tmp_path, "Same")  # small_kit's: its cards are not drawn again
-    seeded(small_kit, tmp_path / "o")
-    with contextlib.chdir(tmp_path):
-        result = CliRunner().invoke(main, ["build", "camp", "--out", "o", "--layout", "fold",
-                                           "--no-png", "--jobs", "1", "--lang", "en"])
-    assert result.exit_code == 0, result.output
-    numbers = tmp_path / "o" / "en" / "numbers.pdf"
+def test_a_fold_build_is_single_sided_and_labelled(ink_saver_kits):
+    """The ink saver's Letter fold kit (ink_saver_kits: a fold kit of its own, on A4 without
+    the ink saver, drew its sheets again; the sheets and their labels are laid out the same
+    on either paper, with or without the ink saver)."""
+    numbers = ink_saver_kits / "letter-fold" / "en" / "numbers.pdf"
     assert pages(numbers) == 13  # 50 number cards, 4 pairs a page, one side each
     assert "Numbers · fold in two · sheet 1/13" in text_of(numbers)
     # Nothing is printed on a back: the calibration page is one page, without a duplex check.
-    calibration = tmp_path / "o" / "en" / "calibration.pdf"
+    calibration = ink_saver_kits / "letter-fold" / "en" / "calibration.pdf"
     assert pages(calibration) == 1
     assert "Print on one side of the paper only" in text_of(calibration)
     assert "Duplex check" not in text_of(calibration)
@@ -792,13 +789,36 @@ def assert_imposed_like_drawn(out: Path, campaign, options, language: str,
 def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
     """Every group of the starter kit, in French: imposition places pages, whatever their
     language (English sheets are checked on the ink saver's Letter kits, duplex and fold,
-    above; drawing both languages' reference sheets here was half this test's time)."""
+    below; drawing both languages' reference sheets here was half this test's time)."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.jobs import Options
 
     campaign = read_campaign(starter_campaign()).campaign
     assert_imposed_like_drawn(starter_kit, campaign, Options(), "fr")
     assert "Premières notes" in text_of(starter_kit / "fr" / "missions.pdf")
+
+
+# With the A4 duplex kit above (in French): both papers, both layouts, the ink saver and both
+# languages.
+def test_imposed_sheets_are_the_sheets_weasyprint_draws_on_letter_duplex_and_fold(
+        ink_saver_kits):
+    """Letter, in English, duplex then fold: the ink saver's kits (ink_saver_kits; kits of
+    its own, without the ink saver, drew the Letter sheets, rulebook and challenge sheet
+    again: imposition places the cards' pages, whatever they print)."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing.jobs import Options
+
+    with contextlib.chdir(ink_saver_kits):
+        campaign = read_campaign(Path("camp")).campaign
+        assert campaign is not None
+        for layout in ("duplex", "fold"):
+            out = ink_saver_kits / f"letter-{layout}"
+            # Two groups: a deck of one back design, a deck of cards printed on both sides;
+            # every group of the A4 kit is checked above.
+            assert_imposed_like_drawn(out, campaign, Options(
+                paper="letter", png=False, layout=layout, ink_saver=True), "en",
+                ("goals", "actions"))
+            assert "Same" in text_of(out / "en" / "missions.pdf")
 
 
 @pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
