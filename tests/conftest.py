@@ -22,6 +22,9 @@ from synergy_forge.core.rules import Rulebook
 #: fixtures (a built kit, a running studio, a browser) once. (A SPREAD module's own fixtures
 #: would be set up on every worker: the kits it shares are built once per run, once_per_run.)
 SPREAD = ("tests/test_build.py",)
+#: Fixtures built once per run (once_per_run) that several short tests read, none of them
+#: marked slow: the first test that uses one builds it (test_build.ink_saver_kits, three kits).
+BUILT_ONCE = ("ink_saver_kits",)
 
 
 class _ByModule:
@@ -68,12 +71,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     slow units that do not, so no worker waits for the kit while other slow work is left."""
     slow: set[str] = set()
     kit: list[str] = []
+    builders: dict[str, str] = {}  # a fixture of BUILT_ONCE -> the first unit that uses it
     for item in items:
         unit = _unit(item)
+        fixtures = getattr(item, "fixturenames", ())
         if item.get_closest_marker("slow"):
             slow.add(unit)
-        if "starter_kit" in getattr(item, "fixturenames", ()) and unit not in kit:
+        if "starter_kit" in fixtures and unit not in kit:
             kit.append(unit)
+        for name in BUILT_ONCE:
+            if name in fixtures:
+                builders.setdefault(name, unit)
+    # The unit that builds such a fixture goes with the slow units; the others that read it
+    # keep their place, later, when it is built (handed out together, one worker would wait
+    # for the other's build).
+    slow.update(builders.values())
 
     def rank(item: pytest.Item) -> int:
         unit = _unit(item)

@@ -569,51 +569,64 @@ def page_ink(path: Path) -> list[float]:
     return [ink_coverage(image) for _, image in page_images(path.read_bytes(), 20)]
 
 
-def test_ink_saver_sheets_are_at_most_a_quarter_ink_and_imposed_as_weasyprint_draws_them(
-        tmp_path, small_kit):
+#: The ink saver's kits (ink_saver_kits): paper and layout, each built from the one before's
+#: cache.
+INK_SAVER_KITS = (("a4", "duplex"), ("letter", "duplex"), ("letter", "fold"))
+
+
+@pytest.fixture(scope="session")
+def ink_saver_kits(tmp_path_factory, small_kit) -> Path:
+    """ROOT/camp (small_kit's campaign: two missions, every deck and every kind of card and
+    back the starter's thirty missions have) and its English kits built with --ink-saver, by
+    a relative path, in ROOT/a4-duplex, ROOT/letter-duplex and ROOT/letter-fold, once per
+    test run (conftest.once_per_run: this module's tests are spread over xdist's workers).
+    The A4 build starts from small_kit's cache: the pieces the ink saver leaves alone (the
+    rulebook, the challenge sheet, the calibration page) are not drawn again; every card and
+    sheet is. Each later build starts from the one before's cache: the same cards, other
+    sheets (the fold kit's rulebook and challenge sheet on Letter, the duplex kit's). Three
+    tests read them: each had kits of its own, which drew the cards, or the Letter sheets,
+    rulebook and challenge sheet, again."""
+    from conftest import once_per_run
+
+    def build(root: Path) -> None:
+        root.mkdir()
+        small_campaign(root, "Same")
+        seed = small_kit / "a"
+        for paper, layout in INK_SAVER_KITS:
+            out = root / f"{paper}-{layout}"
+            shutil.copytree(seed / ".cache", out / ".cache")
+            seed = out
+            with contextlib.chdir(root):  # by a relative path, as small_kit's was built
+                result = CliRunner().invoke(main, [
+                    "build", "camp", "--out", out.name, "--paper", paper, "--layout", layout,
+                    "--ink-saver", "--no-png", "--lang", "en", "--jobs", "1"])
+            assert result.exit_code == 0, result.output
+
+    return once_per_run(tmp_path_factory, "ink-saver-kits", build)
+
+
+def test_ink_saver_sheets_are_at_most_a_quarter_ink(ink_saver_kits, small_kit):
     """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
     writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
     around them), measured from its pixels, is at most 25% ink, on A4 and on Letter, and on
-    A4 with the fold layout (those two built from the A4 build's cache: the same cards, other
-    sheets). The campaign is small_kit's (two missions: every deck and every kind of card and
-    back the starter's thirty missions have; the missions' faces were a fifth of the drawing);
-    the A4 build starts from small_kit's cache: the pieces the ink saver leaves alone (the
-    rulebook, the challenge sheet, the calibration page) are not drawn again; every card and
-    sheet is. The fold kit's sheets are also compared with WeasyPrint's own drawing
-    (assert_imposed_like_drawn: with the tests below, both papers, both layouts, the ink saver
-    and both languages; it was a case of theirs, which drew the ink saver's cards again)."""
-    from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing.jobs import Options
-
-    small_campaign(tmp_path, "Same")
-    for paper, layout in (("a4", "duplex"), ("letter", "duplex"), ("a4", "fold")):
-        out = tmp_path / f"{paper}-{layout}"
-        shutil.copytree((tmp_path / "a4-duplex" if out.name != "a4-duplex" else small_kit / "a")
-                        / ".cache", out / ".cache")
-        with contextlib.chdir(tmp_path):  # by a relative path, as small_kit's was built
-            result = CliRunner().invoke(main, ["build", "camp", "--out", out.name, "--paper",
-                                               paper, "--layout", layout, "--ink-saver",
-                                               "--no-png", "--lang", "en", "--jobs", "1"])
-        assert result.exit_code == 0, result.output
-        kit = out / "en" / "print-and-play-en.pdf"
+    Letter with the fold layout."""
+    for paper, layout in INK_SAVER_KITS:
+        kit = ink_saver_kits / f"{paper}-{layout}" / "en" / "print-and-play-en.pdf"
         inks = page_ink(kit)
         assert len(inks) == pages(kit) > 25
         assert max(inks) <= 0.25, (paper, layout, [(i + 1, round(ink, 3))
                                                    for i, ink in enumerate(inks) if ink > 0.25])
     # The measure sees heavy pages: without --ink-saver the backs are over a third ink.
     assert max(page_ink(small_kit / "a" / "en" / "print-and-play-en.pdf")) > 0.35
-    with contextlib.chdir(tmp_path):
-        campaign = read_campaign(Path("camp")).campaign
-        assert_imposed_like_drawn(out, campaign, Options(png=False, layout="fold",
-                                                         ink_saver=True),
-                                  "en", ("goals", "actions"))
 
 
 def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
     """A stand-in for printing.build.build, as print_run calls it: the first piece (eight
-    faces) of each cards document, drawn (unless OUT/.cache has it) and rasterised by the
-    build's own `render_piece`, each face's PNG recorded in `drawn` under its name in the
-    kit."""
+    faces) of each cards document, drawn (unless OUT/.cache has it) by the build's own
+    `render_piece`, which rasterises its first face and each back among its faces, each
+    face's PNG recorded in `drawn` under its name in the kit. (Every face of a piece is a page
+    of the same size: rasterising all eight, a PNG each at 300 DPI, was most of the tgc
+    case's time.)"""
     from synergy_forge.printing import build as render
     from synergy_forge.printing.draw import RenderContext
     from synergy_forge.printing.store import CACHE_DIR
@@ -627,10 +640,14 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
             for document in render.plan(campaign, languages, options):
                 if document.job.kind == "cards":
                     key, html, names = next(document.pieces())
-                    render.render_piece(context, html, key, str(store), list(names), None,
+                    wanted = [name if index == 0 or face.key.startswith("back-") else None
+                              for index, (face, name) in enumerate(zip(document.faces, names,
+                                                                       strict=False))]
+                    render.render_piece(context, html, key, str(store), wanted, None,
                                         str(root))
-                    for face, name in zip(document.faces, names, strict=False):
-                        drawn[f"{face.key}.png"] = store / f"{name}.png"
+                    for face, name in zip(document.faces, wanted, strict=False):
+                        if name:
+                            drawn[f"{face.key}.png"] = store / f"{name}.png"
         finally:
             context.release()
         return []
@@ -643,8 +660,8 @@ def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, sh
                                                             monkeypatch):
     """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21). The
     command is run with the whole kit's drawing replaced by the first piece of each deck
-    (`first_pieces`: the build's own drawing and rasterising of eight faces, the deck's first
-    card and its back among them, on the options the command made of --preset): every face
+    (`first_pieces`: the build's own drawing of eight faces and rasterising of the deck's
+    first card and the backs among them, on the options the command made of --preset): every face
     of a deck is drawn on the same page size, so these show the size of them all (the whole
     kit, about 130 images, was three quarters of this test's time). The tgc build starts from
     the cache of conftest.shop_kit, the same campaign built with --preset dtc, whose card and
@@ -665,7 +682,8 @@ def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, sh
         result = CliRunner().invoke(main, ["build", "camp", "--out", preset, "--preset",
                                            preset, "--jobs", "1", "--lang", "fr"])
     assert result.exit_code == 0, result.output
-    assert len(drawn) > 20 and any(name.startswith("back-") for name in drawn)
+    # Five decks' first faces; the goals' and numbers' backs, the four specials' backs.
+    assert len(drawn) == 11 and sum(name.startswith("back-") for name in drawn) == 6
     # Each deck's cards and backs (specials: super, hyper, lives, rounds).
     assert {name.removesuffix(".png").split("-")[0] for name in drawn} >= {
         "mission", "goal", "number", "action", "back", "super"}
@@ -702,18 +720,15 @@ def test_the_fold_layout_puts_each_back_beside_its_front_on_one_side(paper):
         assert mark.y + mark.height <= layout.height - PRINTABLE + 1e-6
 
 
-def test_a_fold_build_is_single_sided_and_labelled(tmp_path, small_kit):
-    small_campaign(tmp_path, "Same")  # small_kit's: its cards are not drawn again
-    seeded(small_kit, tmp_path / "o")
-    with contextlib.chdir(tmp_path):
-        result = CliRunner().invoke(main, ["build", "camp", "--out", "o", "--layout", "fold",
-                                           "--no-png", "--jobs", "1", "--lang", "en"])
-    assert result.exit_code == 0, result.output
-    numbers = tmp_path / "o" / "en" / "numbers.pdf"
+def test_a_fold_build_is_single_sided_and_labelled(ink_saver_kits):
+    """The ink saver's Letter fold kit (ink_saver_kits: a fold kit of its own, on A4 without
+    the ink saver, drew its sheets again; the sheets and their labels are laid out the same
+    on either paper, with or without the ink saver)."""
+    numbers = ink_saver_kits / "letter-fold" / "en" / "numbers.pdf"
     assert pages(numbers) == 13  # 50 number cards, 4 pairs a page, one side each
     assert "Numbers · fold in two · sheet 1/13" in text_of(numbers)
     # Nothing is printed on a back: the calibration page is one page, without a duplex check.
-    calibration = tmp_path / "o" / "en" / "calibration.pdf"
+    calibration = ink_saver_kits / "letter-fold" / "en" / "calibration.pdf"
     assert pages(calibration) == 1
     assert "Print on one side of the paper only" in text_of(calibration)
     assert "Duplex check" not in text_of(calibration)
@@ -780,8 +795,8 @@ def assert_imposed_like_drawn(out: Path, campaign, options, language: str,
 
 def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
     """Every group of the starter kit, in French: imposition places pages, whatever their
-    language (English sheets are checked on Letter below and on the ink saver's fold layout,
-    above; drawing both languages' reference sheets here was half this test's time)."""
+    language (English sheets are checked on the ink saver's Letter kits, duplex and fold,
+    below; drawing both languages' reference sheets here was half this test's time)."""
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing.jobs import Options
 
@@ -790,33 +805,27 @@ def test_imposed_sheets_are_the_sheets_weasyprint_draws_a4(starter_kit):
     assert "Premières notes" in text_of(starter_kit / "fr" / "missions.pdf")
 
 
-# With the A4 duplex kit above (in French) and the ink saver's A4 fold kit (in English): both
-# papers, both layouts, the ink saver, both languages.
-def test_imposed_sheets_are_the_sheets_weasyprint_draws_on_letter_duplex_and_fold(tmp_path,
-                                                                                small_kit):
-    """Letter, in English, duplex then fold: small_kit's campaign, its cards from its cache;
-    the fold kit is built from the duplex kit's cache (its rulebook and challenge sheet on
-    Letter drawn once: as two tests, each drew them)."""
+# With the A4 duplex kit above (in French): both papers, both layouts, the ink saver and both
+# languages.
+def test_imposed_sheets_are_the_sheets_weasyprint_draws_on_letter_duplex_and_fold(
+        ink_saver_kits):
+    """Letter, in English, duplex then fold: the ink saver's kits (ink_saver_kits; kits of
+    its own, without the ink saver, drew the Letter sheets, rulebook and challenge sheet
+    again: imposition places the cards' pages, whatever they print)."""
     from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.printing import build as render
     from synergy_forge.printing.jobs import Options
 
-    small_campaign(tmp_path, "Same")  # small_kit's: its cards are not drawn again
-    seeded(small_kit, tmp_path / "duplex")
-    with contextlib.chdir(tmp_path):
+    with contextlib.chdir(ink_saver_kits):
         campaign = read_campaign(Path("camp")).campaign
         assert campaign is not None
-    for layout in ("duplex", "fold"):
-        if layout == "fold":
-            shutil.copytree(tmp_path / "duplex" / ".cache", tmp_path / layout / ".cache")
-        options = Options(paper="letter", png=False, layout=layout)
-        with contextlib.chdir(tmp_path):
-            render.build(campaign, Path(layout), ["en"], options, jobs=1)
-        # Two groups: a deck of one back design, a deck of cards printed on both sides; every
-        # group of the A4 kit is checked above.
-        assert_imposed_like_drawn(tmp_path / layout, campaign, options, "en",
-                                  ("goals", "actions"))
-        assert "Same" in text_of(tmp_path / layout / "en" / "missions.pdf")
+        for layout in ("duplex", "fold"):
+            out = ink_saver_kits / f"letter-{layout}"
+            # Two groups: a deck of one back design, a deck of cards printed on both sides;
+            # every group of the A4 kit is checked above.
+            assert_imposed_like_drawn(out, campaign, Options(
+                paper="letter", png=False, layout=layout, ink_saver=True), "en",
+                ("goals", "actions"))
+            assert "Same" in text_of(out / "en" / "missions.pdf")
 
 
 @pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
