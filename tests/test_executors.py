@@ -135,10 +135,19 @@ def sources():
 @pytest.fixture(scope="module")
 def cluster():
     distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None,
-                                  silence_logs=50) as local:
-        yield local
+    import dask
+    from distributed.utils import get_mp_context
+
+    # Worker processes forked from a fork server that has imported Dask and the playtest
+    # once, as Dask's own test suite starts them, not spawned: a spawned worker imports them
+    # again, some 1.4 s of CPU for each of the three started here (two, and the nanny's
+    # replacement for the one killed). They are processes of their own either way.
+    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+        get_mp_context().set_forkserver_preload(["distributed", "synergy_forge.sim.playtest"])
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      host="127.0.0.1", dashboard_address=None,
+                                      silence_logs=50) as local:
+            yield local
 
 
 #: Games per mission and player count in the runs compared: three units of each cell (chunks of
@@ -251,7 +260,8 @@ def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_proces
     # changes is too easy for 5 stars by an allowed failure: six settings played, 750 games of
     # two rounds (it had four rounds, too easy for 3 stars by a life: the same six settings,
     # 750 games, at twice the CPU; at 3 rounds for 4 stars, 14 settings; for 3 stars, 18).
-    for number, rounds, stars in ((1, 3, 1), (2, 2, 5)):
+    # The one that agrees is of two rounds too: its one setting's games cost half as much.
+    for number, rounds, stars in ((1, 2, 1), (2, 2, 5)):
         (tmp_path / "missions" / f"0{number}.yaml").write_text(
             SHORT.format(id=f"short-{number}", number=number, rounds=rounds, stars=stars))
     runner = CliRunner()

@@ -170,7 +170,10 @@ def test_no_response_to_a_seat_holds_another_seats_hidden_card():
 
         reader = threading.Thread(target=listen, daemon=True)
         reader.start()
-        time.sleep(0.2)
+        deadline = time.monotonic() + 10
+        while not streamed:  # its first event, the view on connecting: it sees every change
+            assert time.monotonic() < deadline and reader.is_alive(), "no event streamed"
+            time.sleep(0.01)
         play_randomly(client, table, random.Random(5),
                       lambda seat, data, text: found.extend(leaks(game, seat, data, text)))
         reader.join(timeout=20)

@@ -101,7 +101,7 @@ def test_one_person_two_bots_play_to_the_end_and_the_logs_replay(tmp_path):
             else:
                 time.sleep(0.05)
                 view = get(link)
-        time.sleep(0.5)  # the end is told, the logs written
+        logged(games, "stairway-*.jsonl")
     finally:
         code, out, err = table.stop()
     assert code == 0, err
@@ -116,13 +116,22 @@ def test_one_person_two_bots_play_to_the_end_and_the_logs_replay(tmp_path):
     assert "Traceback" not in err
 
 
-def play_to_the_end(table: TableProcess) -> tuple[int, str, str]:
+def logged(games: Path, pattern: str) -> None:
+    """Wait until the finished game's log is in `games` (the table writes it there last, after
+    the --log file), instead of for a fixed time."""
+    deadline = time.monotonic() + 30
+    while not list(games.glob(pattern)):
+        assert time.monotonic() < deadline, f"no {pattern} in {games}"
+        time.sleep(0.02)
+
+
+def play_to_the_end(table: TableProcess, games: Path, pattern: str) -> tuple[int, str, str]:
     try:
         link = table.links[0]
         view = get(link)
         while view["outcome"] is None:
             view = choose(link, view["legal"][0]["id"]) if view["legal"] else get(link)
-        time.sleep(0.5)
+        logged(games, pattern)
     finally:
         result = table.stop()
     return result
@@ -135,10 +144,12 @@ def test_a_campaign_keeps_its_games_in_its_games_folder(tmp_path):
     shutil.copytree(starter_campaign(), campaign)
     # Given the folder and --mission; then by number, run inside the campaign.
     code, out, _ = play_to_the_end(TableProcess(str(campaign), "--mission", "1", "--humans",
-                                                "1", "--pace", "0", "--seed", "3"))
+                                                "1", "--pace", "0", "--seed", "3"),
+                                   campaign / "games", "first-notes-*.jsonl")
     assert code == 0
     code, out, _ = play_to_the_end(TableProcess("2", "--humans", "1", "--pace", "0", "--seed",
-                                                "3", cwd=campaign / "missions"))
+                                                "3", cwd=campaign / "missions"),
+                                   campaign / "games", "warm-up-*.jsonl")
     assert code == 0
     assert len(list((campaign / "games").glob("first-notes-*.jsonl"))) == 1
     assert len(list((campaign / "games").glob("warm-up-*.jsonl"))) == 1, out

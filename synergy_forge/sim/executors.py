@@ -199,13 +199,20 @@ class _DaskSession:
         self.data: Any = None
 
     def __enter__(self) -> _DaskSession:
+        import importlib.util
+
+        missing = ExecutorError("running on a Dask cluster needs the 'cluster' extra: pip "
+                                "install 'synergy-forge[cluster]'")
+        if importlib.util.find_spec("distributed") is None:
+            raise missing
+        address, timeout = self.cluster.address, self.cluster.timeout
+        # Probed before Dask is imported (more than a second of CPU): an address where no
+        # scheduler answers is said at once.
+        probe_scheduler(address, self.cluster.connect_timeout)
         try:
             from distributed import Client
         except ImportError:
-            raise ExecutorError("running on a Dask cluster needs the 'cluster' extra: pip "
-                                "install 'synergy-forge[cluster]'") from None
-        address, timeout = self.cluster.address, self.cluster.timeout
-        probe_scheduler(address, self.cluster.connect_timeout)
+            raise missing from None
         try:
             self.client = Client(address, timeout=timeout, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
