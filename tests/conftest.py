@@ -173,15 +173,18 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tts_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Path:
-    """ROOT/camp (test_tts.small_campaign: three missions and a goal card of its own) and its
-    kit with PNGs and the Tabletop Simulator export, in English and French, in ROOT/out, built
-    from ROOT by relative paths once per test run: test_tts reads it; test_build's PNG and TTS
-    rebuild starts from its cache (its PNGs, shrunk cards and sheets made already). The
-    campaign is named as the starter is: its build starts from the starter kit's cache, and
-    draws only what differs (its missions, its goal card's piece, the sheets' frames, the
-    rulebook and challenge sheet), and rasterises the shared decks' faces again only for their
-    TTS images (their PNGs are kept: the same key, the same bytes). That a build from a cache
-    equals one without is tested in test_build."""
+    """ROOT/camp (test_tts.small_campaign: three missions and a goal card of its own, in
+    English and French) and its English kit with PNGs and the Tabletop Simulator export, in
+    ROOT/out, built from ROOT by relative paths once per test run: test_tts reads it;
+    test_build's PNG and TTS rebuild (English) starts from its cache (its PNGs, shrunk cards
+    and sheets made already). The campaign is named as the starter is: its build starts from
+    the starter kit's cache, and draws only what differs (its missions, its goal card's piece,
+    the sheets' frames, the rulebook and challenge sheet), and rasterises the shared decks'
+    faces again only for their TTS images (their PNGs are kept: the same key, the same bytes).
+    That a build from a cache equals one without is tested in test_build. English only: the
+    French build was a third of this fixture's time for what test_tts reads of it, the saved
+    object's names and its sheets' file names, which test_tts.french makes with tts.export
+    from stand-in card images."""
     from test_tts import small_campaign
 
     from synergy_forge.cli import main
@@ -192,7 +195,7 @@ def tts_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Path
         shutil.copytree(starter_kit / ".cache", root / "out" / ".cache")
         with contextlib.chdir(root):
             result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--tts",
-                                               "--jobs", "2"])
+                                               "--jobs", "2", "--lang", "en"])
         assert result.exit_code == 0, result.output
         assert "Tabletop Simulator" in result.output
 

@@ -1,5 +1,6 @@
 """The print-and-play kit at the table (issue 13): physically right, readable, playable from
-its own pages, printable on home printers. Letter is built here; A4 in test_build.py."""
+its own pages, printable on home printers. Letter is built here, in English; A4, in every
+language, in test_build.py (conftest.starter_kit, which the French cases here read)."""
 
 from __future__ import annotations
 
@@ -43,10 +44,14 @@ def flat(text: str) -> str:
 def letter_kit(tmp_path_factory, starter_kit) -> Path:
     out = tmp_path_factory.mktemp("letter")
     # The A4 kit's cache in: its cards are drawn already (a rebuild from a cache equals one
-    # without, test_build.py); the letter sheets are drawn here.
+    # without, test_build.py); the letter sheets, calibration page, rulebook and challenge
+    # sheet are drawn here. In English: Letter changes the pages around the texts, not the
+    # texts; French, whose texts are longer, is checked on A4 (test_build.py), and its
+    # Letter pages were half this build. On one process: two workers, each starting its own
+    # WeasyPrint, cost more than they saved on eight documents.
     shutil.copytree(starter_kit / ".cache", out / ".cache")
     result = CliRunner().invoke(main, ["build", "--paper", "letter", "--out", str(out),
-                                       "--no-png", "--jobs", "2"])
+                                       "--no-png", "--jobs", "1", "--lang", "en"])
     assert result.exit_code == 0, result.output
     return out
 
@@ -92,10 +97,16 @@ def small_campaign(tmp_path: Path, missions: dict[str, str]) -> Path:
     return folder
 
 
-def test_single_sided_action_cards_when_missions_force_it_and_validate_names_them(tmp_path,
-                                                                                 small_kit):
-    """The build starts from the cache of test_build's small kit (conftest.py: a campaign
-    named "Small" too, in English): its decks but the action cards are not drawn again."""
+def test_single_sided_action_cards_when_missions_force_it_and_validate_names_them(tmp_path):
+    """The action cards' sheets are drawn as build draws them, whole (printing/html.py's sheets
+    job; build imposes the same cards on the same frames, which gives the same pages:
+    test_build.py's imposed-sheets tests): a build of the whole kit, for these pages,
+    was six times as long."""
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.draw import RenderContext, draw
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+
     folder = small_campaign(tmp_path, {"1": "actions: [A, B, C]\n",
                                        "2": "actions: [A, B, C, D, E, F]\n",
                                        "3": "actions: [G, H]\n"})
@@ -107,13 +118,15 @@ def test_single_sided_action_cards_when_missions_force_it_and_validate_names_the
     campaign = read_campaign(folder).campaign
     cards = build_kit(campaign)["actions"]
     assert len(cards) == 10 and {c.back.kind for c in cards} == {"back"}
-    out = tmp_path / "out"
-    shutil.copytree(small_kit / "a" / ".cache", out / ".cache")
-    result = CliRunner().invoke(main, ["build", str(folder), "--out", str(out), "--no-png",
-                                       "--jobs", "1"])
-    assert result.exit_code == 0, result.output
+    html, _ = html_for(Job("sheets", "en", "actions"), campaign, Options(png=False),
+                       Translator("en"))
+    context = RenderContext(str(tmp_path))
+    try:
+        pdf = tmp_path / "actions.pdf"
+        pdf.write_bytes(draw(html, context).pdf)
+    finally:
+        context.release()
     # Fronts page, backs page, fronts page, backs page: the backs carry no action text.
-    pdf = out / "en" / "actions.pdf"
     assert "Recover" in text_of(pdf, 0) and "Recover" not in text_of(pdf, 1)
     assert "Recover" not in text_of(pdf, 3) and "Action card" in text_of(pdf, 3)
 
@@ -131,17 +144,18 @@ def test_each_colour_has_the_seven_base_goals_and_the_campaign_goal_is_an_added_
     assert [(f.data.id, f.missions) for f in added] == [("close-call", (21,))] * 5
 
 
-def test_campaign_goal_cards_say_which_missions_add_them_in_each_language(letter_kit):
+def test_campaign_goal_cards_say_which_missions_add_them_in_each_language(letter_kit,
+                                                                         starter_kit):
     assert "Added by mission 21" in flat(text_of(letter_kit / "en" / "goals.pdf"))
-    assert "Ajoutée par la mission 21" in flat(text_of(letter_kit / "fr" / "goals.pdf"))
+    assert "Ajoutée par la mission 21" in flat(text_of(starter_kit / "fr" / "goals.pdf"))
 
 
-def test_mission_cards_say_which_goal_cards_to_take(letter_kit):
+def test_mission_cards_say_which_goal_cards_to_take(letter_kit, starter_kit):
     missions = flat(text_of(letter_kit / "en" / "missions.pdf"))
     assert "Goal deck the base goal cards without Unique (≠), plus Close call (±1)" in missions
     assert "Goal deck the 7 base goal cards" in missions
     assert "Starting hand 6 number and 4 goal cards; the rest are your decks" in missions
-    french = flat(text_of(letter_kit / "fr" / "missions.pdf"))
+    french = flat(text_of(starter_kit / "fr" / "missions.pdf"))
     assert "Objectifs les cartes Objectif de base sans Unique (≠), plus De justesse (±1)" in french
 
 
@@ -159,19 +173,14 @@ def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
 
 def test_nothing_is_printed_within_4_mm_of_a_letter_page_edge_and_characters_meet_wcag_aa(
         letter_kit):
-    """No ink within PRINTER_MARGIN of any page edge, in both languages; every character of the
-    English kit at WCAG AA against the pixels around it. In English only: Letter changes the
-    sheets around the cards, not their colours; every character of the French kit is checked
-    on A4 (test_build.py). The English pages are rendered once for both checks
+    """No ink within PRINTER_MARGIN of any page edge; every character at WCAG AA against the
+    pixels around it. In English (letter_kit): both are checked in French, and the ink in
+    English too, on A4 (test_build.py). The pages are rendered once for both checks
     (pagecheck.check_pages: a second rendering was a fifth of the two checks' time)."""
-    for language in ("en", "fr"):
-        bounds, checked, low = check_pages(
-            letter_kit / language / f"print-and-play-{language}.pdf", scale=2,
-            characters=language == "en")
-        assert len(bounds) > 30 and min(min(b) for b in bounds) >= PRINTER_MARGIN
-        if language == "en":
-            assert checked > 15000
-            assert not low, low[:10]
+    bounds, checked, low = check_pages(letter_kit / "en" / "print-and-play-en.pdf", scale=2)
+    assert len(bounds) > 30 and min(min(b) for b in bounds) >= PRINTER_MARGIN
+    assert checked > 15000
+    assert not low, low[:10]
 
 
 @pytest.mark.parametrize("paper", sorted(PAPERS))
@@ -304,16 +313,18 @@ def test_validate_reports_wide_words_and_characters_without_glyphs_at_their_line
 
 # -- a rulebook to play from ---------------------------------------------------------------------
 
-def test_the_rulebook_teaches_how_to_play_first_with_counts_and_an_example(letter_kit):
-    for language, words in (("en", ("how to play", "Components", "50 number cards",
-                                    "35 goal cards", "5 goal cards of this campaign",
-                                    "Setup", "A round, step by step", "An example round",
-                                    "Goals", "Action cards", "Challenges", "Super and hyper",
-                                    "Winning and losing", "±1", "Odd total")),
-                            ("fr", ("comment jouer", "Matériel", "50 cartes numérotées",
-                                    "Mise en place", "Un exemple de manche",
-                                    "Victoire et défaite"))):
-        text = flat(text_of(letter_kit / language / "rulebook.pdf"))
+def test_the_rulebook_teaches_how_to_play_first_with_counts_and_an_example(letter_kit,
+                                                                           starter_kit):
+    for kit, language, words in (
+            (letter_kit, "en", ("how to play", "Components", "50 number cards", "35 goal cards",
+                                "5 goal cards of this campaign", "Setup",
+                                "A round, step by step", "An example round", "Goals",
+                                "Action cards", "Challenges", "Super and hyper",
+                                "Winning and losing", "±1", "Odd total")),
+            (starter_kit, "fr", ("comment jouer", "Matériel", "50 cartes numérotées",
+                                 "Mise en place", "Un exemple de manche",
+                                 "Victoire et défaite"))):
+        text = flat(text_of(kit / language / "rulebook.pdf"))
         positions = [text.find(w) for w in words]
         assert -1 not in positions, [w for w, p in zip(words, positions, strict=True) if p < 0]
         assert positions[:2] == sorted(positions[:2])

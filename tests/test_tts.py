@@ -47,9 +47,36 @@ def small_campaign(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def kit(tts_kit: Path) -> Path:
-    """small_campaign's kit, with --tts, in both languages (conftest.tts_kit: built once per
-    run, and shared with test_build's PNG and TTS rebuild)."""
+    """small_campaign's English kit, with --tts (conftest.tts_kit: built once per run, and
+    shared with test_build's PNG and TTS rebuild)."""
     return tts_kit / "out"
+
+
+@pytest.fixture(scope="module")
+def french(kit: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """small_campaign's French export in FOLDER/fr/tts/, as `export` makes a group's sheets the
+    build did not compose: from the faces' PNGs under FOLDER/fr/png/ (that this equals the
+    build's own sheets: test_sheets_not_made_with_the_cards_are_made_from_the_pngs). The PNGs
+    are stand-ins, one small image a face (a poker card with its bleed, 1 px a mm): what is
+    read of the French export is its names and the form of its sheets; every card's picture
+    is checked on the English kit (building the French one with --tts rasterised every face
+    once more, a third of tts_kit's time)."""
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.cardtext.geometry import CardSize
+    from synergy_forge.printing.html import single_faces
+    from synergy_forge.printing.kit import build_kit
+    from synergy_forge.printing.tts import export
+
+    folder = tmp_path_factory.mktemp("french")
+    campaign = read_campaign(kit.parent / "camp").campaign
+    assert campaign is not None
+    for group, cards in build_kit(campaign).items():
+        (folder / "fr" / "png" / group).mkdir(parents=True)
+        for n, face in enumerate(single_faces(cards)):
+            Image.new("RGB", (69, 94), (n, 255 - n, 128)).save(
+                folder / "fr" / "png" / group / f"{face.key}.png")
+    export(campaign, folder / "fr", "fr", CardSize())
+    return folder
 
 
 def saved_object(out: Path, language: str) -> dict:
@@ -127,9 +154,10 @@ def test_card_ids_match_their_sheets_and_decks_their_cards(kit):
     assert len(spots) == len(set(spots))
 
 
-def test_sheets_are_rgb_within_tts_limits_and_next_to_the_saved_object(kit):
+def test_sheets_are_rgb_within_tts_limits_and_next_to_the_saved_object(kit, french):
     # Named after campaign and language, so that both languages can share one image host.
-    en, fr = ({p.name for p in (kit / lang / "tts").iterdir()} for lang in ("en", "fr"))
+    en, fr = ({p.name for p in (out / lang / "tts").iterdir()}
+              for out, lang in ((kit, "en"), (french, "fr")))
     assert en.isdisjoint(fr) and all(n.startswith("starter-campaign-en") for n in en)
     assert all(n.isascii() for n in fr)
     # ... whatever the name: accents dropped, any other character (an apostrophe, straight
@@ -138,9 +166,9 @@ def test_sheets_are_rgb_within_tts_limits_and_next_to_the_saved_object(kit):
 
     assert _slug("Petit essai à l'école") == _slug("Petit essai à l’école") == \
         "petit-essai-a-l-ecole"
-    for language in ("en", "fr"):
-        save = saved_object(kit, language)
-        folder = (kit / language / "tts").resolve()
+    for out, language in ((kit, "en"), (french, "fr")):
+        save = saved_object(out, language)
+        folder = (out / language / "tts").resolve()
         entries = {n: e for c in every_card(save) for n, e in c["CustomDeck"].items()}
         for entry in entries.values():
             face = Image.open(local(entry["FaceURL"]))
@@ -231,8 +259,8 @@ def test_each_card_id_shows_its_own_face_and_back(kit):
     assert checked >= 2 + 5 + 5 * (10 + 7)
 
 
-def test_french_export_names_cards_in_french_with_french_typography(kit):
-    save = saved_object(kit, "fr")
+def test_french_export_names_cards_in_french_with_french_typography(french):
+    save = saved_object(french, "fr")
     things = by_nickname(save)
     assert "Cartes numérotées rouge ●" in things and "Cartes Objectif violet ★" in things
     # A no-break space before the colon, as French typography wants (the catalog uses the
