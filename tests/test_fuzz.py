@@ -514,10 +514,8 @@ def test_the_studio_follows_its_folder_through_anything(events):
         shutil.rmtree(root)
 
 
-# No deadline: every batch plays the whole skill ladder, at the loaded machine's pace. Two
-# examples at the default (each about 1.8 s of CPU: games under a sandboxed rule), more in a
-# deeper run (SYNERGY_FUZZ_EXAMPLES, docs/fuzzing.md).
-@settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 6), deadline=None)
+# No deadline: every batch plays the whole skill ladder, at the loaded machine's pace.
+@settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4), deadline=None)
 @given(rule=failing_rules())
 def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, monkeypatch):
     """Class 8: a campaign rule failing in some games is a diagnostic; each failing batch is
