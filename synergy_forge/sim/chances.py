@@ -21,14 +21,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import evaluate_goals, neighbour_seats, round_succeeds
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled, count_true, grid_rule
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from synergy_forge.sim.grid import GridRule
+
+# numpy and the grid (which imports Jinja) are imported where a bot first weighs a round, not
+# with this module: `validate` and `judge` import the bots' module (through the playtester)
+# and play no game (docs/performance.md: no numpy or Jinja for them).
 
 # This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
 # per rulebook; the grids of the last rounds (a round needs one or two); and, per question
@@ -48,6 +54,8 @@ class Support(NamedTuple):
 
     @classmethod
     def of(cls, weights: Mapping[int, float]) -> Support:
+        import numpy as np
+
         sums = tuple(sorted(weights))
         values = [float(weights[s]) for s in sums]
         return cls(sums, np.array(values), sum(values))
@@ -84,6 +92,8 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
              supports: Sequence[Support], own: Sequence[int],
              on_grid: Callable[[_Grid], np.ndarray], question: tuple,
              wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
+    from synergy_forge.sim.grid import NotOnGrid, Unsettled
+
     rules = grid_rules(rulebook)
     if all(rules.get(g) is not None for g in goals):
         try:
@@ -98,6 +108,8 @@ def grid_rules(rulebook: Rulebook) -> Mapping[str, GridRule | None]:
     the memo's value is shared by every seat and every caller."""
     rules = _GRID_RULES.get(rulebook)
     if rules is None:
+        from synergy_forge.sim.grid import grid_rule
+
         rules = _GRID_RULES.remember(rulebook, MappingProxyType({
             gid: grid_rule(g.rule) if g.rule else None for gid, g in rulebook.goals.items()}))
     return rules
@@ -106,6 +118,8 @@ def grid_rules(rulebook: Rulebook) -> Mapping[str, GridRule | None]:
 def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
              supports: Sequence[Support], own: Sequence[int],
              on_grid: Callable[[_Grid], np.ndarray]) -> dict[int, float]:
+    import numpy as np
+
     axes = [s.sums for s in supports]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
@@ -133,6 +147,8 @@ class _Grid:
 
     def __init__(self, axes: Sequence[tuple[int, ...]], met: list[Any],
                  counted: list[bool]) -> None:
+        from synergy_forge.sim.grid import count_true
+
         self.axes, self.met, self.counted = axes, met, counted
         self.shape = tuple(len(a) for a in axes)
         self.seats = list(range(len(axes)))
@@ -152,6 +168,8 @@ class _Grid:
         key = ("won", allowed, super_seat, hyper_seat)
         won = self._arrays.get(key)
         if won is None:
+            import numpy as np
+
             failures = sum(self.counted) - self._met_count
             won = round_succeeds(failures, allowed,
                                  True if super_seat is None else self.met[super_seat],
@@ -164,6 +182,8 @@ class _Grid:
         key = ("meets", seat)
         met = self._arrays.get(key)
         if met is None:
+            import numpy as np
+
             met = self._arrays[key] = np.broadcast_to(self.met[seat], self.shape).astype(float)
         return met
 
@@ -171,6 +191,10 @@ class _Grid:
 def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
           axes: Sequence[tuple[int, ...]]) -> _Grid:
     """The goals of every seat, met or not, on every table of the product of `axes`."""
+    import numpy as np
+
+    from synergy_forge.sim.grid import Many
+
     n = len(axes)
     sums = []
     for j, axis in enumerate(axes):

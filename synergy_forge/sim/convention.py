@@ -469,6 +469,8 @@ def _ascend(sizes: list[int], score: Any,
             improved = False
             for i, size in enumerate(sizes):
                 for c in range(size):
+                    if c == current[i]:
+                        continue  # the current vector: its score is no improvement on itself
                     trial = (*current[:i], c, *current[i + 1:])
                     value = score(trial)
                     if value > current_score:
