@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 # numpy and the grid (which imports Jinja) are imported where a bot first weighs a round, not
 # with this module: `validate` and `judge` import the bots' module (through the playtester)
-# and play no game (docs/performance.md: no numpy or Jinja for them).
+# and play no game (docs/performance.md: no numpy for them, and Jinja only when a campaign's
+# own rule is parsed).
 
 # This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
 # per rulebook; the grids of the last rounds (a round needs one or two); and, per question
