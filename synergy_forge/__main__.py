@@ -6,8 +6,22 @@ like any other, not shown as a traceback of the import.
 """
 
 import _thread
+import gc
 import os
 import sys
+
+
+def collect_less() -> None:
+    """Python looks for garbage cycles after every 700 new objects by default. Drawing a kit
+    makes millions of short-lived ones (WeasyPrint's boxes and styles), and a tenth of its time
+    went to those searches; every 50,000 objects costs a few megabytes at most (issue 24,
+    docs/performance.md). The outputs do not depend on it. Called on import: in the command,
+    and in every worker that imports this module again (spawn, the build's fork server); the
+    test suite calls it too (tests/conftest.py), so that it runs the product as the command does."""
+    gc.set_threshold(50_000, 20, 20)
+
+
+collect_less()
 
 _print_unraisable = sys.unraisablehook
 

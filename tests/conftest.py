@@ -12,10 +12,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from synergy_forge.__main__ import collect_less
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
 from synergy_forge.core.referee import ActionUse, SeatPlay, Table
 from synergy_forge.core.rules import Rulebook
+
+# The suite collects garbage as the command does (synergy_forge/__main__.py), its workers too.
+collect_less()
 
 #: Modules whose tests are each a long, independent build: under pytest-xdist they are spread
 #: test by test. Every other module runs whole on one worker, which sets up its module-scoped

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 import re
@@ -118,7 +119,12 @@ HOSTILE = st.sampled_from([1.0, 2.5, True, False, None, "3", "", 10**30, -1, [],
                            [[[[[[1]]]]]], float("inf"), "x" * 300])
 
 
+@functools.cache
 def from_kind(kind: str, part: str = "") -> st.SearchStrategy[Any]:
+    """One strategy per schema, made once: hypothesis-jsonschema canonicalises and merges the
+    whole schema when a new strategy is first drawn from (about a quarter of a second for a
+    mission), and `document` asked for a new one at every example. A strategy is a
+    description, not a state: the same one draws the same documents from the same choices."""
     return from_schema(validator(kind, part).schema)
 
 

@@ -30,7 +30,8 @@ LAPTOP = {"width": 1280, "height": 900}
 @pytest.fixture(scope="module")
 def browser():
     if not Path(CHROMIUM).exists():
-        pytest.fail("the table's tests need Chromium: apt-get install chromium (README)")
+        pytest.fail("the table's tests need Chromium: apt-get install chromium-headless-shell "
+                    "(README)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
