@@ -148,13 +148,11 @@ class _Grid:
 
     def __init__(self, axes: Sequence[tuple[int, ...]], met: list[Any],
                  counted: list[bool]) -> None:
-        from synergy_forge.sim.grid import count_true
-
         self.axes, self.met, self.counted = axes, met, counted
         self.shape = tuple(len(a) for a in axes)
         self.seats = list(range(len(axes)))
-        self._met_count = count_true(m for m, c in zip(met, counted, strict=True) if c)
         self._arrays: dict[tuple, np.ndarray] = {}
+        self._met_count: Any = None
         self._index: dict[int, dict[int, int]] = {}
 
     def index(self, seat: int) -> dict[int, int]:
@@ -169,13 +167,15 @@ class _Grid:
         key = ("won", allowed, super_seat, hyper_seat)
         won = self._arrays.get(key)
         if won is None:
-            import numpy as np
+            if self._met_count is None:  # asked only about the round, never about one goal
+                from synergy_forge.sim.grid import count_true
 
+                self._met_count = count_true(
+                    m for m, c in zip(self.met, self.counted, strict=True) if c)
             failures = sum(self.counted) - self._met_count
-            won = round_succeeds(failures, allowed,
-                                 True if super_seat is None else self.met[super_seat],
-                                 True if hyper_seat is None else self.met[hyper_seat])
-            won = self._arrays[key] = np.broadcast_to(won, self.shape).astype(float)
+            won = self._arrays[key] = self._filled(round_succeeds(
+                failures, allowed, True if super_seat is None else self.met[super_seat],
+                True if hyper_seat is None else self.met[hyper_seat]))
         return won
 
     def meets(self, seat: int) -> np.ndarray:
@@ -183,10 +183,17 @@ class _Grid:
         key = ("meets", seat)
         met = self._arrays.get(key)
         if met is None:
-            import numpy as np
-
-            met = self._arrays[key] = np.broadcast_to(self.met[seat], self.shape).astype(float)
+            met = self._arrays[key] = self._filled(self.met[seat])
         return met
+
+    def _filled(self, where: Any) -> np.ndarray:
+        """1.0 where `where` holds (an array that broadcasts to the grid, or a bool), else 0.0,
+        over the whole grid (filling an empty array costs less than broadcast_to and astype)."""
+        import numpy as np
+
+        filled = np.empty(self.shape)
+        filled[...] = where
+        return filled
 
 
 def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
