@@ -38,11 +38,14 @@ if TYPE_CHECKING:
 # own rule is parsed).
 
 # This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
-# per rulebook; the grids of the last rounds (a round needs one or two); and, per question
-# about a round, its answer table by table.
+# per rulebook; the grids of the last rounds (a round needs one or two); per question about a
+# round, its answer table by table; and the answers to the last questions asked, which come
+# back (a playtest plays the same deals at every level of the expert's skill ladder: a
+# quarter of the greedy bot's questions about its last card had been asked before).
 _GRID_RULES: Memo[Rulebook, Mapping[str, GridRule | None]] = Memo(64)
 _GRIDS: Memo[tuple[Any, ...], _Grid] = Memo(64)
 _TABLES: Memo[tuple[Any, ...], dict[tuple[int, ...], bool]] = Memo(4096)
+_ANSWERS: Memo[tuple[Any, ...], dict[int, float]] = Memo(4096)
 
 
 class Support(NamedTuple):
@@ -93,6 +96,21 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
              supports: Sequence[Support], own: Sequence[int],
              on_grid: Callable[[_Grid], np.ndarray], question: tuple,
              wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
+    # Everything the answer depends on: of the seat's own support only its sums are read.
+    key = (rulebook, goals, ignored, seat, question, tuple(own),
+           tuple(s.sums if j == seat else (s.sums, tuple(s.weights.tolist()), s.total)
+                 for j, s in enumerate(supports)))
+    found = _ANSWERS.get(key)
+    if found is None:
+        found = _ANSWERS.remember(key, _answer(rulebook, goals, ignored, seat, supports, own,
+                                               on_grid, question, wins))
+    return dict(found)  # the caller's own copy: the memo's is shared
+
+
+def _answer(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
+            supports: Sequence[Support], own: Sequence[int],
+            on_grid: Callable[[_Grid], np.ndarray], question: tuple,
+            wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     from synergy_forge.sim.grid import NotOnGrid, Unsettled
 
     rules = grid_rules(rulebook)
