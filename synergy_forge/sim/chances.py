@@ -162,16 +162,59 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 class _Grid:
     """Every table of one round's possible sums, one axis per seat: which seats meet their
-    goal, and from that which tables win the round."""
+    goal, and from that which tables win the round.
 
-    def __init__(self, axes: Sequence[tuple[int, ...]], met: list[Any],
-                 counted: list[bool]) -> None:
-        self.axes, self.met, self.counted = axes, met, counted
+    A seat's goal is run on the grid when it is first asked about (the greedy bot asks about
+    its own goal only), except a rule that some table may leave unsettled, run at once: the
+    grid then fails whole, as it always did, and the referee's way answers (`_answer`).
+    """
+
+    def __init__(self, rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
+                 axes: Sequence[tuple[int, ...]]) -> None:
+        import numpy as np
+
+        from synergy_forge.sim.grid import Many
+
+        n = len(axes)
+        self.axes = axes
         self.shape = tuple(len(a) for a in axes)
-        self.seats = list(range(len(axes)))
+        self.seats = list(range(n))
+        self.counted = [j not in ignored for j in range(n)]
+        self._sums = []
+        for j, axis in enumerate(axes):
+            view = [1] * n
+            view[j] = len(axis)
+            self._sums.append(np.asarray(axis, dtype=np.int64).reshape(view))
+        self._everyone = Many([self._sums[j] for j in range(n) if self.counted[j]])
+        rules = grid_rules(rulebook)
+        self._rules = [rules[g] for g in goals]
+        self._met: dict[int, Any] = {}
         self._arrays: dict[tuple, np.ndarray] = {}
         self._met_count: Any = None
         self._index: dict[int, dict[int, int]] = {}
+        for i, rule in enumerate(self._rules):
+            assert rule is not None
+            if not rule.settled:
+                self.met(i)
+
+    def met(self, i: int) -> Any:
+        """Where seat i meets its goal (a boolean array that broadcasts to the grid, or a
+        bool): its rule run with what the seat sees (R10, R14)."""
+        met = self._met.get(i)
+        if met is None:
+            from synergy_forge.sim.grid import Many
+
+            sums, counted, everyone = self._sums, self.counted, self._everyone
+            others = Many([sums[j] for j in self.seats if j != i and counted[j]])
+            seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
+            left_seat, right_seat = neighbour_seats(i, counted)
+            left = right = None
+            if left_seat is not None and right_seat is not None and left_seat != right_seat:
+                left, right = sums[left_seat], sums[right_seat]
+            rule = self._rules[i]
+            assert rule is not None
+            met = self._met[i] = rule(sums[i], others, seen, left, right)
+        return met
 
     def index(self, seat: int) -> dict[int, int]:
         """Where each of the seat's sums lies on its axis."""
@@ -188,12 +231,11 @@ class _Grid:
             if self._met_count is None:  # asked only about the round, never about one goal
                 from synergy_forge.sim.grid import count_true
 
-                self._met_count = count_true(
-                    m for m, c in zip(self.met, self.counted, strict=True) if c)
+                self._met_count = count_true(self.met(i) for i in self.seats if self.counted[i])
             failures = sum(self.counted) - self._met_count
             won = self._arrays[key] = self._filled(round_succeeds(
-                failures, allowed, True if super_seat is None else self.met[super_seat],
-                True if hyper_seat is None else self.met[hyper_seat]))
+                failures, allowed, True if super_seat is None else self.met(super_seat),
+                True if hyper_seat is None else self.met(hyper_seat)))
         return won
 
     def meets(self, seat: int) -> np.ndarray:
@@ -201,7 +243,7 @@ class _Grid:
         key = ("meets", seat)
         met = self._arrays.get(key)
         if met is None:
-            met = self._arrays[key] = self._filled(self.met[seat])
+            met = self._arrays[key] = self._filled(self.met(seat))
         return met
 
     def _filled(self, where: Any) -> np.ndarray:
@@ -216,32 +258,9 @@ class _Grid:
 
 def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
           axes: Sequence[tuple[int, ...]]) -> _Grid:
-    """The goals of every seat, met or not, on every table of the product of `axes`."""
-    import numpy as np
-
-    from synergy_forge.sim.grid import Many
-
-    n = len(axes)
-    sums = []
-    for j, axis in enumerate(axes):
-        view = [1] * n
-        view[j] = len(axis)
-        sums.append(np.asarray(axis, dtype=np.int64).reshape(view))
-    counted = [j not in ignored for j in range(n)]
-    rules = grid_rules(rulebook)
-    everyone = Many([sums[j] for j in range(n) if counted[j]])
-    met: list[Any] = []
-    for i in range(n):
-        others = Many([sums[j] for j in range(n) if j != i and counted[j]])
-        seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
-        left_seat, right_seat = neighbour_seats(i, counted)
-        left = right = None
-        if left_seat is not None and right_seat is not None and left_seat != right_seat:
-            left, right = sums[left_seat], sums[right_seat]
-        rule = rules[goals[i]]
-        assert rule is not None
-        met.append(rule(sums[i], others, seen, left, right))
-    return _Grid(axes, met, counted)
+    """The goals of every seat, met or not, on every table of the product of `axes`: raises
+    Unsettled (or NotOnGrid) when a goal's rule cannot answer on some table."""
+    return _Grid(rulebook, goals, ignored, axes)
 
 
 def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,

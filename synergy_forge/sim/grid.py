@@ -375,6 +375,11 @@ class GridRule:
         if expression is None:  # the referee refuses it too; the linter says why
             raise NotOnGrid(problem or "the rule does not compile")
         self._expression: nodes.Expr = expression
+        #: True when no table can leave the rule unsettled: it reads no neighbour and no
+        #: `none`, divides by nothing, takes no min or max and indexes nothing (every way to
+        #: Unsettled). Such a rule need only be run for a seat that is asked about.
+        self.settled = not any(_may_unsettle(node) for node in
+                               (expression, *expression.find_all(nodes.Node)))
 
     def __call__(self, own: Any, others: Many, everyone: Many, left: Any, right: Any) -> Any:
         return _truth(self._expression, _Seat(own, others, everyone, left, right), True)
@@ -385,6 +390,13 @@ class GridRule:
                    np.arange(4).reshape(1, 1, 4))
         left, right = (b, c) if left_known else (None, None)
         _truth(self._expression, _Seat(a, Many([b, c]), Many([a, b, c]), left, right), False)
+
+
+def _may_unsettle(node: nodes.Node) -> bool:
+    return (isinstance(node, nodes.Name) and node.name in ("left", "right")) or \
+        (isinstance(node, nodes.Const) and node.value is None) or \
+        isinstance(node, nodes.Div | nodes.FloorDiv | nodes.Mod | nodes.Getitem) or \
+        (isinstance(node, nodes.Filter) and node.name in ("min", "max"))
 
 
 def grid_rule(rule: str) -> GridRule | None:
