@@ -188,13 +188,20 @@ class _Grid:
         self._everyone = Many([self._sums[j] for j in range(n) if self.counted[j]])
         rules = grid_rules(rulebook)
         self._rules = [rules[g] for g in goals]
+        self._neighbours: list[tuple[Any, Any]] = []
+        for i in self.seats:
+            left_seat, right_seat = neighbour_seats(i, self.counted)
+            if left_seat is not None and right_seat is not None and left_seat != right_seat:
+                self._neighbours.append((self._sums[left_seat], self._sums[right_seat]))
+            else:
+                self._neighbours.append((None, None))
         self._met: dict[int, Any] = {}
         self._arrays: dict[tuple, np.ndarray] = {}
         self._met_count: Any = None
         self._index: dict[int, dict[int, int]] = {}
         for i, rule in enumerate(self._rules):
             assert rule is not None
-            if not rule.settled:
+            if not rule.settled(self._neighbours[i][0] is not None):
                 self.met(i)
 
     def met(self, i: int) -> Any:
@@ -207,10 +214,7 @@ class _Grid:
             sums, counted, everyone = self._sums, self.counted, self._everyone
             others = Many([sums[j] for j in self.seats if j != i and counted[j]])
             seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
-            left_seat, right_seat = neighbour_seats(i, counted)
-            left = right = None
-            if left_seat is not None and right_seat is not None and left_seat != right_seat:
-                left, right = sums[left_seat], sums[right_seat]
+            left, right = self._neighbours[i]
             rule = self._rules[i]
             assert rule is not None
             met = self._met[i] = rule(sums[i], others, seen, left, right)
