@@ -146,7 +146,7 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
     key = (rulebook, goals, ignored, tuple(axes))
     grid = _GRIDS.get(key)
     if grid is None:
-        grid = _GRIDS.remember(key, _grid(rulebook, goals, ignored, axes))
+        grid = _GRIDS.remember(key, _Grid(rulebook, goals, ignored, axes))
     operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
     for j in range(len(goals)):
@@ -161,8 +161,9 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 
 class _Grid:
-    """Every table of one round's possible sums, one axis per seat: which seats meet their
-    goal, and from that which tables win the round.
+    """Every table of one round's possible sums (the product of `axes`), one axis per seat:
+    which seats meet their goal, and from that which tables win the round. Raises Unsettled
+    (or NotOnGrid) when a goal's rule cannot answer on some table.
 
     A seat's goal is run on the grid when it is first asked about (the greedy bot asks about
     its own goal only), except a rule that some table may leave unsettled, run at once: the
@@ -258,13 +259,6 @@ class _Grid:
         filled = np.empty(self.shape)
         filled[...] = where
         return filled
-
-
-def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
-          axes: Sequence[tuple[int, ...]]) -> _Grid:
-    """The goals of every seat, met or not, on every table of the product of `axes`: raises
-    Unsettled (or NotOnGrid) when a goal's rule cannot answer on some table."""
-    return _Grid(rulebook, goals, ignored, axes)
 
 
 def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
