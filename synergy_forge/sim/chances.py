@@ -38,11 +38,14 @@ if TYPE_CHECKING:
 # own rule is parsed).
 
 # This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
-# per rulebook; the grids of the last rounds (a round needs one or two); and, per question
-# about a round, its answer table by table.
+# per rulebook; the grids of the last rounds (a round needs one or two); per question about a
+# round, its answer table by table; and the answers to the last questions asked, which come
+# back (a playtest plays the same deals at every level of the expert's skill ladder: a
+# quarter of the greedy bot's questions about its last card had been asked before).
 _GRID_RULES: Memo[Rulebook, Mapping[str, GridRule | None]] = Memo(64)
 _GRIDS: Memo[tuple[Any, ...], _Grid] = Memo(64)
 _TABLES: Memo[tuple[Any, ...], dict[tuple[int, ...], bool]] = Memo(4096)
+_ANSWERS: Memo[tuple[Any, ...], dict[int, float]] = Memo(4096)
 
 
 class Support(NamedTuple):
@@ -93,6 +96,21 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
              supports: Sequence[Support], own: Sequence[int],
              on_grid: Callable[[_Grid], np.ndarray], question: tuple,
              wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
+    # Everything the answer depends on: of the seat's own support only its sums are read.
+    key = (rulebook, goals, ignored, seat, question, tuple(own),
+           tuple(s.sums if j == seat else (s.sums, tuple(s.weights.tolist()), s.total)
+                 for j, s in enumerate(supports)))
+    found = _ANSWERS.get(key)
+    if found is None:
+        found = _ANSWERS.remember(key, _answer(rulebook, goals, ignored, seat, supports, own,
+                                               on_grid, question, wins))
+    return dict(found)  # the caller's own copy: the memo's is shared
+
+
+def _answer(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
+            supports: Sequence[Support], own: Sequence[int],
+            on_grid: Callable[[_Grid], np.ndarray], question: tuple,
+            wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     from synergy_forge.sim.grid import NotOnGrid, Unsettled
 
     rules = grid_rules(rulebook)
@@ -128,7 +146,7 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
     key = (rulebook, goals, ignored, tuple(axes))
     grid = _GRIDS.get(key)
     if grid is None:
-        grid = _GRIDS.remember(key, _grid(rulebook, goals, ignored, axes))
+        grid = _GRIDS.remember(key, _Grid(rulebook, goals, ignored, axes))
     operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
     for j in range(len(goals)):
@@ -143,19 +161,65 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 
 class _Grid:
-    """Every table of one round's possible sums, one axis per seat: which seats meet their
-    goal, and from that which tables win the round."""
+    """Every table of one round's possible sums (the product of `axes`), one axis per seat:
+    which seats meet their goal, and from that which tables win the round. Raises Unsettled
+    (or NotOnGrid) when a goal's rule cannot answer on some table.
 
-    def __init__(self, axes: Sequence[tuple[int, ...]], met: list[Any],
-                 counted: list[bool]) -> None:
-        from synergy_forge.sim.grid import count_true
+    A seat's goal is run on the grid when it is first asked about (the greedy bot asks about
+    its own goal only), except a rule that some table may leave unsettled, run at once: the
+    grid then fails whole, as it always did, and the referee's way answers (`_answer`).
+    """
 
-        self.axes, self.met, self.counted = axes, met, counted
+    def __init__(self, rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
+                 axes: Sequence[tuple[int, ...]]) -> None:
+        import numpy as np
+
+        from synergy_forge.sim.grid import Many
+
+        n = len(axes)
+        self.axes = axes
         self.shape = tuple(len(a) for a in axes)
-        self.seats = list(range(len(axes)))
-        self._met_count = count_true(m for m, c in zip(met, counted, strict=True) if c)
+        self.seats = list(range(n))
+        self.counted = [j not in ignored for j in range(n)]
+        self._sums = []
+        for j, axis in enumerate(axes):
+            view = [1] * n
+            view[j] = len(axis)
+            self._sums.append(np.asarray(axis, dtype=np.int64).reshape(view))
+        self._everyone = Many([self._sums[j] for j in range(n) if self.counted[j]])
+        rules = grid_rules(rulebook)
+        self._rules = [rules[g] for g in goals]
+        self._neighbours: list[tuple[Any, Any]] = []
+        for i in self.seats:
+            left_seat, right_seat = neighbour_seats(i, self.counted)
+            if left_seat is not None and right_seat is not None and left_seat != right_seat:
+                self._neighbours.append((self._sums[left_seat], self._sums[right_seat]))
+            else:
+                self._neighbours.append((None, None))
+        self._met: dict[int, Any] = {}
         self._arrays: dict[tuple, np.ndarray] = {}
+        self._met_count: Any = None
         self._index: dict[int, dict[int, int]] = {}
+        for i, rule in enumerate(self._rules):
+            assert rule is not None
+            if not rule.settled(self._neighbours[i][0] is not None):
+                self.met(i)
+
+    def met(self, i: int) -> Any:
+        """Where seat i meets its goal (a boolean array that broadcasts to the grid, or a
+        bool): its rule run with what the seat sees (R10, R14)."""
+        met = self._met.get(i)
+        if met is None:
+            from synergy_forge.sim.grid import Many
+
+            sums, counted, everyone = self._sums, self.counted, self._everyone
+            others = Many([sums[j] for j in self.seats if j != i and counted[j]])
+            seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
+            left, right = self._neighbours[i]
+            rule = self._rules[i]
+            assert rule is not None
+            met = self._met[i] = rule(sums[i], others, seen, left, right)
+        return met
 
     def index(self, seat: int) -> dict[int, int]:
         """Where each of the seat's sums lies on its axis."""
@@ -169,13 +233,14 @@ class _Grid:
         key = ("won", allowed, super_seat, hyper_seat)
         won = self._arrays.get(key)
         if won is None:
-            import numpy as np
+            if self._met_count is None:  # asked only about the round, never about one goal
+                from synergy_forge.sim.grid import count_true
 
+                self._met_count = count_true(self.met(i) for i in self.seats if self.counted[i])
             failures = sum(self.counted) - self._met_count
-            won = round_succeeds(failures, allowed,
-                                 True if super_seat is None else self.met[super_seat],
-                                 True if hyper_seat is None else self.met[hyper_seat])
-            won = self._arrays[key] = np.broadcast_to(won, self.shape).astype(float)
+            won = self._arrays[key] = self._filled(round_succeeds(
+                failures, allowed, True if super_seat is None else self.met(super_seat),
+                True if hyper_seat is None else self.met(hyper_seat)))
         return won
 
     def meets(self, seat: int) -> np.ndarray:
@@ -183,40 +248,17 @@ class _Grid:
         key = ("meets", seat)
         met = self._arrays.get(key)
         if met is None:
-            import numpy as np
-
-            met = self._arrays[key] = np.broadcast_to(self.met[seat], self.shape).astype(float)
+            met = self._arrays[key] = self._filled(self.met(seat))
         return met
 
+    def _filled(self, where: Any) -> np.ndarray:
+        """1.0 where `where` holds (an array that broadcasts to the grid, or a bool), else 0.0,
+        over the whole grid (filling an empty array costs less than broadcast_to and astype)."""
+        import numpy as np
 
-def _grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
-          axes: Sequence[tuple[int, ...]]) -> _Grid:
-    """The goals of every seat, met or not, on every table of the product of `axes`."""
-    import numpy as np
-
-    from synergy_forge.sim.grid import Many
-
-    n = len(axes)
-    sums = []
-    for j, axis in enumerate(axes):
-        view = [1] * n
-        view[j] = len(axis)
-        sums.append(np.asarray(axis, dtype=np.int64).reshape(view))
-    counted = [j not in ignored for j in range(n)]
-    rules = grid_rules(rulebook)
-    everyone = Many([sums[j] for j in range(n) if counted[j]])
-    met: list[Any] = []
-    for i in range(n):
-        others = Many([sums[j] for j in range(n) if j != i and counted[j]])
-        seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
-        left_seat, right_seat = neighbour_seats(i, counted)
-        left = right = None
-        if left_seat is not None and right_seat is not None and left_seat != right_seat:
-            left, right = sums[left_seat], sums[right_seat]
-        rule = rules[goals[i]]
-        assert rule is not None
-        met.append(rule(sums[i], others, seen, left, right))
-    return _Grid(axes, met, counted)
+        filled = np.empty(self.shape)
+        filled[...] = where
+        return filled
 
 
 def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,

@@ -262,11 +262,16 @@ class GreedyBot:
 
 def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
     """R17: the card to take back that leaves the most legal pairs in the hand for later
-    rounds (the higher card on a tie)."""
+    rounds (the higher card on a tie).
+
+    The pairs the hand makes without the card are the same whichever card comes back, so
+    only those it makes with the card (either card first) are counted: the same order.
+    """
+    hand = obs.hand
+
     def pairs(card: NumberCard) -> tuple[int, int, str]:
-        hand = [*obs.hand, card]
-        legal = sum(1 for i, a in enumerate(hand) for j, b in enumerate(hand)
-                    if i != j and not _pair(obs, a, b, 0)[1])
+        legal = sum(1 for other in hand if not _pair(obs, card, other, 0)[1]) + \
+            sum(1 for other in hand if not _pair(obs, other, card, 0)[1])
         return legal, card.value, card.color
     return max(choices, key=pairs)
 

@@ -375,6 +375,16 @@ class GridRule:
         if expression is None:  # the referee refuses it too; the linter says why
             raise NotOnGrid(problem or "the rule does not compile")
         self._expression: nodes.Expr = expression
+        # What may leave the rule unsettled on some table (see `settled`).
+        self._risks = {_risk(node) for node in (expression, *expression.find_all(nodes.Node))}
+        self._risks.discard(None)
+
+    def settled(self, neighbours: bool) -> bool:
+        """True when no table can leave the rule unsettled, `neighbours` saying whether the
+        seat has both its neighbours (R10, R14): it reads no missing neighbour and no `none`,
+        divides by nothing, takes no min or max and indexes nothing (every way to Unsettled).
+        Such a rule need only be run for a seat that is asked about."""
+        return not (self._risks - {"neighbour"} if neighbours else self._risks)
 
     def __call__(self, own: Any, others: Many, everyone: Many, left: Any, right: Any) -> Any:
         return _truth(self._expression, _Seat(own, others, everyone, left, right), True)
@@ -385,6 +395,18 @@ class GridRule:
                    np.arange(4).reshape(1, 1, 4))
         left, right = (b, c) if left_known else (None, None)
         _truth(self._expression, _Seat(a, Many([b, c]), Many([a, b, c]), left, right), False)
+
+
+def _risk(node: nodes.Node) -> str | None:
+    """How `node` may make a rule unsettled: "neighbour" (a neighbour, missing when seats
+    are ignored), "other" (none, a division, a min or max, an index), or None."""
+    if isinstance(node, nodes.Name) and node.name in ("left", "right"):
+        return "neighbour"
+    if (isinstance(node, nodes.Const) and node.value is None) or \
+            isinstance(node, nodes.Div | nodes.FloorDiv | nodes.Mod | nodes.Getitem) or \
+            (isinstance(node, nodes.Filter) and node.name in ("min", "max")):
+        return "other"
+    return None
 
 
 def grid_rule(rule: str) -> GridRule | None:
