@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
@@ -25,7 +25,11 @@ from synergy_forge.core.cards import Action
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.resources import starter_campaign
-from synergy_forge.sim.playtest import Playable
+
+if TYPE_CHECKING:
+    # The playtester (the bots, numpy, the executors) is imported by the commands that play,
+    # in `sources`: `validate` and `judge` read their inputs here and play no game.
+    from synergy_forge.sim.playtest import Playable
 
 
 def campaign_above(start: Path) -> Path | None:
@@ -111,6 +115,8 @@ def sources(paths: tuple[Path, ...], hint: str = "'PATHS'") -> list[Source]:
     """Every mission of the campaign folders and mission files (default: the current campaign,
     see current_campaign), with its campaign's rulebook and colours, its file and its text;
     `hint` names the argument in errors."""
+    from synergy_forge.sim.playtest import Playable
+
     found: list[Source] = []
     for path in paths or (current_campaign(),):
         if path.is_dir():

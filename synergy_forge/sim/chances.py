@@ -21,21 +21,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import evaluate_goals, neighbour_seats, round_succeeds
 from synergy_forge.core.rules import Rulebook
-
-if TYPE_CHECKING:
-    import numpy as np
-
-    from synergy_forge.sim.grid import GridRule
-
-# numpy and the grid (which imports Jinja) are imported where a bot first weighs a round, not
-# with this module: `validate` and `judge` import the bots' module (through the playtester)
-# and play no game (docs/performance.md: no numpy for them, and Jinja only when a campaign's
-# own rule is parsed).
+from synergy_forge.sim.grid import (
+    GridRule,
+    Many,
+    NotOnGrid,
+    Unsettled,
+    count_true,
+    grid_rule,
+)
 
 # This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
 # per rulebook; the grids of the last rounds (a round needs one or two); per question about a
@@ -58,8 +58,6 @@ class Support(NamedTuple):
 
     @classmethod
     def of(cls, weights: Mapping[int, float]) -> Support:
-        import numpy as np
-
         sums = tuple(sorted(weights))
         values = [float(weights[s]) for s in sums]
         return cls(sums, np.array(values), sum(values))
@@ -111,8 +109,6 @@ def _answer(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
             supports: Sequence[Support], own: Sequence[int],
             on_grid: Callable[[_Grid], np.ndarray], question: tuple,
             wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
-    from synergy_forge.sim.grid import NotOnGrid, Unsettled
-
     rules = grid_rules(rulebook)
     if all(rules.get(g) is not None for g in goals):
         try:
@@ -127,8 +123,6 @@ def grid_rules(rulebook: Rulebook) -> Mapping[str, GridRule | None]:
     the memo's value is shared by every seat and every caller."""
     rules = _GRID_RULES.get(rulebook)
     if rules is None:
-        from synergy_forge.sim.grid import grid_rule
-
         rules = _GRID_RULES.remember(rulebook, MappingProxyType({
             gid: grid_rule(g.rule) if g.rule else None for gid, g in rulebook.goals.items()}))
     return rules
@@ -137,8 +131,6 @@ def grid_rules(rulebook: Rulebook) -> Mapping[str, GridRule | None]:
 def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
              supports: Sequence[Support], own: Sequence[int],
              on_grid: Callable[[_Grid], np.ndarray]) -> dict[int, float]:
-    import numpy as np
-
     axes = [s.sums for s in supports]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
@@ -172,10 +164,6 @@ class _Grid:
 
     def __init__(self, rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
                  axes: Sequence[tuple[int, ...]]) -> None:
-        import numpy as np
-
-        from synergy_forge.sim.grid import Many
-
         n = len(axes)
         self.axes = axes
         self.shape = tuple(len(a) for a in axes)
@@ -210,8 +198,6 @@ class _Grid:
         bool): its rule run with what the seat sees (R10, R14)."""
         met = self._met.get(i)
         if met is None:
-            from synergy_forge.sim.grid import Many
-
             sums, counted, everyone = self._sums, self.counted, self._everyone
             others = Many([sums[j] for j in self.seats if j != i and counted[j]])
             seen = everyone if counted[i] else Many([*everyone.members, sums[i]])
@@ -234,8 +220,6 @@ class _Grid:
         won = self._arrays.get(key)
         if won is None:
             if self._met_count is None:  # asked only about the round, never about one goal
-                from synergy_forge.sim.grid import count_true
-
                 self._met_count = count_true(self.met(i) for i in self.seats if self.counted[i])
             failures = sum(self.counted) - self._met_count
             won = self._arrays[key] = self._filled(round_succeeds(
@@ -254,8 +238,6 @@ class _Grid:
     def _filled(self, where: Any) -> np.ndarray:
         """1.0 where `where` holds (an array that broadcasts to the grid, or a bool), else 0.0,
         over the whole grid (filling an empty array costs less than broadcast_to and astype)."""
-        import numpy as np
-
         filled = np.empty(self.shape)
         filled[...] = where
         return filled

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
@@ -22,11 +24,7 @@ from synergy_forge.core.referee import (
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules, success_chances
 from synergy_forge.sim.greedy import GreedyBot
-
-if TYPE_CHECKING:
-    import numpy as np
-# numpy and the grid (Jinja) are imported when an opening is first worked out, not with this
-# module (sim/chances.py says why).
+from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
 
 
 class CoopBot(GreedyBot):
@@ -182,8 +180,6 @@ class _Opening:
         self.sums = tuple(sorted(set(pair_sums)))
         self.goals = tuple(sorted(set(goals)))
         self.checks = rulebook.goal_checks
-        import numpy as np
-
         self.rules = grid_rules(rulebook)
         n = self.players = players
         rng = random.Random(0)
@@ -210,10 +206,6 @@ class _Opening:
         """Per seat, the share of sampled tables on which it meets its goal, `seat` playing
         `goal` at `own`; with `upto`, only the seats up to it count, those before it at
         their planned sums and those after it at any sum (not yet planned)."""
-        import numpy as np
-
-        from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
-
         n, planned = self.players, self.plan
         columns = []
         for j in range(n):
@@ -253,7 +245,7 @@ class _Opening:
         met = self._scores.get(key)
         if met is None:
             met = self._scores[key] = self._met(seat, goal, own)
-        return float(met.dot(weights))
+        return float(np.dot(met, weights))
 
     def best(self, seat: int, goal: str, sums: frozenset[int],
              weights: tuple[float, ...]) -> float:

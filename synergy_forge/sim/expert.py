@@ -43,6 +43,8 @@ from itertools import chain
 from math import comb
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
@@ -237,11 +239,7 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
                     break
             # no legal card held: R9, the mission ends whatever it plays
         total = sum(weights.values())
-        if not total:
-            return None
-        import numpy as np  # with the first weighing, not at import (sim/chances.py)
-
-        return Support(axis, np.array([weights[t] for t in axis]), total)
+        return Support(axis, np.array([weights[t] for t in axis]), total) if total else None
 
     plays: list[Support] = []
     for j in range(n):
