@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench clean tag
+.PHONY: demo test quick bench clean tag
 
 # Python keeps each module's compiled bytecode beside it (__pycache__, ignored by git) and
 # reuses it. The suite starts some hundred Python processes; with PYTHONDONTWRITEBYTECODE set
@@ -33,6 +33,12 @@ test: $(STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/mypy synergy_forge
 	$(BIN)/python -m pytest -n auto
+
+## The quicker pass while editing: every test not marked slow (tests/conftest.py marks the
+## ones that build a kit or start a browser, a cluster or a studio; the others that take seconds
+## of CPU carry @pytest.mark.slow). `make test` runs them all.
+quick: $(STAMP)
+	$(BIN)/python -m pytest -n auto -m "not slow"
 
 ## Tag this commit as the release of pyproject.toml's version (v0.1.0), the `rev` that mission
 ## repositories name in their pre-commit configuration and CI (docs/ci.md).

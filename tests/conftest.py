@@ -29,6 +29,11 @@ SPREAD = ("tests/test_build.py",)
 #: Fixtures built once per run (once_per_run) that several short tests read, none of them
 #: marked slow: the first test that uses one builds it (test_build.ink_saver_kits, three kits).
 BUILT_ONCE = ("ink_saver_kits",)
+#: Fixtures that build a kit or start a browser, a cluster or a studio: every test using one
+#: is `slow` (pytest -m "not slow", the quick pass, neither builds nor starts them), like a
+#: test marked so for its own seconds of CPU.
+HEAVY = ("starter_kit", "small_kit", "shop_kit", "tts_kit", *BUILT_ONCE, "browser", "cluster",
+         "studio")
 
 
 class _ByModule:
@@ -67,12 +72,14 @@ def _unit(item: pytest.Item) -> str:
     return item.nodeid if module in SPREAD else module
 
 
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The order xdist hands the units out in (and a serial run's): a unit handed out last runs
-    on alone while the other worker idles, so units with a test marked `slow` go first and
-    short ones fill the end. The starter kit (about half a minute to build, once per run) is
-    built by the first unit that uses it, which leads; the other units that use it follow the
-    slow units that do not, so no worker waits for the kit while other slow work is left."""
+    """Tests using a HEAVY fixture are marked slow. Then the order xdist hands the units out
+    in (and a serial run's): a unit handed out last runs on alone while the other worker
+    idles, so units with a test marked `slow` go first and short ones fill the end. The
+    starter kit (about half a minute to build, once per run) is built by the first unit that
+    uses it, which leads; the other units that use it follow the slow units that do not, so no
+    worker waits for the kit while other slow work is left."""
     slow: set[str] = set()
     kit: list[str] = []
     builders: dict[str, str] = {}  # a fixture of BUILT_ONCE -> the first unit that uses it
@@ -81,6 +88,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fixtures = getattr(item, "fixturenames", ())
         if item.get_closest_marker("slow"):
             slow.add(unit)
+        # After: the order below places the users of a kit by the kit, not by this mark.
+        if any(name in fixtures for name in HEAVY):
+            item.add_marker(pytest.mark.slow)
         if "starter_kit" in fixtures and unit not in kit:
             kit.append(unit)
         for name in BUILT_ONCE:

@@ -140,6 +140,7 @@ def _rich_situations() -> st.SearchStrategy:
 # sum in `sums` (a mutation of chances._Grid that 40 missed).
 @examples(100)
 @given(data=st.data())
+@pytest.mark.slow
 def test_the_grid_agrees_with_the_referee_table_by_table(data):
     goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own = \
         data.draw(_rich_situations())

@@ -53,6 +53,7 @@ def test_a_failing_goal_rule_fails_a_plan_only_where_the_plan_asks_it():
 
 
 @pytest.mark.parametrize("number", [21, 22, 25])  # a campaign's own goal; H and F; B and J
+@pytest.mark.slow
 def test_a_plan_is_the_same_from_empty_memos(number, monkeypatch):
     campaign = read_campaign(starter_campaign()).campaign
     mission = campaign.mission(number)

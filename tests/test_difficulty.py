@@ -70,6 +70,7 @@ def random_wins(rulebook) -> dict[int, dict[tuple[str, int, str], int]]:
     return {20: first, 30: {key: first[key] + rest[key] for key in first}}
 
 
+@pytest.mark.slow
 def test_the_estimating_bot_never_loses_to_random_play_on_untuned_missions(rulebook,
                                                                            random_wins):
     wins = {**random_wins[30], **_wins(rulebook, "expert", 30)}
@@ -81,6 +82,7 @@ def test_the_estimating_bot_never_loses_to_random_play_on_untuned_missions(ruleb
     assert behind == []
 
 
+@pytest.mark.slow
 def test_coop_beats_random_play_on_untuned_missions(rulebook, random_wins):
     # 20 games, not 30: the same five missions still give random play 5 wins or more, so the
     # check per mission below still bites on them.
@@ -116,6 +118,7 @@ def starter() -> Campaign:
 
 
 @pytest.mark.parametrize("number", [4, 9, 14])
+@pytest.mark.slow
 def test_a_mission_made_easier_never_rates_harder(starter, number):
     mission = starter.mission(number)
     # 3 players: games of three seats cost 0.6 of four's, and the estimates spread wider

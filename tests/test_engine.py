@@ -42,6 +42,7 @@ def check_conservation(game: Game, full: dict[str, Counter]) -> None:
         assert Counter(card for _, card in where) == full[color], where
 
 
+@pytest.mark.slow
 def test_cards_are_conserved_and_tables_possible_in_1000_random_games(campaign):
     rng = random.Random(2026)
     challenges, actions, counts, games = set(), set(), Counter(), 0

@@ -316,6 +316,7 @@ def test_only_mission_values_and_seeds_travel_to_workers_never_a_file_path(sourc
     assert [c.mission.source for c in cells] == [s.mission.source for s in sources]
 
 
+@pytest.mark.slow
 def test_playtest_command_survives_a_killed_pool_worker_with_the_same_json():
     psutil = pytest.importorskip("psutil")
     # Two units of the pool's 50 games, one for each worker: the killed worker's unit is run

@@ -207,6 +207,7 @@ def test_the_expert_wins_full_hand_missions_and_beats_coop(campaign, number):
 
 
 @pytest.mark.parametrize("number", [5, 25])
+@pytest.mark.slow
 def test_on_deck_missions_the_expert_is_not_below_coop_and_the_oracle_not_below_it(
         campaign, number):
     mission = campaign.mission(number)
@@ -235,6 +236,7 @@ FRESH = {
 
 
 @pytest.mark.parametrize("name", sorted(FRESH))
+@pytest.mark.slow
 def test_on_missions_nobody_tuned_for_the_expert_is_not_below_random(campaign, name):
     mission = FRESH[name]
     for players in (3, 4, 5):

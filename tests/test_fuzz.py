@@ -204,6 +204,7 @@ def written(data: Any, name: str) -> Path:
 
 @COMMANDS
 @given(st.data(), st.sampled_from(["m.json", "m.yaml"]))
+@pytest.mark.slow
 def test_generated_missions_through_validate_play_and_playtest(data, name):
     mission = data.draw(st.composite(lambda draw: document(draw, "mission"))())
     path = written(mission, name)
@@ -220,6 +221,7 @@ def test_generated_missions_through_validate_play_and_playtest(data, name):
 
 @COMMANDS
 @given(st.data())
+@pytest.mark.slow
 def test_generated_rounds_through_judge(data):
     table = data.draw(st.composite(lambda draw: document(draw, "round"))())
     path = written(table, "r.json")
@@ -240,6 +242,7 @@ RULE_TOKENS = st.sampled_from([
 
 @COMMANDS
 @given(st.data(), st.sampled_from(["goal", "challenge"]))
+@pytest.mark.slow
 def test_generated_definitions_through_validate(data, kind):
     definition = data.draw(from_kind(kind))
     if data.draw(st.booleans()):
@@ -262,6 +265,7 @@ def game_log(tmp_path_factory):
 
 @COMMANDS
 @given(st.data())
+@pytest.mark.slow
 def test_tampered_and_generated_logs_through_replay(game_log, data):
     records = copy.deepcopy(game_log)
     how = data.draw(st.sampled_from(["break", "generate", "drop", "swap"]))
@@ -300,6 +304,7 @@ def starter_copy(tmp_path_factory):
 @COMMANDS
 @given(st.lists(campaign_patterns(), min_size=1, max_size=3),
        st.sampled_from(["missions", "goals", "challenges"]))
+@pytest.mark.slow
 def test_campaign_patterns_through_validate(starter_copy, patterns, key):
     """Class 1: any path or pattern in campaign.yaml is a located error or files found."""
     path = starter_copy / "campaign.yaml"
@@ -330,6 +335,7 @@ def places(tmp_path_factory, game_log):
 
 @settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
 @given(PRINTING_COMMANDS, UNWRITABLE)
+@pytest.mark.slow
 def test_output_that_cannot_be_written_is_exit_2(places, command, where):
     """Class 3: a command whose stdout is a full disk, or `play --log` to a place that cannot
     be written, ends with exit 2 and one line."""
@@ -370,6 +376,7 @@ def test_yaml_numbers_through_validate(tmp_path, number, field):
 
 @COMMANDS
 @given(seeds, st.sampled_from(["1", "20"]))
+@pytest.mark.slow
 def test_every_game_play_accepts_replays(tmp_path_factory, seed, mission):
     """Class 4: a seed `play` takes gives a log `replay` takes; any other is a usage error."""
     log = tmp_path_factory.mktemp("seed") / "g.jsonl"
@@ -411,6 +418,7 @@ MISSION_TEXT = "id: m\nnumber: 1\ntitle: M\nstars: 1\nrounds: 3\nlives: 2\n"
 
 @settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
 @given(folder_entries())
+@pytest.mark.slow
 def test_folder_walks_skip_what_is_not_a_regular_file(entries):
     """Class 6: a folder holding FIFOs and odd links is validated at once, each skipped."""
     root = Path(tempfile.mkdtemp(prefix="fuzz-walk-"))
@@ -479,6 +487,7 @@ def eventually(condition: Any, timeout: float = 60.0) -> None:
 
 @settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4))
 @given(FOLDER_EVENTS)
+@pytest.mark.slow
 def test_the_studio_follows_its_folder_through_anything(events):
     """Class 8: whatever happens to the campaign folder, once it is back the studio shows
     what it holds, and goes on watching it."""
@@ -523,6 +532,7 @@ def test_the_studio_follows_its_folder_through_anything(events):
 # No deadline: every batch plays the whole skill ladder, at the loaded machine's pace.
 @settings(COMMANDS, max_examples=max(2, FUZZ_EXAMPLES // 4), deadline=None)
 @given(rule=failing_rules())
+@pytest.mark.slow
 def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, monkeypatch):
     """Class 8: a campaign rule failing in some games is a diagnostic; each failing batch is
     asked for once, the others go on. Games run in threads here (the same loop)."""

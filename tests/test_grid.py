@@ -77,6 +77,7 @@ def tables(draw):
 # costs more than 5% (tried as mutations of grid.py refusing abs, min and max, or distinct[k]).
 @examples(15)
 @given(st.lists(conditions(2), min_size=40, max_size=40))
+@pytest.mark.slow
 def test_the_grid_takes_nearly_every_rule(rules):
     # A refused rule is worked out table by table (exact, slower): the grid must be the rule.
     taken = sum(grid_rule(rule) is not None for rule in rules)
@@ -90,6 +91,7 @@ def test_the_grid_takes_nearly_every_rule(rules):
 # `in`).
 @examples(200)
 @given(rule=conditions(2), several=st.lists(tables(), min_size=1, max_size=10))
+@pytest.mark.slow
 def test_the_grid_answers_as_the_sandbox(rule, several):
     assume(not rule_problems(RuleKind.GOAL, rule))  # every rule the allow-list accepts
     grid = grid_rule(rule)

@@ -318,6 +318,7 @@ class Server:
     ("banner", "is not a Dask scheduler (it answered something else)"),
     ("close", "closed the connection: not a Dask scheduler"),
 ])
+@pytest.mark.slow
 def test_a_service_that_is_not_dask_is_a_one_line_error_within_seconds(behaviour, words):
     server = Server(behaviour)
     try:
@@ -345,6 +346,7 @@ def wait_until(condition, timeout: float = 60.0) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_the_studio_watches_its_folder_again_when_it_is_deleted_and_made_again(tmp_path):
     import threading
 

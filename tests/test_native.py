@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given
 from strategies import examples, tables
 
@@ -17,6 +18,7 @@ EFFECTIVE = range(7)
 COUNTED = range(7)
 
 
+@pytest.mark.slow
 def test_goals_agree_on_every_table_of_sums(rulebook, data_rulebook):
     for goal_id, native in rulebook.goals.items():
         data = data_rulebook.goals[goal_id]
@@ -34,6 +36,7 @@ def test_goals_agree_on_every_table_of_sums(rulebook, data_rulebook):
                         assert native.check(*args) == data.check(*args), (goal_id, args)
 
 
+@pytest.mark.slow
 def test_challenges_agree_on_every_card_pair(rulebook, data_rulebook):
     for cid, native in rulebook.challenges.items():
         data = data_rulebook.challenges[cid]
@@ -60,6 +63,7 @@ def test_challenges_agree_on_every_card_pair(rulebook, data_rulebook):
 # mutations of native.py when the count was set).
 @examples(200)
 @given(tables())
+@pytest.mark.slow
 def test_whole_verdicts_agree(rulebook, data_rulebook, table):
     fast, slow = judge(table, rulebook), judge(table, data_rulebook)
     assert fast.seats == slow.seats

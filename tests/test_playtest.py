@@ -6,6 +6,7 @@ import json
 import random
 from dataclasses import replace
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
@@ -77,6 +78,7 @@ def test_oracle_beats_coop_beats_random_on_the_same_deals():
                                                             for n in (1, 4, 9))
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_jobs():
     args = ["playtest", str(starter_campaign() / "missions" / "02-warm-up.yaml"),
             str(starter_campaign() / "missions" / "08-heavy-lifting.yaml"),
@@ -115,6 +117,7 @@ def test_json_report_and_check(tmp_path):
     assert "<svg" in html and "First notes" in html
 
 
+@pytest.mark.slow
 def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
     campaign = read_campaign(starter_campaign()).campaign
     wrong = replace(campaign.mission(1), stars=5)

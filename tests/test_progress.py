@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from synergy_forge.cli.progress import Progress
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +38,7 @@ def test_a_run_shorter_than_the_interval_prints_nothing():
     assert stream.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_playtest_in_a_pipe_reports_progress_on_stderr_every_few_seconds(tmp_path):
     # A pipe is what CI and make give; the interval is shortened so that the test is quick:
     # to 0.05 s, so that 100 games (some 0.4 s) give several lines, as 300 did at 0.2 s.

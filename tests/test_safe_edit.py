@@ -206,6 +206,7 @@ def test_tune_write_keeps_a_save_the_user_made_while_it_ran(tmp_path, monkeypatc
 CAMPAIGN = "name: Test\nmissions: [missions/*.yaml]\n"
 
 
+@pytest.mark.slow
 def test_tune_write_on_a_campaign_writes_the_others_and_exits_2_for_a_read_only_one(tmp_path):
     (tmp_path / "campaign.yaml").write_text(CAMPAIGN)
     (tmp_path / "missions").mkdir()

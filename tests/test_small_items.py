@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from synergy_forge.cli import main
@@ -26,6 +27,7 @@ def test_play_says_when_goals_were_passed_so_played_and_scored_goals_agree():
         in lines[played + 1]
 
 
+@pytest.mark.slow
 def test_replay_names_the_rule_a_refused_second_number_card_breaks(tmp_path):
     log = tmp_path / "game.jsonl"
     assert run("play", "10", "--seed", "3", "--quiet", "--log", str(log)).exit_code == 0

@@ -137,6 +137,7 @@ def play_to_the_end(table: TableProcess, games: Path, pattern: str) -> tuple[int
     return result
 
 
+@pytest.mark.slow
 def test_a_campaign_keeps_its_games_in_its_games_folder(tmp_path):
     import shutil
 

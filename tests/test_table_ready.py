@@ -345,6 +345,7 @@ def test_more_lives_than_the_lives_card_shows_is_an_error_at_the_line(tmp_path):
     assert CliRunner().invoke(main, ["validate", str(folder)]).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path):
     # At the default card size the word fits (validate is happy); on 50 x 70 mm cards it is
     # wider than the title's box, which only the rendered page can tell.

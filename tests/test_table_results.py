@@ -8,6 +8,7 @@ import random
 import shutil
 import threading
 
+import pytest
 from tablekit import make_table
 
 from synergy_forge.authoring.gamelog import PERSON, Recorder, write_log
@@ -34,6 +35,7 @@ def finished_log(mission: str, seats: list[str], seed: int) -> str:
     return write_log(table.records)
 
 
+@pytest.mark.slow
 def test_the_studio_shows_what_people_played(tmp_path):
     folder = tmp_path / "camp"
     shutil.copytree(starter_campaign(), folder)

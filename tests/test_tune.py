@@ -42,6 +42,7 @@ def tuned(rulebook):
     return tune(ONE_ROUND, rulebook, COLORS, 3, games=GAMES, executor=LocalPool(1))
 
 
+@pytest.mark.slow
 def test_tune_proposes_a_setting_in_the_band_that_playtest_then_agrees_with(rulebook, tuned):
     assert tuned.original.fit is TargetFit.TOO_EASY
     assert tuned.proposal is not None and tuned.proposal.fit is TargetFit.IN_BAND
@@ -76,6 +77,7 @@ def test_tune_spends_far_fewer_games_than_a_grid_over_the_same_knobs(tuned):
     assert tuned.games < tuned.tried * GAMES * levels
 
 
+@pytest.mark.slow
 def test_tune_gives_the_same_answer_on_one_process_and_on_the_pool(rulebook, tuned):
     # The tuned mission, made easier (1 star): a search of a few settings (six), not eleven,
     # at tune's fewest games (25, two thirds of the CPU of GAMES; the same six settings).
@@ -215,6 +217,7 @@ def test_tune_cli_says_a_band_out_of_reach_clearly_and_exits_1(tmp_path):
     assert path.read_text() == EASY  # nothing written
 
 
+@pytest.mark.slow
 def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     # One round and one life, 2 stars, tune's fewest games: its cheapest search that still
     # writes a change (rounds 1 -> 2, after six settings); the search itself is tested above.

@@ -285,6 +285,7 @@ def test_editors_are_offered_every_built_in_id_and_nothing_else():
     assert sorted(GOAL_IDS) == sorted(rulebook.goals)
 
 
+@pytest.mark.slow
 def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_path):
     # A designer's first run: `new campaign`, then the checks the docs tell them to run.
     camp = tmp_path / "fresh"
