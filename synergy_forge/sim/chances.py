@@ -50,17 +50,20 @@ _ANSWERS: Memo[tuple[Any, ...], dict[int, float]] = Memo(4096)
 
 class Support(NamedTuple):
     """What a seat's sum may be: the sums, smallest first, and each one's weight (any scale:
-    how many of the seat's possible cards give it, say)."""
+    how many of the seat's possible cards give it, say). `key`: all of it as a hashable value,
+    made once for the memos that key on it (a support is asked about many times)."""
 
     sums: tuple[int, ...]
     weights: np.ndarray
     total: float
+    key: tuple[tuple[int, ...], tuple[float, ...], float]
 
     @classmethod
     def of(cls, weights: Mapping[int, float]) -> Support:
         sums = tuple(sorted(weights))
-        values = [float(weights[s]) for s in sums]
-        return cls(sums, np.array(values), sum(values))
+        values = tuple([float(weights[s]) for s in sums])
+        total = sum(values)
+        return cls(sums, np.array(values), total, (sums, values, total))
 
 
 def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int],
@@ -96,8 +99,7 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
              wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     # Everything the answer depends on: of the seat's own support only its sums are read.
     key = (rulebook, goals, ignored, seat, question, tuple(own),
-           tuple(s.sums if j == seat else (s.sums, tuple(s.weights.tolist()), s.total)
-                 for j, s in enumerate(supports)))
+           tuple([s.sums if j == seat else s.key for j, s in enumerate(supports)]))
     found = _ANSWERS.get(key)
     if found is None:
         found = _ANSWERS.remember(key, _answer(rulebook, goals, ignored, seat, supports, own,
