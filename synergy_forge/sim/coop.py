@@ -7,7 +7,8 @@ kept in this module's memo and shared by every seat.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -65,11 +66,19 @@ class CoopBot(GreedyBot):
         return super().choose(observation, decision)
 
     def _opening_scores(self, obs: Observation, first: NumberCard | None,
-                        goals: Sequence[str]) -> dict[tuple[NumberCard, str], float]:
+                        goals: Sequence[str]) -> Mapping[tuple[NumberCard, str], float]:
         """(first card, goal) -> the convention's score of this seat's best pair with them."""
         opening = _opening(obs)
         weights = _weights(obs)
         me = obs.seat
+        delta = obs.deltas[me] if first is not None else 0
+        # Everything the scores depend on (the opening's mission and player count included):
+        # the skill ladder deals the same hands at every level.
+        key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players, weights,
+               me, obs.hand, first, delta, frozenset(goals))
+        found = _SCORES.get(key)
+        if found is not None:
+            return found
         hand = list(obs.hand)
         firsts = [first] if first is not None else sorted(set(hand))
         scores: dict[tuple[NumberCard, str], float] = {}
@@ -77,12 +86,10 @@ class CoopBot(GreedyBot):
             rest = list(hand)
             if first is None:
                 rest.remove(f)
-            sums = set(self._plan_sums(obs, f, obs.deltas[me] if first is not None else 0,
-                                       rest))
-            reachable = frozenset(sums)
+            reachable = self._plan_sums(obs, f, delta, rest)
             for g in set(goals):
                 scores[(f, g)] = opening.best(me, g, reachable, weights)
-        return scores
+        return _SCORES.remember(key, MappingProxyType(scores))
 
     def _opening_first(self, obs: Observation, decision: Decision) -> NumberCard:
         table_goal = obs.table[obs.seat][1]
@@ -264,6 +271,9 @@ class _Opening:
 
 
 _OPENINGS: Memo[tuple[Any, ...], _Opening] = Memo(256)
+#: A seat's opening scores (`CoopBot._opening_scores`) per everything they depend on: a pure
+#: function of the mission's public facts, the seat and the cards it holds (read-only values).
+_SCORES: Memo[tuple[Any, ...], Mapping[tuple[NumberCard, str], float]] = Memo(8192)
 
 
 def _opening(obs: Observation) -> _Opening:

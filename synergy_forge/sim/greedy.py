@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from typing import Any
 
@@ -40,6 +40,10 @@ MEMORY_SIZE = 4096
 _PUBLIC_SUPPORTS: Memo[tuple[Any, ...], tuple[Support, ...]] = Memo(1000)
 _SUPPORTS: Memo[tuple[Any, ...], Support] = Memo(50_000)
 _AFFINITY: Memo[tuple[Any, ...], dict[tuple[str, int], float]] = Memo(256)
+#: The legal sums of a first card with each of a few cards (`legal_sums`): a pure function of
+#: those cards, asked again and again (a playtest of mission 5 asks 100,000 times about 2,000
+#: sets of cards).
+_LEGAL_SUMS: Memo[tuple[Any, ...], frozenset[int]] = Memo(20_000)
 
 
 class GreedyBot:
@@ -106,7 +110,7 @@ class GreedyBot:
         return supports
 
     def _goal_chances(self, obs: Observation, goals: Sequence[str],
-                      own_sums: set[int]) -> dict[int, float]:
+                      own_sums: Iterable[int]) -> dict[int, float]:
         """P(this seat meets its goal | each own sum), the goals on the table being `goals`."""
         table = obs.table
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
@@ -116,14 +120,9 @@ class GreedyBot:
     # -- decisions ---------------------------------------------------------------------------
 
     def _plan_sums(self, obs: Observation, first: NumberCard, delta: int,
-                   hand: list[NumberCard]) -> list[int]:
+                   hand: list[NumberCard]) -> frozenset[int]:
         """The sums this seat could reach with `first` and a card of `hand`, keeping R9."""
-        sums = []
-        for card in set(hand):
-            total, broken = _pair(obs, first, card, delta)
-            if not broken:
-                sums.append(total)
-        return sums
+        return legal_sums(obs.rulebook, obs.mission.challenges, first, delta, frozenset(hand))
 
     def _affinity(self, obs: Observation) -> dict[tuple[str, int], float]:
         """P(goal met | own sum) against other seats playing any two cards of their colour.
@@ -208,11 +207,12 @@ class GreedyBot:
         scores = self.memory.get(key)
         if scores is None:
             affinity = self._affinity(obs)
+            sums: Iterable[int]
             if first is None:  # goal-number-number: for the best pair still possible
                 sums = {x for f in set(obs.hand) for x in self._plan_sums(
                     obs, f, 0, [c for c in obs.hand if c != f])}
             else:
-                sums = set(self._plan_sums(obs, first, delta, list(obs.hand)))
+                sums = self._plan_sums(obs, first, delta, list(obs.hand))
             scores = self.memory.remember(
                 key, {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
                       for g in set(obs.mission.goals)})
@@ -243,7 +243,7 @@ class GreedyBot:
                 delta = 0  # S2: changes leave with the card
                 own_hand.remove(use.replacement)
                 own_hand.append(obs.placed.firsts[obs.seat])
-            sums = set(self._plan_sums(obs, first, delta, own_hand))
+            sums = self._plan_sums(obs, first, delta, own_hand)
             if not sums:
                 return 0.0
             return max(self._goal_chances(obs, [g.goal for g in placed.goals], sums).values())
@@ -279,6 +279,18 @@ def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
 def _pair(obs: Observation, first: NumberCard, second: NumberCard,
           delta: int) -> tuple[int, bool]:
     return pair_sum(obs.rulebook, obs.mission.challenges, first, second, delta)
+
+
+def legal_sums(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard, delta: int,
+               cards: frozenset[NumberCard]) -> frozenset[int]:
+    """The sums `first` (changed by `delta`) makes with a card of `cards`, keeping R9."""
+    key = (rulebook, challenges, first, delta, cards)
+    found = _LEGAL_SUMS.get(key)
+    if found is None:
+        found = _LEGAL_SUMS.remember(key, frozenset(
+            total for total, broken in (pair_sum(rulebook, challenges, first, card, delta)
+                                        for card in cards) if not broken))
+    return found
 
 
 def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
