@@ -53,7 +53,7 @@ ALLOWED_STATE = {
     ("sim/greedy.py", "_AFFINITY"): _PURE,
     ("sim/greedy.py", "_LEGAL_SUMS"): _CARDS,
     ("sim/coop.py", "_OPENINGS"): _PURE,
-    ("sim/coop.py", "_SCORES"): _CARDS + "; its values are read-only mappings",
+    ("sim/coop.py", "_BEST"): _CARDS + "; its values are read-only mappings",
     ("sim/expert.py", "_COUNTED"): _PURE,
     ("sim/expert.py", "_CHAINS"): _PURE,
     ("sim/expert.py", "_DEALS"): _PURE,

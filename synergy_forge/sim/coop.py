@@ -65,9 +65,10 @@ class CoopBot(GreedyBot):
             return self._opening_goal(observation, decision)
         return super().choose(observation, decision)
 
-    def _opening_scores(self, obs: Observation, first: NumberCard | None,
-                        goals: Sequence[str]) -> Mapping[tuple[NumberCard, str], float]:
-        """(first card, goal) -> the convention's score of this seat's best pair with them."""
+    def _opening_best(self, obs: Observation, first: NumberCard | None,
+                      goals: Sequence[str]) -> Mapping[Any, float]:
+        """The convention's score of this seat's best pair: without `first`, per first card of
+        its hand (with any of `goals`); with it, per goal of `goals`."""
         opening = _opening(obs)
         weights = _weights(obs)
         me = obs.seat
@@ -76,20 +77,21 @@ class CoopBot(GreedyBot):
         # the skill ladder deals the same hands at every level.
         key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players, weights,
                me, obs.hand, first, delta, frozenset(goals))
-        found = _SCORES.get(key)
+        found = _BEST.get(key)
         if found is not None:
             return found
         hand = list(obs.hand)
-        firsts = [first] if first is not None else sorted(set(hand))
-        scores: dict[tuple[NumberCard, str], float] = {}
-        for f in firsts:
+        best: dict[Any, float] = {}
+        for f in [first] if first is not None else sorted(set(hand)):
             rest = list(hand)
             if first is None:
                 rest.remove(f)
             reachable = self._plan_sums(obs, f, delta, rest)
             for g in set(goals):
-                scores[(f, g)] = opening.best(me, g, reachable, weights)
-        return _SCORES.remember(key, MappingProxyType(scores))
+                value = opening.best(me, g, reachable, weights)
+                at = f if first is None else g
+                best[at] = max(best.get(at, -1.0), value)
+        return _BEST.remember(key, MappingProxyType(best))
 
     def _opening_first(self, obs: Observation, decision: Decision) -> NumberCard:
         table_goal = obs.table[obs.seat][1]
@@ -99,10 +101,7 @@ class CoopBot(GreedyBot):
             goals = obs.mission.goals
         else:
             goals = [g.goal for g in obs.goal_hand]
-        scores = self._opening_scores(obs, None, goals)
-        best: dict[NumberCard, float] = {}
-        for (f, _), value in scores.items():
-            best[f] = max(best.get(f, -1.0), value)
+        best = self._opening_best(obs, None, goals)
         return self._pick(decision.choices, lambda c: best.get(c, -1.0))
 
     def _opening_goal(self, obs: Observation, decision: Decision) -> GoalCard:
@@ -119,11 +118,7 @@ class CoopBot(GreedyBot):
             sums = support.sums if support is not None else opening.sums
             return self._pick(decision.choices, lambda g: max(
                 opening.score(to, g.goal, x, weights) for x in sums))
-        first = obs.table[me][0]
-        scores = self._opening_scores(obs, first, [g.goal for g in obs.goal_hand])
-        best: dict[str, float] = {}
-        for (_, g), value in scores.items():
-            best[g] = max(best.get(g, -1.0), value)
+        best = self._opening_best(obs, obs.table[me][0], [g.goal for g in obs.goal_hand])
         return self._pick(decision.choices, lambda g: best.get(g.goal, -1.0))
 
     def round_chances(self, obs: Observation, mine: list[NumberCard],
@@ -271,9 +266,10 @@ class _Opening:
 
 
 _OPENINGS: Memo[tuple[Any, ...], _Opening] = Memo(256)
-#: A seat's opening scores (`CoopBot._opening_scores`) per everything they depend on: a pure
-#: function of the mission's public facts, the seat and the cards it holds (read-only values).
-_SCORES: Memo[tuple[Any, ...], Mapping[tuple[NumberCard, str], float]] = Memo(8192)
+#: A seat's best opening scores (`CoopBot._opening_best`) per everything they depend on: a
+#: pure function of the mission's public facts, the seat and the cards it holds (read-only
+#: values). Room for the hands of a few levels of the skill ladder (a few hundred bytes each).
+_BEST: Memo[tuple[Any, ...], Mapping[Any, float]] = Memo(16_384)
 
 
 def _opening(obs: Observation) -> _Opening:
