@@ -94,7 +94,7 @@ class CoopBot(GreedyBot):
         return _BEST.remember(key, MappingProxyType(best))
 
     def _opening_first(self, obs: Observation, decision: Decision) -> NumberCard:
-        table_goal = obs.table[obs.seat][1]
+        table_goal = obs.placed.goals[obs.seat]
         if table_goal is not None:  # goal-number-number: the goal is already down
             goals: Sequence[str] = [table_goal.goal]
         elif self._passing(obs):  # the goal to meet comes from a neighbour: any of the deck's
@@ -114,11 +114,11 @@ class CoopBot(GreedyBot):
             to = lands.index(me)
             opening, weights = _opening(obs), _weights(obs)
             support = self._supports(obs, obs.table, obs.deltas)[to] \
-                if obs.table[to][0] is not None else None
+                if obs.placed.firsts[to] is not None else None
             sums = support.sums if support is not None else opening.sums
             return self._pick(decision.choices, lambda g: max(
                 opening.score(to, g.goal, x, weights) for x in sums))
-        best = self._opening_best(obs, obs.table[me][0], [g.goal for g in obs.goal_hand])
+        best = self._opening_best(obs, obs.placed.firsts[me], [g.goal for g in obs.goal_hand])
         return self._pick(decision.choices, lambda g: best.get(g.goal, -1.0))
 
     def round_chances(self, obs: Observation, mine: list[NumberCard],

@@ -317,9 +317,8 @@ class ExpertBot:
         kind = decision.kind
         if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
             return decision.choices[0]  # the convention: seat 0 first (any seat would do)
-        rules = rules_of(obs)
         if kind is DecisionKind.TAKE_BACK:
-            return keep_card(rules, obs.hand, decision.choices)
+            return keep_card(rules_of(obs), obs.hand, decision.choices)
         known = public_hands(obs)
         if known is None:
             if kind is DecisionKind.SECOND_NUMBER:
@@ -332,6 +331,7 @@ class ExpertBot:
             # The goal cards the others may hold are all those not yet seen; this seat knows
             # its own, and plans with them (the others replan with the goals on the table).
             goal_hands = (*goal_hands[:obs.seat], obs.goal_hand, *goal_hands[obs.seat + 1:])
+        rules = rules_of(obs)  # not before: where hands are hidden, no plan is made
         state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
             return best_action(rules, state, decision.choices, obs.discards)

@@ -167,7 +167,7 @@ class GreedyBot:
     def _first(self, obs: Observation, decision: Decision) -> NumberCard:
         hand = obs.hand
         goals = frozenset(g.goal for g in obs.goal_hand)
-        table_goal = obs.table[obs.seat][1]
+        table_goal = obs.placed.goals[obs.seat]
         if table_goal is not None:  # goal-number-number: the goal is already known
             goals = frozenset({table_goal.goal})
         if self._passing(obs):
@@ -200,7 +200,7 @@ class GreedyBot:
     def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
         if self._passing(obs):
             return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
-        first = obs.table[obs.seat][0]
+        first = obs.placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
         key = ("goal", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
                first, delta, obs.hand)
