@@ -219,7 +219,7 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
 
     def chances(j: int, supports: list[Support]) -> dict[int, float]:
         return success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
-                               obs.hyper_seat, j, supports, uniform[j].sums)
+                               obs.hyper_seat, j, supports, uniform[j].sums, remember=False)
 
     def played(j: int, chance: dict[int, float]) -> Support | None:
         """The distribution of seat j's sum when it plays by `chance` from each hand."""
