@@ -65,10 +65,10 @@ class CoopBot(GreedyBot):
             return self._opening_goal(observation, decision)
         return super().choose(observation, decision)
 
-    def _opening_best(self, obs: Observation, first: NumberCard | None,
-                      goals: Sequence[str]) -> Mapping[Any, float]:
-        """The convention's score of this seat's best pair: without `first`, per first card of
-        its hand (with any of `goals`); with it, per goal of `goals`."""
+    def _opening_best(self, obs: Observation, first: NumberCard | None, goals: Sequence[str],
+                      per_goal: bool) -> Mapping[Any, float]:
+        """The convention's score of this seat's best pair, from `first` (None: any card of its
+        hand) and a goal of `goals`: per goal (`per_goal`), else per first card."""
         opening = _opening(obs)
         weights = _weights(obs)
         me = obs.seat
@@ -76,7 +76,7 @@ class CoopBot(GreedyBot):
         # Everything the scores depend on (the opening's mission and player count included):
         # the skill ladder deals the same hands at every level.
         key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players, weights,
-               me, obs.hand, first, delta, frozenset(goals))
+               me, obs.hand, first, delta, frozenset(goals), per_goal)
         found = _BEST.get(key)
         if found is not None:
             return found
@@ -89,7 +89,7 @@ class CoopBot(GreedyBot):
             reachable = self._plan_sums(obs, f, delta, rest)
             for g in set(goals):
                 value = opening.best(me, g, reachable, weights)
-                at = f if first is None else g
+                at = g if per_goal else f
                 best[at] = max(best.get(at, -1.0), value)
         return _BEST.remember(key, MappingProxyType(best))
 
@@ -101,7 +101,7 @@ class CoopBot(GreedyBot):
             goals = obs.mission.goals
         else:
             goals = [g.goal for g in obs.goal_hand]
-        best = self._opening_best(obs, None, goals)
+        best = self._opening_best(obs, None, goals, per_goal=False)
         return self._pick(decision.choices, lambda c: best.get(c, -1.0))
 
     def _opening_goal(self, obs: Observation, decision: Decision) -> GoalCard:
@@ -118,7 +118,8 @@ class CoopBot(GreedyBot):
             sums = support.sums if support is not None else opening.sums
             return self._pick(decision.choices, lambda g: max(
                 opening.score(to, g.goal, x, weights) for x in sums))
-        best = self._opening_best(obs, obs.placed.firsts[me], [g.goal for g in obs.goal_hand])
+        best = self._opening_best(obs, obs.placed.firsts[me], [g.goal for g in obs.goal_hand],
+                                  per_goal=True)
         return self._pick(decision.choices, lambda g: best.get(g.goal, -1.0))
 
     def round_chances(self, obs: Observation, mine: list[NumberCard],
