@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from typing import Any
 
+import numpy as np
+
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
@@ -25,7 +27,8 @@ from synergy_forge.core.referee import (
     seat_sum,
 )
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.sim.chances import Support, goal_chances
+from synergy_forge.sim.chances import Support, goal_chances, grid_rules
+from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
 
 _EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
 
@@ -153,9 +156,14 @@ class GreedyBot:
         own_range = sorted(set(pair_sums) | set(range(0, 16)))
         table: dict[tuple[str, int], float] = {}
         for goal in set(obs.mission.goals):
+            counts = _met_counts(grid_rules(obs.rulebook).get(goal), own_range, samples)
             check = checks[goal]
-            for own in own_range:
-                met = 0
+            for i, own in enumerate(own_range):
+                if counts is not None:
+                    met = counts[i]
+                    table[(goal, own)] = met / len(samples)
+                    continue
+                met = 0  # a rule the grid cannot run (or not settled here): sample by sample
                 for others in samples:
                     everyone = [*others, own]
                     if check(own, others, everyone, sorted(set(everyone)), others[0],
@@ -258,6 +266,25 @@ class GreedyBot:
         baseline = best(None)
         scored = max(candidates, key=best)
         return scored if best(scored) >= baseline + 0.15 else None
+
+
+def _met_counts(rule: GridRule | None, own_range: list[int], samples: list[list[int]]
+                ) -> list[int] | None:
+    """Per own sum of `own_range`, on how many `samples` (the others' sums; the first is the
+    left neighbour, the last the right) a goal's rule is met: every own sum and sample at once,
+    on the grid (synergy_forge.sim.grid). None when the grid cannot say (the rule's own way
+    then counts, and fails where it would)."""
+    if rule is None:
+        return None
+    columns = np.array(samples, dtype=np.int64).T
+    others = [column.reshape(1, -1) for column in columns]
+    own = np.array(own_range, dtype=np.int64).reshape(-1, 1)
+    try:
+        met = rule(own, Many(others), Many([*others, own]), others[0], others[-1])
+    except (Unsettled, NotOnGrid):
+        return None
+    shape = (len(own_range), len(samples))
+    return [int(n) for n in np.broadcast_to(met, shape).sum(axis=1).tolist()]
 
 
 def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
