@@ -194,8 +194,9 @@ class _Opening:
         for k in range(n):
             best: tuple[float, str, int] | None = None
             for g in self.goals:
-                for x in self.sums:
-                    value = float(self._met(k, g, x, upto=k).sum())
+                for x, met in zip(self.sums, self._met_at(k, g, self.sums, upto=k),
+                                  strict=True):
+                    value = float(met.sum())
                     if best is None or value > best[0] + 1e-9:
                         best = (value, g, x)
             assert best is not None
@@ -243,11 +244,47 @@ class _Opening:
             met[i] /= OPENING_SAMPLES
         return met
 
+    def _met_at(self, seat: int, goal: str, owns: Sequence[int],
+                upto: int | None = None) -> list[np.ndarray]:
+        """`_met` at each sum of `owns`: all at once where the goals' grid rules answer for
+        every sum (each row the same shares: whole counts over the same samples), else one
+        by one."""
+        n, planned = self.players, self.plan
+        counted = n if upto is None else upto + 1
+        rules = [self.rules.get(goal if i == seat else planned[i][0]) for i in range(counted)]
+        if None in rules:
+            return [self._met(seat, goal, x, upto) for x in owns]
+        columns: list[np.ndarray] = []
+        for j in range(n):
+            if j == seat:
+                columns.append(np.array(owns, dtype=np.int64).reshape(-1, 1))
+            elif upto is not None:
+                columns.append(np.full(OPENING_SAMPLES, planned[j][1], dtype=np.int64)
+                               if j < upto else self.random[:, j])
+            else:
+                columns.append(np.where(self.follows[:, j], planned[j][1], self.random[:, j]))
+        shape = (len(owns), OPENING_SAMPLES)
+        met = np.zeros((len(owns), n))
+        everyone = Many(columns)
+        try:
+            for i, rule in enumerate(rules):
+                assert rule is not None
+                answer = rule(columns[i], Many(columns[:i] + columns[i + 1:]), everyone,
+                              columns[(i + 1) % n], columns[i - 1])
+                met[:, i] = np.mean(np.broadcast_to(answer, shape), axis=1)
+        except (Unsettled, NotOnGrid):  # at some sum: each sum its own way
+            return [self._met(seat, goal, x, upto) for x in owns]
+        return [row.copy() for row in met]
+
     def score(self, seat: int, goal: str, own: int, weights: tuple[float, ...]) -> float:
         key = (seat, goal, own)
         met = self._scores.get(key)
         if met is None:
-            met = self._scores[key] = self._met(seat, goal, own)
+            # The seat's goal at every sum of the opening at once: the others are asked next.
+            owns = sorted({*self.sums, own})
+            for x, row in zip(owns, self._met_at(seat, goal, owns), strict=True):
+                self._scores.setdefault((seat, goal, x), row)
+            met = self._scores[key]
         return float(np.dot(met, weights))
 
     def best(self, seat: int, goal: str, sums: frozenset[int],
