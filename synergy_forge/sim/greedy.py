@@ -264,8 +264,10 @@ class GreedyBot:
         if not candidates:
             return None
         baseline = best(None)
-        scored = max(candidates, key=best)
-        return scored if best(scored) >= baseline + 0.15 else None
+        values = [best(u) for u in candidates]  # each weighed once
+        top = max(values)
+        scored = candidates[values.index(top)]  # the first best, as max() gives
+        return scored if top >= baseline + 0.15 else None
 
 
 def _met_counts(rule: GridRule | None, own_range: list[int], samples: list[list[int]]
