@@ -1,7 +1,9 @@
 """The coop bot: plays for the group, every seat following one table convention (the opening).
 
 The opening convention is a pure function of public facts (the mission, the player count),
-kept in this module's memo and shared by every seat.
+kept in this module's memo and shared by every seat. A hand's best opening scores are kept in
+another, keyed by the hand too (as `greedy.legal_sums`): asked again at every level of the
+skill ladder, which deals the same hands.
 """
 
 from __future__ import annotations

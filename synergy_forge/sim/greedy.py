@@ -4,7 +4,10 @@ What it works out is remembered in two kinds of memo (synergy_forge.core.memo), 
 reachable from any observation: its own memory (`GreedyBot.memory`: scores of its own hands,
 private to its seat, handed to it by whoever plays its games, sim.bots.SeatMemories), and this
 module's memos of pure functions of public facts (the sums a seat can still make given the
-face-up cards), which every seat may share because they hold nothing hidden.
+face-up cards), which every seat may share because they hold nothing hidden. One of them
+(`legal_sums`) is keyed by the cards it is asked about as well, as the referee's memo of pair
+sums is: it answers only a seat that asks about the same cards, so it tells nobody another
+seat's hand.
 """
 
 from __future__ import annotations
