@@ -50,27 +50,33 @@ _ANSWERS: Memo[tuple[Any, ...], dict[int, float]] = Memo(4096)
 
 class Support(NamedTuple):
     """What a seat's sum may be: the sums, smallest first, and each one's weight (any scale:
-    how many of the seat's possible cards give it, say)."""
+    how many of the seat's possible cards give it, say). `key`: all of it as a hashable value,
+    made once for the memos that key on it (a support is asked about many times)."""
 
     sums: tuple[int, ...]
     weights: np.ndarray
     total: float
+    key: tuple[tuple[int, ...], tuple[float, ...], float]
 
     @classmethod
     def of(cls, weights: Mapping[int, float]) -> Support:
         sums = tuple(sorted(weights))
-        values = [float(weights[s]) for s in sums]
-        return cls(sums, np.array(values), sum(values))
+        values = tuple([float(weights[s]) for s in sums])
+        total = sum(values)
+        return cls(sums, np.array(values), total, (sums, values, total))
 
 
 def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int],
                     allowed: int, super_seat: int | None, hyper_seat: int | None, seat: int,
-                    supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
+                    supports: Sequence[Support], own: Sequence[int],
+                    remember: bool = True) -> dict[int, float]:
     """P(round succeeds | `seat` has each sum in `own`): at most `allowed` counted seats fail
     their goal and the super and hyper seats meet theirs (R16, R17, R18).
 
     `supports[j]` says what seat j's sum may be; for `seat` itself only its sums are read (the
-    grid's axis for that seat), so that every seat of a round can share one grid.
+    grid's axis for that seat), so that every seat of a round can share one grid. Not
+    `remember`: the caller keeps what it needs (the expert's chain of a round, remembered
+    whole), so the answer is neither looked for nor kept in this module's memo of answers.
     """
     def wins(met: list[bool], failures: int) -> bool:
         return round_succeeds(failures, allowed,
@@ -79,7 +85,7 @@ def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset
 
     return _chances(rulebook, tuple(goals), ignored, seat, supports, own,
                     lambda grid: grid.won(allowed, super_seat, hyper_seat),
-                    ("round", allowed, super_seat, hyper_seat), wins)
+                    ("round", allowed, super_seat, hyper_seat), wins, remember)
 
 
 def goal_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int], seat: int,
@@ -93,11 +99,13 @@ def goal_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[in
 def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
              supports: Sequence[Support], own: Sequence[int],
              on_grid: Callable[[_Grid], np.ndarray], question: tuple,
-             wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
+             wins: Callable[[list[bool], int], bool], remember: bool = True
+             ) -> dict[int, float]:
+    if not remember:
+        return _answer(rulebook, goals, ignored, seat, supports, own, on_grid, question, wins)
     # Everything the answer depends on: of the seat's own support only its sums are read.
     key = (rulebook, goals, ignored, seat, question, tuple(own),
-           tuple(s.sums if j == seat else (s.sums, tuple(s.weights.tolist()), s.total)
-                 for j, s in enumerate(supports)))
+           tuple([s.sums if j == seat else s.key for j, s in enumerate(supports)]))
     found = _ANSWERS.get(key)
     if found is None:
         found = _ANSWERS.remember(key, _answer(rulebook, goals, ignored, seat, supports, own,

@@ -27,10 +27,14 @@ from itertools import combinations, product
 from operator import getitem
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import ActionUse, pair_sum, round_succeeds
 from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.chances import grid_rules
+from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
 
 #: Above this many sum vectors, the plan is searched by coordinate ascent, not exhaustively.
 EXHAUSTIVE_LIMIT = 800
@@ -139,17 +143,32 @@ def goal_ease(rules: Rules) -> dict[str, float]:
     rng = random.Random(0)
     checks = rules.rulebook.goal_checks
     n = rules.players
+    # Every goal is weighed on the same 200 tables (the generator seeded alike for each).
+    tables = [[rng.choice(sums) for _ in range(n)] for _ in range(200)]
     ease = {}
     for goal in sorted(set(rules.goals)):
-        met = 0
-        rng.seed(0)
-        for _ in range(200):
-            table = [rng.choice(sums) for _ in range(n)]
-            own, others = table[0], table[1:]
-            met += bool(checks[goal](own, others, table, sorted(set(table)), table[1],
-                                     table[-1]))
+        met = _met_on_grid(grid_rules(rules.rulebook).get(goal), tables)
+        if met is None:  # a rule the grid cannot run (or not settled here): table by table
+            met = 0
+            for table in tables:
+                own, others = table[0], table[1:]
+                met += bool(checks[goal](own, others, table, sorted(set(table)), table[1],
+                                         table[-1]))
         ease[goal] = met / 200
     return _GOAL_EASE.remember(key, ease)
+
+
+def _met_on_grid(rule: GridRule | None, tables: list[list[int]]) -> int | None:
+    """On how many `tables` seat 0 meets a goal with this grid rule (its left neighbour seat
+    1, its right the last seat), all tables at once; None when the grid cannot say."""
+    if rule is None:
+        return None
+    columns = list(np.array(tables, dtype=np.int64).T)
+    try:
+        met = rule(columns[0], Many(columns[1:]), Many(columns), columns[1], columns[-1])
+    except (Unsettled, NotOnGrid):
+        return None
+    return int(np.broadcast_to(met, (len(tables),)).sum())
 
 
 class _Option(NamedTuple):

@@ -1,13 +1,16 @@
 """The coop bot: plays for the group, every seat following one table convention (the opening).
 
 The opening convention is a pure function of public facts (the mission, the player count),
-kept in this module's memo and shared by every seat.
+kept in this module's memo and shared by every seat. A hand's best opening scores are kept in
+another, keyed by the hand too (as `greedy.legal_sums`): asked again at every level of the
+skill ladder, which deals the same hands.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -64,38 +67,43 @@ class CoopBot(GreedyBot):
             return self._opening_goal(observation, decision)
         return super().choose(observation, decision)
 
-    def _opening_scores(self, obs: Observation, first: NumberCard | None,
-                        goals: Sequence[str]) -> dict[tuple[NumberCard, str], float]:
-        """(first card, goal) -> the convention's score of this seat's best pair with them."""
+    def _opening_best(self, obs: Observation, first: NumberCard | None, goals: Sequence[str],
+                      per_goal: bool) -> Mapping[Any, float]:
+        """The convention's score of this seat's best pair, from `first` (None: any card of its
+        hand) and a goal of `goals`: per goal (`per_goal`), else per first card."""
         opening = _opening(obs)
         weights = _weights(obs)
         me = obs.seat
+        delta = obs.deltas[me] if first is not None else 0
+        # Everything the scores depend on (the opening's mission and player count included):
+        # the skill ladder deals the same hands at every level.
+        key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players, weights,
+               me, obs.hand, first, delta, frozenset(goals), per_goal)
+        found = _BEST.get(key)
+        if found is not None:
+            return found
         hand = list(obs.hand)
-        firsts = [first] if first is not None else sorted(set(hand))
-        scores: dict[tuple[NumberCard, str], float] = {}
-        for f in firsts:
+        best: dict[Any, float] = {}
+        for f in [first] if first is not None else sorted(set(hand)):
             rest = list(hand)
             if first is None:
                 rest.remove(f)
-            sums = set(self._plan_sums(obs, f, obs.deltas[me] if first is not None else 0,
-                                       rest))
-            reachable = frozenset(sums)
+            reachable = self._plan_sums(obs, f, delta, rest)
             for g in set(goals):
-                scores[(f, g)] = opening.best(me, g, reachable, weights)
-        return scores
+                value = opening.best(me, g, reachable, weights)
+                at = g if per_goal else f
+                best[at] = max(best.get(at, -1.0), value)
+        return _BEST.remember(key, MappingProxyType(best))
 
     def _opening_first(self, obs: Observation, decision: Decision) -> NumberCard:
-        table_goal = obs.table[obs.seat][1]
+        table_goal = obs.placed.goals[obs.seat]
         if table_goal is not None:  # goal-number-number: the goal is already down
             goals: Sequence[str] = [table_goal.goal]
         elif self._passing(obs):  # the goal to meet comes from a neighbour: any of the deck's
             goals = obs.mission.goals
         else:
             goals = [g.goal for g in obs.goal_hand]
-        scores = self._opening_scores(obs, None, goals)
-        best: dict[NumberCard, float] = {}
-        for (f, _), value in scores.items():
-            best[f] = max(best.get(f, -1.0), value)
+        best = self._opening_best(obs, None, goals, per_goal=False)
         return self._pick(decision.choices, lambda c: best.get(c, -1.0))
 
     def _opening_goal(self, obs: Observation, decision: Decision) -> GoalCard:
@@ -108,15 +116,12 @@ class CoopBot(GreedyBot):
             to = lands.index(me)
             opening, weights = _opening(obs), _weights(obs)
             support = self._supports(obs, obs.table, obs.deltas)[to] \
-                if obs.table[to][0] is not None else None
+                if obs.placed.firsts[to] is not None else None
             sums = support.sums if support is not None else opening.sums
             return self._pick(decision.choices, lambda g: max(
                 opening.score(to, g.goal, x, weights) for x in sums))
-        first = obs.table[me][0]
-        scores = self._opening_scores(obs, first, [g.goal for g in obs.goal_hand])
-        best: dict[str, float] = {}
-        for (_, g), value in scores.items():
-            best[g] = max(best.get(g, -1.0), value)
+        best = self._opening_best(obs, obs.placed.firsts[me], [g.goal for g in obs.goal_hand],
+                                  per_goal=True)
         return self._pick(decision.choices, lambda g: best.get(g.goal, -1.0))
 
     def round_chances(self, obs: Observation, mine: list[NumberCard],
@@ -191,8 +196,9 @@ class _Opening:
         for k in range(n):
             best: tuple[float, str, int] | None = None
             for g in self.goals:
-                for x in self.sums:
-                    value = float(self._met(k, g, x, upto=k).sum())
+                for x, met in zip(self.sums, self._met_at(k, g, self.sums, upto=k),
+                                  strict=True):
+                    value = float(met.sum())
                     if best is None or value > best[0] + 1e-9:
                         best = (value, g, x)
             assert best is not None
@@ -240,11 +246,47 @@ class _Opening:
             met[i] /= OPENING_SAMPLES
         return met
 
+    def _met_at(self, seat: int, goal: str, owns: Sequence[int],
+                upto: int | None = None) -> list[np.ndarray]:
+        """`_met` at each sum of `owns`: all at once where the goals' grid rules answer for
+        every sum (each row the same shares: whole counts over the same samples), else one
+        by one."""
+        n, planned = self.players, self.plan
+        counted = n if upto is None else upto + 1
+        rules = [self.rules.get(goal if i == seat else planned[i][0]) for i in range(counted)]
+        if None in rules:
+            return [self._met(seat, goal, x, upto) for x in owns]
+        columns: list[np.ndarray] = []
+        for j in range(n):
+            if j == seat:
+                columns.append(np.array(owns, dtype=np.int64).reshape(-1, 1))
+            elif upto is not None:
+                columns.append(np.full(OPENING_SAMPLES, planned[j][1], dtype=np.int64)
+                               if j < upto else self.random[:, j])
+            else:
+                columns.append(np.where(self.follows[:, j], planned[j][1], self.random[:, j]))
+        shape = (len(owns), OPENING_SAMPLES)
+        met = np.zeros((len(owns), n))
+        everyone = Many(columns)
+        try:
+            for i, rule in enumerate(rules):
+                assert rule is not None
+                answer = rule(columns[i], Many(columns[:i] + columns[i + 1:]), everyone,
+                              columns[(i + 1) % n], columns[i - 1])
+                met[:, i] = np.mean(np.broadcast_to(answer, shape), axis=1)
+        except (Unsettled, NotOnGrid):  # at some sum: each sum its own way
+            return [self._met(seat, goal, x, upto) for x in owns]
+        return [row.copy() for row in met]
+
     def score(self, seat: int, goal: str, own: int, weights: tuple[float, ...]) -> float:
         key = (seat, goal, own)
         met = self._scores.get(key)
         if met is None:
-            met = self._scores[key] = self._met(seat, goal, own)
+            # The seat's goal at every sum of the opening at once: the others are asked next.
+            owns = sorted({*self.sums, own})
+            for x, row in zip(owns, self._met_at(seat, goal, owns), strict=True):
+                self._scores.setdefault((seat, goal, x), row)
+            met = self._scores[key]
         return float(np.dot(met, weights))
 
     def best(self, seat: int, goal: str, sums: frozenset[int],
@@ -264,6 +306,10 @@ class _Opening:
 
 
 _OPENINGS: Memo[tuple[Any, ...], _Opening] = Memo(256)
+#: A seat's best opening scores (`CoopBot._opening_best`) per everything they depend on: a
+#: pure function of the mission's public facts, the seat and the cards it holds (read-only
+#: values). Room for the hands of a few levels of the skill ladder (a few hundred bytes each).
+_BEST: Memo[tuple[Any, ...], Mapping[Any, float]] = Memo(16_384)
 
 
 def _opening(obs: Observation) -> _Opening:

@@ -43,8 +43,6 @@ from itertools import chain
 from math import comb
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
@@ -70,7 +68,7 @@ _UNKNOWN: Any = object()
 #: The chain of card-3 searches of a round (`card3_chances`), per public facts.
 _CHAINS: Memo[tuple[Any, ...], Any] = Memo(1024)
 #: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
-_DEALS: Memo[tuple[Any, ...], list[tuple[dict[int, int], int]]] = Memo(4096)
+_DEALS: Memo[tuple[Any, ...], tuple[tuple[frozenset[int], int], ...]] = Memo(4096)
 
 
 def rules_of(obs: Observation) -> Rules:
@@ -139,29 +137,29 @@ def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],
                       placed.ignored)
 
 
-def _hands_of(pool: Counter[int], size: int) -> list[tuple[dict[int, int], int]]:
-    """Every hand of `size` cards a seat may hold out of `pool` (value -> copies unseen), with
-    how many ways of dealing it there are (each deal equally likely, R2)."""
+def _hands_of(pool: Counter[int], size: int) -> tuple[tuple[frozenset[int], int], ...]:
+    """The values a hand of `size` cards out of `pool` (value -> copies unseen) may hold, each
+    set with how many ways of dealing a hand of just those values there are (each deal equally
+    likely, R2). Which card a hand plays depends only on the values it holds (`played`), so
+    hands holding the same values are counted together: fewer to look through."""
     values = sorted(v for v, k in pool.items() if k > 0)
     key = (tuple((v, pool[v]) for v in values), size)
     found = _DEALS.get(key)
     if found is not None:
         return found
-    out: list[tuple[dict[int, int], int]] = []
+    out: dict[frozenset[int], int] = {}
 
-    def walk(i: int, left: int, hand: dict[int, int], ways: int) -> None:
+    def walk(i: int, left: int, held: tuple[int, ...], ways: int) -> None:
         if i == len(values):
             if left == 0:
-                out.append((dict(hand), ways))
+                out[frozenset(held)] = out.get(frozenset(held), 0) + ways
             return
         v = values[i]
         for k in range(min(pool[v], left) + 1):
-            hand[v] = k
-            walk(i + 1, left - k, hand, ways * comb(pool[v], k))
-        del hand[v]
+            walk(i + 1, left - k, (*held, v) if k else held, ways * comb(pool[v], k))
 
-    walk(0, size, {}, 1)
-    return _DEALS.remember(key, out)
+    walk(0, size, (), 1)
+    return _DEALS.remember(key, tuple(out.items()))
 
 
 def card3_chances(obs: Observation) -> tuple[dict[int, float], ...] | None:
@@ -221,7 +219,7 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
 
     def chances(j: int, supports: list[Support]) -> dict[int, float]:
         return success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
-                               obs.hyper_seat, j, supports, uniform[j].sums)
+                               obs.hyper_seat, j, supports, uniform[j].sums, remember=False)
 
     def played(j: int, chance: dict[int, float]) -> Support | None:
         """The distribution of seat j's sum when it plays by `chance` from each hand."""
@@ -232,14 +230,14 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
         # value, so the first card of this order that the hand holds is that best card (the
         # same as a max over the hand's cards, without ranking them again for every hand).
         order = sorted(sums, key=lambda v: (chance[sums[v]], v), reverse=True)
-        for hand, ways in deals[j]:
+        # The ways are whole numbers (far under 2**53): added in any grouping, the same floats.
+        for held, ways in deals[j]:
             for v in order:
-                if hand.get(v):
+                if v in held:
                     weights[sums[v]] += ways
                     break
             # no legal card held: R9, the mission ends whatever it plays
-        total = sum(weights.values())
-        return Support(axis, np.array([weights[t] for t in axis]), total) if total else None
+        return Support.of(weights) if any(weights.values()) else None
 
     plays: list[Support] = []
     for j in range(n):
@@ -319,9 +317,8 @@ class ExpertBot:
         kind = decision.kind
         if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
             return decision.choices[0]  # the convention: seat 0 first (any seat would do)
-        rules = rules_of(obs)
         if kind is DecisionKind.TAKE_BACK:
-            return keep_card(rules, obs.hand, decision.choices)
+            return keep_card(rules_of(obs), obs.hand, decision.choices)
         known = public_hands(obs)
         if known is None:
             if kind is DecisionKind.SECOND_NUMBER:
@@ -334,6 +331,7 @@ class ExpertBot:
             # The goal cards the others may hold are all those not yet seen; this seat knows
             # its own, and plans with them (the others replan with the goals on the table).
             goal_hands = (*goal_hands[:obs.seat], obs.goal_hand, *goal_hands[obs.seat + 1:])
+        rules = rules_of(obs)  # not before: where hands are hidden, no plan is made
         state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
             return best_action(rules, state, decision.choices, obs.discards)

@@ -4,16 +4,21 @@ What it works out is remembered in two kinds of memo (synergy_forge.core.memo), 
 reachable from any observation: its own memory (`GreedyBot.memory`: scores of its own hands,
 private to its seat, handed to it by whoever plays its games, sim.bots.SeatMemories), and this
 module's memos of pure functions of public facts (the sums a seat can still make given the
-face-up cards), which every seat may share because they hold nothing hidden.
+face-up cards), which every seat may share because they hold nothing hidden. One of them
+(`legal_sums`) is keyed by the cards it is asked about as well, as the referee's memo of pair
+sums is: it answers only a seat that asks about the same cards, so it tells nobody another
+seat's hand.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import chain
 from typing import Any
+
+import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
@@ -25,7 +30,8 @@ from synergy_forge.core.referee import (
     seat_sum,
 )
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.sim.chances import Support, goal_chances
+from synergy_forge.sim.chances import Support, goal_chances, grid_rules
+from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
 
 _EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
 
@@ -40,6 +46,10 @@ MEMORY_SIZE = 4096
 _PUBLIC_SUPPORTS: Memo[tuple[Any, ...], tuple[Support, ...]] = Memo(1000)
 _SUPPORTS: Memo[tuple[Any, ...], Support] = Memo(50_000)
 _AFFINITY: Memo[tuple[Any, ...], dict[tuple[str, int], float]] = Memo(256)
+#: The legal sums of a first card with each of a few cards (`legal_sums`): a pure function of
+#: those cards, asked again and again (a playtest of mission 5 asks 100,000 times about 2,000
+#: sets of cards).
+_LEGAL_SUMS: Memo[tuple[Any, ...], frozenset[int]] = Memo(20_000)
 
 
 class GreedyBot:
@@ -106,7 +116,7 @@ class GreedyBot:
         return supports
 
     def _goal_chances(self, obs: Observation, goals: Sequence[str],
-                      own_sums: set[int]) -> dict[int, float]:
+                      own_sums: Iterable[int]) -> dict[int, float]:
         """P(this seat meets its goal | each own sum), the goals on the table being `goals`."""
         table = obs.table
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
@@ -116,14 +126,9 @@ class GreedyBot:
     # -- decisions ---------------------------------------------------------------------------
 
     def _plan_sums(self, obs: Observation, first: NumberCard, delta: int,
-                   hand: list[NumberCard]) -> list[int]:
+                   hand: list[NumberCard]) -> frozenset[int]:
         """The sums this seat could reach with `first` and a card of `hand`, keeping R9."""
-        sums = []
-        for card in set(hand):
-            total, broken = _pair(obs, first, card, delta)
-            if not broken:
-                sums.append(total)
-        return sums
+        return legal_sums(obs.rulebook, obs.mission.challenges, first, delta, frozenset(hand))
 
     def _affinity(self, obs: Observation) -> dict[tuple[str, int], float]:
         """P(goal met | own sum) against other seats playing any two cards of their colour.
@@ -154,9 +159,14 @@ class GreedyBot:
         own_range = sorted(set(pair_sums) | set(range(0, 16)))
         table: dict[tuple[str, int], float] = {}
         for goal in set(obs.mission.goals):
+            counts = _met_counts(grid_rules(obs.rulebook).get(goal), own_range, samples)
             check = checks[goal]
-            for own in own_range:
-                met = 0
+            for i, own in enumerate(own_range):
+                if counts is not None:
+                    met = counts[i]
+                    table[(goal, own)] = met / len(samples)
+                    continue
+                met = 0  # a rule the grid cannot run (or not settled here): sample by sample
                 for others in samples:
                     everyone = [*others, own]
                     if check(own, others, everyone, sorted(set(everyone)), others[0],
@@ -168,7 +178,7 @@ class GreedyBot:
     def _first(self, obs: Observation, decision: Decision) -> NumberCard:
         hand = obs.hand
         goals = frozenset(g.goal for g in obs.goal_hand)
-        table_goal = obs.table[obs.seat][1]
+        table_goal = obs.placed.goals[obs.seat]
         if table_goal is not None:  # goal-number-number: the goal is already known
             goals = frozenset({table_goal.goal})
         if self._passing(obs):
@@ -201,18 +211,19 @@ class GreedyBot:
     def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
         if self._passing(obs):
             return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
-        first = obs.table[obs.seat][0]
+        first = obs.placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
         key = ("goal", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
                first, delta, obs.hand)
         scores = self.memory.get(key)
         if scores is None:
             affinity = self._affinity(obs)
+            sums: Iterable[int]
             if first is None:  # goal-number-number: for the best pair still possible
                 sums = {x for f in set(obs.hand) for x in self._plan_sums(
                     obs, f, 0, [c for c in obs.hand if c != f])}
             else:
-                sums = set(self._plan_sums(obs, first, delta, list(obs.hand)))
+                sums = self._plan_sums(obs, first, delta, list(obs.hand))
             scores = self.memory.remember(
                 key, {g: max((affinity.get((g, x), 0.0) for x in sums), default=0.0)
                       for g in set(obs.mission.goals)})
@@ -243,7 +254,7 @@ class GreedyBot:
                 delta = 0  # S2: changes leave with the card
                 own_hand.remove(use.replacement)
                 own_hand.append(obs.placed.firsts[obs.seat])
-            sums = set(self._plan_sums(obs, first, delta, own_hand))
+            sums = self._plan_sums(obs, first, delta, own_hand)
             if not sums:
                 return 0.0
             return max(self._goal_chances(obs, [g.goal for g in placed.goals], sums).values())
@@ -256,8 +267,29 @@ class GreedyBot:
         if not candidates:
             return None
         baseline = best(None)
-        scored = max(candidates, key=best)
-        return scored if best(scored) >= baseline + 0.15 else None
+        values = [best(u) for u in candidates]  # each weighed once
+        top = max(values)
+        scored = candidates[values.index(top)]  # the first best, as max() gives
+        return scored if top >= baseline + 0.15 else None
+
+
+def _met_counts(rule: GridRule | None, own_range: list[int], samples: list[list[int]]
+                ) -> list[int] | None:
+    """Per own sum of `own_range`, on how many `samples` (the others' sums; the first is the
+    left neighbour, the last the right) a goal's rule is met: every own sum and sample at once,
+    on the grid (synergy_forge.sim.grid). None when the grid cannot say (the rule's own way
+    then counts, and fails where it would)."""
+    if rule is None:
+        return None
+    columns = np.array(samples, dtype=np.int64).T
+    others = [column.reshape(1, -1) for column in columns]
+    own = np.array(own_range, dtype=np.int64).reshape(-1, 1)
+    try:
+        met = rule(own, Many(others), Many([*others, own]), others[0], others[-1])
+    except (Unsettled, NotOnGrid):
+        return None
+    shape = (len(own_range), len(samples))
+    return [int(n) for n in np.broadcast_to(met, shape).sum(axis=1).tolist()]
 
 
 def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
@@ -279,6 +311,18 @@ def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
 def _pair(obs: Observation, first: NumberCard, second: NumberCard,
           delta: int) -> tuple[int, bool]:
     return pair_sum(obs.rulebook, obs.mission.challenges, first, second, delta)
+
+
+def legal_sums(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard, delta: int,
+               cards: frozenset[NumberCard]) -> frozenset[int]:
+    """The sums `first` (changed by `delta`) makes with a card of `cards`, keeping R9."""
+    key = (rulebook, challenges, first, delta, cards)
+    found = _LEGAL_SUMS.get(key)
+    if found is None:
+        found = _LEGAL_SUMS.remember(key, frozenset(
+            total for total, broken in (pair_sum(rulebook, challenges, first, card, delta)
+                                        for card in cards) if not broken))
+    return found
 
 
 def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
