@@ -51,8 +51,12 @@ def test_challenges_agree_on_every_card_pair(rulebook, data_rulebook):
                 assert native.check(*args) == data.check(*args), (cid, args)
         elif native.kind is RuleKind.CONSTRAINT:
             for c1, c2, e1, e2 in itertools.product(COUNTED, COUNTED, EFFECTIVE, range(1, 6)):
+                # Identical cards (R7) have equal effective values, hence equal counted ones
+                # (the same value rules: referee.seat_sum): a round gives `identical` only
+                # there, half the inputs fewer than every pair both ways.
+                twins = (False, True) if (c1, e1) == (c2, e2) else (False,)
                 for total in SUMS:
-                    for identical in (False, True):
+                    for identical in twins:
                         args = (c1, c2, e1, e2, total, identical)
                         assert native.check(*args) == data.check(*args), (cid, args)
 
