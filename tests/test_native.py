@@ -20,20 +20,22 @@ COUNTED = range(7)
 
 @pytest.mark.slow
 def test_goals_agree_on_every_table_of_sums(rulebook, data_rulebook):
-    for goal_id, native in rulebook.goals.items():
-        data = data_rulebook.goals[goal_id]
-        for others_size in range(1, 5):
-            for others in itertools.combinations_with_replacement(SUMS, others_size):
-                for own in SUMS:
-                    everyone = [*others, own]
-                    distinct = sorted(set(everyone))
-                    if goal_id == "between":
-                        sides = [(others[0], others[-1]), (None, None)]
-                    else:
-                        sides = [(None, None)]
-                    for left, right in sides:
-                        args = (own, list(others), everyone, distinct, left, right)
-                        assert native.check(*args) == data.check(*args), (goal_id, args)
+    # Each table's arguments are made once and put to every goal (none changes them: the
+    # sandbox cannot), not made again for each of the seven goals: the same checks, a tenth
+    # less CPU.
+    goals = [(goal_id, native.check, data_rulebook.goals[goal_id].check)
+             for goal_id, native in rulebook.goals.items()]
+    for others_size in range(1, 5):
+        for others in itertools.combinations_with_replacement(SUMS, others_size):
+            listed = list(others)
+            for own in SUMS:
+                everyone = [*others, own]
+                distinct = sorted(set(everyone))
+                apart = (own, listed, everyone, distinct, None, None)
+                sides = (own, listed, everyone, distinct, others[0], others[-1])
+                for goal_id, native, data in goals:
+                    for args in (sides, apart) if goal_id == "between" else (apart,):
+                        assert native(*args) == data(*args), (goal_id, args)
 
 
 @pytest.mark.slow
