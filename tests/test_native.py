@@ -20,20 +20,22 @@ COUNTED = range(7)
 
 @pytest.mark.slow
 def test_goals_agree_on_every_table_of_sums(rulebook, data_rulebook):
-    for goal_id, native in rulebook.goals.items():
-        data = data_rulebook.goals[goal_id]
-        for others_size in range(1, 5):
-            for others in itertools.combinations_with_replacement(SUMS, others_size):
-                for own in SUMS:
-                    everyone = [*others, own]
-                    distinct = sorted(set(everyone))
-                    if goal_id == "between":
-                        sides = [(others[0], others[-1]), (None, None)]
-                    else:
-                        sides = [(None, None)]
-                    for left, right in sides:
-                        args = (own, list(others), everyone, distinct, left, right)
-                        assert native.check(*args) == data.check(*args), (goal_id, args)
+    # Each table's arguments are made once and put to every goal (none changes them: the
+    # sandbox cannot), not made again for each of the seven goals: the same checks, a tenth
+    # less CPU.
+    goals = [(goal_id, native.check, data_rulebook.goals[goal_id].check)
+             for goal_id, native in rulebook.goals.items()]
+    for others_size in range(1, 5):
+        for others in itertools.combinations_with_replacement(SUMS, others_size):
+            listed = list(others)
+            for own in SUMS:
+                everyone = [*others, own]
+                distinct = sorted(set(everyone))
+                apart = (own, listed, everyone, distinct, None, None)
+                sides = (own, listed, everyone, distinct, others[0], others[-1])
+                for goal_id, native, data in goals:
+                    for args in (sides, apart) if goal_id == "between" else (apart,):
+                        assert native(*args) == data(*args), (goal_id, args)
 
 
 @pytest.mark.slow
@@ -51,8 +53,12 @@ def test_challenges_agree_on_every_card_pair(rulebook, data_rulebook):
                 assert native.check(*args) == data.check(*args), (cid, args)
         elif native.kind is RuleKind.CONSTRAINT:
             for c1, c2, e1, e2 in itertools.product(COUNTED, COUNTED, EFFECTIVE, range(1, 6)):
+                # Identical cards (R7) have equal effective values, hence equal counted ones
+                # (the same value rules: referee.seat_sum): a round gives `identical` only
+                # there, half the inputs fewer than every pair both ways.
+                twins = (False, True) if (c1, e1) == (c2, e2) else (False,)
                 for total in SUMS:
-                    for identical in (False, True):
+                    for identical in twins:
                         args = (c1, c2, e1, e2, total, identical)
                         assert native.check(*args) == data.check(*args), (cid, args)
 

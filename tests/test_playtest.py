@@ -80,9 +80,12 @@ def test_oracle_beats_coop_beats_random_on_the_same_deals():
 
 @pytest.mark.slow
 def test_results_do_not_depend_on_jobs():
+    # 4 games a cell, not 12: either way each cell is one unit of the pool (50 games), so the
+    # two workers share the same 12 units (2 missions x 3 player counts x 2 bots); what could
+    # differ is where they run and the order they come back in, not how many games they hold.
     args = ["playtest", str(starter_campaign() / "missions" / "02-warm-up.yaml"),
             str(starter_campaign() / "missions" / "08-heavy-lifting.yaml"),
-            "--games", "12", "--bots", "random,coop", "--json", "--seed", "5"]
+            "--games", "4", "--bots", "random,coop", "--json", "--seed", "5"]
     one = CliRunner().invoke(main, [*args, "--jobs", "1"])
     two = CliRunner().invoke(main, [*args, "--jobs", "2"])
     assert one.exit_code == 0, one.output

@@ -37,6 +37,40 @@ def tune(path: Path):
     return CliRunner().invoke(main, [*TUNE[:1], str(path), *TUNE[1:]])
 
 
+@pytest.fixture(scope="module")
+def searches() -> list[tuple[tuple, object]]:
+    """The searches of tune already made in this module: (what it was asked, its result)."""
+    return []
+
+
+@pytest.fixture
+def search_once(monkeypatch, searches):
+    """tune's search of a mission runs once per module: these tests are about the file the
+    command writes after it, and the search answers alike for the same mission wherever its
+    file is (it plays the mission without its file name: sim.tune.tune). A later test's
+    command gets the result with its own mission, as its own search would have made it."""
+    from dataclasses import replace
+
+    from synergy_forge.sim import tune as search
+
+    real = search.tune
+
+    def once(mission, rulebook, colors, stars, **options):
+        # A rulebook compares by identity, and each command reads its own: its rules say it.
+        rules = [(d.id, d.rule) for d in (*rulebook.goals.values(),
+                                          *rulebook.challenges.values())]
+        asked = (replace(mission, source=""), rules, tuple(colors), stars,
+                 {k: v for k, v in options.items() if k not in ("executor", "valid")})
+        for known, result in searches:
+            if known == asked:
+                return replace(result, mission=mission)
+        result = real(mission, rulebook, colors, stars, **options)
+        searches.append((asked, result))
+        return result
+
+    monkeypatch.setattr(search, "tune", once)
+
+
 def test_replace_text_changes_the_file_a_link_points_to_and_keeps_the_link(tmp_path):
     real = tmp_path / "real" / "m.yaml"
     real.parent.mkdir()
@@ -131,7 +165,8 @@ def test_write_atomic_follows_a_link_and_keeps_an_existing_files_mode(tmp_path):
     assert real.stat().st_mode & 0o777 == 0o600
 
 
-def test_tune_write_through_a_link_changes_the_mission_and_keeps_the_link(tmp_path):
+def test_tune_write_through_a_link_changes_the_mission_and_keeps_the_link(tmp_path,
+                                                                         search_once):
     real = tmp_path / "missions" / "short.yaml"
     real.parent.mkdir()
     real.write_text(MISSION)
@@ -180,7 +215,8 @@ def test_tune_write_in_a_read_only_folder_names_the_mission_with_exit_2(tmp_path
     assert path.read_text() == MISSION and os.listdir(folder) == ["short.yaml"]
 
 
-def test_tune_write_keeps_a_save_the_user_made_while_it_ran(tmp_path, monkeypatch):
+def test_tune_write_keeps_a_save_the_user_made_while_it_ran(tmp_path, monkeypatch,
+                                                            search_once):
     from synergy_forge.sim import tune as search
 
     path = tmp_path / "short.yaml"
