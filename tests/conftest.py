@@ -131,15 +131,22 @@ def once_per_run(factory: pytest.TempPathFactory, name: str, make: Callable[[Pat
 
 @pytest.fixture(scope="session")
 def starter_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The starter campaign's whole kit (A4, every language, PNGs), built once per test run
-    (about a minute of CPU). Tests only read it; its cache (OUT/.cache) seeds the builds of
-    campaigns named like it (a starter copy), whose shared decks are then not drawn again (a
-    piece's HTML, hence its cache key, has the campaign's name in its title)."""
+    """The starter campaign's kit (A4, every language), built once per test run (about half a
+    minute of CPU). Tests only read it; its cache (OUT/.cache) seeds the builds of campaigns
+    named like it (a starter copy), whose shared decks are then not drawn again (a piece's
+    HTML, hence its cache key, has the campaign's name in its title). Two builds into OUT:
+    French without PNGs, then English with them. No test reads a French PNG (PNGs are
+    rasterised by the same code whatever the language: the English ones are read, in
+    test_build.py and test_tts.py), and they were a sixth of this fixture's CPU; every French
+    PDF is read. The English build comes last: a build keeps only the cache entries it used
+    (store.prune), and every build seeded from this cache is English."""
     from synergy_forge.cli import main
 
     def build(out: Path) -> None:
-        result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
-        assert result.exit_code == 0, result.output
+        for language, png in (("fr", ["--no-png"]), ("en", [])):
+            result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2",
+                                               "--lang", language, *png])
+            assert result.exit_code == 0, result.output
 
     return once_per_run(tmp_path_factory, "starter-kit", build)
 
