@@ -131,29 +131,43 @@ def once_per_run(factory: pytest.TempPathFactory, name: str, make: Callable[[Pat
 
 @pytest.fixture(scope="session")
 def starter_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The starter campaign's whole kit (A4, every language, PNGs), built once per test run
-    (about a minute of CPU). Tests only read it; its cache (OUT/.cache) seeds the builds of
-    campaigns named like it (a starter copy), whose shared decks are then not drawn again (a
-    piece's HTML, hence its cache key, has the campaign's name in its title)."""
+    """The starter campaign's kit (A4, every language), built once per test run (about half a
+    minute of CPU). Tests only read it; its cache (OUT/.cache) seeds the builds of campaigns
+    named like it (a starter copy, test_build's small campaign), whose shared decks are then
+    not drawn again (a piece's HTML, hence its cache key, has the campaign's name in its
+    title). Two builds into OUT: French without PNGs, then English with them. No test reads a
+    French PNG (PNGs are rasterised by the same code whatever the language: the English ones
+    are read, in test_build.py and test_tts.py), and they were a sixth of this fixture's CPU;
+    every French PDF is read. The English build comes last: a build keeps only the cache
+    entries it used (store.prune), and every build seeded from this cache is English. On one
+    process: build workers each start their own WeasyPrint and fonts (a fifth more CPU here),
+    and under pytest-xdist the other core is busy with the other worker's tests anyway; the
+    command's workers are tested on tts_kit's build and test_build's PNG and TTS rebuild."""
     from synergy_forge.cli import main
 
     def build(out: Path) -> None:
-        result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "2"])
-        assert result.exit_code == 0, result.output
+        for language, png in (("fr", ["--no-png"]), ("en", [])):
+            result = CliRunner().invoke(main, ["build", "--out", str(out), "--jobs", "1",
+                                               "--lang", language, *png])
+            assert result.exit_code == 0, result.output
 
     return once_per_run(tmp_path_factory, "starter-kit", build)
 
 
 @pytest.fixture(scope="session")
-def small_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def small_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Path:
     """ROOT, with test_build.build_small(ROOT, "Same", "a") done in it (ROOT/camp, two
     missions, and its English kit without PNGs in ROOT/a), once per test run: test_build's
-    tests copy it (same_kit) or its cache (seeded), and so do other modules' builds of a
-    campaign named "Small"."""
+    tests copy it (same_kit) or its cache (seeded). The campaign is named as the starter is
+    (test_build.STARTER): its build starts from the starter kit's cache and draws only what
+    differs (its missions, its goal and action cards, those groups' sheets, the rulebook and
+    the challenge sheet), half the CPU of a build from nothing (a build from a cache equals
+    one without: test_build)."""
     from test_build import build_small
 
     def build(root: Path) -> None:
         root.mkdir()
+        shutil.copytree(starter_kit / ".cache", root / "a" / ".cache")
         build_small(root, "Same", "a")
 
     return once_per_run(tmp_path_factory, "small-kit", build)
@@ -161,20 +175,20 @@ def small_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """ROOT/camp (test_build.small_campaign(ROOT, "Mission"): "Small", "Petite" in French) and
-    its French kit built with --preset dtc, from ROOT by relative paths, in ROOT/out, once per
-    test run: test_dtc reads its decks; test_build's tgc case, whose card and bleed are DTC's
-    (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache, drawing nothing (a
-    build from a cache equals one without: test_build). Without PNGs (--no-png, which dtc,
-    whose own output is its decks' PDFs, allows): no test reads them (the tgc case rasterises
-    the pieces it checks), and they were half of this build."""
-    from test_build import small_campaign
+    """ROOT/camp (test_build.small_campaign(ROOT, "Mission", SHOP): "Small", "Petite" in
+    French) and its French kit built with --preset dtc, from ROOT by relative paths, in
+    ROOT/out, once per test run: test_dtc reads its decks; test_build's tgc case, whose card
+    and bleed are DTC's (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache,
+    drawing nothing (a build from a cache equals one without: test_build). Without PNGs
+    (--no-png, which dtc, whose own output is its decks' PDFs, allows): no test reads them
+    (the tgc case rasterises the pieces it checks), and they were half of this build."""
+    from test_build import SHOP, small_campaign
 
     from synergy_forge.cli import main
 
     def build(root: Path) -> None:
         root.mkdir()
-        small_campaign(root, "Mission")
+        small_campaign(root, "Mission", SHOP)
         with contextlib.chdir(root):
             result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--preset",
                                                "dtc", "--no-png", "--jobs", "1", "--lang",

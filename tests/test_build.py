@@ -59,7 +59,11 @@ def test_every_document_is_there_with_its_pages(starter_kit):
         # The one-page challenge sheet is followed by a blank page (every document on fresh
         # sheets, printed double-sided).
         assert pages(folder / f"print-and-play-{language}.pdf") == sum(expected.values()) + 1
-        assert len(list((folder / "png" / "numbers").glob("*.png"))) == 55  # 50 + 5 backs
+    # PNGs: the English kit's (conftest.starter_kit built the French one with --no-png, which
+    # leaves none).
+    png = starter_kit / "en" / "png" / "numbers"
+    assert len(list(png.glob("*.png"))) == 55  # 50 + 5 backs
+    assert not (starter_kit / "fr" / "png").exists()
 
 
 def test_every_document_of_the_print_and_play_pdf_starts_on_a_fresh_sheet(starter_kit):
@@ -152,13 +156,21 @@ def test_png_cards_are_not_blank_and_backs_mirror_fronts(starter_kit):
             (251, 250, 247)
 
 
-def small_campaign(tmp_path: Path, title: str) -> Path:
+#: The starter campaign's name: a small campaign named so is built from the starter kit's
+#: cache (conftest.small_kit), drawing only what differs from the starter's kit.
+STARTER = "{en: Starter campaign, fr: Campagne de départ}"
+#: The name of conftest.shop_kit's campaign, and of the presets' (its cache's) below.
+SHOP = "{en: Small, fr: Petite}"
+
+
+def small_campaign(tmp_path: Path, title: str, name: str = STARTER) -> Path:
     """TMP_PATH/camp: two missions titled TITLE, in English and French (kept if there)."""
     campaign = tmp_path / "camp"
     if not campaign.exists():
         (campaign / "missions").mkdir(parents=True)
         (campaign / "campaign.yaml").write_text(
-            "name: {en: Small, fr: Petite}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n")
+            f"name: {name}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n",
+            encoding="utf-8")
         for n in (1, 2):
             (campaign / "missions" / f"{n}.yaml").write_text(
                 f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
@@ -673,7 +685,7 @@ def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, sh
 
     from synergy_forge.printing import print_run
 
-    campaign = small_campaign(tmp_path, "Mission")
+    campaign = small_campaign(tmp_path, "Mission", SHOP)
     drawn: dict[str, Path] = {}
     if preset == "tgc":
         shutil.copytree(shop_kit / "out" / ".cache", tmp_path / preset / ".cache")
