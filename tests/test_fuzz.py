@@ -128,6 +128,33 @@ def from_kind(kind: str, part: str = "") -> st.SearchStrategy[Any]:
     return from_schema(validator(kind, part).schema)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def object_properties_made_once() -> Any:
+    """hypothesis-jsonschema draws an object property by property, and for each property it
+    makes that property's strategy again (merged_as_strategies: merging, canonicalising and
+    compiling its subschema), at every draw: two thirds of drawing a round. Here the strategy
+    made for the same subschemas is kept and used again for this module's tests. A strategy
+    is a description, not a state: the same documents are drawn (checked, before and after,
+    on the 12 examples of rounds, missions and goals: the same hash of every document)."""
+    from hypothesis_jsonschema import _from_schema
+
+    original = _from_schema.merged_as_strategies
+    made: dict[tuple[str, Any], st.SearchStrategy[Any]] = {}
+
+    def merged_as_strategies(schemas: list, alphabet: Any,
+                             custom_formats: Any = None) -> st.SearchStrategy[Any]:
+        if custom_formats is not None:  # never here (from_kind gives none): not kept
+            return original(schemas, alphabet=alphabet, custom_formats=custom_formats)
+        key = (json.dumps(schemas, sort_keys=True), alphabet)
+        if key not in made:
+            made[key] = original(schemas, alphabet=alphabet, custom_formats=None)
+        return made[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_from_schema, "merged_as_strategies", merged_as_strategies)
+        yield
+
+
 def paths_of(data: Any, path: tuple = ()) -> list[tuple]:
     """Every place in a JSON document, the root included."""
     found = [path]
