@@ -1,13 +1,21 @@
 """Writing a few files into a folder and validating them from there, as a designer would; a
-starter campaign with one mission card whose rules cannot fit."""
+starter campaign with one mission card whose rules cannot fit; a command run in this process
+with a hang failing the test."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
 
 from synergy_forge.authoring.validate import Report, validate_paths
+from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
 
 
@@ -40,3 +48,34 @@ def crowded_rules_campaign(folder: Path) -> Path:
     mission.write_text(mission.read_text().replace(
         "challenges: [minimum-5]", "challenges: [minimum-5, odd-sum, threes-are-zero, no-doubles]"))
     return folder
+
+
+class Hang(BaseException):
+    """A command still running at its deadline. Not an Exception: the command line turns
+    those into exit codes (an OSError is exit 2), and a hang must fail the test, not pass
+    as one."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Raise Hang in the main thread after `seconds`: SIGALRM interrupts even a system call
+    that would wait for ever (opening a FIFO nobody writes to), and its handler raises."""
+
+    def expired(signum: int, frame: Any) -> None:
+        raise Hang(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def invoke_within(*args: Any, seconds: float = 60) -> Result:
+    """The command run in this process (an interpreter's start and its imports less than a
+    process of its own), its exit code and outputs the program's; a hang fails the test
+    (Hang) as a subprocess's timeout did."""
+    with deadline(seconds):
+        return CliRunner().invoke(main, [str(a) for a in args])
