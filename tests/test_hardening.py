@@ -227,23 +227,13 @@ def synergy_forge(*args, timeout=60):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def in_process(*args, seconds=60):
-    """The command in this process (an interpreter's start and its imports less: 0.9 s of
-    CPU for validate, 3 s for build), its exit code and outputs the program's; a hang fails
-    the test (workspace.Hang) as a process's timeout does."""
-    result = invoke_within(*args, seconds=seconds)
-    assert result.exception is None or isinstance(result.exception, SystemExit), \
-        result.exception
-    return result
-
-
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
 def test_fifos_among_a_campaigns_files_are_skipped_with_a_note(campaign):
     os.mkfifo(campaign / "missions" / "99-pipe.yaml")  # matched by missions/*.yaml
     os.mkfifo(campaign / "notes.yaml")  # met by the folder walk
     (campaign / "rounds").mkdir()
     os.mkfifo(campaign / "rounds" / "r.yaml")
-    done = in_process("validate", campaign.parent, "--verbose")
+    done = invoke_within("validate", campaign.parent, "--verbose")
     assert done.exit_code == 0, done.stderr
     assert "99-pipe.yaml is not a regular file (a FIFO, socket or device); skipped" in \
         done.stdout
@@ -510,8 +500,8 @@ def test_fifos_in_the_cache_do_not_hang_the_next_build(built, request):
         os.mkfifo(path)  # nobody writes: a plain read would wait for ever
     os.mkfifo(cache / "stray")
     with contextlib.chdir(request.config.invocation_params.dir):  # as `built` (its cache keys)
-        done = in_process("build", folder, "--out", out, "--jobs", "1", "--lang", "en",
-                          seconds=300)
+        done = invoke_within("build", folder, "--out", out, "--jobs", "1", "--lang", "en",
+                             seconds=300)
     assert done.exit_code == 0, done.stderr
     assert all(path.is_file() for path in entries)
     assert not (cache / "stray").exists()

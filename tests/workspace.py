@@ -76,6 +76,10 @@ def deadline(seconds: float) -> Iterator[None]:
 def invoke_within(*args: Any, seconds: float = 60) -> Result:
     """The command run in this process (an interpreter's start and its imports less than a
     process of its own), its exit code and outputs the program's; a hang fails the test
-    (Hang) as a subprocess's timeout did."""
+    (Hang) as a subprocess's timeout did, and so does an exception the command let out (a
+    program would have printed a traceback)."""
     with deadline(seconds):
-        return CliRunner().invoke(main, [str(a) for a in args])
+        result = CliRunner().invoke(main, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        result.exception
+    return result
