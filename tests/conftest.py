@@ -21,19 +21,21 @@ from synergy_forge.core.rules import Rulebook
 # The suite collects garbage as the command does (synergy_forge/__main__.py), its workers too.
 collect_less()
 
-#: Modules whose tests are each a long, independent build: under pytest-xdist they are spread
-#: test by test. Every other module runs whole on one worker, which sets up its module-scoped
-#: fixtures (a built kit, a running studio, a browser) once. (A SPREAD module's own fixtures
-#: would be set up on every worker: the kits it shares are built once per run, once_per_run.)
-SPREAD = ("tests/test_build.py",)
-#: Fixtures built once per run (once_per_run) that several short tests read, none of them
-#: marked slow: the first test that uses one builds it (test_build.ink_saver_kits, three kits).
-BUILT_ONCE = ("ink_saver_kits",)
+#: Modules whose tests are spread test by test under pytest-xdist: test_build's, each a long,
+#: independent build, and two modules of independent tests without module-scoped fixtures that
+#: mostly wait (on a server leaving, on commands), which as one unit ran on alone at the end of
+#: a run while the other worker was done. Every other module runs whole on one worker, which
+#: sets up its module-scoped fixtures (a built kit, a running studio, a browser) once. (A SPREAD
+#: module's own fixtures would be set up on every worker: the kits it shares are built once per
+#: run, once_per_run.)
+SPREAD = ("tests/test_build.py", "tests/test_table_api.py", "tests/test_readme.py")
+#: Kits built once per run (once_per_run) from the starter kit's cache, each read by several
+#: units: the first unit that uses one builds it while the others wait for it.
+BUILT_ONCE = ("small_kit", "shop_kit", "tts_kit", "ink_saver_kits")
 #: Fixtures that build a kit or start a browser, a cluster or a studio: every test using one
 #: is `slow` (pytest -m "not slow", the quick pass, neither builds nor starts them), like a
 #: test marked so for its own seconds of CPU.
-HEAVY = ("starter_kit", "small_kit", "shop_kit", "tts_kit", *BUILT_ONCE, "browser", "cluster",
-         "studio")
+HEAVY = ("starter_kit", *BUILT_ONCE, "browser", "cluster", "studio")
 
 
 class _ByModule:
@@ -75,39 +77,45 @@ def _unit(item: pytest.Item) -> str:
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests using a HEAVY fixture are marked slow. Then the order xdist hands the units out
-    in (and a serial run's): a unit handed out last runs on alone while the other worker
-    idles, so units with a test marked `slow` go first and short ones fill the end. The
-    starter kit (about half a minute to build, once per run) is built by the first unit that
-    uses it, which leads; the other units that use it follow the slow units that do not, so no
-    worker waits for the kit while other slow work is left."""
+    in (and a serial run's). A unit handed out last runs on alone while the other worker
+    idles, so the long units go first and short ones fill the end:
+    0. the first unit that uses the starter kit (about half a minute to build, once per run);
+    1. the other slow units that do not use it (a test marked slow, or a HEAVY fixture: a
+       browser, a cluster, a studio), while the kit is built;
+    2. the units that build a BUILT_ONCE kit, those whose kit is made from another's last
+       (test_build.ink_saver_kits from small_kit);
+    3. the other units that use the starter kit;
+    4. the units that only read a BUILT_ONCE kit: handed out beside its builder, one worker
+       would wait for the other's build;
+    5. the rest."""
     slow: set[str] = set()
     kit: list[str] = []
     builders: dict[str, str] = {}  # a fixture of BUILT_ONCE -> the first unit that uses it
+    readers: set[str] = set()
     for item in items:
         unit = _unit(item)
         fixtures = getattr(item, "fixturenames", ())
-        if item.get_closest_marker("slow"):
+        if item.get_closest_marker("slow") or any(name in fixtures for name in HEAVY):
             slow.add(unit)
-        # After: the order below places the users of a kit by the kit, not by this mark.
-        if any(name in fixtures for name in HEAVY):
             item.add_marker(pytest.mark.slow)
         if "starter_kit" in fixtures and unit not in kit:
             kit.append(unit)
         for name in BUILT_ONCE:
-            if name in fixtures:
-                builders.setdefault(name, unit)
-    # The unit that builds such a fixture goes with the slow units; the others that read it
-    # keep their place, later, when it is built (handed out together, one worker would wait
-    # for the other's build).
-    slow.update(builders.values())
+            if name in fixtures and builders.setdefault(name, unit) != unit:
+                readers.add(unit)
 
-    def rank(item: pytest.Item) -> int:
+    def rank(item: pytest.Item) -> tuple[int, int]:
         unit = _unit(item)
         if kit and unit == kit[0]:
-            return 0
+            return 0, 0
+        if unit in builders.values():
+            fixtures = getattr(item, "fixturenames", ())
+            return 2, sum(name in fixtures for name in BUILT_ONCE)
+        if unit in readers:
+            return 4, 0
         if unit in kit:
-            return 2
-        return 1 if unit in slow else 3
+            return 3, 0
+        return (1 if unit in slow else 5), 0
 
     items.sort(key=rank)  # stable: a module's tests keep their order
 
@@ -250,3 +258,14 @@ def make_table(*seats: tuple, actions: tuple = (), **options) -> Table:
                               goal))
     uses = tuple(ActionUse(Action(a[0]), *a[1:]) if isinstance(a, tuple) else a for a in actions)
     return Table(tuple(plays), actions=uses, colors=DEFAULT_COLORS[: len(seats)], **options)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Every object left is frozen (gc.freeze): pytest's unraisable-exception plugin then
+    collects garbage twice more, and the interpreter once at exit, each over a worker's whole
+    heap (a million objects after a run: about 1.5 s each), and the run waits for the last
+    worker to be done with them. Garbage found then would only be reported if its __del__
+    raised; every test's own objects were collected as it ran."""
+    import gc
+
+    gc.freeze()
