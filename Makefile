@@ -27,7 +27,7 @@ demo: $(STAMP)
 	$(BIN)/synergy-forge build missions/starter --out output
 
 ## Lint, the layers' contracts, types and the whole test suite, on every core (pytest-xdist;
-## tests/conftest.py keeps a module's tests together, except test_build's long builds).
+## tests/conftest.py keeps a module's tests together but for the modules it spreads, SPREAD).
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
