@@ -53,7 +53,14 @@ def run() -> None:
         sys.stderr.write("interrupted\n")
         sys.stderr.flush()
         os._exit(130)  # cli.main.EXIT_INTERRUPTED
-    program()
+    try:
+        program()
+    finally:
+        # The command is done and has closed what it wrote. What is left on the heap is thrown
+        # away at exit; frozen, it is not searched for garbage cycles again while the
+        # interpreter shuts down: a playtest's exit took 0.4 s of CPU, a build's 0.65 s, a
+        # validate's 0.1 s, after their output (docs/performance.md).
+        gc.freeze()
 
 
 # Guarded: worker processes started with "spawn" (the studio's) import this module again.
