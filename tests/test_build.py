@@ -528,12 +528,18 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
     """The rules block of a mission card (play order, goal deck, hand, challenges, actions) is
     fitted from the fonts' metrics: what cannot fit at 8 pt is found before rendering,
     at the mission's `challenges`, by validate and by build (and not again after rendering).
-    The build, of a starter copy, starts from the starter kit's cache: the pieces the changed
-    challenge text is on (the missions that have it, the challenge sheet, the rulebook) are
-    drawn, the decks they share are not drawn again."""
+    The campaign is a starter copy cut to its first eight missions, one piece of eight mission
+    cards: mission 8 is the one whose card cannot hold its rules, the others' cards are the
+    starter's (the four pieces of all thirty, mission 20 failing the same way, were half of
+    this test's time). The build starts from the starter kit's cache: the pieces the changed
+    texts are on (those missions, the challenge sheet, the rulebook) are drawn, the decks they
+    share are not drawn again."""
     from workspace import crowded_rules_campaign
 
     campaign = crowded_rules_campaign(tmp_path / "camp")
+    for mission in (campaign / "missions").glob("*.yaml"):
+        if int(mission.name[:2]) > 8:
+            mission.unlink()
     where = "08-heavy-lifting.yaml:9:1: error: mission 8's card (en): its rules"
     checked = CliRunner().invoke(main, ["validate", str(campaign)])
     assert checked.exit_code == 1 and checked.output.count(where) == 1, checked.output
