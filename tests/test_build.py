@@ -510,9 +510,13 @@ def test_cache_entries_a_crash_left_empty_or_cut_short_are_drawn_again(tmp_path,
     pieces = sorted((out / ".cache").glob("*.pdf"))
     # Every PDF the build puts together (imposed sheets, merged documents, the combined PDF:
     # entries without facts, which only `whole` vets) and two drawn pieces (each drawn
-    # again costs a WeasyPrint document: two show it as well as half the pieces did).
+    # again costs a WeasyPrint document: two show it as well as half the pieces did), the
+    # two smallest: a damaged entry is found by its size and facts, not by what it draws,
+    # and the smallest are drawn again soonest (the first two by name were the calibration
+    # page, the most expensive of the small kit's pieces, and eight number cards).
     assembled = [p for p in pieces if not p.with_suffix(".json").exists()]
-    drawn = [p for p in pieces if p.with_suffix(".json").exists()]
+    drawn = sorted((p for p in pieces if p.with_suffix(".json").exists()),
+                   key=lambda p: (p.stat().st_size, p.name))
     assert len(assembled) > 5 and len(drawn) > 5
     for number, piece in enumerate(assembled + drawn[:2]):
         if number % 2:
@@ -528,12 +532,18 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
     """The rules block of a mission card (play order, goal deck, hand, challenges, actions) is
     fitted from the fonts' metrics: what cannot fit at 8 pt is found before rendering,
     at the mission's `challenges`, by validate and by build (and not again after rendering).
-    The build, of a starter copy, starts from the starter kit's cache: the pieces the changed
-    challenge text is on (the missions that have it, the challenge sheet, the rulebook) are
-    drawn, the decks they share are not drawn again."""
+    The campaign is a starter copy cut to its first eight missions, one piece of eight mission
+    cards: mission 8 is the one whose card cannot hold its rules, the others' cards are the
+    starter's (the four pieces of all thirty, mission 20 failing the same way, were half of
+    this test's time). The build starts from the starter kit's cache: the pieces the changed
+    texts are on (those missions, the challenge sheet, the rulebook) are drawn, the decks they
+    share are not drawn again."""
     from workspace import crowded_rules_campaign
 
     campaign = crowded_rules_campaign(tmp_path / "camp")
+    for mission in (campaign / "missions").glob("*.yaml"):
+        if int(mission.name[:2]) > 8:
+            mission.unlink()
     where = "08-heavy-lifting.yaml:9:1: error: mission 8's card (en): its rules"
     checked = CliRunner().invoke(main, ["validate", str(campaign)])
     assert checked.exit_code == 1 and checked.output.count(where) == 1, checked.output
