@@ -4,12 +4,14 @@ the test can look at the engine behind it."""
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import uvicorn
@@ -68,6 +70,53 @@ class Client:
         return status, json.loads(data), data
 
 
+class _Server(uvicorn.Server):
+    """Uvicorn as the table serves with it, told to leave by the test: it leaves as soon as it
+    is told, not at its main loop's next tick (every 0.1 s), and waits for its connections to
+    close by watching them rather than by a fixed 0.1 s sleep. The leave is as clean as
+    uvicorn's: no new connection is taken, each open one is closed once its response is sent,
+    and the server returns only when every connection and request task has ended. With some
+    forty tables served one after the other, uvicorn's own pauses were most of these tests'
+    time, spent with a core idle."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.ready = threading.Event()
+        self._told: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        self._loop, self._told = asyncio.get_running_loop(), asyncio.Event()
+        await super().startup(sockets=sockets)
+        self.ready.set()
+
+    async def main_loop(self) -> None:
+        # uvicorn's loop (its tick keeps the Date header current), woken when told to leave.
+        assert self._told is not None
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864000
+            with suppress(TimeoutError):
+                await asyncio.wait_for(self._told.wait(), 0.1)
+
+    def leave(self) -> None:
+        """Ask the server to stop (from any thread)."""
+        self.should_exit = True
+        if self._loop is not None and self._told is not None:
+            self._loop.call_soon_threadsafe(self._told.set)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # uvicorn's shutdown (lifespan is off here), polling what is still open every 5 ms.
+        for server in self.servers:
+            server.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        while self.server_state.connections or self.server_state.tasks:
+            await asyncio.sleep(0.005)
+        for server in self.servers:
+            await server.wait_closed()
+
+
 @contextmanager
 def serving(*tables: GameTable) -> Iterator[tuple[Client, Tables]]:
     group = Tables(list(tables))
@@ -75,20 +124,18 @@ def serving(*tables: GameTable) -> Iterator[tuple[Client, Tables]]:
     port = sock.getsockname()[1]
     config = uvicorn.Config(create_app(group, allowed_hosts("127.0.0.1", port)),
                             lifespan="off", log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
+    server = _Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     bots = [threading.Thread(target=t.run_bots, daemon=True) for t in tables if t.bots]
     for bot in bots:
         bot.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.01)
+    server.ready.wait(timeout=10)
     try:
         yield Client(port), group
     finally:
         group.stop()
-        server.should_exit = True
+        server.leave()
         thread.join(timeout=10)
         for bot in bots:
             bot.join(timeout=5)

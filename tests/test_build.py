@@ -375,8 +375,10 @@ def test_a_second_build_into_the_same_folder_is_refused(tmp_path):
 def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
     """The first build starts from small_kit's cache, of the same campaign (nothing drawn
     again: what is tested is the rebuild on save, which draws the saved title's piece, and
-    the stop)."""
+    the stop). The save is made as soon as the command says it is watching: a save after
+    that line must be seen (it was once said before the watcher existed)."""
     import os
+    import queue
     import signal
     import subprocess
     import sys
@@ -391,33 +393,50 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
         # nothing (its pieces' HTML, which names the files as given, is small_kit's).
         [sys.executable, "-m", "synergy_forge", "build", "camp", "--out", out.name,
          "--lang", "en", "--no-png", "--jobs", "1", "--watch"], cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # One stream, so that the lines come in the order the command said them ("Built" on
+        # stdout, then "watching" on stderr).
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env={**os.environ, "PYTHONPATH": str(root), "PYTHONUNBUFFERED": "1"},
         # As from a terminal: a test run started in the background by a shell (a CI step
         # with `&`) ignores SIGINT, and a child inherits that, Ctrl-C and all.
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    said: queue.Queue[str | None] = queue.Queue()
     lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(process.stdout), daemon=True)
+
+    def read() -> None:
+        for line in process.stdout:
+            said.put(line)
+        said.put(None)  # the command ended
+
+    reader = threading.Thread(target=read, daemon=True)
     reader.start()
 
-    def wait_for_builds(count: int) -> None:
+    def wait_for(start: str) -> None:
+        """The command's lines up to the next that starts with `start`."""
         deadline = time.monotonic() + 120
-        while sum(line.startswith("Built ") for line in lines) < count:
-            assert time.monotonic() < deadline and process.poll() is None, lines
-            time.sleep(0.1)
+        while not lines or not lines[-1].startswith(start):
+            try:
+                line = said.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"no line starting {start!r}: {lines}") from None
+            assert line is not None, f"the command ended before {start!r}: {lines}"
+            lines.append(line)
 
     try:
-        wait_for_builds(1)
-        time.sleep(1)  # the watcher starts right after the first build
+        wait_for("Built ")
+        wait_for("watching ")
         mission = campaign / "missions" / "1.yaml"
         mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Saved again'"))
-        wait_for_builds(2)
+        wait_for("Built ")
         assert "Saved again" in text_of(out / "en" / "missions.pdf")
     finally:
         process.send_signal(signal.SIGINT)
-        _, stderr = process.communicate(timeout=30)
-    assert process.returncode == 0, stderr
-    assert "Traceback" not in stderr, stderr
+        process.wait(timeout=30)
+        reader.join(timeout=30)
+    while (line := said.get_nowait()) is not None:
+        lines.append(line)
+    assert process.returncode == 0, lines
+    assert not any("Traceback" in line for line in lines), lines
 
 
 def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_leaves_nothing_outside_out(  # noqa: E501

@@ -130,12 +130,21 @@ def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
         return not Path(path).resolve().is_relative_to(outside) and \
             path.endswith((".yaml", ".yml", ".json"))
 
-    click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
+    # The line is said once the watcher watches, so that a save made after it is seen: at the
+    # generator's first answer (its watcher is made when it starts; with a timeout shorter
+    # than a step, an empty answer comes at the first step when nothing was saved), and
+    # again after each rebuild (saves made during one are kept for the next answer).
+    said = False
     try:
-        for _ in watchfiles.watch(folder, watch_filter=campaign_file, debounce=200, step=50,
-                                  raise_interrupt=False):
-            build_once()
+        for saved in watchfiles.watch(folder, watch_filter=campaign_file, debounce=200, step=50,
+                                      rust_timeout=1, yield_on_timeout=True,
+                                      raise_interrupt=False):
+            if saved:
+                build_once()
+            elif said:
+                continue
             click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
+            said = True
     except KeyboardInterrupt:
         pass
 
