@@ -388,12 +388,15 @@ def test_open_pages_per_seat_are_bounded():
     import http.client
 
     from synergy_forge.table.server import STREAMS_PER_SEAT
+    from synergy_forge.web.server import RECONNECT_MS
 
     def open_stream(token: str) -> tuple[http.client.HTTPConnection, int]:
         connection = http.client.HTTPConnection("127.0.0.1", client.port, timeout=10)
         connection.request("GET", f"/api/seat/{token}/events")
         response = connection.getresponse()
         if response.status == 200:
+            # The page is told to come back a second after a lost stream, not the browsers' 3.
+            assert response.readline() == f"retry: {RECONNECT_MS}\n".encode()
             assert response.readline().startswith(b"event: view")
         return connection, response.status
 

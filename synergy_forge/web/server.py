@@ -148,19 +148,28 @@ def _wake(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
+#: How long a page waits before it opens its event stream again once it is lost (a network
+#: gone, the server restarted): browsers wait 3 s by default, and a player whose network came
+#: back waited that long to see the table again. Each try is one small request.
+RECONNECT_MS = 1000
+
+
 async def event_stream(request: Request, wait: Callable[[int], Awaitable[int]],
                        render: Callable[[], str], stopped: Callable[[], bool],
                        event: str = "state") -> AsyncIterator[str]:
     """Server-sent events: `render()` once, then again after every change `wait` reports,
-    while the page stays open; a comment when nothing changed, so a closed page is noticed."""
+    while the page stays open; a comment when nothing changed, so a closed page is noticed.
+    The first event sets the page's reconnection delay (RECONNECT_MS)."""
     seen = -1
+    retry = f"retry: {RECONNECT_MS}\n"
     while not stopped():
         version = await wait(seen)
         if await request.is_disconnected():
             return
         if version != seen:
             seen = version
-            yield f"event: {event}\ndata: {render()}\n\n"
+            yield f"{retry}event: {event}\ndata: {render()}\n\n"
+            retry = ""
         else:
             yield ": still here\n\n"
 
