@@ -347,12 +347,14 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
         chosen = tuple(sum_of[i].index(s) for i, s in enumerate(best_sums))
         first_met = best[3]
     else:
-        seen: dict[tuple[int, ...], tuple[bool, float, tuple[int, ...]]] = {}
+        seen: dict[tuple[int, ...], tuple[bool, float]] = {}
+        met_at: dict[tuple[int, ...], tuple[int, ...]] = {}
 
         def score(vector: tuple[int, ...]) -> tuple[bool, float]:
             result = seen.get(vector)
             if result is None:
-                sums = tuple([sum_of[i][c] for i, c in enumerate(vector)])
+                # map(getitem, ...) walks the seats in C: the same sums, added in seat order.
+                sums = tuple(map(getitem, sum_of, vector))
                 met = get(sums)
                 if met is None:
                     met = known.remember(sums, _met(checks, universe, counted, neighbours,
@@ -360,17 +362,17 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
                 found = outcomes.get(met)
                 if found is None:
                     found = judged(met, sums)
-                won, keeps, cost, met_at = found
+                won, keeps, cost, met_at[vector] = found
                 if keeps is None:
-                    value = sum([kept_of[i][c] for i, c in enumerate(vector)])
+                    value = sum(map(getitem, kept_of, vector))
                 else:
                     value = sum([kept_of[i][c] if keeps[i] else lost_of[i][c]
                                  for i, c in enumerate(vector)])
-                result = seen[vector] = (won, value - cost, met_at)
-            return result[0], result[1]
+                result = seen[vector] = (won, value - cost)
+            return result
 
         chosen = _ascend(sizes, score, options)
-        best_won, best_value, first_met = seen[chosen]
+        (best_won, best_value), first_met = seen[chosen], met_at[chosen]
     goal_for = [choices[p][k if k >= 0 else 0] for p, k in enumerate(first_met)]
     plays = []
     # Seat i plays the goal card that lands at position (i + direction) % n.
