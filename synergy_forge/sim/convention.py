@@ -329,6 +329,13 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
             met = get(sums)
             if met is None:
                 met = known.remember(sums, _met(checks, universe, counted, neighbours, sums))
+            bound = sum(kepts)
+            if best_won and met and bound <= best_value:
+                # Its value is at most `bound` (a goal costs >= 0, and a hand is worth no less
+                # with one card more: every pair of the smaller is one of the larger, so lost
+                # <= kept), so it cannot beat the won table found. (A table a check fails on,
+                # met == (), is still judged: the plan then fails where it always did.)
+                continue
             found = outcomes.get(met)
             if found is None:
                 found = judged(met, sums)
@@ -337,7 +344,7 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
                 continue  # a lost round after a won one: its value cannot matter
             keeps = found[1]
             if keeps is None:
-                value = sum(kepts) - found[2]
+                value = bound - found[2]
             else:
                 value = sum([k if keep else lost
                              for k, lost, keep in zip(kepts, losts, keeps, strict=True)]) - found[2]
