@@ -397,7 +397,7 @@ def _compiled(tree: nodes.Expr) -> Callable[[dict[str, Any]], Any]:
     """The sandbox's callable for a checked tree: what `compile_expression` builds from a
     rule's text, built here from the tree the checks read rather than from a second parse."""
     from jinja2 import nodes
-    from jinja2.environment import TemplateExpression
+    from jinja2.runtime import Undefined
 
     sandbox = _sandbox()
     tree.set_environment(sandbox)
@@ -407,7 +407,21 @@ def _compiled(tree: nodes.Expr) -> Callable[[dict[str, Any]], Any]:
     # ChainMap over the sandbox's, and copying a ChainMap was two thirds of a rule's cost;
     # the sandbox's globals never change, so a plain dict of the same items is the same.
     template.globals = dict(template.globals)
-    return TemplateExpression(template, undefined_to_none=True)
+    known, render, new_context = template.globals, template.root_render_func, \
+        template.new_context
+
+    def evaluate(context: dict[str, Any]) -> Any:
+        # What jinja2's TemplateExpression(template, undefined_to_none=True) does, with the
+        # context's variables (the globals, then the rule's inputs over them) made in one dict
+        # instead of two copies of the inputs (a fifth of the cost of a rule as cheap as `sum in
+        # others`).
+        made = new_context({**known, **context}, shared=True)
+        for _ in render(made):
+            pass
+        result = made.vars["result"]
+        return None if isinstance(result, Undefined) else result
+
+    return evaluate
 
 
 def compile_rule(kind: RuleKind, rule: str, origin: str = "") -> Callable[..., Any]:

@@ -329,6 +329,13 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
             met = get(sums)
             if met is None:
                 met = known.remember(sums, _met(checks, universe, counted, neighbours, sums))
+            bound = sum(kepts)
+            if best_won and met and bound <= best_value:
+                # Its value is at most `bound` (a goal costs >= 0, and a hand is worth no less
+                # with one card more: every pair of the smaller is one of the larger, so lost
+                # <= kept), so it cannot beat the won table found. (A table a check fails on,
+                # met == (), is still judged: the plan then fails where it always did.)
+                continue
             found = outcomes.get(met)
             if found is None:
                 found = judged(met, sums)
@@ -337,7 +344,7 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
                 continue  # a lost round after a won one: its value cannot matter
             keeps = found[1]
             if keeps is None:
-                value = sum(kepts) - found[2]
+                value = bound - found[2]
             else:
                 value = sum([k if keep else lost
                              for k, lost, keep in zip(kepts, losts, keeps, strict=True)]) - found[2]
@@ -347,12 +354,14 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
         chosen = tuple(sum_of[i].index(s) for i, s in enumerate(best_sums))
         first_met = best[3]
     else:
-        seen: dict[tuple[int, ...], tuple[bool, float, tuple[int, ...]]] = {}
+        seen: dict[tuple[int, ...], tuple[bool, float]] = {}
+        met_at: dict[tuple[int, ...], tuple[int, ...]] = {}
 
         def score(vector: tuple[int, ...]) -> tuple[bool, float]:
             result = seen.get(vector)
             if result is None:
-                sums = tuple([sum_of[i][c] for i, c in enumerate(vector)])
+                # map(getitem, ...) walks the seats in C: the same sums, added in seat order.
+                sums = tuple(map(getitem, sum_of, vector))
                 met = get(sums)
                 if met is None:
                     met = known.remember(sums, _met(checks, universe, counted, neighbours,
@@ -360,17 +369,17 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
                 found = outcomes.get(met)
                 if found is None:
                     found = judged(met, sums)
-                won, keeps, cost, met_at = found
+                won, keeps, cost, met_at[vector] = found
                 if keeps is None:
-                    value = sum([kept_of[i][c] for i, c in enumerate(vector)])
+                    value = sum(map(getitem, kept_of, vector))
                 else:
                     value = sum([kept_of[i][c] if keeps[i] else lost_of[i][c]
                                  for i, c in enumerate(vector)])
-                result = seen[vector] = (won, value - cost, met_at)
-            return result[0], result[1]
+                result = seen[vector] = (won, value - cost)
+            return result
 
         chosen = _ascend(sizes, score, options)
-        best_won, best_value, first_met = seen[chosen]
+        (best_won, best_value), first_met = seen[chosen], met_at[chosen]
     goal_for = [choices[p][k if k >= 0 else 0] for p, k in enumerate(first_met)]
     plays = []
     # Seat i plays the goal card that lands at position (i + direction) % n.
