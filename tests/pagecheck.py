@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,15 +38,24 @@ class LowContrast:
     needed: float
 
 
-def _commonest(pixels: np.ndarray) -> tuple[int, int, int]:
-    """The commonest colour of `pixels` quantised to 8 levels a channel (the first seen of
-    equally common ones), at the middle of its level. Counted by Counter, whose most_common
-    gives the first seen of equally common ones: a ring is tens of pixels, and np.unique's
-    sort cost more than the count (a third of a kit's contrast check, once per character)."""
-    quantised = pixels // 8
-    codes = (quantised[:, 0] << 10) | (quantised[:, 1] << 5) | quantised[:, 2]
-    code = Counter(codes.tolist()).most_common(1)[0][0]
-    return ((code >> 10) * 8 + 4, ((code >> 5) & 31) * 8 + 4, (code & 31) * 8 + 4)
+def _commonest(keys: np.ndarray, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For pixels of many rings at once (`keys`: each pixel's ring, rising; `codes`: its colour
+    quantised to 8 levels a channel, 5 bits each), the rings that have pixels and each one's
+    commonest colour, the first seen of equally common ones (as Counter.most_common gives),
+    at the middle of its level (rows of 3). Counted for a whole page at once: a ring is tens
+    of pixels, and counting ring by ring in Python was most of a kit's contrast check."""
+    pairs, first, counts = np.unique(keys * 32768 + codes, return_index=True,
+                                     return_counts=True)
+    rings = pairs // 32768
+    # Per ring, the most pixels, then the first seen: the first row of each ring after sorting.
+    order = np.lexsort((first, -counts, rings))
+    rings, chosen = rings[order], (pairs % 32768)[order]
+    lead = np.ones(len(rings), dtype=bool)
+    lead[1:] = rings[1:] != rings[:-1]
+    code = chosen[lead]
+    colour = np.stack([(code >> 10) * 8 + 4, ((code >> 5) & 31) * 8 + 4, (code & 31) * 8 + 4],
+                      axis=1)
+    return rings[lead], colour
 
 
 def low_contrast_characters(path: Path, scale: float = 2.0) -> tuple[int, list[LowContrast]]:
@@ -72,18 +80,23 @@ def check_pages(path: Path, scale: float = 2.0, bounds: bool = True, characters:
     """(ink_bounds, then low_contrast_characters' two figures) from one rendering of each page
     at `scale`: rendering is most of the ink check's time (a fifth of both), and both read the same
     pixels (the grey image ink_bounds reads is the colour one converted, as PIL converts the
-    rendering directly)."""
+    rendering directly). PDFium renders in RGB order, read in place as an array (the same
+    pixels as its BGR rendering converted by PIL, without the three copies that took longer
+    than the rendering itself)."""
+    from PIL import Image
+
     document = pdfium.PdfDocument(path)
     edges: list[tuple[float, float, float, float]] = []
     checked, found = 0, []
     try:
         for index in range(len(document)):
             page = document[index]
-            rendered = page.render(scale=scale).to_pil().convert("RGB")
+            bitmap = page.render(scale=scale, rev_byteorder=True)  # kept while its pixels are read
+            rendered = bitmap.to_numpy()
             if bounds:
-                edges.append(_edges(np.asarray(rendered.convert("L")), scale))
+                edges.append(_edges(np.asarray(Image.fromarray(rendered).convert("L")), scale))
             if characters:
-                counted, low = _low_contrast(page, index, np.asarray(rendered), scale)
+                counted, low = _low_contrast(page, index, rendered, scale)
                 checked += counted
                 found += low
             page.close()
@@ -105,35 +118,60 @@ def _edges(image: np.ndarray, scale: float) -> tuple[float, float, float, float]
 def _low_contrast(page: pdfium.PdfPage, index: int, image: np.ndarray, scale: float
                   ) -> tuple[int, list[LowContrast]]:
     height = page.get_height()
-    checked, found = 0, []
     text = page.get_textpage()
+    handle = text.raw  # for PDFium's own calls, once per page (not a property per call)
+    r, g, b, a = (ctypes.c_uint() for _ in range(4))
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    # Each character's index, fill colour and the box of pixels around it (3 px beyond its
+    # box on every side), for those inside the page: its ring is that box's border.
+    chars, fills, boxes = [], [], []
     for k in range(text.count_chars()):
-        char = chr(raw.FPDFText_GetUnicode(text, k))
+        char = chr(raw.FPDFText_GetUnicode(handle, k))
         if char.isspace() or not char.isprintable():
             continue
-        r, g, b, a = (ctypes.c_uint() for _ in range(4))
-        if not raw.FPDFText_GetFillColor(text, k, r, g, b, a) or a.value == 0:
+        if not raw.FPDFText_GetFillColor(handle, k, r, g, b, a) or a.value == 0:
             continue
-        fill = (r.value, g.value, b.value)
-        left, bottom, right, top = text.get_charbox(k)
-        x0, x1 = int(left * scale) - 3, int(right * scale) + 3
-        y0, y1 = int((height - top) * scale) - 3, int((height - bottom) * scale) + 3
+        boxed = raw.FPDFText_GetCharBox(handle, k, left, right, bottom, top)  # l, r, b, t
+        assert boxed, (index, k)
+        x0, x1 = int(left.value * scale) - 3, int(right.value * scale) + 3
+        y0, y1 = int((height - top.value) * scale) - 3, int((height - bottom.value) * scale) + 3
         if x0 < 0 or y0 < 0 or x1 >= image.shape[1] or y1 >= image.shape[0]:
             continue
-        box = image[y0:y1 + 1, x0:x1 + 1]
-        # The page's pixels are bytes: the ring's alone made ints (not the whole box's).
-        ring = np.concatenate([box[0], box[-1], box[:, 0], box[:, -1]]).astype(int)
-        far = ring[np.abs(ring - fill).sum(axis=1) > 60]
-        if not len(far):
-            continue
-        background = _commonest(far)
-        size = raw.FPDFText_GetFontSize(text, k)
-        weight = raw.FPDFText_GetFontWeight(text, k)
+        chars.append((k, char))
+        fills.append((r.value, g.value, b.value))
+        boxes.append((x0, x1, y0, y1))
+    found: list[LowContrast] = []
+    if not chars:
+        text.close()
+        return 0, found
+    x0, x1, y0, y1 = np.array(boxes).T
+    fill = np.array(fills)
+    # Every ring's pixels in one array, ring by ring, each in the order its top row, bottom
+    # row, left column, right column (the order that decides between equally common colours).
+    width, tall = x1 - x0 + 1, y1 - y0 + 1
+    sides = np.stack([width, width, tall, tall], axis=1)  # pixels of each side of each ring
+    lengths = sides.ravel()
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    step = np.arange(lengths.sum()) - starts  # a pixel's place along its side
+    side = np.repeat(np.tile(np.arange(4), len(chars)), lengths)
+    ring = np.repeat(np.arange(len(chars)), sides.sum(axis=1))
+    xs = np.where(side < 2, x0[ring] + step, np.where(side == 2, x0[ring], x1[ring]))
+    ys = np.where(side >= 2, y0[ring] + step, np.where(side == 0, y0[ring], y1[ring]))
+    pixels = image[ys, xs].astype(int)  # the page's pixels are bytes: the rings' alone ints
+    # Left out: pixels close to the character's own colour (its neighbours' glyphs).
+    far = np.abs(pixels - fill[ring]).sum(axis=1) > 60
+    quantised = pixels[far] // 8
+    codes = (quantised[:, 0] << 10) | (quantised[:, 1] << 5) | quantised[:, 2]
+    rings, backgrounds = _commonest(ring[far], codes)
+    for number, background in zip(rings.tolist(), backgrounds.tolist(), strict=True):
+        k, char = chars[number]
+        size = raw.FPDFText_GetFontSize(handle, k)
+        weight = raw.FPDFText_GetFontWeight(handle, k)
         large = size >= 18 or (size >= 14 and weight >= 600)
         needed = 3.0 if large else 4.5
-        ratio = contrast(fill, background)
-        checked += 1
+        ratio = contrast(fills[number], tuple(background))
         if ratio < needed - 0.05:  # the ring's colour is quantised to 8 levels
-            found.append(LowContrast(index, char, fill, background, ratio, needed))
+            found.append(LowContrast(index, char, fills[number], tuple(background), ratio,
+                                     needed))
     text.close()
-    return checked, found
+    return len(rings), found

@@ -547,17 +547,29 @@ def test_cache_entries_a_crash_left_empty_or_cut_short_are_drawn_again(tmp_path,
 
 
 def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_validate_and_build(
-        tmp_path, starter_kit):
+        tmp_path, starter_kit, monkeypatch):
     """The rules block of a mission card (play order, goal deck, hand, challenges, actions) is
     fitted from the fonts' metrics: what cannot fit at 8 pt is found before rendering,
     at the mission's `challenges`, by validate and by build (and not again after rendering).
     The campaign is a starter copy cut to its first eight missions, one piece of eight mission
     cards: mission 8 is the one whose card cannot hold its rules, the others' cards are the
     starter's (the four pieces of all thirty, mission 20 failing the same way, were half of
-    this test's time). The build starts from the starter kit's cache: the pieces the changed
-    texts are on (those missions, the challenge sheet, the rulebook) are drawn, the decks they
-    share are not drawn again."""
+    this test's time). The build command runs whole (its plan, the fit checks before and after
+    drawing, assembly and report) on the missions' documents alone, from the starter kit's
+    cache: the rules are on the mission cards, which are drawn, and their sheets imposed
+    (the other documents the cut campaign changes, its action cards, goal sheets, challenge
+    sheet and rulebook, were two thirds of the build's drawing)."""
     from workspace import crowded_rules_campaign
+
+    from synergy_forge.printing import build as render
+
+    every_job = render.jobs_for
+
+    def missions_only(languages):
+        return [job for job in every_job(languages) if job.group == "missions"]
+
+    monkeypatch.setattr(render, "jobs_for", missions_only)
+    monkeypatch.setattr(render, "COMBINED", ["missions.pdf"])  # the print-and-play PDF's parts
 
     campaign = crowded_rules_campaign(tmp_path / "camp")
     for mission in (campaign / "missions").glob("*.yaml"):
@@ -576,6 +588,9 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
                                       "--no-png", "--lang", "en", "--jobs", "1"])
     assert built.exit_code == 1 and built.output.count(where) == 1, built.output
     assert "does not fit on its card in" not in built.output  # not a second time
+    # The mission cards were drawn, and checked after drawing (which leaves alone the card
+    # reported above: with that check blind to it, the card is reported a second time).
+    assert "/en/missions.pdf" in built.output and "/en/rulebook.pdf" not in built.output
 
 
 def test_a_damaged_cache_entry_is_drawn_again_not_trusted(tmp_path, small_kit):
