@@ -193,11 +193,22 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from test_build import SHOP, small_campaign
 
     from synergy_forge.cli import main
+    from synergy_forge.printing import build as render
+
+    every_job = render.jobs_for
+
+    def cards_only(languages: list[str]) -> list:
+        return [job for job in every_job(languages) if job.kind == "cards"]
 
     def build(root: Path) -> None:
         root.mkdir()
         small_campaign(root, "Mission", SHOP)
-        with contextlib.chdir(root):
+        # The cards documents alone (their DTC decks are made from them): no test reads this
+        # kit's sheets, rulebook, challenge sheet or calibration page, which were about half
+        # of its drawing; the print-and-play PDF is then made of the mission cards.
+        with contextlib.chdir(root), pytest.MonkeyPatch.context() as patch:
+            patch.setattr(render, "jobs_for", cards_only)
+            patch.setattr(render, "COMBINED", ["cards-missions.pdf"])
             result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--preset",
                                                "dtc", "--no-png", "--jobs", "1", "--lang",
                                                "fr"])
