@@ -98,6 +98,13 @@ def _parse(source: str) -> ast.Module:
     return ast.parse(source)
 
 
+@functools.cache
+def _nodes(source: str) -> tuple[ast.AST, ...]:
+    """Every node of a module's tree in ast.walk's order, listed once for all the checks: each
+    check walked every tree again (ast.walk is most of their time)."""
+    return tuple(ast.walk(_parse(source)))
+
+
 def _modules() -> Iterator[tuple[str, str]]:
     for path in sorted(PACKAGE.rglob("*.py")):
         yield path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8")
@@ -105,7 +112,7 @@ def _modules() -> Iterator[tuple[str, str]]:
 
 def global_statements(source: str) -> list[int]:
     """The lines of every `global` statement."""
-    return [node.lineno for node in ast.walk(_parse(source)) if isinstance(node, ast.Global)]
+    return [node.lineno for node in _nodes(source) if isinstance(node, ast.Global)]
 
 
 def _root_name(node: ast.expr) -> str | None:
@@ -115,12 +122,14 @@ def _root_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _bound_locally(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
-    """Names a function binds itself (its arguments, its assignments): not the module's."""
+def _bound_locally(function: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                   inside: tuple[ast.AST, ...]) -> set[str]:
+    """Names a function binds itself (its arguments, its assignments): not the module's.
+    `inside`: the function's nodes (ast.walk(function))."""
     args = function.args
     names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    for node in ast.walk(function):
+    for node in inside:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
     return names
@@ -136,11 +145,12 @@ def written_module_objects(source: str) -> set[str]:
             [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
         module_names |= {t.id for t in targets if isinstance(t, ast.Name)}
     written: set[str] = set()
-    for function in ast.walk(tree):
+    for function in _nodes(source):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
-        local = _bound_locally(function)
-        for node in ast.walk(function):
+        inside = tuple(ast.walk(function))  # walked once for the three looks below
+        local = _bound_locally(function, inside)
+        for node in inside:
             if isinstance(node, ast.Global):
                 written |= set(node.names)
             elif isinstance(node, (ast.Subscript, ast.Attribute)) and \
@@ -149,8 +159,7 @@ def written_module_objects(source: str) -> set[str]:
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     node.func.attr in _MUTATORS:
                 written.add(_root_name(node.func.value) or "")
-        written -= local - {n for g in ast.walk(function) if isinstance(g, ast.Global)
-                            for n in g.names}
+        written -= local - {n for g in inside if isinstance(g, ast.Global) for n in g.names}
     return written & module_names
 
 
@@ -163,7 +172,7 @@ def _decorator_name(node: ast.expr) -> str:
 def mutable_caches(source: str) -> set[str]:
     """Functions cached for the whole process whose return annotation is a mutable type."""
     found = set()
-    for node in ast.walk(_parse(source)):
+    for node in _nodes(source):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns and \
                 any(_decorator_name(d) in _CACHES for d in node.decorator_list):
             returned = node.returns
@@ -179,7 +188,7 @@ def process_wide_changes(source: str) -> list[int]:
     """Lines that change the whole process: os.environ written, tempfile.tempdir set,
     os.chdir, os.putenv."""
     lines = []
-    for node in ast.walk(_parse(source)):
+    for node in _nodes(source):
         if isinstance(node, (ast.Subscript, ast.Attribute)) and \
                 isinstance(node.ctx, (ast.Store, ast.Del)):
             text = ast.unparse(node)

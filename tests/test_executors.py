@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import shutil
 import signal
 import subprocess
 import sys
@@ -141,8 +140,12 @@ def cluster():
     # Worker processes forked from a fork server that has imported Dask and the playtest
     # once, as Dask's own test suite starts them, not spawned: a spawned worker imports them
     # again, some 1.4 s of CPU for each of the three started here (two, and the nanny's
-    # replacement for the one killed). They are processes of their own either way.
-    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+    # replacement for the one killed). They are processes of their own either way. Dask's
+    # statistical profiler (a thread sampling every thread's stack every 10 ms, for the
+    # dashboard's profile page, which nothing here shows) is off: it was half of an idle
+    # worker's CPU and samples the games being played; the work and its results are the same.
+    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
+                          "distributed.worker.profile.enabled": False}):
         get_mp_context().set_forkserver_preload(["distributed", "synergy_forge.sim.playtest"])
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                       host="127.0.0.1", dashboard_address=None,
@@ -250,13 +253,21 @@ allowed_failures: 1
 """
 
 
+def short_campaign(folder: Path) -> Path:
+    """A campaign of two SHORT missions: 1 star (tune agrees) and 5 stars (tune changes it)."""
+    (folder / "missions").mkdir(parents=True)
+    (folder / "campaign.yaml").write_text("name: Test\nmissions: [missions/*.yaml]\n")
+    for number, stars in ((1, 1), (2, 5)):
+        (folder / "missions" / f"0{number}.yaml").write_text(
+            SHORT.format(id=f"short-{number}", number=number, stars=stars))
+    return folder
+
+
 @pytest.mark.slow
 def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_process(tmp_path,
                                                                                     cluster):
     import re
 
-    (tmp_path / "campaign.yaml").write_text("name: Test\nmissions: [missions/*.yaml]\n")
-    (tmp_path / "missions").mkdir()
     # One mission that agrees, one that changes, at tune's fewest games: the searches are the
     # same code whatever their length (a longer one cost a minute of CPU). The one that
     # changes is too easy for 5 stars by an allowed failure: six settings played (the
@@ -264,9 +275,7 @@ def test_tune_on_a_campaign_finds_the_same_changes_on_a_cluster_as_on_one_proces
     # plays), 750 games of one round and one life (of two rounds and three lives, the same
     # six settings at 1.5 times the CPU; of four rounds, twice). The one that agrees is of one
     # round too: its one setting's games cost half as much as two rounds'.
-    for number, stars in ((1, 1), (2, 5)):
-        (tmp_path / "missions" / f"0{number}.yaml").write_text(
-            SHORT.format(id=f"short-{number}", number=number, stars=stars))
+    short_campaign(tmp_path)
     runner = CliRunner()
     args = ["tune", str(tmp_path), "--games", "25"]
     alone = runner.invoke(main, [*args, "--jobs", "1"])
@@ -364,20 +373,20 @@ def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster, tmp
     # before the minutes their games would take. Ctrl-C comes once the command's units are on
     # the workers (for tune, those of two missions at least), not after a fixed time for which
     # the workers would play on (seconds of CPU, more than its start on a loaded host). The
-    # campaign is two missions of the starter's: as many as the threads to stop need (its 30
-    # were read and checked for nothing).
+    # campaign is two SHORT missions, as many as the threads to stop need: their search
+    # would take minutes at 4,000 games (a command that waited for its work fails), in units
+    # of one round of three players. The starter's missions 1 and 2 at every player count
+    # were 1.4 s of the workers' CPU, and as much wall, before the second mission's units
+    # reached the workers and Ctrl-C came.
     from distributed import Client
     from test_interrupt import ctrl_c, start
 
-    campaign = tmp_path / "campaign"
-    shutil.copytree(starter_campaign(), campaign)
-    for path in sorted((campaign / "missions").glob("*.yaml"))[2:]:
-        path.unlink()
+    campaign = short_campaign(tmp_path / "campaign")
     address = cluster.scheduler_address
     with Client(address, set_as_default=False) as client:
         for args, batches in (
             (["playtest", MISSION, "--games", "4000", "--bots", "coop"], 1),
-            (["tune", str(campaign), "--games", "400"], 2),
+            (["tune", str(campaign), "--games", "4000"], 2),
         ):
             earlier = _batches(client)  # a previous command's, cancelled
             process = start(*args, "--scheduler", address)

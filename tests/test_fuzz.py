@@ -324,9 +324,11 @@ def test_tampered_and_generated_logs_through_replay(game_log, data):
 
 @pytest.fixture(scope="module")
 def starter_copy(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("campaign") / "c"
-    shutil.copytree(starter_campaign(), folder)
-    return folder
+    """The starter campaign with the two missions that use its own challenge (19) and goal
+    (21), found through the `challenges` and `goals` patterns drawn: what is drawn is read from
+    campaign.yaml before any mission, and validating the other 28 missions at every example was
+    most of its CPU."""
+    return small_starter(tmp_path_factory.mktemp("campaign") / "c", ("19", "21"))
 
 
 @COMMANDS

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 from workspace import validate_files
 
+from synergy_forge.cli import main
 from synergy_forge.core.rulelang import RuleKind, rule_problems
 
 CAMPAIGN = "name: {en: C}\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n"
@@ -159,15 +161,21 @@ def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path
     unsatisfiable mission, too many lives, a flavour text and a rules block that cannot fit,
     a missing French title and action cards that cannot be printed two to a card; one run
     tells all of them (they took three before)."""
+    import contextlib
     import os
-    import subprocess
-    import sys
 
-    root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    made = subprocess.run([sys.executable, "-m", "synergy_forge", "new", "campaign", "c"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
+    def run(*args: str, cwd: Path) -> Result:
+        # In this process, from `cwd` (two interpreters' starts less): what is checked is what
+        # one validate run reports, the same in a process of its own (test_discovery and
+        # test_repository run `validate` as the real program).
+        with contextlib.chdir(cwd):
+            result = CliRunner().invoke(main, list(args))
+        assert result.exception is None or isinstance(result.exception, SystemExit), \
+            result.exception
+        return result
+
+    made = run("new", "campaign", "c", cwd=tmp_path)
+    assert made.exit_code == 0, made.stderr
     camp = tmp_path / "c"
     goal = camp / "goals" / "close-call.yaml"
     goal.write_text(goal.read_text().replace('symbol: "±1"', 'symbol: "±1234"').replace(
@@ -188,9 +196,8 @@ def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path
     second.write_text(text.replace("my-first-mission", "crowded").replace("number: 1",
                       "number: 2").replace("challenges: []", "challenges: [minimum-5, "
                                            "odd-sum, no-doubles]"))
-    result = subprocess.run([sys.executable, "-m", "synergy_forge", "validate"], cwd=camp,
-                            env=env, capture_output=True, text=True)
-    assert result.returncode == 1
+    result = run("validate", cwd=camp)
+    assert result.exit_code == 1
     checks = {line.rsplit("[", 1)[-1].rstrip("]") for line in result.stdout.splitlines()
               if line.endswith("]")}
     assert {"schema.maxLength", "definition.rule-fails", "mission.unsatisfiable",
