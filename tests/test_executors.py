@@ -144,13 +144,30 @@ def cluster():
     # statistical profiler (a thread sampling every thread's stack every 10 ms, for the
     # dashboard's profile page, which nothing here shows) is off: it was half of an idle
     # worker's CPU and samples the games being played; the work and its results are the same.
+    # A process has one fork server, and its preload is the one set when it started: a build
+    # run earlier in this test process (its own server preloads WeasyPrint) would hand its
+    # server to these workers, and this one would hand Dask's to the builds after (each of
+    # their workers then imported WeasyPrint, some 1.2 s). The cluster gets a server of its
+    # own, stopped with it, as each command has in use.
+    _stop_fork_server()
     with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver",
                           "distributed.worker.profile.enabled": False}):
         get_mp_context().set_forkserver_preload(["distributed", "synergy_forge.sim.playtest"])
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                      host="127.0.0.1", dashboard_address=None,
-                                      silence_logs=50) as local:
-            yield local
+        try:
+            with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                          host="127.0.0.1", dashboard_address=None,
+                                          silence_logs=50) as local:
+                yield local
+        finally:
+            _stop_fork_server()
+
+
+def _stop_fork_server() -> None:
+    """Stop this process's fork server, if one runs (multiprocessing's own tests do it so);
+    the next user starts another, with its own preload."""
+    from multiprocessing import forkserver
+
+    forkserver._forkserver._stop()
 
 
 #: Games per mission and player count in the runs compared: three units of each cell (chunks of
