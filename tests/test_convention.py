@@ -76,3 +76,52 @@ def test_a_plan_is_the_same_from_empty_memos(number, monkeypatch):
     for (rules, state), plan in list(zip(asked, warm, strict=True))[::7]:
         forget_all()
         assert convention.plan_round(rules, state) == plan
+
+
+def test_a_failing_goal_rule_fails_a_plan_on_a_table_the_search_could_pass_over():
+    """The exhaustive search passes over a table whose bound cannot beat the won table it
+    holds, without looking up its goals, only where every check answers on every table (the
+    native ones): a campaign's rule that fails there still fails the plan, as the plan's own
+    order of checks reaches it."""
+    rules = convention.Rules(_fragile_rulebook(), (), (), 3, 0, 1, None, None, True)
+    colors = ("red", "yellow", "green")
+    # Seat 0 sums 5 or 6 (first card 3, then 2 or 3); seats 1 and 2 sum 8 and 9. In the last
+    # round every hand is worth 0, so (5, 8, 9), won first, bounds (6, 8, 9): 'equal' is
+    # missed there, so 'fragile' is asked of the 6.
+    state = convention.RoundState(
+        ((NumberCard(2, "red"), NumberCard(3, "red")), (NumberCard(4, "yellow"),),
+         (NumberCard(5, "green"),)),
+        ((GoalCard("equal", "red"), GoalCard("fragile", "red")), (), ()),
+        tuple(NumberCard(v, c) for v, c in zip((3, 4, 4), colors, strict=True)), (0, 0, 0),
+        (None, GoalCard("unique", "yellow"), GoalCard("unique", "green")), frozenset())
+    with pytest.raises(RuleError):
+        convention.plan_round(rules, state)
+    # The same round with seat 0's 3 gone is won, on (5, 8, 9) alone.
+    alone = convention.RoundState(((NumberCard(2, "red"),), *state.hands[1:]),
+                                  *[getattr(state, f) for f in
+                                    ("goal_hands", "firsts", "deltas", "goals", "ignored")])
+    plan = convention.plan_round(rules, alone)
+    assert plan is not None and plan.won
+
+
+def test_a_failing_goal_rule_fails_a_plan_where_the_ascent_scores_it():
+    """Above EXHAUSTIVE_LIMIT tables the plan is a coordinate ascent, which leaves unscored a
+    vector whose bound cannot beat the won vector it holds only where every check answers on
+    every table: with a campaign's rule that fails, every vector it walks is scored, and the
+    first on which the plan's order asks the failing rule fails the plan."""
+    colors = ("red", "yellow", "green", "blue", "purple")
+    rules = convention.Rules(_fragile_rulebook(), (), (), 5, 0, 5, None, None, True)
+    # Four sums a seat, 4**5 tables: seat 0 2, 3, 6 or 7, the others 3 to 6. Every table is
+    # won (5 failures allowed) and worth 0 (the last round): from the start, (2, 3, 3, 3, 3),
+    # every other vector is bounded by its value; (6, 3, 3, 3, 3), walked first, misses
+    # 'equal', so 'fragile' is asked of the 6.
+    hands = ((1, 2, 5, 6), *[(2, 3, 4, 5)] * 4)
+    state = convention.RoundState(
+        tuple(tuple(NumberCard(v, c) for v in hand) for hand, c in zip(hands, colors,
+                                                                        strict=True)),
+        ((GoalCard("equal", "red"), GoalCard("fragile", "red")), (), (), (), ()),
+        tuple(NumberCard(1, c) for c in colors), (0,) * 5,
+        (None, *[GoalCard("unique", c) for c in colors[1:]]), frozenset())
+    assert convention.EXHAUSTIVE_LIMIT < 4 ** 5
+    with pytest.raises(RuleError):
+        convention.plan_round(rules, state)

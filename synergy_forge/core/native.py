@@ -52,3 +52,7 @@ NATIVE: Mapping[str, Callable[..., Any]] = MappingProxyType({
     "double-plus-3": lambda total, f, s, identical: total + 3 if identical else total,
     "five-is-ten": lambda total, *_: 10 if total == 5 else total,
 })
+
+#: The native checks: each answers on every input of its kind (a campaign's own rule may fail
+#: on some, with a RuleError), so a bot may leave one unasked where its answer cannot matter.
+INFALLIBLE: frozenset[Callable[..., Any]] = frozenset(NATIVE.values())

@@ -31,17 +31,15 @@ import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.native import INFALLIBLE
 from synergy_forge.core.referee import ActionUse, pair_sum, round_succeeds
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules
 from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
+from synergy_forge.sim.search import ascend
 
 #: Above this many sum vectors, the plan is searched by coordinate ascent, not exhaustively.
 EXHAUSTIVE_LIMIT = 800
-#: Restarts of the coordinate ascent (from a fixed generator: every seat gets the same plan).
-RESTARTS = 8
-#: Restarts tried after the first winning plan is found.
-AFTER_WIN = 2
 #: The value of a hand that cannot play another round (R21, R9): the mission would be lost.
 DEAD_HAND = -100.0
 
@@ -276,6 +274,8 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
     if known is None:
         known = _GOALS_MET.remember(facts, Memo(TABLES_PER_GOALS))
     get = known.get
+    # The built-in goals' native checks answer on every table; a campaign's rule may fail.
+    infallible = all(checks[g] in INFALLIBLE for g in universe)
     # Per seat: the first of its choices met, from the goals met there (`_FirstMet`); then,
     # indexed by that (-1, none met: the last entry), what it costs, whether the seat counts
     # as a failure, and whether it keeps a card if the round is won (R17: the seats that met
@@ -326,16 +326,20 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
         best_won, best_value = False, 0.0
         for sums, kepts, losts in zip(product(*sum_of), product(*kept_of), product(*lost_of),
                                       strict=True):
+            bound = sum(kepts)
+            # Its value is at most `bound` (a goal costs >= 0, and a hand is worth no less
+            # with one card more: every pair of the smaller is one of the larger, so lost <=
+            # kept), so it cannot beat the won table found: where no check can fail, the
+            # goals met there need not even be known.
+            bounded = best_won and bound <= best_value
+            if bounded and infallible:
+                continue
             met = get(sums)
             if met is None:
                 met = known.remember(sums, _met(checks, universe, counted, neighbours, sums))
-            bound = sum(kepts)
-            if best_won and met and bound <= best_value:
-                # Its value is at most `bound` (a goal costs >= 0, and a hand is worth no less
-                # with one card more: every pair of the smaller is one of the larger, so lost
-                # <= kept), so it cannot beat the won table found. (A table a check fails on,
-                # met == (), is still judged: the plan then fails where it always did.)
-                continue
+            if bounded and met:
+                continue  # (a table a check fails on, met == (), is still judged: the plan
+                # then fails where it always did)
             found = outcomes.get(met)
             if found is None:
                 found = judged(met, sums)
@@ -378,7 +382,7 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
                 result = seen[vector] = (won, value - cost)
             return result
 
-        chosen = _ascend(sizes, score, options)
+        chosen = ascend(sizes, score, kept_of, bounded=infallible)
         (best_won, best_value), first_met = seen[chosen], met_at[chosen]
     goal_for = [choices[p][k if k >= 0 else 0] for p, k in enumerate(first_met)]
     plays = []
@@ -472,44 +476,6 @@ def _first_met(tests: list[list[tuple[Any, Any, float]]], counted: list[bool],
                 first_met[p] = k
                 break
     return tuple(first_met)
-
-
-def _keeps_best(options: Sequence[_Option]) -> int:
-    return max(range(len(options)), key=lambda c: options[c].kept)
-
-
-def _ascend(sizes: list[int], score: Any,
-            options: list[tuple[_Option, ...]]) -> tuple[int, ...]:
-    """Coordinate ascent from fixed starts: each seat's option that keeps its best hand, then
-    starts from a generator seeded with a constant (the same plan at every seat)."""
-    rng = random.Random(0)
-    starts = [tuple(_keeps_best(seat) for seat in options)]
-    starts += [tuple(rng.randrange(s) for s in sizes) for _ in range(RESTARTS)]
-    best = starts[0]
-    best_score = score(best)
-    left = len(starts)
-    for start in starts:
-        left -= 1
-        if left < 0:
-            break
-        current, current_score = start, score(start)
-        for _ in range(8):
-            improved = False
-            for i, size in enumerate(sizes):
-                for c in range(size):
-                    if c == current[i]:
-                        continue  # the current vector: its score is no improvement on itself
-                    trial = (*current[:i], c, *current[i + 1:])
-                    value = score(trial)
-                    if value > current_score:
-                        current, current_score, improved = trial, value, True
-            if not improved:
-                break
-        if current_score > best_score:
-            best, best_score = current, current_score
-        if best_score[0]:
-            left = min(left, AFTER_WIN)
-    return best
 
 
 def after_action(state: RoundState, use: ActionUse,
