@@ -5,7 +5,7 @@ import fcntl
 import os
 import shutil
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -257,6 +257,25 @@ def rulebook() -> Rulebook:
 @pytest.fixture(scope="session")
 def data_rulebook() -> Rulebook:
     return standard_rulebook(native=False)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium per test process (Playwright), shared by test_studio and
+    test_table_browser: each test opens contexts of its own in it (pages, storage and cookies
+    are a context's), and each module had launched one, about 1.5-2 s of CPU with Playwright's
+    driver, where xdist ran both modules on one worker."""
+    from test_studio import ARGS, CHROMIUM
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail("the browser tests need Chromium: apt-get install chromium-headless-shell "
+                    "(README)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield chromium
+        chromium.close()
 
 
 def make_table(*seats: tuple, actions: tuple = (), **options) -> Table:

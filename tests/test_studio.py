@@ -92,19 +92,6 @@ def studio(tmp_path_factory) -> Iterator[tuple[Server, Path]]:
         server.stop()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail("the studio's tests need Chromium: apt-get install chromium-headless-shell "
-                    "(README)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.mark.parametrize("path", [
     "/../../etc/passwd", "/%2e%2e/%2e%2e/etc/passwd", "/static/../../../etc/passwd",
     "/static/..%2f..%2f..%2fetc%2fpasswd", "/static/%2e%2e%2fmodel.py", "/static/model.py",

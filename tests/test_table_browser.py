@@ -13,11 +13,9 @@ import socket
 import threading
 import time
 import urllib.request
-from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
-from test_studio import ARGS, CHROMIUM, wait_for
+from test_studio import wait_for
 from test_table_cli import TableProcess
 
 from synergy_forge.cli import main
@@ -25,19 +23,6 @@ from synergy_forge.resources import starter_campaign
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 900}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not Path(CHROMIUM).exists():
-        pytest.fail("the table's tests need Chromium: apt-get install chromium-headless-shell "
-                    "(README)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield chromium
-        chromium.close()
 
 
 def state(page, expression: str):
