@@ -676,6 +676,18 @@ def test_ink_saver_sheets_are_at_most_a_quarter_ink(ink_saver_kits, small_kit):
     assert max(page_ink(small_kit / "a" / "en" / "print-and-play-en.pdf")) > 0.35
 
 
+def test_ink_saver_text_on_its_light_bands_and_stripes_meets_wcag_aa(ink_saver_kits):
+    """Every character of the ink saver's A4 kit is at least WCAG AA (4.5:1) against the pixels
+    around it (docs/printing.md): the corners on the light bands and the backs' symbols on
+    their stripes are in --tint-text, the colour darkened for the tint (in --ink-text, made
+    for the paper, they were 3.4 to 4.2 to 1). Its cards and sheets are the Letter kits'."""
+    from pagecheck import low_contrast_characters
+
+    checked, low = low_contrast_characters(
+        ink_saver_kits / "a4-duplex" / "en" / "print-and-play-en.pdf")
+    assert checked > 2000 and not low, (checked, low[:5])
+
+
 def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
     """A stand-in for printing.build.build, as print_run calls it: the first piece (eight
     faces) of each cards document, drawn (unless OUT/.cache has it) by the build's own
