@@ -259,6 +259,19 @@ def data_rulebook() -> Rulebook:
     return standard_rulebook(native=False)
 
 
+@pytest.fixture
+def harfbuzz_subsetter() -> None:
+    """For a test comparing the bytes of two drawings: where WeasyPrint has no HarfBuzz
+    subsetter and falls back to fontTools, each PDF's fonts carry the time they were drawn
+    (printing.draw.fonts_dated_by_fonttools), and such a test would fail by the clock."""
+    from synergy_forge.printing.draw import fonts_dated_by_fonttools
+
+    if fonts_dated_by_fonttools():
+        pytest.fail("this test compares the bytes of two drawings: it needs HarfBuzz's font "
+                    "subsetter, apt-get install libharfbuzz-subset0 (README; .ci/run installs "
+                    "it)")
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Chromium per test process (Playwright), shared by test_studio and

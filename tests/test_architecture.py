@@ -313,7 +313,7 @@ def test_a_long_module_is_found():
 
 # -- at run time -----------------------------------------------------------------------------
 
-def test_drawing_changes_nothing_process_wide(tmp_path, monkeypatch):
+def test_drawing_changes_nothing_process_wide(tmp_path, monkeypatch, harfbuzz_subsetter):
     """A drawing leaves the environment and the temporary folder as they were (the fonts'
     timestamp needs no SOURCE_DATE_EPOCH: WeasyPrint subsets them with HarfBuzz), puts
     WeasyPrint's font copies in the folder it is given, and gives the same bytes whatever

@@ -292,7 +292,7 @@ def kit_files(out: Path) -> dict[str, bytes]:
 
 
 def test_a_rebuild_renders_only_the_changed_pieces_and_equals_a_fresh_build_from_anywhere(
-        tmp_path, monkeypatch, small_kit):
+        tmp_path, monkeypatch, small_kit, harfbuzz_subsetter):
     """A rebuild after one title changed draws that title's piece alone, and its kit is byte
     for byte the kit a build without cache draws afresh, from the campaign named by another
     path (the rebuild's by a relative one, the fresh build's by its absolute one): builds are
@@ -440,7 +440,7 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
 
 
 def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_leaves_nothing_outside_out(  # noqa: E501
-        tmp_path, monkeypatch, tts_kit):
+        tmp_path, monkeypatch, tts_kit, harfbuzz_subsetter):
     """Cards are drawn eight faces to a piece, but each face's PNG is cached on its own: after
     one title changes, the piece is drawn again and that one face alone rasterised; changed
     back, the kit equals the one first built. None of these builds leaves anything in the
@@ -520,7 +520,8 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_le
     assert not (tmp_path / "a" / ".tmp").exists()
 
 
-def test_cache_entries_a_crash_left_empty_or_cut_short_are_drawn_again(tmp_path, small_kit):
+def test_cache_entries_a_crash_left_empty_or_cut_short_are_drawn_again(tmp_path, small_kit,
+                                                                       harfbuzz_subsetter):
     """Cache entries are written without an fsync each (outputs with one); what a power loss
     or a hand can leave of them, empty files or files cut short, is never trusted: the next
     build draws them again (`store.whole`)."""
@@ -593,7 +594,8 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
     assert "/en/missions.pdf" in built.output and "/en/rulebook.pdf" not in built.output
 
 
-def test_a_damaged_cache_entry_is_drawn_again_not_trusted(tmp_path, small_kit):
+def test_a_damaged_cache_entry_is_drawn_again_not_trusted(tmp_path, small_kit,
+                                                           harfbuzz_subsetter):
     """An entry whose facts are unreadable or whose PDF is not the size it was written with
     (a hand, a disk) is drawn again: the same kit, exit 0, no internal error."""
     out = same_kit(small_kit, tmp_path)
@@ -952,3 +954,32 @@ def test_cut_guides_are_on_the_fronts_never_on_the_backs():
         pages = html.split('<section class="sheet')[1:]
         assert [page.count('class="guide') > 0 for page in pages] == \
             ([True, False] if layout == "duplex" else [True])
+
+
+def test_without_harfbuzz_subsetter_the_fonts_are_dated_and_build_says_so(tmp_path, monkeypatch):
+    """Where WeasyPrint finds no HarfBuzz subsetter (Debian's libharfbuzz-subset0 is not
+    pulled in by Pango), it subsets with fontTools, which stamps each embedded font with the
+    time of drawing (here SOURCE_DATE_EPOCH, to show it without waiting a second): the same
+    document gives other bytes. The build's report warns, naming the package; with the
+    subsetter, it says nothing."""
+    from weasyprint.pdf import fonts
+
+    from synergy_forge.printing.draw import RenderContext, draw, fonts_dated_by_fonttools
+    from synergy_forge.printing.print_run import PrintRun
+    from synergy_forge.reporting.build import text
+
+    monkeypatch.setattr(fonts, "harfbuzz_subset", None)
+    assert fonts_dated_by_fonttools()
+    html = "<html><body><p>Synergy 5</p></body></html>"
+    drawn = []
+    for epoch in ("0", "1767225600"):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+        context = RenderContext(str(tmp_path))
+        try:
+            drawn.append(draw(html, context).pdf)
+        finally:
+            context.release()
+    assert drawn[0] != drawn[1]
+    warned = text(PrintRun([], dated_fonts=True), tmp_path).note
+    assert "libharfbuzz-subset0" in warned and warned.startswith("warning:")
+    assert "libharfbuzz-subset0" not in text(PrintRun([], dated_fonts=False), tmp_path).note

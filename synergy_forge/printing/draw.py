@@ -24,10 +24,21 @@ from typing import Any
 from synergy_forge.resources import templates_dir
 
 PNG_DPI = 300
-# The fonts embedded in a PDF carry no date: WeasyPrint subsets them with HarfBuzz, which
-# keeps the font's own `head` timestamps (only fontTools, WeasyPrint's fallback for a
-# HarfBuzz older than 4.1, would stamp the time, from SOURCE_DATE_EPOCH). So the same input
-# gives the same bytes without changing this process's environment (tests/test_build.py).
+# The fonts embedded in a PDF carry no date where WeasyPrint subsets them with HarfBuzz
+# (libharfbuzz-subset, 4.1 or later), which keeps the font's own `head` timestamps: the same
+# input gives the same bytes without changing this process's environment. Where that library
+# is missing, WeasyPrint falls back to fontTools, which stamps every embedded font with the
+# time of drawing (or SOURCE_DATE_EPOCH): `build` says so (fonts_dated_by_fonttools).
+
+
+def fonts_dated_by_fonttools() -> bool:
+    """Whether WeasyPrint subsets fonts with fontTools on this machine (WeasyPrint's own test,
+    weasyprint.pdf.fonts.Font.subset): each PDF then embeds its fonts with the time it was
+    drawn, and two builds of the same campaign differ in those bytes."""
+    from weasyprint.pdf import fonts
+    from weasyprint.text.ffi import harfbuzz
+
+    return not (fonts.harfbuzz_subset and harfbuzz.hb_version_atleast(4, 1, 0))
 
 
 class RefusedURL(ValueError):

@@ -11,6 +11,7 @@ from typing import Any
 from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import CannotWrite
 from synergy_forge.printing.build import build
+from synergy_forge.printing.draw import fonts_dated_by_fonttools
 from synergy_forge.printing.jobs import Options, Rendered, jobs_for
 
 #: The field of a mission card's rules block (its data-what), which `validate` checks from the
@@ -20,9 +21,12 @@ RULES_BLOCK = "challenges"
 
 @dataclass(frozen=True)
 class PrintRun:
-    """What a build wrote, each document with the texts that do not fit on their card."""
+    """What a build wrote, each document with the texts that do not fit on their card;
+    `dated_fonts`: its PDFs embed fonts stamped with the time they were drawn (no HarfBuzz
+    subsetter on this machine: printing.draw.fonts_dated_by_fonttools)."""
 
     results: list[Rendered]
+    dated_fonts: bool = False
 
     @property
     def overflows(self) -> int:
@@ -52,4 +56,4 @@ def print_run(campaign: Campaign, out_dir: Path, languages: list[str], options: 
     for rendered in results:
         rendered.overflows = [o for o in rendered.overflows
                               if not (o.field == RULES_BLOCK and o.source in checked)]
-    return PrintRun(results)
+    return PrintRun(results, fonts_dated_by_fonttools())

@@ -33,6 +33,11 @@ def text(run: PrintRun, out_dir: Path) -> Output:
               for language, message in missing[:MISSING_SHOWN]]
     if len(missing) > MISSING_SHOWN:
         notes.append(f"warning: … and {len(missing) - MISSING_SHOWN} more missing translations")
+    if run.dated_fonts:
+        notes.append("warning: HarfBuzz's font subsetter (libharfbuzz-subset0, 4.1 or later) "
+                     "is not installed, so WeasyPrint subsets the fonts with fontTools, which "
+                     "dates each PDF's fonts with the time it was drawn: two builds of the same "
+                     "campaign differ in those bytes (apt-get install libharfbuzz-subset0)")
     problems = run.overflows
     pdfs = [r for r in results if r.job.kind != "tts"]
     pngs = sum(len(r.pngs) for r in pdfs)
