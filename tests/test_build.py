@@ -964,8 +964,11 @@ def test_without_harfbuzz_subsetter_the_fonts_are_dated_and_build_says_so(tmp_pa
     subsetter, it says nothing."""
     from weasyprint.pdf import fonts
 
+    from synergy_forge.printing.build import render_piece
     from synergy_forge.printing.draw import RenderContext, draw, fonts_dated_by_fonttools
+    from synergy_forge.printing.jobs import Job, Rendered
     from synergy_forge.printing.print_run import PrintRun
+    from synergy_forge.printing.store import entry
     from synergy_forge.reporting.build import text
 
     monkeypatch.setattr(fonts, "harfbuzz_subset", None)
@@ -976,10 +979,26 @@ def test_without_harfbuzz_subsetter_the_fonts_are_dated_and_build_says_so(tmp_pa
         monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
         context = RenderContext(str(tmp_path))
         try:
-            drawn.append(draw(html, context).pdf)
+            drawn.append(draw(html, context))
         finally:
             context.release()
-    assert drawn[0] != drawn[1]
-    warned = text(PrintRun([], dated_fonts=True), tmp_path).note
-    assert "libharfbuzz-subset0" in warned and warned.startswith("warning:")
-    assert "libharfbuzz-subset0" not in text(PrintRun([], dated_fonts=False), tmp_path).note
+    assert drawn[0].pdf != drawn[1].pdf and drawn[0].dated_fonts
+    # A build's piece keeps it in its cache entry, whence the document's result has it.
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    context = RenderContext(str(tmp_path))
+    try:
+        render_piece(context, html, "piece", str(cache), [None], None, str(tmp_path))
+        assert entry(cache, "piece")["dated_fonts"]
+        monkeypatch.undo()
+        assert draw(html, context).dated_fonts == fonts_dated_by_fonttools()
+    finally:
+        context.release()
+
+    def report(dated: bool) -> str:
+        rendered = Rendered(Job("rulebook", "en"), tmp_path / "rulebook.pdf", 4, 0.0,
+                            dated_fonts=dated)
+        return text(PrintRun([rendered]), tmp_path).note
+
+    assert report(True).startswith("warning:") and "libharfbuzz-subset0" in report(True)
+    assert "libharfbuzz-subset0" not in report(False)

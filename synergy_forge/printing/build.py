@@ -191,7 +191,7 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str,
         pdf = drawn.pdf
         write_beneath(out, folder / f"{key}.pdf", pdf, durable=False)
         meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused,
-                "bytes": len(pdf)}
+                "bytes": len(pdf), "dated_fonts": drawn.dated_fonts}
         write_beneath(out, folder / f"{key}.json", json.dumps(meta), durable=False)
     wanted = [index for index, name in enumerate(pngs) if name]
     if wanted:
@@ -384,7 +384,8 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
                       [Overflow.parse(o) for o in sorted({o for m in metas
                                                           for o in m["overflows"]})],
                       document.missing,
-                      [url for m in metas for url in m["refused"]], key=key)
+                      [url for m in metas for url in m["refused"]], key=key,
+                      dated_fonts=any(m.get("dated_fonts", False) for m in metas))
     if document.face_keys:
         used.update(document.face_keys)
         folder = Path(job.language) / "png" / job.group

@@ -28,7 +28,8 @@ PNG_DPI = 300
 # (libharfbuzz-subset, 4.1 or later), which keeps the font's own `head` timestamps: the same
 # input gives the same bytes without changing this process's environment. Where that library
 # is missing, WeasyPrint falls back to fontTools, which stamps every embedded font with the
-# time of drawing (or SOURCE_DATE_EPOCH): `build` says so (fonts_dated_by_fonttools).
+# time of drawing (or SOURCE_DATE_EPOCH): each drawing says so (Drawn.dated_fonts), and
+# `build` warns.
 
 
 def fonts_dated_by_fonttools() -> bool:
@@ -134,6 +135,8 @@ class Drawn:
     pages: int
     overflows: list[str]
     refused: list[str]
+    #: its fonts carry the time it was drawn (fonts_dated_by_fonttools)
+    dated_fonts: bool = False
 
 
 #: A box's data-what attribute in the templates' HTML (autoescaped: no quote inside).
@@ -155,7 +158,8 @@ def draw(html: str, context: RenderContext) -> Drawn:
     printed = _DATA_WHAT.sub("", html)
     identifier = hashlib.sha256(printed.encode("utf-8")).hexdigest()[:32].encode()
     pdf = document.write_pdf(pdf_identifier=identifier)
-    return Drawn(pdf, len(document.pages), overflows(document), refused)
+    return Drawn(pdf, len(document.pages), overflows(document), refused,
+                 fonts_dated_by_fonttools())
 
 
 def overflows(document: Any) -> list[str]:

@@ -58,6 +58,8 @@ class Rendered:
     pngs: list[Path] = field(default_factory=list)
     #: the cache key of the PDF (the hash of what it was made from)
     key: str = ""
+    #: a piece of it was drawn where fontTools dates the fonts (draw.fonts_dated_by_fonttools)
+    dated_fonts: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ from typing import Any
 from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import CannotWrite
 from synergy_forge.printing.build import build
-from synergy_forge.printing.draw import fonts_dated_by_fonttools
 from synergy_forge.printing.jobs import Options, Rendered, jobs_for
 
 #: The field of a mission card's rules block (its data-what), which `validate` checks from the
@@ -21,12 +20,15 @@ RULES_BLOCK = "challenges"
 
 @dataclass(frozen=True)
 class PrintRun:
-    """What a build wrote, each document with the texts that do not fit on their card;
-    `dated_fonts`: its PDFs embed fonts stamped with the time they were drawn (no HarfBuzz
-    subsetter on this machine: printing.draw.fonts_dated_by_fonttools)."""
+    """What a build wrote, each document with the texts that do not fit on their card."""
 
     results: list[Rendered]
-    dated_fonts: bool = False
+
+    @property
+    def dated_fonts(self) -> bool:
+        """Whether some of its PDFs embed fonts dated with the time they were drawn (drawn
+        where WeasyPrint has no HarfBuzz subsetter: printing.draw.fonts_dated_by_fonttools)."""
+        return any(r.dated_fonts for r in self.results)
 
     @property
     def overflows(self) -> int:
@@ -56,4 +58,4 @@ def print_run(campaign: Campaign, out_dir: Path, languages: list[str], options: 
     for rendered in results:
         rendered.overflows = [o for o in rendered.overflows
                               if not (o.field == RULES_BLOCK and o.source in checked)]
-    return PrintRun(results, fonts_dated_by_fonttools())
+    return PrintRun(results)
