@@ -6,7 +6,9 @@ by hand (the CLI maps them in one place, `synergy_forge.cli.main`):
 - 1: the input is well-formed but wrong: a rule fails on a table, a log disagrees with the
   engine, a check fails (`validate` errors, `playtest --check`, a text that does not fit);
 - 2: the input cannot be read or used as given, or the command line is wrong (click's own
-  usage errors also exit 2).
+  usage errors also exit 2). A file that cannot be read is exit 2 where the command needs
+  that file; `validate`, and any command reading a whole campaign, report it as one of the
+  located errors (exit 1).
 
 The errors of the layers (authoring's InvalidInput, core's RuleError, IllegalRound,
 IllegalChoice, authoring's ReplayError) derive from these; this module imports no layer.

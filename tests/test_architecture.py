@@ -7,7 +7,9 @@ process-wide changed, modules small enough to read.
 - no function cached for the whole process (functools.cache / lru_cache) that hands out a
   mutable object, except those in ALLOWED_CACHES;
 - nothing process-wide changed: no write to os.environ or tempfile.tempdir, no os.chdir;
-- no module over MAX_LINES lines.
+- no module over MAX_LINES lines;
+- the packages that read the user's files (READERS) open none but through fileio's one
+  regular-file read (open_regular, read_regular): a plain open of a FIFO waits for ever.
 
 Each check is also run on a small made-up module that breaks it, so that it can fail.
 """
@@ -89,6 +91,10 @@ _MUTATORS = frozenset({
 _MUTABLE_RETURNS = frozenset({"dict", "list", "set", "Dict", "List", "Set", "defaultdict",
                               "Counter", "OrderedDict", "deque", "bytearray", "Memo"})
 _CACHES = frozenset({"cache", "lru_cache"})
+#: The packages that read campaign files, game logs and the other files a user names.
+READERS = ("authoring/", "cli/", "studio/", "table/")
+#: Modules whose `.open` is not a file's: descriptors, browsers.
+_OTHER_OPENS = frozenset({"os", "webbrowser"})
 
 
 @functools.cache
@@ -202,6 +208,27 @@ def process_wide_changes(source: str) -> list[int]:
     return lines
 
 
+def direct_reads(source: str) -> list[int]:
+    """Lines that open or read a file other than through fileio: open(), Path.open(),
+    read_text(), read_bytes()."""
+    lines = []
+    for node in _nodes(source):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name):
+            read = func.id == "open"
+        elif isinstance(func, ast.Attribute):
+            other = isinstance(func.value, ast.Name) and func.value.id in _OTHER_OPENS
+            read = func.attr in ("read_text", "read_bytes") or (func.attr == "open"
+                                                                 and not other)
+        else:
+            read = False
+        if read:
+            lines.append(node.lineno)
+    return lines
+
+
 # -- the package ---------------------------------------------------------------------------
 
 def test_no_global_statement():
@@ -232,6 +259,12 @@ def test_nothing_process_wide_is_changed():
     found = {name: lines for name, source in _modules()
              if (lines := process_wide_changes(source))}
     assert found == {}, "pass it explicitly (dir=, env=) instead of changing the process"
+
+
+def test_the_users_files_are_read_only_through_fileio():
+    found = {name: lines for name, source in _modules() if name.startswith(READERS)
+             and (lines := direct_reads(source))}
+    assert found == {}, "read through synergy_forge.fileio.open_regular or read_regular"
 
 
 def too_long(sources: dict[str, str]) -> dict[str, int]:
@@ -303,6 +336,16 @@ def test_the_checks_find_what_they_forbid():
             os.environ.update(A="1")
             os.chdir("/")
             return os.environ.get("HOME")
+    """)) == [4, 5, 6, 7]
+    assert direct_reads(_made_up("""
+        import os, webbrowser
+        def f(path):
+            open(path)
+            path.open("rb")
+            path.read_text()
+            path.read_bytes()
+            os.open(path, os.O_RDONLY)
+            webbrowser.open("http://localhost")
     """)) == [4, 5, 6, 7]
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import re
 from pathlib import Path
 from unittest import mock
 
@@ -191,6 +193,29 @@ def test_playtest_exit_codes(tmp_path):
                "coop").exit_code == 0
     assert run("playtest", str(tmp_path)).exit_code == 2  # a folder without campaign.yaml
     assert run("playtest", mission, "--players", "6").exit_code == 2
+
+
+def test_a_file_that_cannot_be_read_is_an_error_of_validate_and_exit_2_where_it_is_needed(
+        tmp_path):
+    """validate lists a file it cannot read among its errors, located (exit 1); a command
+    that needs the file it is given exits 2; the README's table says both."""
+    (tmp_path / "latin1.yaml").write_bytes(b"id: caf\xe9\n")
+    (tmp_path / "huge.yaml").write_bytes(b"#" * (2 * 1024 * 1024 + 1))
+    unreadable = [tmp_path / "latin1.yaml", tmp_path / "huge.yaml", Path(os.devnull)]
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(tmp_path / "fifo.yaml")
+        unreadable.append(tmp_path / "fifo.yaml")
+    for path in unreadable:
+        checked = run("validate", str(path))
+        assert checked.exit_code == 1 and f"{path}:1:" in checked.output, checked.output
+        assert run("play", str(path)).exit_code == 2
+        assert run("judge", str(path)).exit_code == 2
+    rows = {line.split("|")[1].strip(): line
+            for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+            if re.match(r"\| \d \|", line)}
+    assert "`validate` finds errors (a file it cannot read is one of them" in rows["1"]
+    assert "a file named on the command line that cannot be read" in rows["2"]
+    assert "to every command but `validate`" in rows["2"]
 
 
 def test_new_exit_codes(tmp_path):

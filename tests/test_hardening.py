@@ -8,6 +8,7 @@ import contextlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -239,6 +240,27 @@ def test_fifos_among_a_campaigns_files_are_skipped_with_a_note(campaign):
         done.stdout
     assert "r.yaml: not a regular file" in done.stderr
     assert "notes.yaml: not a regular file" in done.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_in_a_new_campaign_ends_validate_and_schemas_at_once(tmp_path):
+    """A campaign made by `new campaign` has its copy of the schemas, whose check reads the
+    first line of each of the campaign's YAML files: a FIFO among them was opened and waited
+    on for ever."""
+    campaign = tmp_path / "c"
+    assert run("new", "campaign", campaign).exit_code == 0
+    os.mkfifo(campaign / "missions" / "05-fifo.yaml")
+    done = invoke_within("validate", campaign, seconds=30)
+    assert done.exit_code == 0 and "05-fifo.yaml is not a regular file" in done.stdout
+    assert invoke_within("schemas", campaign, seconds=30).exit_code == 0
+    copy = campaign / ".synergy" / "schemas" / "goal.schema.json"
+    copy.unlink()
+    os.mkfifo(copy)  # in place of a schema's copy
+    checked = invoke_within("schemas", campaign, seconds=30)
+    assert checked.exit_code == 1 and "missing: goal.schema.json" in checked.stdout
+    updated = invoke_within("schemas", "--update", campaign, seconds=30)
+    assert updated.exit_code == 2 and "not a regular file" in updated.stderr
+    assert stat.S_ISFIFO(os.lstat(copy).st_mode)  # left as it was
 
 
 # --- 7. Dask scheduler addresses: checked before connecting, a timeout that always applies -

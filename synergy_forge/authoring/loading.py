@@ -392,10 +392,25 @@ def _name_languages(doc: Document, languages: tuple[str, ...]) -> list[Diagnosti
 
 
 def find_campaign(path: Path) -> Path | None:
-    """The campaign folder a file belongs to: the nearest folder up with a campaign.yaml."""
-    for folder in [path.parent, *path.parent.parents][:3]:
+    """The campaign `path` (a file or a folder) belongs to, as an absolute folder: the nearest
+    folder holding a campaign.yaml from `path` (a file's own folder) upwards, as git finds its
+    repository. The search ends at the root of the repository it starts in (a folder holding
+    .git: a campaign does not reach outside its repository) or of the file system.
+
+    Every command finds a campaign here, from a file's path as the user gave it (`x.yaml`,
+    whose Path has no parents until made absolute) or from the current folder. Links are
+    followed, as the campaign's own path policy follows them (authoring/paths.py): a file is
+    where its link points."""
+    try:
+        here = Path(path).resolve()
+    except (OSError, RuntimeError, ValueError):  # a loop of links, a NUL
+        return None
+    start = here if here.is_dir() else here.parent
+    for folder in (start, *start.parents):
         if regular_file(folder / CAMPAIGN_FILE):
             return folder
+        if os.path.lexists(folder / ".git"):
+            return None
     return None
 
 

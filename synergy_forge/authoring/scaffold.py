@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaign, read_campaign
-from synergy_forge.fileio import write_atomic
+from synergy_forge.fileio import open_regular, read_regular, write_atomic
 from synergy_forge.resources import schemas_dir
 
 #: Where a campaign keeps its copy of the schemas, so that the schema lines of its files are
@@ -54,7 +54,7 @@ class SchemaState:
 
 
 def _shipped_schemas() -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(schemas_dir().glob("*.schema.json"))}
+    return {p.name: read_regular(p) for p in sorted(schemas_dir().glob("*.schema.json"))}
 
 
 def _campaign_files(folder: Path) -> list[Path]:
@@ -72,8 +72,8 @@ def _campaign_files(folder: Path) -> list[Path]:
 def _line_target(path: Path) -> tuple[str, str] | None:
     """(path, kind) a file's first line names as its schema, if it has such a line."""
     try:
-        with open(path, encoding="utf-8-sig") as handle:
-            first = handle.readline()
+        with open_regular(path) as handle:  # a FIFO would block a plain open for ever
+            first = handle.readline(4096).decode("utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return None
     match = SCHEMA_LINE.match(first.rstrip("\n"))
@@ -83,11 +83,11 @@ def _line_target(path: Path) -> tuple[str, str] | None:
 def schema_state(folder: Path) -> SchemaState:
     state = SchemaState(campaign_schemas(folder))
     for name, data in _shipped_schemas().items():
-        copy = state.folder / name
-        if not copy.is_file():
+        try:
+            if read_regular(state.folder / name) != data:
+                state.stale.append(name)
+        except OSError:  # missing, or not a file (a FIFO left there): written anew
             state.missing.append(name)
-        elif copy.read_bytes() != data:
-            state.stale.append(name)
     for path in _campaign_files(folder):
         line = _line_target(path)
         if line is not None and \
@@ -108,7 +108,7 @@ def write_schemas(folder: Path) -> list[Path]:
     for path in state.lines:
         line = _line_target(path)
         assert line is not None
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_regular(path).decode("utf-8-sig")
         rest = text.partition("\n")[2]
         written.append(write_atomic(path, _schema_line(path, line[1], folder) + rest))
     return written

@@ -12,6 +12,7 @@ from referencing import Registry, Resource
 
 from synergy_forge.authoring.diagnostics import Diagnostic
 from synergy_forge.authoring.yamlfile import Document
+from synergy_forge.fileio import read_regular
 from synergy_forge.resources import schemas_dir
 
 BASE = "https://synergy-forge.dev/schemas/"
@@ -23,7 +24,7 @@ def registry() -> Registry:
     """Every schema of schemas/, by its $id: cross-file $refs never reach the network."""
     resources = []
     for path in sorted(schemas_dir().glob("*.schema.json")):
-        contents = json.loads(path.read_text(encoding="utf-8"))
+        contents = json.loads(read_regular(path).decode("utf-8"))
         resources.append((contents["$id"], Resource.from_contents(contents)))
     return Registry().with_resources(resources)
 

@@ -199,7 +199,7 @@ def _build(loader: Any, name: str) -> tuple[Any, dict[PathKey, tuple[int, int]],
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise _error(name, line, column, "anchors and aliases (& and *) are not allowed")
         if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
-            builder.open(event)
+            builder.start(event)
         elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
             container, _, _, start = builder.stack.pop()
             builder.place(container, start)
@@ -230,7 +230,7 @@ class _Builder:
         return bool(self.stack) and isinstance(self.stack[-1][0], dict) and \
             self.stack[-1][2] is None
 
-    def open(self, event: Any) -> None:
+    def start(self, event: Any) -> None:
         """A mapping or a list starts."""
         mark = event.start_mark
         line, column = mark.line + 1, mark.column + 1

@@ -19,27 +19,18 @@ from synergy_forge.authoring.loading import (
     read_campaign,
     read_mission_file,
 )
-from synergy_forge.authoring.paths import expand
+from synergy_forge.authoring.paths import expand, regular_file
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.cards import Action
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
+from synergy_forge.errors import NoCampaign
 from synergy_forge.resources import starter_campaign
 
 if TYPE_CHECKING:
     # The playtester (the bots, numpy, the executors) is imported by the commands that play,
     # in `sources`: `validate` and `judge` read their inputs here and play no game.
     from synergy_forge.sim.playtest import Playable
-
-
-def campaign_above(start: Path) -> Path | None:
-    """The nearest folder from `start` up to the root that holds a campaign.yaml, as git finds
-    the repository a command runs in."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / CAMPAIGN_FILE).is_file():
-            return folder
-    return None
 
 
 def shown(path: Path) -> str:
@@ -49,19 +40,26 @@ def shown(path: Path) -> str:
 
 
 def current_campaign(given: Path | None = None) -> Path:
-    """The campaign folder a command works on: the one given; else the campaign of the current
-    folder or the nearest one above it; else the bundled starter campaign. Unless it was given,
-    stderr says which, so that a command never works on another campaign silently."""
-    if given is not None:
+    """The campaign folder a command works on: the folder given when it holds a campaign.yaml,
+    else the campaign it lies in (find_campaign: `build .` in missions/ builds the campaign
+    that holds missions/); given none, the campaign of the current folder or the nearest one
+    above it, else the bundled starter campaign. Unless a campaign folder was given, stderr
+    says which, so that a command never works on another campaign silently. A folder given
+    in no campaign is refused (NoCampaign, exit 2)."""
+    if given is not None and regular_file(given / CAMPAIGN_FILE):
         return given
-    found = campaign_above(Path.cwd())
-    if found is not None:
-        click.echo(f"using the campaign of {shown(found / CAMPAIGN_FILE)} (the nearest "
-                   f"{CAMPAIGN_FILE} from here)", err=True)
-        return Path(os.path.relpath(found))
-    click.echo(f"no {CAMPAIGN_FILE} in this folder or above it: using the bundled starter "
-               "campaign (synergy-forge new campaign DIR starts your own)", err=True)
-    return starter_campaign()
+    found = find_campaign(Path.cwd() if given is None else given)
+    if found is None and given is not None:
+        raise NoCampaign(f"{given / CAMPAIGN_FILE}: no campaign here nor in a folder above "
+                         "it: give a campaign folder (synergy-forge new campaign DIR starts one)")
+    if found is None:
+        click.echo(f"no {CAMPAIGN_FILE} in this folder or above it: using the bundled starter "
+                   "campaign (synergy-forge new campaign DIR starts your own)", err=True)
+        return starter_campaign()
+    lead, where = ("", f"the nearest {CAMPAIGN_FILE} from here") if given is None else \
+        (f"{given} has no {CAMPAIGN_FILE}: ", "the nearest one above it")
+    click.echo(f"{lead}using the campaign of {shown(found / CAMPAIGN_FILE)} ({where})", err=True)
+    return Path(os.path.relpath(found))
 
 
 def _mission_files(folder: Path) -> list[Path]:
@@ -111,18 +109,16 @@ class Source(NamedTuple):
     text: str
 
 
-def sources(paths: tuple[Path, ...], hint: str = "'PATHS'") -> list[Source]:
-    """Every mission of the campaign folders and mission files (default: the current campaign,
-    see current_campaign), with its campaign's rulebook and colours, its file and its text;
-    `hint` names the argument in errors."""
+def sources(paths: tuple[Path, ...]) -> list[Source]:
+    """Every mission of the campaign folders (a folder inside a campaign: that campaign) and
+    mission files (default: the current campaign, see current_campaign), with its campaign's
+    rulebook and colours, its file and its text."""
     from synergy_forge.sim.playtest import Playable
 
     found: list[Source] = []
     for path in paths or (current_campaign(),):
         if path.is_dir():
-            if not (path / CAMPAIGN_FILE).is_file():
-                raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}", param_hint=hint)
-            result = read_campaign(path)
+            result = read_campaign(current_campaign(path))
             if result.campaign is None:
                 raise HasErrors(errors(result.diagnostics))
             campaign = result.campaign
@@ -155,7 +151,7 @@ def mission_to_play(source: str, mission_key: str | None) -> tuple[
                                  f"{source} is already one mission", param_hint="'--mission'")
     mission, rulebook, colors = resolve_mission(source)
     # The campaign the mission was found in: its file's, or the current one's for a number.
-    folder = find_campaign(Path(mission.source).resolve()) if mission.source else None
+    folder = find_campaign(Path(mission.source)) if mission.source else None
     actions = standard_actions()
     if folder is not None:
         context = read_campaign(folder, Reading.CONTEXT).campaign
@@ -167,13 +163,11 @@ def mission_to_play(source: str, mission_key: str | None) -> tuple[
 
 def _campaign_mission(path: Path, mission_key: str | None) -> tuple[
         Mission, Rulebook, tuple[str, ...], dict[Action, ActionText], Path]:
-    """The mission --mission names in the campaign folder `path` (its only one without)."""
+    """The mission --mission names in the campaign folder `path` (a folder inside a campaign:
+    that campaign), its only one without."""
     from synergy_forge.authoring.definitions import standard_actions
 
-    if not (path / CAMPAIGN_FILE).is_file():
-        raise click.BadParameter(f"{path} has no {CAMPAIGN_FILE}: give a campaign folder, a "
-                                 "mission file or a starter mission's number",
-                                 param_hint="'MISSION-OR-CAMPAIGN'")
+    path = current_campaign(path)
     result = read_campaign(path)
     if result.campaign is None or errors(result.diagnostics):
         raise HasErrors(errors(result.diagnostics))

@@ -39,6 +39,7 @@ from synergy_forge.authoring.validate import overfull_mission_cards
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.rulelang import RuleError
+from synergy_forge.fileio import read_regular
 from synergy_forge.pool import ignore_interrupt, stop_workers
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
@@ -140,7 +141,7 @@ def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, People
         try:
             if not path.is_file() or path.stat().st_size > MAX_LOG:
                 continue
-            lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line]
+            lines = [line for line in read_regular(path).decode("utf-8").splitlines() if line]
             header, end = json.loads(lines[0]), json.loads(lines[-1])
             mission, seats = header["mission"], header["bots"]
             if header.get("type") != "game" or end.get("type") != "end" or \

@@ -32,14 +32,13 @@ def command(files: tuple[Path, ...], fmt: str, data_rules: bool,
     """
     from synergy_forge.authoring.diagnostics import InvalidInput
     from synergy_forge.authoring.judging import judge_paths
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, display
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, display, find_campaign
 
-    from ..inputs import campaign_above, shown
+    from ..inputs import current_campaign, shown
 
-    if campaign_dir is not None and not (campaign_dir / CAMPAIGN_FILE).is_file():
-        raise click.BadParameter(f"{campaign_dir} has no {CAMPAIGN_FILE}",
-                                 param_hint="'--campaign'")
-    here = campaign_above(Path.cwd()) if campaign_dir is None else None
+    if campaign_dir is not None:
+        campaign_dir = current_campaign(campaign_dir)
+    here = find_campaign(Path.cwd()) if campaign_dir is None else None
     judgement = judge_paths(files, native=not data_rules, campaign=campaign_dir,
                             fallback=here and Path(display(here)))
     if campaign_dir is None:

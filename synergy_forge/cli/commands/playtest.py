@@ -87,6 +87,7 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
     import json
 
     from synergy_forge.authoring.gamelog import replay_file
+    from synergy_forge.fileio import open_regular
     from synergy_forge.sim.calibration import PEOPLE, PlayedGame, calibrate, group
     from synergy_forge.sim.playtest import LADDER
 
@@ -107,7 +108,7 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
     played = []
     for file in files:
         game = replay_file(file).game  # a log the engine disagrees with stops here, located
-        with file.open("rb") as stream:  # the first record, valid since it replayed
+        with open_regular(file) as stream:  # the first record, valid since it replayed
             first = next(line for line in stream if line.strip())
         seats = json.loads(first)["bots"]
         outcome = game.outcome

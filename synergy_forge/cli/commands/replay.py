@@ -27,17 +27,15 @@ def command(log_file: Path, campaign_dir: Path | None) -> None:
     """
     from synergy_forge.authoring.diagnostics import InvalidInput, errors
     from synergy_forge.authoring.gamelog import replay_file
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, display, read_campaign
+    from synergy_forge.authoring.loading import Reading, display, find_campaign, read_campaign
     from synergy_forge.reporting.explain import outcome_text
     from synergy_forge.resources import starter_campaign
 
-    from ..inputs import campaign_above
+    from ..inputs import current_campaign
 
-    if campaign_dir is not None and not (campaign_dir / CAMPAIGN_FILE).is_file():
-        raise click.BadParameter(f"{campaign_dir} has no {CAMPAIGN_FILE}",
-                                 param_hint="'--campaign'")
     # The campaign checked against is named in the result line (no note needed).
-    folder = campaign_dir or campaign_above(Path.cwd()) or starter_campaign()
+    folder = current_campaign(campaign_dir) if campaign_dir is not None else \
+        find_campaign(Path.cwd()) or starter_campaign()
     result = read_campaign(folder, Reading.TO_PLAY)
     if result.campaign is None:
         raise InvalidInput(errors(result.diagnostics))

@@ -50,22 +50,16 @@ def command(campaign_dir: Path | None, update: bool) -> None:
 
 
 def _campaign(campaign_dir: Path | None) -> Path:
-    """CAMPAIGN_DIR, else the campaign of the current folder or the nearest one above it."""
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE
+    """The campaign of CAMPAIGN_DIR, else of the current folder (see current_campaign); never
+    the bundled starter campaign, which is synergy-forge's own."""
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE, find_campaign
 
-    from ..inputs import campaign_above, shown
+    from ..inputs import current_campaign
 
-    if campaign_dir is None:
-        found = campaign_above(Path.cwd())
-        if found is None:
-            raise click.UsageError(f"no {CAMPAIGN_FILE} in this folder or above it: run this in "
-                                   "a campaign, or give its folder")
-        click.echo(f"using the campaign of {shown(found / CAMPAIGN_FILE)}", err=True)
-        return Path(os.path.relpath(found))
-    if not (campaign_dir / CAMPAIGN_FILE).is_file():
-        raise click.BadParameter(f"{campaign_dir} has no {CAMPAIGN_FILE}",
-                                 param_hint="CAMPAIGN_DIR")
-    return campaign_dir
+    if campaign_dir is None and find_campaign(Path.cwd()) is None:
+        raise click.UsageError(f"no {CAMPAIGN_FILE} in this folder or above it: run this in "
+                               "a campaign, or give its folder")
+    return current_campaign(campaign_dir)
 
 
 def _update(folder: Path, schemas: Path, home: str) -> None:

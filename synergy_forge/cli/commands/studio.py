@@ -26,17 +26,12 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     updates the open page; each mission's difficulty estimate grows while the page is open.
     Stop with Ctrl-C: the studio then exits 0 (it runs until stopped).
     """
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE
     from synergy_forge.cardtext.i18n import available_languages
-    from synergy_forge.errors import NoCampaign
 
     from ..inputs import current_campaign
     from ..serving import browse, listening
 
     folder = current_campaign(campaign_dir)
-    if not (folder / CAMPAIGN_FILE).is_file():
-        raise NoCampaign(f"{folder / CAMPAIGN_FILE}: no campaign here; run the studio in a "
-                         "campaign folder or give one (synergy-forge new campaign DIR makes one)")
     if lang is not None and lang not in available_languages():
         raise click.BadParameter(f"no translation for {lang!r}; available: "
                                  f"{', '.join(available_languages())}", param_hint="--lang")

@@ -59,11 +59,12 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
 
     from ..inputs import current_campaign, sources
 
-    target = current_campaign(target)
+    if target is None or target.is_dir():
+        target = current_campaign(target)
     if target.is_dir() and stars is not None:
         raise click.BadParameter("applies to one mission; in a campaign each mission is "
                                  "tuned to its declared stars", param_hint="--stars")
-    subjects = sources((target,), hint="MISSION|CAMPAIGN")
+    subjects = sources((target,))
     if write and not target.is_dir():  # refused now rather than after the search
         editable(target)
     found = tune_each([s.playable for s in subjects], stars, counts=counts, budget=budget,

@@ -27,7 +27,8 @@ def command(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     tool configs and other YAML are skipped (--verbose lists them). A file named here is always
     checked. Default: the campaign of the current folder or the nearest one above it (the
     bundled starter campaign when there is none). Exits 0 when there is no error (warnings
-    allowed), 1 when there are errors, 2 on a usage error (nothing to check is one).
+    allowed), 1 when there are errors (a file that cannot be read is one), 2 on a usage error
+    (nothing to check is one).
     """
     from synergy_forge.authoring.validate import validate_paths
 
