@@ -23,7 +23,7 @@ from synergy_forge.core.cards import Action
 from synergy_forge.core.mission import Mission
 from synergy_forge.sim import playtest as pt
 from synergy_forge.sim.executors import LocalPool
-from synergy_forge.sim.tune import Setting, TargetFit, band, grid_size, tune
+from synergy_forge.sim.tune import Setting, TargetFit, band, first_look, grid_size, tune
 
 COLORS = ("red", "yellow", "green", "blue", "purple")
 SHORT = Mission(id="short", number=1, title={"en": "Short"}, stars=1, rounds=3, lives=3,
@@ -218,6 +218,27 @@ def test_tune_cli_says_a_band_out_of_reach_clearly_and_exits_1(tmp_path):
     assert result.exit_code == 1, result.output
     assert "at most 1 star with these challenges; the closest is" in result.output
     assert path.read_text() == EASY  # nothing written
+
+
+def test_tune_never_plays_more_games_than_its_budget(rulebook, tuned):
+    # Every game at every level of the ladder counts. A batch is played only if it fits: the
+    # search stopped short of the budget (it once played the batch that crossed it, and a
+    # batch of four candidates at three player counts is 1,500 games).
+    for budget in (first_look(1, GAMES), 400, tuned.games - 1):
+        short = tune(ONE_ROUND, rulebook, COLORS, 3, games=GAMES, budget=budget,
+                     executor=LocalPool(1))
+        assert short.exhausted and short.games <= budget, (budget, short.games)
+        # A setting counts as played once it has played a game.
+        assert short.tried <= -(-short.games // first_look(1, GAMES))
+
+
+def test_tune_cli_refuses_a_budget_that_cannot_pay_for_a_first_look(tmp_path):
+    folder = _campaign(tmp_path, {"01-easy.yaml": EASY})
+    result = CliRunner().invoke(main, ["tune", str(folder / "missions" / "01-easy.yaml"),
+                                       "--stars", "3", "--budget", "124", "--jobs", "1"])
+    assert result.exit_code == 2, result.output
+    assert "124 games cannot pay for a first look at a mission: 125 games (25 per player " \
+        "count at each of the 5 levels of the skill ladder)" in result.output
 
 
 @pytest.mark.slow
