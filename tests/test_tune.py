@@ -186,6 +186,19 @@ def test_write_mission_is_atomic_in_place_and_keeps_the_file_mode(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["m.yaml"]
 
 
+#: docs/scale.md, whose examples of tune's report the CLI tests below hold to what tune prints.
+SCALE = (Path(__file__).resolve().parent.parent / "docs" / "scale.md").read_text(
+    encoding="utf-8")
+
+
+def _shape(line: str) -> str:
+    """A report line without its figures, the stars they give and a one-point range."""
+    import re
+
+    line = re.sub(r"\d+(?:[.,]\d+)*", "N", line)
+    return re.sub(r"(between N and N stars|N stars?)", "STARS", line).replace(" [N, N]", "")
+
+
 def _campaign(tmp_path: Path, missions: dict[str, str]) -> Path:
     (tmp_path / "campaign.yaml").write_text(
         "name: Test\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n")
@@ -218,6 +231,9 @@ def test_tune_cli_says_a_band_out_of_reach_clearly_and_exits_1(tmp_path):
     assert result.exit_code == 1, result.output
     assert "at most 1 star with these challenges; the closest is" in result.output
     assert path.read_text() == EASY  # nothing written
+    # docs/scale.md shows this very line (the far end plays one batch, whatever --games).
+    [shown] = [line for line in SCALE.splitlines() if "with these challenges; the" in line]
+    assert shown.strip() in result.output
 
 
 def test_tune_never_plays_more_games_than_its_budget(rulebook, tuned):
@@ -276,6 +292,16 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     assert after.group(1) in check.output and after.group(2) in check.output, \
         (result.output, check.output)
     assert int(args[args.index("--games") + 1]) == int(after.group(3))
+    # docs/scale.md's example (a minute and a half of games) says what this run says, in the
+    # same words and with the same command to confirm it.
+    start = SCALE.index("$ synergy-forge tune ")
+    example = SCALE[start:SCALE.index("```", start)].splitlines()
+    for label in ("  before: ", "  after:  ", "  search: "):
+        [documented] = [_shape(line) for line in example if line.startswith(label)]
+        assert documented in map(_shape, result.output.splitlines()), documented
+    documented = next(line for line in example if "confirm" in line).split(": ", 1)[1]
+    assert [a for a in shlex.split(documented) if a.startswith("-")] == \
+        [a for a in args if a.startswith("-")]
 
 
 def test_tune_cli_on_a_campaign_tunes_only_missions_that_disagree(tmp_path):
