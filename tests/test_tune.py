@@ -23,7 +23,7 @@ from synergy_forge.core.cards import Action
 from synergy_forge.core.mission import Mission
 from synergy_forge.sim import playtest as pt
 from synergy_forge.sim.executors import LocalPool
-from synergy_forge.sim.tune import Setting, TargetFit, band, grid_size, tune
+from synergy_forge.sim.tune import Setting, TargetFit, band, first_look, grid_size, tune
 
 COLORS = ("red", "yellow", "green", "blue", "purple")
 SHORT = Mission(id="short", number=1, title={"en": "Short"}, stars=1, rounds=3, lives=3,
@@ -186,6 +186,19 @@ def test_write_mission_is_atomic_in_place_and_keeps_the_file_mode(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["m.yaml"]
 
 
+#: docs/scale.md, whose examples of tune's report the CLI tests below hold to what tune prints.
+SCALE = (Path(__file__).resolve().parent.parent / "docs" / "scale.md").read_text(
+    encoding="utf-8")
+
+
+def _shape(line: str) -> str:
+    """A report line without its figures, the stars they give and a one-point range."""
+    import re
+
+    line = re.sub(r"\d+(?:[.,]\d+)*", "N", line)
+    return re.sub(r"(between N and N stars|N stars?)", "STARS", line).replace(" [N, N]", "")
+
+
 def _campaign(tmp_path: Path, missions: dict[str, str]) -> Path:
     (tmp_path / "campaign.yaml").write_text(
         "name: Test\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n")
@@ -218,6 +231,30 @@ def test_tune_cli_says_a_band_out_of_reach_clearly_and_exits_1(tmp_path):
     assert result.exit_code == 1, result.output
     assert "at most 1 star with these challenges; the closest is" in result.output
     assert path.read_text() == EASY  # nothing written
+    # docs/scale.md shows this very line (the far end plays one batch, whatever --games).
+    [shown] = [line for line in SCALE.splitlines() if "with these challenges; the" in line]
+    assert shown.strip() in result.output
+
+
+def test_tune_never_plays_more_games_than_its_budget(rulebook, tuned):
+    # Every game at every level of the ladder counts. A batch is played only if it fits: the
+    # search stopped short of the budget (it once played the batch that crossed it, and a
+    # batch of four candidates at three player counts is 1,500 games).
+    for budget in (first_look(1, GAMES), 400, tuned.games - 1):
+        short = tune(ONE_ROUND, rulebook, COLORS, 3, games=GAMES, budget=budget,
+                     executor=LocalPool(1))
+        assert short.exhausted and short.games <= budget, (budget, short.games)
+        # A setting counts as played once it has played a game.
+        assert short.tried <= -(-short.games // first_look(1, GAMES))
+
+
+def test_tune_cli_refuses_a_budget_that_cannot_pay_for_a_first_look(tmp_path):
+    folder = _campaign(tmp_path, {"01-easy.yaml": EASY})
+    result = CliRunner().invoke(main, ["tune", str(folder / "missions" / "01-easy.yaml"),
+                                       "--stars", "3", "--budget", "124", "--jobs", "1"])
+    assert result.exit_code == 2, result.output
+    assert "124 games cannot pay for a first look at a mission: 125 games (25 per player " \
+        "count at each of the 5 levels of the skill ladder)" in result.output
 
 
 @pytest.mark.slow
@@ -255,6 +292,16 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     assert after.group(1) in check.output and after.group(2) in check.output, \
         (result.output, check.output)
     assert int(args[args.index("--games") + 1]) == int(after.group(3))
+    # docs/scale.md's example (a minute and a half of games) says what this run says, in the
+    # same words and with the same command to confirm it.
+    start = SCALE.index("$ synergy-forge tune ")
+    example = SCALE[start:SCALE.index("```", start)].splitlines()
+    for label in ("  before: ", "  after:  ", "  search: "):
+        [documented] = [_shape(line) for line in example if line.startswith(label)]
+        assert documented in map(_shape, result.output.splitlines()), documented
+    documented = next(line for line in example if "confirm" in line).split(": ", 1)[1]
+    assert [a for a in shlex.split(documented) if a.startswith("-")] == \
+        [a for a in args if a.startswith("-")]
 
 
 def test_tune_cli_on_a_campaign_tunes_only_missions_that_disagree(tmp_path):

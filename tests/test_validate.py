@@ -220,6 +220,54 @@ def test_new_files_validate_and_are_never_overwritten(tmp_path):
     assert run("new", "campaign", str(tmp_path / "camp")).exit_code == 2
 
 
+AWKWARD_NAMES = ["02 mission déjà.yaml", "ÉTÉ.yaml", "03.yaml", "My_Mission.yaml", "---.yaml",
+                 "my mission.yaml", "🚀.yaml", "🚀 launch.yaml", "東京.yaml", "it's \"odd\".yaml",
+                 "W" * 60 + ".yaml", "many words " * 20 + ".yaml"]
+
+
+def test_a_new_mission_named_by_any_file_name_validates_beside_the_others(tmp_path):
+    """The id comes from the file name by the schema's own pattern (accents dropped, other
+    characters hyphens, cut until its title fits the card), and neither the id nor the
+    number repeats one of the campaign's, even a mission's that has errors elsewhere."""
+    import shlex
+
+    camp = tmp_path / "camp"
+    assert run("new", "campaign", str(camp)).exit_code == 0
+    broken = camp / "missions" / "02-broken.yaml"
+    broken.write_text(GOOD.replace("id: good", "id: night-shift").replace("number: 1",
+                                                                          "number: 2")
+                      .replace("title: Good", "title: {en: Night, fr: Nuit}")
+                      .replace("stars: 1", "stars: 9"))
+    for name in ["night shift.yaml", *AWKWARD_NAMES]:
+        made = run("new", "mission", str(camp / "missions" / name))
+        assert made.exit_code == 0, made.output
+    broken.write_text(broken.read_text().replace("stars: 9", "stars: 1"))
+    fields = {}
+    for path in sorted((camp / "missions").glob("*.yaml")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        fields[path.name] = {line.split(":")[0]: line.split("#")[0].split(":", 1)[1].strip()
+                             for line in lines if line.startswith(("id:", "number:"))}
+        if path != broken:  # the comment's command, as a shell reads it
+            assert shlex.split(lines[2].lstrip("#"))[2] == path.name
+    assert fields["02 mission déjà.yaml"]["id"] == "mission-deja"
+    assert fields["ÉTÉ.yaml"]["id"] == "ete"
+    assert fields["night shift.yaml"] == {"id": "night-shift-2", "number": "3"}
+    assert len({f["id"] for f in fields.values()}) == len(fields)
+    assert len({f["number"] for f in fields.values()}) == len(fields)
+    checked = run("validate", str(camp))
+    assert checked.exit_code == 0 and "0 error(s), 0 warning(s)" in checked.output, \
+        checked.output
+
+
+def test_a_new_campaign_refuses_languages_its_schema_refuses_and_writes_nothing(tmp_path):
+    for given, said in [("EN", "'EN' is not a language code"), ("en,fr,en", "once"),
+                        (",", "at least one")]:
+        refused = run("new", "campaign", str(tmp_path / "camp"), "--languages", given)
+        assert refused.exit_code == 2 and said in refused.output, refused.output
+        assert not (tmp_path / "camp").exists()
+    assert run("new", "campaign", str(tmp_path / "camp"), "--languages", "fr-CA").exit_code == 0
+
+
 def test_a_rule_that_fails_on_some_table_is_an_error_at_its_line(tmp_path):
     files = {
         "c/campaign.yaml": CAMPAIGN,

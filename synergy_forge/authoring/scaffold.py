@@ -5,12 +5,21 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
 
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaign, read_campaign
+from synergy_forge.authoring.schema import validator
+from synergy_forge.cardtext.fonts import fit
+from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.fileio import open_regular, read_regular, write_atomic
 from synergy_forge.resources import schemas_dir
+from synergy_forge.typography import typeset
 
 #: Where a campaign keeps its copy of the schemas, so that the schema lines of its files are
 #: relative paths inside the repository and still work after a clone (issue 22). A dot-folder:
@@ -116,14 +125,49 @@ def write_schemas(folder: Path) -> list[Path]:
 
 def _title(mission_id: str) -> tuple[str, str]:
     """A first title from the mission's id, in English and French ("my-first-mission" is the
-    campaign's first; "02-night-shift" gives "Night shift" in both, to be translated)."""
+    campaign's first; "night-shift" gives "Night shift" in both, to be translated)."""
     if mission_id == "my-first-mission":
         return "My first mission", "Ma première mission"
-    words = mission_id.split("-")
-    while len(words) > 1 and words[0].isdigit():
-        words = words[1:]
-    title = " ".join(words).capitalize()
+    title = mission_id.replace("-", " ").capitalize()
     return title, title
+
+
+#: The id a file name gives when none of its characters can be one ("03.yaml", "---.yaml").
+FALLBACK_ID = "my-mission"
+
+
+def mission_id_from(path: Path, taken: frozenset[str] = frozenset()) -> str:
+    """The mission's id from its file name, by the schema's own id pattern: accents dropped
+    ("déjà" gives "deja"), every other character the pattern refuses a hyphen, the leading
+    number left to `number` ("02-night-shift.yaml" gives "night-shift"); suffixed when a
+    mission of `taken` has it, and cut until the title made from it fits on the card."""
+    schema: Any = validator("mission").schema
+    pattern = re.compile(schema["properties"]["id"]["pattern"])
+    plain = "".join(c for c in unicodedata.normalize("NFKD", path.stem.lower())
+                    if not unicodedata.combining(c))
+    parts = [p for p in "".join(c if pattern.search(c) else "-" for c in plain).split("-") if p]
+    while parts and parts[0].isdigit():
+        parts = parts[1:]
+    while parts and not _title_fits(_unique("-".join(parts), taken)):
+        parts = parts[:-1] if len(parts) > 1 or len(parts[0]) <= 1 else [parts[0][:-1]]
+    found = "-".join(parts)
+    return _unique(found if parts and pattern.search(found) else FALLBACK_ID, taken)
+
+
+def _title_fits(mission_id: str) -> bool:
+    box = card_boxes()["title"]
+    return all(fit(typeset(title, lang), box) is not None
+               for title, lang in zip(_title(mission_id), ("en", "fr"), strict=True))
+
+
+def _unique(mission_id: str, taken: frozenset[str]) -> str:
+    """`mission_id`, or the first of mission_id-2, -3... that no mission of `taken` has."""
+    suffix = 1
+    found = mission_id
+    while found in taken:
+        suffix += 1
+        found = f"{mission_id}-{suffix}"
+    return found
 
 
 def mission_text(path: Path, mission_id: str, number: int = 1,
@@ -136,7 +180,7 @@ def mission_text(path: Path, mission_id: str, number: int = 1,
 
     return _schema_line(path, "mission", campaign) + f"""\
 # A mission card. Every field is explained in docs/mission-format.md; check it with
-#   synergy-forge validate {path.name}
+#   synergy-forge validate {_shell_name(path)}
 id: {mission_id}                 # lower-case letters, digits and hyphens; unique in a campaign
 number: {number}                         # position in the campaign, from 1
 title: {text(*_title(mission_id))}
@@ -156,25 +200,31 @@ flavor: {text("Play your cards, read the table, trust each other.",
 """
 
 
+def _shell_name(path: Path) -> str:
+    """The file's name as typed in a shell; a name no comment line can hold is left to the
+    reader."""
+    return shlex.quote(path.name) if path.name.isprintable() else "FILE"
+
+
 def write_new_mission(path: Path, force: bool = False) -> list[Path]:
-    """A mission file; in a campaign, in its languages, numbered after its last mission, with
-    a schema line naming the campaign's copy of the schemas (written if it has none)."""
-    mission_id = "".join(c if c.isalnum() else "-" for c in path.stem.lower()).strip("-")
-    parts = [part for part in mission_id.split("-") if part]
-    while len(parts) > 1 and parts[0].isdigit():  # 02-night-shift.yaml: the number is `number`
-        parts = parts[1:]
-    mission_id = "-".join(parts) if parts and not parts[0].isdigit() else "my-mission"
+    """A mission file; in a campaign, in its languages, with an id and a number no other of
+    its missions has (the number after its last), and a schema line naming the campaign's
+    copy of the schemas (written if it has none)."""
     languages: tuple[str, ...] = ("en",)
+    number, taken = 1, frozenset[str]()
     folder = find_campaign(path)
-    if folder is not None:  # speak the campaign's languages
-        found = read_campaign(folder, Reading.CONTEXT).campaign
+    if folder is not None:
+        # Every mission file whose id and number can be read counts, even one with errors:
+        # the campaign's duplicate checks count them too (loading._MissionIndex).
+        read = read_campaign(folder, Reading.TO_PLAY)
+        others = [doc.data for doc in read.documents.values() if isinstance(doc.data, dict)
+                  and Path(doc.file).resolve() != path.resolve()]
+        taken = frozenset(str(data.get("id")) for data in others)
+        number = max((n for data in others if type(n := data.get("number")) is int),
+                     default=0) + 1
+        found = read.campaign or read.usable
         languages = found.languages if found is not None else languages
-        numbers = [m.number for m in (read_campaign(folder).campaign or found).missions] \
-            if found is not None else []
-        number = max(numbers, default=0) + 1
-    else:
-        number = 1
-    text = mission_text(path, mission_id, number, languages, folder)
+    text = mission_text(path, mission_id_from(path, taken), number, languages, folder)
     written = [write_atomic(path, text, overwrite=force)]
     if folder is not None:
         shipped = _shipped_schemas()
@@ -184,8 +234,21 @@ def write_new_mission(path: Path, force: bool = False) -> list[Path]:
     return written
 
 
+def language_problem(languages: tuple[str, ...]) -> str | None:
+    """Why campaign.yaml's schema would refuse these languages, or None."""
+    schema: Any = validator("campaign").schema
+    for error in Draft202012Validator(schema["properties"]["languages"]).iter_errors(
+            list(languages)):
+        if error.validator == "pattern":
+            return f"'{error.instance}' is not a language code such as en, fr or fr-CA"
+        return "name each language once" if error.validator == "uniqueItems" else \
+            "name at least one language"
+    return None
+
+
 def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> list[Path]:
-    """A campaign folder; refuses to touch a folder that already has a campaign.yaml."""
+    """A campaign folder; refuses to touch a folder that already has a campaign.yaml. The
+    languages are ones language_problem accepts."""
     langs = ", ".join(languages)
     names = {"en": "My campaign", "fr": "Ma campagne"}
     name = "{" + ", ".join(f'{lang}: "{names.get(lang, names["en"])}"' for lang in languages) + "}"

@@ -22,6 +22,9 @@ search is built to spend few games:
 - The most extreme setting in range is tried first, with the original: if even it cannot reach
   the band, the answer (at most so many stars with these challenges) comes after one batch.
 
+The budget caps every game played, at every level of the ladder: a batch is played only if the
+games it would add still fit, so the search stops short of the budget rather than past it.
+
 Pure: takes missions and a rulebook, returns a typed result; the executor decides where games
 run, and results are the same on any executor.
 """
@@ -67,6 +70,12 @@ ACTION_STEP = 2
 
 #: A skill no table has: where not even the expert wins (skill needed None).
 BEYOND = float("inf")
+
+
+def first_look(counts: int, games: int) -> int:
+    """The games of one setting's first batch at `counts` player counts (every level of the
+    ladder): the least budget with which `tune` can say anything of a mission."""
+    return min(LOOKS[0], games) * counts * len(LADDER)
 
 
 def band(stars: int) -> tuple[float, float]:
@@ -336,7 +345,8 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     """Search for the setting closest to `mission`'s whose estimate (the skill a table needs,
     from `games` games at each player count in `counts` and each level of the skill ladder)
     lands in the band of `stars` (and agrees with `playtest --check` at its default 100
-    games), spending at most about `budget` games.
+    games), playing at most `budget` games (every level of the ladder counted; at least
+    `first_look`, ValueError otherwise).
 
     Not `strict`: a mission whose own estimate already agrees with `stars` as `playtest
     --check` sees it (its interval reaches the band) is left as it is.
@@ -351,12 +361,21 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     low, high = band(stars)
     seeds = {p: [game_seed(seed, mission.id, p, i) for i in range(games)] for p in played}
     looks = sorted({n for n in (*LOOKS, *range(200, games, 100)) if n < games} | {games})
+    if budget < first_look(len(played), games):
+        raise ValueError(f"{budget} games cannot pay for a first look at {mission.id}")
     spent = 0
     tried = skipped = 0
 
+    def paid(trials: list[Trial]) -> list[Trial]:
+        """The first of `trials` whose next batches the budget still pays for, in order."""
+        costs = itertools.accumulate((next(n for n in looks if n > t.played) - t.played)
+                                     * len(played) * len(LADDER) for t in trials)
+        return [t for t, cost in zip(trials, costs, strict=True) if spent + cost <= budget]
+
     def play(trials: list[Trial]) -> None:
-        """One more batch for each trial, all in one call of the executor."""
-        nonlocal spent
+        """One more batch for each trial, all in one call of the executor (`paid` ones)."""
+        nonlocal spent, tried
+        tried += sum(1 for trial in trials if not trial.played)
         units = []
         for index, trial in enumerate(trials):
             start = trial.played
@@ -389,10 +408,9 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     with executor.session(_play_setting, subject) as session:
         original = Trial(Setting.of(mission), 0, (), 0)
         play([original])
-        tried += 1
         # The original plays all its games, even when clearly outside the band at once: its
         # estimate is the "before" of the report, the one `playtest` prints.
-        while original.played < games and spent < budget:
+        while original.played < games and paid([original]):
             original.fit = TargetFit.UNDECIDED
             play([original])
         harder = _number(original.skill) < low
@@ -410,16 +428,14 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
             extreme = original
             if setting != original.setting:
                 extreme = Trial(setting, -1, (), 0)
-                play([extreme])
-                tried += 1
+                if paid([extreme]):
+                    play([extreme])
             result.extreme = extreme
-            if extreme.fit is not (TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD):
-                proposal, t, s, exhausted = _search(mission, harder, with_actions, play, budget,
-                                                    lambda: spent, valid)
-                tried += t
-                skipped += s
-                result.proposal = proposal
-                result.exhausted = exhausted
+            if not extreme.played:
+                result.exhausted = True
+            elif extreme.fit is not (TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD):
+                result.proposal, skipped, result.exhausted = _search(
+                    mission, harder, with_actions, play, paid, valid)
         else:
             result.exhausted = True
     result.games, result.tried, result.skipped = spent, tried, skipped
@@ -466,11 +482,10 @@ def _agrees(by_level: dict[float, dict[int, Tally]], low: float, high: float) ->
 
 
 def _search(mission: Mission, harder: bool, with_actions: bool,
-            play: Callable[[list[Trial]], None], budget: int, spent: Callable[[], int],
-            valid: Callable[[Mission], bool] | None
-            ) -> tuple[Trial | None, int, int, bool]:
-    """The candidates nearest first, WIDTH at a time; returns (closest in band, tried,
-    skipped, budget exhausted)."""
+            play: Callable[[list[Trial]], None], paid: Callable[[list[Trial]], list[Trial]],
+            valid: Callable[[Mission], bool] | None) -> tuple[Trial | None, int, bool]:
+    """The candidates nearest first, WIDTH at a time (as many of them as the budget pays
+    for); returns (closest in band, skipped, budget exhausted)."""
     queue = _candidates(mission, harder, with_actions)
     next(queue)  # the original itself, already played
     short_of = TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD
@@ -479,7 +494,7 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
     too_far: dict[int, list[tuple[int, ...]]] = {}  # per variant: offsets past the band
     active: list[Trial] = []
     best: Trial | None = None
-    tried = skipped = 0
+    skipped = 0
     done = False
 
     def ruled_out(variant: int, offsets: tuple[int, ...]) -> bool:
@@ -504,15 +519,15 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
                 skipped += 1
                 continue
             active.append(Trial(setting, distance, offsets, variant))
-            tried += 1
         if best is not None:
             active = [t for t in active if _rank(t) < _rank(best)]
         if not active:
-            return best, tried, skipped, False
-        if spent() >= budget:
-            return best, tried, skipped, True
-        play(active)
-        for trial in list(active):
+            return best, skipped, False
+        batch = paid(active)
+        if not batch:
+            return best, skipped, True
+        play(batch)
+        for trial in batch:
             if trial.fit is TargetFit.UNDECIDED:
                 continue
             active.remove(trial)
@@ -542,7 +557,6 @@ def moved_losses(before: Tally, after: Tally, threshold: float = 0.02
                      key=lambda r: -abs(shares_after.get(r, 0) - shares_before.get(r, 0)))
     return [(r, shares_before.get(r, 0.0), shares_after.get(r, 0.0)) for r in reasons
             if abs(shares_after.get(r, 0.0) - shares_before.get(r, 0.0)) >= threshold]
-
 
 
 #: Missions tuned side by side on a cluster.

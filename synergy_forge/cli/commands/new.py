@@ -32,9 +32,12 @@ def new_mission(path: Path, force: bool) -> None:
               help="Comma-separated language codes.")
 def new_campaign(folder: Path, languages: str) -> None:
     """Create a campaign folder: campaign.yaml, a first mission, a custom challenge and goal."""
-    from synergy_forge.authoring.scaffold import write_campaign
+    from synergy_forge.authoring.scaffold import language_problem, write_campaign
 
     langs = tuple(x.strip() for x in languages.split(",") if x.strip())
+    problem = language_problem(langs)
+    if problem is not None:  # before anything is written: campaign.yaml would not validate
+        raise click.BadParameter(problem, param_hint="'--languages'")
     _scaffold(lambda: write_campaign(folder, langs), folder)
 
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 @click.option("--players", "counts", type=PLAYER_COUNTS, default="all", show_default=True,
               help="Player counts to tune for: e.g. 3,4 or all (the mission's own).")
 @click.option("--budget", type=click.IntRange(100, 100_000_000), default=40_000,
-              show_default=True, help="Games at most per mission.")
+              show_default=True, help="Games at most per mission, every game at every level "
+              "of the skill ladder counted (what the report's `search:` line adds up).")
 @click.option("--games", type=click.IntRange(25, 1_000_000), default=400, show_default=True,
               help="Games per player count before a setting is accepted.")
 @click.option("--seed", type=SEED, default=1, show_default=True,
@@ -65,6 +66,7 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
         raise click.BadParameter("applies to one mission; in a campaign each mission is "
                                  "tuned to its declared stars", param_hint="--stars")
     subjects = sources((target,))
+    _check_budget(subjects, counts, budget, games)
     if write and not target.is_dir():  # refused now rather than after the search
         editable(target)
     found = tune_each([s.playable for s in subjects], stars, counts=counts, budget=budget,
@@ -72,6 +74,22 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
                       executor=executor_for(scheduler, jobs),
                       valid_for=lambda p: no_new_problems(p.mission, p.rulebook))
     _report(subjects, found, counts, seed, write)
+
+
+def _check_budget(subjects: list[Source], counts: tuple[int, ...] | None, budget: int,
+                  games: int) -> None:
+    """Refuse, before any game, a budget that cannot pay for a first look at some mission."""
+    from synergy_forge.sim.playtest import LADDER
+    from synergy_forge.sim.tune import LOOKS, first_look
+
+    played = [set(s.playable.mission.players) & set(counts or s.playable.mission.players)
+              for s in subjects]
+    need = max(first_look(len(players), games) for players in played)
+    if budget < need:
+        raise click.BadParameter(
+            f"{budget:,} games cannot pay for a first look at a mission: {need:,} games "
+            f"({min(LOOKS[0], games)} per player count at each of the {len(LADDER)} levels of "
+            "the skill ladder)", param_hint="'--budget'")
 
 
 def _report(subjects: list[Source], found: Iterator[TuneResult | None],
