@@ -137,7 +137,7 @@ def the_gap(tmp_path) -> Path:
     ("play", "02-the-gap.yaml", "--quiet", "--seed", "3"),
     ("playtest", "02-the-gap.yaml", "--games", "2", "--bots", "random", "--players", "3",
      "--jobs", "1"),
-    ("tune", "02-the-gap.yaml", "--budget", "100", "--games", "25", "--players", "3",
+    ("tune", "02-the-gap.yaml", "--budget", "125", "--games", "25", "--players", "3",
      "--jobs", "1"),
 ], ids=lambda args: " ".join(args[:2]))
 def test_a_file_named_by_its_bare_name_is_read_with_its_campaigns_definitions(the_gap, args):
