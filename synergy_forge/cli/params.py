@@ -3,7 +3,9 @@ which names the option (`Invalid value for '--bots': …`) and exits 2."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -11,6 +13,7 @@ import click
 from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
 from synergy_forge.core.engine import MAX_SEED, MIN_SEED
+from synergy_forge.fileio import OutputKind, output_problem
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -88,6 +91,24 @@ class CardSizeType(click.ParamType):
         if not (30 <= width <= 100 and 30 <= height <= 120):
             self.fail("cards must be 30 to 100 mm wide and 30 to 120 mm high", param, ctx)
         return CardSize(width, height)
+
+
+class OutputFile(click.Path):
+    """A file an option writes (`--log`, `--html`), by the one output policy (fileio.OutputKind):
+    refused here, before any work, when something other than an earlier output of `kind` is
+    at that name; the write checks again at its last moment."""
+
+    def __init__(self, kind: OutputKind) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+        self.kind = kind
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path:
+        path = Path(os.fsdecode(super().convert(value, param, ctx)))
+        problem = output_problem(path, self.kind)
+        if problem is not None:
+            self.fail(f"{path}: {problem}", param, ctx)
+        return path
 
 
 BOTS = Bots()
