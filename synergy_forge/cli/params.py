@@ -4,11 +4,12 @@ which names the option (`Invalid value for '--bots': …`) and exits 2."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
@@ -116,16 +117,35 @@ PLAYER_COUNTS = PlayerCounts()
 CARD_SIZE = CardSizeType()
 
 
+#: The name of `--json`'s value, which only `--format` reads (`fmt` is the command's).
+JSON_FLAG = "json_flag"
+
+
+class _Format(click.Option):
+    """`--format`, which `--json` sets to json. Both given with different formats ask for two
+    outputs where there is one: a usage error, rather than one silently dropped."""
+
+    def consume_value(self, ctx: click.Context,
+                      opts: Mapping[str, Any]) -> tuple[Any, ParameterSource]:
+        value, source = super().consume_value(ctx, opts)
+        if not opts.get(JSON_FLAG):
+            return value, source
+        if source == ParameterSource.COMMANDLINE and value != "json":
+            raise click.UsageError(f"--json is --format json: it cannot go with --format "
+                                   f"{value}; give one of them", ctx)
+        return "json", ParameterSource.COMMANDLINE
+
+
 def report_format(kind: str, help: str) -> Callable[[Command], Command]:
     """`--format` (the reporters of `kind` in reporting.formats) and `--json`, the same as
-    `--format json` (the last one given wins): every command that reports through the
-    registry takes both, so that `--json` means the same everywhere (README)."""
+    `--format json` (with another --format, a usage error): every command that reports
+    through the registry takes both, so that `--json` means the same everywhere (README)."""
     from synergy_forge.reporting.formats import formats
 
     def decorate(command: Command) -> Command:
-        command = click.option("--json", "fmt", flag_value="json",
+        command = click.option("--json", JSON_FLAG, is_flag=True, expose_value=False,
                                help="The same as --format json.")(command)
-        return click.option("--format", "fmt", type=click.Choice(formats(kind)),
+        return click.option("--format", "fmt", cls=_Format, type=click.Choice(formats(kind)),
                             default="text", show_default=True, help=help)(command)
 
     return decorate
