@@ -3,6 +3,7 @@ the campaign's own copy of the schemas their first line names (`schemas --update
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass, field
@@ -185,7 +186,8 @@ def write_new_mission(path: Path, force: bool = False) -> list[Path]:
 
 
 def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> list[Path]:
-    """A campaign folder; refuses to touch a folder that already has a campaign.yaml."""
+    """A campaign folder; refuses (FileExistsError, nothing written) when one of its files
+    is already there: a campaign.yaml, or a mission, goal or challenge of the same name."""
     langs = ", ".join(languages)
     names = {"en": "My campaign", "fr": "Ma campagne"}
     name = "{" + ", ".join(f'{lang}: "{names.get(lang, names["en"])}"' for lang in languages) + "}"
@@ -229,8 +231,11 @@ text:
 rule: "(sum - 1) in others or (sum + 1) in others"
 """,
     }
-    if campaign.exists():
-        raise FileExistsError(None, "exists", str(campaign))
+    # Every name checked before any is written: a file found at the third write would leave
+    # half a campaign behind, and a second run would then refuse its campaign.yaml.
+    taken = next((path for path in files if os.path.lexists(path)), None)
+    if taken is not None:
+        raise FileExistsError(errno.EEXIST, "exists", str(taken))
     written = [write_atomic(path, text, overwrite=False) for path, text in files.items()]
     return written + [write_atomic(campaign_schemas(folder) / name, data)
                       for name, data in _shipped_schemas().items()]
