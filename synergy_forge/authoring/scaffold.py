@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaign, read_campaign
-from synergy_forge.fileio import write_atomic
+from synergy_forge.fileio import editable, replace_text, write_atomic
 from synergy_forge.resources import schemas_dir
 
 #: Where a campaign keeps its copy of the schemas, so that the schema lines of its files are
@@ -100,18 +100,25 @@ def schema_state(folder: Path) -> SchemaState:
 
 def write_schemas(folder: Path) -> list[Path]:
     """Bring the campaign's copy of the schemas up to date with this synergy-forge, and point
-    the schema line of each of its files at it; the files written."""
+    the schema line of each of its files at it; the files written.
+
+    The designer's files are changed in place as `tune --write` changes a mission
+    (fileio.replace_text: a read-only one refused, a save made meanwhile kept), each checked
+    before anything is written (CannotWrite, exit 2: nothing written at all)."""
     written = []
     state = schema_state(folder)
+    for path in state.lines:
+        editable(path)
     shipped = _shipped_schemas()
     for name in state.missing + state.stale:
         written.append(write_atomic(state.folder / name, shipped[name]))
     for path in state.lines:
         line = _line_target(path)
         assert line is not None
-        text = path.read_text(encoding="utf-8-sig")
-        rest = text.partition("\n")[2]
-        written.append(write_atomic(path, _schema_line(path, line[1], folder) + rest))
+        with open(path, encoding="utf-8-sig", newline="") as handle:  # as replace_text reads
+            text = handle.read()
+        replace_text(path, text, _schema_line(path, line[1], folder) + text.partition("\n")[2])
+        written.append(path)
     return written
 
 
