@@ -3,6 +3,11 @@
 Two ways to write: `write_atomic` for outputs (a report, a kit, a log: the command made them
 and may make them again) and `replace_text` for the designer's own files that a command
 changes in place (`tune --write`), where a lost save is lost work.
+
+An output file the user names (`play --log FILE`, `playtest --html FILE`) is one policy,
+`OutputKind`: it is written where nothing is (or an empty file), or over an earlier output of
+the same kind, known by how it begins; anything else at that name (a mission, a note, a
+folder, a device) is the user's, and the write is refused with that file untouched.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -56,6 +62,39 @@ def _replaceable(path: Path) -> None:
                       "stream); give a file name", str(path))
 
 
+@dataclass(frozen=True)
+class OutputKind:
+    """What an output option writes, for the policy above: `what` it is, in words (the
+    refusal says "exists and is not <what>"), and `start`, the bytes every such file begins
+    with, by which one written earlier is known."""
+
+    what: str
+    start: bytes
+
+
+def output_problem(path: Path, kind: OutputKind) -> str | None:
+    """Why an output of `kind` may not be written at `path` (a sentence ending "nothing was
+    written"), or None when it may: nothing is there, an empty file, or an earlier output of
+    `kind` (a link: the file it points to). Never blocks (a FIFO is not opened)."""
+    try:
+        _replaceable(path)
+        with open_regular(path) as handle:
+            head = handle.read(len(kind.start))
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # nothing to lose (a folder that is a file: the write itself says so)
+    except PermissionError:
+        return f"exists and cannot be read to tell whether it is {kind.what}; nothing was " \
+            "written"
+    except OSError as exc:
+        if isinstance(exc, IsADirectoryError) or exc.errno == errno.EINVAL:
+            return f"{exc.strerror}; nothing was written"
+        return None  # a name the file system refuses (too long...): the write says so
+    if head in (b"", kind.start):
+        return None
+    return f"exists and is not {kind.what}: nothing was written (give another name, or " \
+        "remove that file first)"
+
+
 def _temporary(path: Path, payload: bytes, durable: bool, mode: int) -> str:
     """A new file beside `path` holding `payload` with `mode`; its name. An OSError names
     `path` (not the hidden temporary name, which means nothing to the user)."""
@@ -93,7 +132,7 @@ def _removed_on_failure(tmp: str, dir_fd: int | None = None) -> Iterator[None]:
 
 
 def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
-                 durable: bool = True) -> Path:
+                 durable: bool = True, kind: OutputKind | None = None) -> Path:
     """Write `data` to `path` through a temporary file in the same folder, then rename.
 
     An interrupted write leaves the old file (or none), never half of the new one. With
@@ -102,12 +141,14 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
     existing file keeps its mode. `durable=False` skips the fsync before the rename (each
     costs a journal commit), for files that can be made again and are checked before use (the
     build's cache): a crash may leave such a file empty, never half of it in place of the old
-    one.
+    one. With `kind`, an output the user named: the file in place is checked by
+    `output_problem` at the last moment before it is replaced, and CannotWrite (exit 2) leaves
+    it untouched.
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
-        _write_atomic(path, payload, overwrite=overwrite, durable=durable)
+        _write_atomic(path, payload, overwrite=overwrite, durable=durable, kind=kind)
     except OSError as exc:
         if exc.filename is not None and str(exc.filename) != str(path) \
                 and not isinstance(exc, FileExistsError) and exc.errno is not None:
@@ -117,7 +158,8 @@ def write_atomic(path: Path, data: bytes | str, *, overwrite: bool = True,
     return path
 
 
-def _write_atomic(path: Path, payload: bytes, *, overwrite: bool, durable: bool) -> None:
+def _write_atomic(path: Path, payload: bytes, *, overwrite: bool, durable: bool,
+                  kind: OutputKind | None) -> None:
     _replaceable(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = 0o644
@@ -128,6 +170,9 @@ def _write_atomic(path: Path, payload: bytes, *, overwrite: bool, durable: bool)
             mode = stat.S_IMODE(os.stat(target).st_mode)
     tmp = _temporary(target, payload, durable, mode)
     with _removed_on_failure(tmp):
+        problem = output_problem(path, kind) if kind is not None else None
+        if problem is not None:
+            raise CannotWrite(str(path), problem)
         if overwrite:
             os.replace(tmp, target)
         else:

@@ -106,3 +106,26 @@ def test_schemas_outside_a_campaign_is_a_usage_error(tmp_path):
     result = program("schemas", cwd=tmp_path)
     assert result.returncode == 2 and "no campaign.yaml in this folder or above" in \
         result.stderr
+
+
+def test_schemas_update_changes_no_read_only_file_and_writes_nothing_then(clone):
+    """The schema lines are the designer's files, changed in place as `tune --write` changes
+    a mission: a read-only one (chmod a-w: even root is refused) stops the update before
+    anything is written; a byte-order mark and Windows line ends are kept."""
+    copy = clone / ".synergy" / "schemas" / "mission.schema.json"
+    copy.write_text("{}")
+    mission = clone / "missions" / "02-second.yaml"
+    text = mission.read_text()
+    moved = "# yaml-language-server: $schema=../elsewhere/mission.schema.json\n" + \
+        text.split("\n", 1)[1]
+    mission.write_text(moved)
+    mission.chmod(0o444)
+    updated = run("schemas", "--update", cwd=clone)
+    assert updated.returncode == 2 and "02-second.yaml: is read-only; nothing was written" in \
+        updated.stderr, updated.stderr
+    assert mission.read_text() == moved and copy.read_text() == "{}"
+    mission.chmod(0o644)
+    mission.write_bytes(b"\xef\xbb\xbf" + moved.replace("\n", "\r\n").encode())
+    assert run("schemas", "--update", cwd=clone).returncode == 0
+    assert mission.read_bytes() == b"\xef\xbb\xbf" + text.split("\n", 1)[0].encode() + b"\n" + \
+        text.split("\n", 1)[1].replace("\n", "\r\n").encode()

@@ -75,6 +75,7 @@ def test_json_is_the_same_as_format_json_in_every_command_that_has_formats() -> 
     import click
 
     from synergy_forge.cli.main import main
+    from synergy_forge.cli.params import JSON_FLAG
 
     ctx = click.Context(main)
     with_formats = []
@@ -85,7 +86,10 @@ def test_json_is_the_same_as_format_json_in_every_command_that_has_formats() -> 
         if "--format" in options:
             with_formats.append(name)
             assert "--json" in options, name
-            assert options["--json"].name == options["--format"].name == "fmt", name
+            # --json's own flag (so that --format can refuse a conflict), which only --format
+            # reads: the command gets one value, fmt.
+            assert options["--format"].name == "fmt" and not options["--json"].expose_value
+            assert options["--json"].name == JSON_FLAG, name
     assert {"validate", "judge", "playtest"} <= set(with_formats)
 
 
@@ -104,3 +108,35 @@ def test_json_and_format_json_print_the_same(args: list[str]) -> None:
     assert alias.exit_code == long.exit_code == 0, alias.output
     assert alias.output == long.output != text.output
     assert alias.output.lstrip().startswith("{")
+
+
+@pytest.mark.parametrize("args", [
+    ["playtest", "missions/starter/missions/01-first-notes.yaml", "--games", "2", "--format",
+     "html", "--json"],
+    ["playtest", "missions/starter/missions/01-first-notes.yaml", "--json", "--format", "text"],
+    ["validate", "missions/starter/missions/01-first-notes.yaml", "--format", "github",
+     "--json"],
+    ["judge", "--json", "--format", "text", "missions/rounds/crossed-goals.yaml"]])
+def test_json_with_another_format_is_a_usage_error_not_one_dropped(args: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from synergy_forge.cli.main import main
+
+    root = COMMANDS.parents[2]
+    result = CliRunner().invoke(main, [str(root / a) if a.startswith("missions/") else a
+                                       for a in args])
+    assert result.exit_code == 2, result.output
+    assert "--json is --format json: it cannot go with --format " in result.output
+    assert "{" not in result.output and "<" not in result.output
+
+
+def test_json_with_format_json_is_json() -> None:
+    from click.testing import CliRunner
+
+    from synergy_forge.cli.main import main
+
+    mission = str(COMMANDS.parents[2] / "missions/starter/missions/01-first-notes.yaml")
+    both = CliRunner().invoke(main, ["validate", mission, "--format", "json", "--json"])
+    assert both.exit_code == 0
+    assert both.output == CliRunner().invoke(main, ["validate", mission, "--json"]).output
+    assert both.output.lstrip().startswith("{")

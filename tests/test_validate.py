@@ -383,3 +383,17 @@ def test_a_value_no_alternative_takes_is_described_by_the_kinds_it_may_be(tmp_pa
     assert [(d.line, d.column, d.check, d.message) for d in diagnostics] == [
         (8, 19, "schema.anyOf", "'allowed_failures' must be a whole number or a mapping "
                                 "(key: value), got a list")]
+
+
+def test_new_campaign_over_one_file_of_its_own_writes_none_of_the_others(tmp_path):
+    """A folder that holds one of the files `new campaign` makes (not campaign.yaml): the
+    file stays and nothing else is written, so the command can be run again elsewhere."""
+    (tmp_path / "camp" / "goals").mkdir(parents=True)
+    (tmp_path / "camp" / "goals" / "close-call.yaml").write_text("# my goal\n")
+    result = run("new", "campaign", str(tmp_path / "camp"))
+    assert result.exit_code == 2
+    assert [str(p.relative_to(tmp_path)) for p in sorted(tmp_path.rglob("*"))] == \
+        ["camp", "camp/goals", "camp/goals/close-call.yaml"]
+    assert f"{tmp_path / 'camp' / 'goals' / 'close-call.yaml'}: already exists; nothing was " \
+        "written (use another folder)" in result.output
+    assert (tmp_path / "camp" / "goals" / "close-call.yaml").read_text() == "# my goal\n"

@@ -3,6 +3,7 @@ the campaign's own copy of the schemas their first line names (`schemas --update
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shlex
@@ -17,7 +18,7 @@ from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaig
 from synergy_forge.authoring.schema import validator
 from synergy_forge.cardtext.fonts import fit
 from synergy_forge.cardtext.geometry import card_boxes
-from synergy_forge.fileio import open_regular, read_regular, write_atomic
+from synergy_forge.fileio import editable, open_regular, read_regular, replace_text, write_atomic
 from synergy_forge.resources import schemas_dir
 from synergy_forge.typography import typeset
 
@@ -108,18 +109,26 @@ def schema_state(folder: Path) -> SchemaState:
 
 def write_schemas(folder: Path) -> list[Path]:
     """Bring the campaign's copy of the schemas up to date with this synergy-forge, and point
-    the schema line of each of its files at it; the files written."""
+    the schema line of each of its files at it; the files written.
+
+    The designer's files are changed in place as `tune --write` changes a mission
+    (fileio.replace_text: a read-only one refused, a save made meanwhile kept), each checked
+    before anything is written (CannotWrite, exit 2: nothing written at all)."""
     written = []
     state = schema_state(folder)
+    for path in state.lines:
+        editable(path)
     shipped = _shipped_schemas()
     for name in state.missing + state.stale:
         written.append(write_atomic(state.folder / name, shipped[name]))
     for path in state.lines:
         line = _line_target(path)
         assert line is not None
+        # As replace_text reads it (byte-order mark dropped, line ends kept), without
+        # blocking on a FIFO.
         text = read_regular(path).decode("utf-8-sig")
-        rest = text.partition("\n")[2]
-        written.append(write_atomic(path, _schema_line(path, line[1], folder) + rest))
+        replace_text(path, text, _schema_line(path, line[1], folder) + text.partition("\n")[2])
+        written.append(path)
     return written
 
 
@@ -247,7 +256,8 @@ def language_problem(languages: tuple[str, ...]) -> str | None:
 
 
 def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> list[Path]:
-    """A campaign folder; refuses to touch a folder that already has a campaign.yaml. The
+    """A campaign folder; refuses (FileExistsError, nothing written) when one of its files
+    is already there: a campaign.yaml, or a mission, goal or challenge of the same name. The
     languages are ones language_problem accepts."""
     langs = ", ".join(languages)
     names = {"en": "My campaign", "fr": "Ma campagne"}
@@ -292,8 +302,11 @@ text:
 rule: "(sum - 1) in others or (sum + 1) in others"
 """,
     }
-    if campaign.exists():
-        raise FileExistsError(None, "exists", str(campaign))
+    # Every name checked before any is written: a file found at the third write would leave
+    # half a campaign behind, and a second run would then refuse its campaign.yaml.
+    taken = next((path for path in files if os.path.lexists(path)), None)
+    if taken is not None:
+        raise FileExistsError(errno.EEXIST, "exists", str(taken))
     written = [write_atomic(path, text, overwrite=False) for path, text in files.items()]
     return written + [write_atomic(campaign_schemas(folder) / name, data)
                       for name, data in _shipped_schemas().items()]

@@ -3,14 +3,18 @@ which names the option (`Invalid value for '--bots': …`) and exits 2."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from synergy_forge.cardtext.geometry import CardSize
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
 from synergy_forge.core.engine import MAX_SEED, MIN_SEED
+from synergy_forge.fileio import OutputKind, output_problem
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
@@ -90,21 +94,58 @@ class CardSizeType(click.ParamType):
         return CardSize(width, height)
 
 
+class OutputFile(click.Path):
+    """A file an option writes (`--log`, `--html`), by the one output policy (fileio.OutputKind):
+    refused here, before any work, when something other than an earlier output of `kind` is
+    at that name; the write checks again at its last moment."""
+
+    def __init__(self, kind: OutputKind) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+        self.kind = kind
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Path:
+        path = Path(os.fsdecode(super().convert(value, param, ctx)))
+        problem = output_problem(path, self.kind)
+        if problem is not None:
+            self.fail(f"{path}: {problem}", param, ctx)
+        return path
+
+
 BOTS = Bots()
 PLAYER_COUNTS = PlayerCounts()
 CARD_SIZE = CardSizeType()
 
 
+#: The name of `--json`'s value, which only `--format` reads (`fmt` is the command's).
+JSON_FLAG = "json_flag"
+
+
+class _Format(click.Option):
+    """`--format`, which `--json` sets to json. Both given with different formats ask for two
+    outputs where there is one: a usage error, rather than one silently dropped."""
+
+    def consume_value(self, ctx: click.Context,
+                      opts: Mapping[str, Any]) -> tuple[Any, ParameterSource]:
+        value, source = super().consume_value(ctx, opts)
+        if not opts.get(JSON_FLAG):
+            return value, source
+        if source == ParameterSource.COMMANDLINE and value != "json":
+            raise click.UsageError(f"--json is --format json: it cannot go with --format "
+                                   f"{value}; give one of them", ctx)
+        return "json", ParameterSource.COMMANDLINE
+
+
 def report_format(kind: str, help: str) -> Callable[[Command], Command]:
     """`--format` (the reporters of `kind` in reporting.formats) and `--json`, the same as
-    `--format json` (the last one given wins): every command that reports through the
-    registry takes both, so that `--json` means the same everywhere (README)."""
+    `--format json` (with another --format, a usage error): every command that reports
+    through the registry takes both, so that `--json` means the same everywhere (README)."""
     from synergy_forge.reporting.formats import formats
 
     def decorate(command: Command) -> Command:
-        command = click.option("--json", "fmt", flag_value="json",
+        command = click.option("--json", JSON_FLAG, is_flag=True, expose_value=False,
                                help="The same as --format json.")(command)
-        return click.option("--format", "fmt", type=click.Choice(formats(kind)),
+        return click.option("--format", "fmt", cls=_Format, type=click.Choice(formats(kind)),
                             default="text", show_default=True, help=help)(command)
 
     return decorate

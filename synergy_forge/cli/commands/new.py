@@ -23,7 +23,8 @@ def new_mission(path: Path, force: bool) -> None:
     """Write a starting mission file at PATH."""
     from synergy_forge.authoring.scaffold import write_new_mission
 
-    _scaffold(lambda: write_new_mission(path, force=force), path)
+    _scaffold(lambda: write_new_mission(path, force=force), path,
+              " (use another path, or --force to replace it)")
 
 
 @command.command("campaign")
@@ -38,15 +39,14 @@ def new_campaign(folder: Path, languages: str) -> None:
     problem = language_problem(langs)
     if problem is not None:  # before anything is written: campaign.yaml would not validate
         raise click.BadParameter(problem, param_hint="'--languages'")
-    _scaffold(lambda: write_campaign(folder, langs), folder)
+    _scaffold(lambda: write_campaign(folder, langs), folder, " (use another folder)")
 
 
-def _scaffold(action: Callable[[], list[Path]], target: Path) -> None:
+def _scaffold(action: Callable[[], list[Path]], target: Path, hint: str) -> None:
     try:
         written = action()
     except OSError as exc:
-        raise CannotWrite.from_os_error(
-            exc, target, " (use another path, or --force for a single file)") from None
+        raise CannotWrite.from_os_error(exc, target, hint) from None
     from synergy_forge.authoring.scaffold import SCHEMAS_HOME
 
     schemas = [p for p in written if p.parent.parts[-2:] == SCHEMAS_HOME.parts]

@@ -9,7 +9,8 @@ import click
 
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
 
-from ..params import BOTS, SEED, for_seats
+from ..output import GAME_LOG, write_output
+from ..params import BOTS, SEED, OutputFile, for_seats
 
 if TYPE_CHECKING:
     from synergy_forge.core.engine import Game
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 @click.option("--bots", type=BOTS, default="coop", show_default=True,
               help="One bot for every seat (random, greedy, coop, expert, oracle), or one per "
               "seat: coop,random,…")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write every decision to this JSON Lines file, for `replay`.")
+@click.option("--log", "log_path", type=OutputFile(GAME_LOG),
+              help="Write every decision to this JSON Lines file, for `replay` (a new file, "
+              "or a game log it replaces).")
 @click.option("--quiet", is_flag=True, help="Print only the outcome.")
 def command(mission: str, player_count: int | None, seed: int | None, bots: tuple[str, ...],
             log_path: Path | None, quiet: bool) -> None:
@@ -84,11 +86,6 @@ class _Story:
 
 def _write_log(path: Path, records: list[dict[str, Any]]) -> None:
     from synergy_forge.authoring.gamelog import write_log
-    from synergy_forge.errors import CannotWrite
-    from synergy_forge.fileio import write_atomic
 
-    try:
-        write_atomic(path, write_log(records))
-    except OSError as exc:
-        raise CannotWrite.from_os_error(exc, path) from None
+    write_output(path, write_log(records), GAME_LOG)
     click.echo(f"log written to {path} ({len(records)} records)", err=True)

@@ -10,8 +10,8 @@ import click
 from synergy_forge.errors import CheckFailed
 from synergy_forge.reporting.formats import render
 
-from ..output import show, write_report
-from ..params import BOTS, PLAYER_COUNTS, SEED, report_format
+from ..output import HTML_REPORT, show, write_report
+from ..params import BOTS, PLAYER_COUNTS, SEED, OutputFile, report_format
 
 if TYPE_CHECKING:
     from synergy_forge.sim.executors import Executor
@@ -39,8 +39,9 @@ PROGRESS_FROM = 2000
               "(docs/scale.md).")
 @report_format("playtest", help="text: a summary per mission; json: one object "
                "(docs/playtest.md); html: a page with charts.")
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write an HTML report with charts.")
+@click.option("--html", "html_path", type=OutputFile(HTML_REPORT),
+              help="Also write an HTML report with charts to this file (a new file, or a "
+              "report it replaces).")
 @click.option("--check", is_flag=True, help="Exit 1 when a mission is unwinnable or its "
               "declared stars are outside the estimate.")
 @click.option("--human", "logs", multiple=True, metavar="LOG",

@@ -11,7 +11,8 @@ import click
 
 from synergy_forge.core.cards import MAX_PLAYERS, MIN_PLAYERS
 
-from ..params import BOTS, SEED
+from ..output import GAME_LOG
+from ..params import BOTS, SEED, OutputFile
 
 if TYPE_CHECKING:
     import socket
@@ -36,9 +37,9 @@ DEFAULT_PORT = 8766
               help="The bot of every bot seat, or one per bot seat: coop,greedy,…")
 @click.option("--seed", type=SEED, help="Seed of the game's shuffles and bots (default: random; "
               "it is in the log once the game ends, never shown before).")
-@click.option("--log", "log_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the game's log to this JSON Lines file, for `replay` (a game "
-              "dealt again: FILE-2.jsonl, …).")
+@click.option("--log", "log_path", type=OutputFile(GAME_LOG),
+              help="Also write the game's log to this JSON Lines file, for `replay` (a new "
+              "file, or a game log it replaces; a game dealt again: FILE-2.jsonl, …).")
 @click.option("--games", "games_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Folder each finished game's log is added to (default: games/ in the "
               "mission's campaign folder; for the bundled starter campaign, in the current "
@@ -175,9 +176,10 @@ def _save(finished: Finished, log_path: Path | None, games: Path) -> None:
     targets = [(log_path, True)] if log_path is not None else []
     targets.append((games / f"{game.mission.id}-{stamp}-{secrets.token_hex(3)}.jsonl", False))
     for path, overwrite in targets:
-        try:
-            write_atomic(path, text, overwrite=overwrite)
-        except OSError as exc:
-            click.echo(CannotWrite.from_os_error(exc, path).format_message(), err=True)
+        try:  # --log by the output policy; the games folder's new name never replaces a file
+            write_atomic(path, text, overwrite=overwrite, kind=GAME_LOG if overwrite else None)
+        except (OSError, CannotWrite) as exc:
+            error = exc if isinstance(exc, CannotWrite) else CannotWrite.from_os_error(exc, path)
+            click.echo(error.format_message(), err=True)
             continue
         click.echo(f"log written to {path} ({len(records)} records)")
