@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
-from synergy_forge.sim.calibration import fit
+from synergy_forge.sim.calibration import beyond, fit
 from synergy_forge.sim.playtest import Level, Tally
 
 
@@ -88,3 +88,66 @@ def test_human_logs_without_people_and_bad_logs(tmp_path):
     empty.mkdir()
     none = CliRunner().invoke(main, ["playtest", "--human", str(empty)])
     assert none.exit_code == 2 and "no *.jsonl game log" in none.output
+
+
+def test_a_flat_ladder_does_not_place_people_in_its_middle():
+    everyone_wins = _levels([1.0, 1.0, 1.0, 1.0, 1.0])
+    # Losing where every level wins: below the whole ladder, at its lowest skill, not 0.5.
+    assert fit(everyone_wins, 0, 2)[0] == 0.0 and beyond(everyone_wins, 0, 2) == "below"
+    # Winning where every level loses: above the whole ladder, at its top.
+    no_one_wins = _levels([0.0, 0.0, 0.0, 0.0, 0.0])
+    assert fit(no_one_wins, 2, 2)[0] == 1.0 and beyond(no_one_wins, 2, 2) == "above"
+    # A flat stretch the people sit on: the least skill of it, as for the skill needed.
+    assert fit(_levels([0.0, 0.0, 0.5, 1.0, 1.0]), 0, 2)[0] == 0.0
+    assert beyond(_levels([0.1, 0.3, 0.5, 0.7, 0.9]), 50, 100) is None
+
+
+EVEN_KEEL = """\
+id: even-keel
+name: {en: "Even keel"}
+symbol: "2n"
+text: {en: "Your sum is even."}
+rule: "sum is even"
+"""
+
+EASY = """\
+id: easy
+number: 2
+title: {en: "Easy"}
+stars: 1
+players: [3]
+rounds: 1
+lives: 3
+hand: {numbers: 6, goals: 1}
+allowed_failures: 1
+actions: [F, H]
+goals: [even-keel]
+"""
+
+
+def test_people_who_lose_where_every_level_wins_are_below_the_ladder_not_above_it(tmp_path):
+    camp = tmp_path / "camp"
+    assert CliRunner().invoke(main, ["new", "campaign", str(camp)]).exit_code == 0
+    (camp / "goals" / "even-keel.yaml").write_text(EVEN_KEEL)
+    (camp / "missions" / "02-easy.yaml").write_text(EASY)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for seed in (1, 2):  # random bots lose these two games: people's losses
+        path = folder / f"game-{seed}.jsonl"
+        CliRunner().invoke(main, ["play", str(camp / "missions" / "02-easy.yaml"), "--players",
+                                  "3", "--seed", str(seed), "--bots", "random", "--log",
+                                  str(path), "--quiet"])
+        lines = path.read_text().splitlines(keepends=True)
+        assert json.loads(lines[-1])["result"] == "lost"
+        header = json.loads(lines[0])
+        header["bots"] = ["person"] * 3
+        path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    args = ["playtest", "--human", str(folder), "--games", "20", "--jobs", "1"]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    (found,) = json.loads(result.stdout)["calibrations"]
+    assert [lv["win_rate"] for lv in found["estimate"]["levels"]] == [1.0] * 5
+    assert found["fitted_edge"] == "below" and found["fitted_skill"] == 0.0
+    text = CliRunner().invoke(main, args)
+    assert "below every level of the ladder: the lowest, skill 0, wins 100%" in text.stdout
+    assert "above" not in text.stdout

@@ -113,3 +113,39 @@ actions:
     assert result.returncode == 2
     for expected in ("tabel", "[round.colors]", "(R15)", "(R12)"):
         assert expected in result.stderr, result.stderr
+
+
+def test_a_round_whose_seats_have_schema_errors_still_hears_of_its_unknown_goal(campaign):
+    # The seats cannot be set out to the rules (a 7, a seat with one number), yet the goal
+    # and challenge ids they name are checked in the same run, with a suggestion as for a
+    # mission.
+    (campaign / "rounds" / "typo.yaml").write_text("""\
+seats:
+  - {numbers: [2, 7], goal: close-cal}
+  - {numbers: [3], goal: unique}
+  - {numbers: [3, 1], goal: equal}
+challenges: [od-sum]
+actions: [{card: Z, seat: 5}]
+""")
+    result = run("judge", "rounds/typo.yaml", cwd=campaign)
+    assert result.returncode == 2
+    errors = [line for line in result.stderr.splitlines() if ": error: " in line]
+    assert len(errors) == 6, result.stderr  # four schema errors, two unknown ids
+    assert "typo.yaml:2:29: error: unknown goal 'close-cal' (did you mean 'close-call'?); " \
+        "expected one of " in result.stderr
+    assert "typo.yaml:5:14: error: unknown challenge 'od-sum' (did you mean 'odd-sum'?)" \
+        in result.stderr
+    # A goal the schema refuses is said once, by the schema.
+    (campaign / "rounds" / "typo.yaml").write_text(CLOSE_CALL.replace(
+        "goal: close-call", "goal: Close-Call").replace("[1, 2]", "[1]"))
+    refused = run("judge", "rounds/typo.yaml", cwd=campaign)
+    assert refused.returncode == 2
+    assert "unknown goal" not in refused.stderr and "Close-Call" in refused.stderr
+
+
+def test_judge_suggests_the_goal_a_round_misspelt_as_validate_does_for_a_mission(campaign):
+    (campaign / "rounds" / "close.yaml").write_text(CLOSE_CALL.replace("close-call",
+                                                                       "close-cal"))
+    result = run("judge", "rounds/close.yaml", cwd=campaign)
+    assert result.returncode == 2
+    assert "unknown goal 'close-cal' (did you mean 'close-call'?)" in result.stderr

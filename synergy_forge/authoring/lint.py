@@ -6,7 +6,6 @@ can be kept at all is decided by the referee itself, never by a list written by 
 
 from __future__ import annotations
 
-import difflib
 import itertools
 from collections.abc import Mapping
 
@@ -28,16 +27,11 @@ from synergy_forge.core.cards import (
 )
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
-from synergy_forge.core.rulelang import RuleError, RuleKind
+from synergy_forge.core.rulelang import RuleError, RuleKind, suggest
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.typography import typeset
 
 WARNING = Severity.WARNING
-
-
-def suggest(word: str, options: list[str]) -> str:
-    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def text_languages(doc: Document, path: tuple, languages: tuple[str, ...]) -> list[Diagnostic]:

@@ -22,7 +22,7 @@ from synergy_forge.core.cards import (
     NumberCard,
 )
 from synergy_forge.core.memo import Memo
-from synergy_forge.core.rulelang import RuleKind
+from synergy_forge.core.rulelang import RuleKind, suggest
 from synergy_forge.core.rules import ChallengePlan, Rulebook
 from synergy_forge.errors import UnreadableInput
 
@@ -189,14 +189,21 @@ def _not_a_seat(value: int | None, players: int, where: tuple[str | int, ...],
     return []
 
 
+def unknown(kind: str, ident: str, known: Mapping[str, object]) -> str | None:
+    """The words for a goal or challenge id the rulebook lacks ("unknown goal 'close-cal'
+    (did you mean 'close-call'?); expected one of …"), None for one it knows."""
+    if ident in known:
+        return None
+    return (f"unknown {kind} {ident!r}{suggest(ident, sorted(known))}; expected one of "
+            f"{', '.join(sorted(known))}")
+
+
 def _play_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
     """Goals the rulebook does not know, number cards no deck holds."""
     problems: list[Problem] = []
     goals = rulebook.goals
     for i, play in enumerate(table.plays):
-        if play.goal not in goals:
-            known = ", ".join(sorted(goals))
-            message = f"unknown goal {play.goal!r}; expected one of {known}"
+        if (message := unknown("goal", play.goal, goals)) is not None:
             problems.append(Problem(("seats", i, "goal"), message))
         for j, card in enumerate((play.first, play.second)):
             if card.value not in CARD_VALUES:
@@ -211,11 +218,8 @@ def _challenge_problems(table: Table, rulebook: Rulebook) -> list[Problem]:
     challenges = rulebook.challenges
     passing = 0
     for i, cid in enumerate(table.challenges):
-        if cid not in challenges:
-            known = ", ".join(sorted(challenges))
-            problems.append(
-                Problem(("challenges", i), f"unknown challenge {cid!r}; expected one of {known}")
-            )
+        if (message := unknown("challenge", cid, challenges)) is not None:
+            problems.append(Problem(("challenges", i), message))
         elif cid in table.challenges[:i]:
             problems.append(Problem(("challenges", i), f"challenge {cid!r} is listed twice"))
         elif challenges[cid].kind is RuleKind.PASSING:

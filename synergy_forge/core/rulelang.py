@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
+def suggest(word: str, options: list[str]) -> str:
+    """" (did you mean 'close-call'?)" for the option nearest a mistyped name, else "": the
+    one suggestion every unknown name gets (rules, missions, rounds)."""
+    close = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
 class RuleKind(StrEnum):
     """What a definition does to a round (docs/rules.md "Sums", "Constraint challenges",
     "Goals")."""
@@ -303,9 +310,8 @@ def _name_problem(kind: RuleKind, name: str, previous: list[str], after: str,
             return f"the test '{name}' is not allowed; a rule may use {', '.join(TESTS)}"
     elif name not in _KEYWORDS and name not in allowed:
         known = ", ".join(allowed) or "none"
-        close = difflib.get_close_matches(name, list(allowed), n=1)
-        did = f" (did you mean '{close[0]}'?)" if close else ""
-        return f"unknown variable '{name}'{did}; a {kind} rule may use: {known}"
+        return (f"unknown variable '{name}'{suggest(name, list(allowed))}; a {kind} rule may "
+                f"use: {known}")
     elif after == "(" and name not in _KEYWORDS:
         return f"'{name}' is not a function: calls are not allowed in a rule"
     return None

@@ -325,6 +325,23 @@ def _fitted(c: Calibration) -> str:
     return f"{c.fitted:.2f}{spread}"
 
 
+def _explained(c: Calibration) -> str:
+    """What skill explains the people's games; beyond the ladder, that it cannot say."""
+    if c.fitted_edge is not None:
+        # The level people fell short of (or beat): the least (most) often won.
+        level = (min if c.fitted_edge == "below" else max)(
+            c.levels, key=lambda lv: lv.tally.win_rate)
+        name = STAR_BOT if level.skill >= LADDER[-1] else f"skill {level.skill:g}"
+        which = "lowest" if c.fitted_edge == "below" else "highest"
+        return (f"{c.fitted_edge} every level of the ladder: the {which}, {name}, wins "
+                f"{_pct(level.tally.win_rate)}")
+    said = f"best explained by skill {_fitted(c)}"
+    if c.fitted is None or c.skill is None:
+        return said
+    side = "above" if c.fitted > c.skill else "below" if c.fitted < c.skill else "at"
+    return f"{said}: {side} the skill the estimate says a table needs"
+
+
 def human_text(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
                games: int = 0, seed: int = 1) -> Output:
     lines = [f"{logs} game log(s); people's games beside the skill ladder ({games} games per "
@@ -343,11 +360,7 @@ def human_text(calibrations: list[Calibration], logs: int = 0, without_people: i
                      "played by people")
         lines.append(f"      estimate: {describe_stars(fewest, most)}, needs skill "
                      f"{skill_text(c.skill)}; skill ladder: {ladder_line(c.levels)}")
-        fitted = f"      their games are best explained by skill {_fitted(c)}"
-        if c.fitted is not None and c.skill is not None:
-            fitted += (": above the skill the estimate says a table needs" if c.fitted > c.skill
-                       else ": below the skill the estimate says a table needs")
-        lines.append(fitted)
+        lines.append(f"      their games are {_explained(c)}")
         if not c.enough:
             lines.append(f"      ! only {c.games} game(s): about {ENOUGH_GAMES} per mission and "
                          "player count place a table within one step of the ladder "
@@ -374,7 +387,8 @@ def human_json(calibrations: list[Calibration], logs: int = 0, without_people: i
                          "levels": [{"skill": lv.skill, **_tally_to_json(lv.tally)}
                                     for lv in c.levels]},
             "fitted_skill": _skill(c.fitted), "fitted_low": _skill(c.fitted_low),
-            "fitted_high": _skill(c.fitted_high), "enough_games": c.enough,
+            "fitted_high": _skill(c.fitted_high), "fitted_edge": c.fitted_edge,
+            "enough_games": c.enough,
         })
     return Output(json.dumps({"logs": logs, "games_without_people": without_people,
                               "games": games, "seed": seed, "ladder": list(LADDER),

@@ -8,6 +8,8 @@ same seeds as `playtest`, giving a win rate per level; between levels the rate i
 straight line. The skill that best explains the people's games is the one under which their
 wins and losses are most likely (maximum likelihood on a grid of skills), and its range the
 skills whose likelihood is within a factor LIKELIHOOD_RANGE of the best (about a 95% range).
+People who win less often than every level (or more often than every level) are beyond the
+ladder: the likelihood is best at its weakest (strongest) level, and that is all it can say.
 """
 
 from __future__ import annotations
@@ -74,6 +76,9 @@ class Calibration:
     fitted: float | None = None
     fitted_low: float | None = None
     fitted_high: float | None = None
+    #: "below" when people won less often than every level of the ladder, "above" when more
+    #: often than every level: the fit is then the ladder's edge, not a skill found inside it
+    fitted_edge: str | None = None
 
     @property
     def rate(self) -> float:
@@ -106,6 +111,19 @@ def curve(levels: Sequence[Level]) -> Callable[[float], float]:
     return rate
 
 
+def beyond(levels: Sequence[Level], wins: int, games: int) -> str | None:
+    """"below" when `wins` of `games` is a lower rate than every level's, "above" when a
+    higher one than every level's, else None (some skill on the ladder wins as often)."""
+    if not games or not levels:
+        return None
+    rates = [lv.tally.win_rate for lv in levels]
+    if wins / games < min(rates):
+        return "below"
+    if wins / games > max(rates):
+        return "above"
+    return None
+
+
 def fit(levels: Sequence[Level], wins: int, games: int) -> tuple[float, float, float] | None:
     """(best skill, lowest, highest in range) for `wins` of `games`; None without games."""
     if not games or not levels:
@@ -120,11 +138,14 @@ def fit(levels: Sequence[Level], wins: int, games: int) -> tuple[float, float, f
     skills = [LADDER[0] + (LADDER[-1] - LADDER[0]) * i / FIT_STEPS for i in range(FIT_STEPS + 1)]
     values = [likelihood(s) for s in skills]
     top = max(values)
-    # Ties (a flat stretch of the curve): the middle of the best stretch.
+    # Ties (a flat stretch of the curve, or all of it) say nothing about where in the stretch
+    # people are: the least skill that explains their games, as the skill needed is the least
+    # that reaches the target; the most only for people above every level.
     best = [s for s, v in zip(skills, values, strict=True) if v >= top - 1e-9]
     inside = [s for s, v in zip(skills, values, strict=True)
               if v >= top - math.log(LIKELIHOOD_RANGE)]
-    return best[len(best) // 2], min(inside), max(inside)
+    chosen = max(best) if beyond(levels, wins, games) == "above" else min(best)
+    return chosen, min(inside), max(inside)
 
 
 def group(played: Sequence[PlayedGame]) -> list[Calibration]:
@@ -171,4 +192,6 @@ def calibrate(played: Sequence[PlayedGame], games: int, seed: int,
         fitted = fit(calibration.levels, calibration.wins, calibration.games)
         if fitted is not None:
             calibration.fitted, calibration.fitted_low, calibration.fitted_high = fitted
+            calibration.fitted_edge = beyond(calibration.levels, calibration.wins,
+                                             calibration.games)
     return calibrations
