@@ -374,7 +374,9 @@ def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path, 
     result = CliRunner().invoke(main, ["build", str(folder), "--out", str(tmp_path / "o"),
                                        "--no-png", "--jobs", "1", "--card-size", "50x70"])
     assert result.exit_code == 1, result.output
-    assert "1.yaml: title (en) does not fit on its card in missions.pdf" in result.output
+    # at the mission's field, as validate reports what it finds
+    assert ("1.yaml:3:1: error: title (en) does not fit on its card in missions.pdf "
+            "[text.fit]") in result.output
     assert "o/en/missions.pdf" in result.output and "o/en/numbers.pdf" not in result.output
 
 

@@ -164,12 +164,23 @@ def draw(html: str, context: RenderContext) -> Drawn:
 
 def overflows(document: Any) -> list[str]:
     """Every `.fit` box whose content runs past its own bottom or right edge (issue 11: a word
-    wider than its box is clipped as surely as a text too tall)."""
+    wider than its box is clipped as surely as a text too tall). A block counts by its border
+    box: its margins are never drawn, so a paragraph's bottom margin below the box's last line
+    (a mission card's rules block: a RULES_GAP after each paragraph, which cardtext.fonts.fit
+    counts only between them) clips nothing. Inline boxes count by their margin boxes, the
+    height their line box gives them: a glyph's em box overhangs a line tighter than the
+    font's ascent and descent (a goal's symbol, line-height 1.1) without its ink doing so."""
+    from weasyprint.formatting_structure.boxes import BlockLevelBox
+
     found = []
 
     def extent(box: Any) -> tuple[float, float]:
-        right = box.position_x + box.margin_width()
-        end = box.position_y + box.margin_height()
+        if isinstance(box, BlockLevelBox):
+            right = box.border_box_x() + box.border_width()
+            end = box.border_box_y() + box.border_height()
+        else:
+            right = box.position_x + box.margin_width()
+            end = box.position_y + box.margin_height()
         for child in getattr(box, "children", []):
             r, e = extent(child)
             right, end = max(right, r), max(end, e)

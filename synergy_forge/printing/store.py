@@ -21,8 +21,9 @@ from synergy_forge.fileio import (
 from synergy_forge.resources import templates_dir
 
 #: Part of every cache key: bump it when rendering changes in a way the HTML does not show.
-RENDER_VERSION = "5"  # 3: sheets imposed from the cards' pages; 4: IDs blind to data-what;
+RENDER_VERSION = "6"  # 3: sheets imposed from the cards' pages; 4: IDs blind to data-what;
 # 5: a piece's overflows include the texts left off their card's page (draw._split_cards)
+# 6: overflows measured by the border boxes: a last paragraph's bottom margin is not one
 CACHE_DIR = ".cache"
 TEMPLATES = "templates"  # OUT/.cache/templates/: the compiled templates
 

@@ -4,16 +4,25 @@ translated (on stderr, as warnings and errors)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from synergy_forge.printing.jobs import Overflow, Rendered
 from synergy_forge.printing.print_run import PrintRun
 from synergy_forge.reporting import Output
+
+if TYPE_CHECKING:
+    from synergy_forge.authoring.yamlfile import Document
 
 #: Missing translations listed one by one; past this, a count.
 MISSING_SHOWN = 20
 
 
-def text(run: PrintRun, out_dir: Path) -> Output:
+def text(run: PrintRun, out_dir: Path, documents: Mapping[str, Document] | None = None
+         ) -> Output:
+    """`documents`: the mission files read (by the name a card's text gives as its source), at
+    whose fields a text that does not fit is reported, as `validate` reports one."""
     results = run.results
     lines = []
     for r in sorted(results, key=lambda r: (r.job.language, str(r.path))):
@@ -25,8 +34,7 @@ def text(run: PrintRun, out_dir: Path) -> Output:
         lines.append(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
     notes = []
     for r in results:
-        notes += [f"{o.source or 'card text'}: {o.field} ({r.job.language}) does not fit on "
-                  f"its card in {r.job.name}" for o in r.overflows]
+        notes += [_overflow(o, r, documents or {}) for o in r.overflows]
         notes += [f"refused to load {url} while rendering {r.job.name}" for url in r.refused]
     missing = sorted({(r.job.language, m) for r in results for m in r.missing})
     notes += [f"warning: no {language} translation for {message!r}; English was used"
@@ -47,3 +55,13 @@ def text(run: PrintRun, out_dir: Path) -> Output:
                  + f" in {out_dir}"
                  + (f"; {problems} text(s) do not fit" if problems else ""))
     return Output("\n".join(lines), "\n".join(notes))
+
+
+def _overflow(overflow: Overflow, rendered: Rendered, documents: Mapping[str, Document]) -> str:
+    """A text that does not fit, at its field (FILE:LINE:COLUMN) when it is a mission's."""
+    said = (f"{overflow.field} ({rendered.job.language}) does not fit on its card in "
+            f"{rendered.job.name}")
+    document = documents.get(overflow.source)
+    if document is None:
+        return f"{overflow.source or 'card text'}: {said}"
+    return str(document.diagnostic((overflow.field,), said, "text.fit", key=True))
