@@ -1,7 +1,8 @@
 """The seat page in a real browser (Debian's Chromium through Playwright): three people, each in
-a browser context of their own (one on a phone's screen, one playing by keyboard only, one in
-French), play a whole mission by tapping cards; one leaves and comes back; the log replays.
-Then one person with two bots, whose page comes back by itself after the network is lost."""
+a browser context of their own (two on a phone's screen, one of them in French, and one playing
+by keyboard only), play a whole mission by tapping cards; one leaves and comes back; the log
+replays. Then one person with two bots, whose page comes back by itself after the network is
+lost. On a phone, in either language, no page is ever wider than the screen."""
 
 from __future__ import annotations
 
@@ -15,14 +16,11 @@ import time
 import urllib.request
 
 from click.testing import CliRunner
-from test_studio import wait_for
+from test_studio import LAPTOP, PHONE, wait_for, wider_than_the_screen
 from test_table_cli import TableProcess
 
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
-
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1280, "height": 900}
 
 
 def state(page, expression: str):
@@ -88,7 +86,7 @@ def test_three_people_play_a_whole_mission_in_three_browsers(browser, tmp_path):
     table = TableProcess(str(mission), "--players", "3", "--seed", "8", "--log", str(log),
                          "--games", str(tmp_path / "games"))
     contexts = [browser.new_context(viewport=PHONE), browser.new_context(viewport=LAPTOP),
-                browser.new_context(viewport=LAPTOP, locale="fr-FR")]
+                browser.new_context(viewport=PHONE, locale="fr-FR")]
     try:
         pages = [open_seat(contexts[seat], table.links[seat]) for seat in range(3)]
         # Seat 2's browser speaks French: the page does too, and the choice can switch it.
@@ -125,6 +123,8 @@ def test_three_people_play_a_whole_mission_in_three_browsers(browser, tmp_path):
                 assert json.loads(state(pages[2], "JSON.stringify(window.table.view.hand)")) \
                     == hand
                 left = True
+                # Mid-game, on a phone, in English and in French: nothing wider than the screen.
+                assert [wider_than_the_screen(pages[seat]) for seat in (0, 2)] == [[], []]
             if not moved:
                 time.sleep(0.05)
         outcomes = [p.locator("#outcome").inner_text() for p in pages]
@@ -132,6 +132,7 @@ def test_three_people_play_a_whole_mission_in_three_browsers(browser, tmp_path):
         assert outcomes[0] == outcomes[1]
         assert outcomes[0].startswith(("Mission lost", "★ Mission won"))
         assert outcomes[2].startswith(("Mission perdue", "★ Mission gagnée"))
+        assert [wider_than_the_screen(pages[seat]) for seat in (0, 2)] == [[], []]
         # Every page was updated in place (no reload) and agrees with the others.
         views = [state(p, "window.table.view.outcome") for p in pages]
         assert views[0] == views[1] == views[2]
@@ -226,6 +227,7 @@ def test_one_person_with_two_bots_finishes_through_a_lost_network_and_a_wrong_li
         wait_for(page, "document.getElementById('status').classList.contains('live')",
                  timeout=10_000)
         assert state(page, "window.table.view.hand") == get(link)["hand"]
+        assert wider_than_the_screen(page) == []  # mid-game, on a phone
         # Then the person finishes the game in the browser, with the two bots.
         rng = random.Random(1)
         deadline = time.monotonic() + 120
@@ -242,6 +244,16 @@ def test_one_person_with_two_bots_finishes_through_a_lost_network_and_a_wrong_li
         if rounds:
             page.locator("#last-round summary").click()
             assert "Round: " in page.locator("#last-round pre").inner_text()
+        # Every round's table fits a phone's screen, in English and in French (longer words:
+        # the trial's "Dernière manche" was cut at its last column).
+        assert wider_than_the_screen(page) == []
+        page.get_by_role("button", name="Français").click()
+        wait_for(page, "document.documentElement.lang === 'fr'")
+        assert "Dernière manche" in page.locator("#last-title").inner_text()
+        assert wider_than_the_screen(page) == []
+        # Not even in their own boxes: the tables fit, in closer columns.
+        assert state(page, "[...document.querySelectorAll('.table-box')].every("
+                           "b => b.scrollWidth <= b.clientWidth)")
         # A seat's link with a character wrong is no seat, in words a person reads (a page
         # of the same context).
         wrong = context.new_page()

@@ -201,6 +201,5 @@ def serve(tables: Tables, sock: socket.socket, on_ready: Callable[[], None]) -> 
     threads = [threading.Thread(target=t.run_bots, name=f"table-bots-{i}", daemon=True)
                for i, t in enumerate(tables.tables) if t.bots]
     on_ready()
-    # No line per request: the seats' tokens are in the paths, and pages ask often.
     web.serve(create_app(tables, web.allowed_hosts(host, port)), sock, tables.stop, threads=threads,
-        access_log=False, options={"limit_concurrency": 1000})
+              options={"limit_concurrency": 1000})

@@ -10,7 +10,6 @@ Changes reach open pages as server-sent events.
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 import socket
 import threading
@@ -280,19 +279,15 @@ class _Server(uvicorn.Server):
 
 
 def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
-          threads: Sequence[threading.Thread] = (), access_log: bool = True,
+          threads: Sequence[threading.Thread] = (),
           options: Mapping[str, Any] | None = None) -> None:
     """Run `app` on `sock` until Ctrl-C (or SIGTERM), with `threads` started first and
     joined after; `on_exit` runs when the stop is asked for and again at the end."""
-    # The access lines go to stderr with every other message: stdout says only what the
-    # command prints (where the app is, that it stopped).
-    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
-    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
-    config = uvicorn.Config(app, log_level="info", access_log=access_log, lifespan="off",
-                            timeout_graceful_shutdown=2, log_config=log_config,
-                            **(options or {}))
-    # One line per request at most; uvicorn's own start and stop messages would only repeat
-    # ours.
+    # No line per request: a page asks often (the studio's card images, a seat's view, whose
+    # token is in its path), and the lines buried what the command says. Uvicorn's own start
+    # and stop messages would only repeat ours: its warnings and errors only.
+    config = uvicorn.Config(app, log_level="info", access_log=False, lifespan="off",
+                            timeout_graceful_shutdown=2, **(options or {}))
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     server = _Server(config, on_exit)
     for thread in threads:

@@ -305,7 +305,11 @@ function roundSection(r) {
               el("td", null, s.sum), el("td", s.met ? "met" : "missed", result));
     table.append(tr);
   }
-  part.append(table);
+  // In a box of its own that scrolls, should a table still not fit its column (the side
+  // column of a tablet, a long goal's name): the table, never the page.
+  const box = el("div", "table-box");
+  box.append(table);
+  part.append(box);
   const details = el("details");
   details.append(el("summary", null, t("referee")), el("pre", null, r.text));
   part.append(details);
