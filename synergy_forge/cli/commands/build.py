@@ -205,7 +205,7 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     with Progress(documents(languages), "Rendering") as bar:
         run = print_run(result.campaign, out_dir, languages, options, jobs, cache=cache,
                         progress=lambda r: bar.update(1), checked={d.file for d in cards},
-                        workers=workers)
+                        workers=workers, sources=result.sources)
     show(render("build", "text", run, out_dir=out_dir))
     if cards:
         click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",
