@@ -400,16 +400,19 @@ def names_beneath(root: Path, folder: Path) -> list[tuple[str, bool]]:
         os.close(fd)
 
 
-def unlink_beneath(root: Path, folder: Path, names: list[str]) -> None:
+def unlink_beneath(root: Path, folder: Path, names: list[str]) -> list[str]:
     """Delete `names` (files or links: a link itself, never what it points to) from `folder`
-    inside `root`; a missing name or a folder is left alone."""
+    inside `root`; a missing name or a folder is left alone. The names deleted."""
     fd = open_beneath(root, folder, create=False)
+    deleted = []
     try:
         for name in names:
             with contextlib.suppress(FileNotFoundError, IsADirectoryError, PermissionError):
                 os.unlink(name, dir_fd=fd)
+                deleted.append(name)
     finally:
         os.close(fd)
+    return deleted
 
 
 def read_regular(path: Path) -> bytes:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
@@ -361,6 +364,62 @@ def test_a_symlink_inside_out_is_a_usage_error_before_anything_is_written(tmp_pa
     assert list(elsewhere.iterdir()) == []
 
 
+class Planned(Exception):
+    """Raised by a stand-in for printing.build.plan: the build went past its checks of --out."""
+
+
+@pytest.fixture
+def new_campaign(tmp_path, monkeypatch) -> Path:
+    """TMP_PATH/c, made by `new campaign c`, with missions also read from TMP_PATH/c/more/
+    (campaign.yaml's own pattern), as the working folder; the build stops where it would
+    start planning its documents (Planned), so that nothing is drawn."""
+    from synergy_forge.printing import build as render
+
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(main, ["new", "campaign", "c"]).exit_code == 0
+    campaign = tmp_path / "c" / "campaign.yaml"
+    campaign.write_text(campaign.read_text().replace("missions: [missions/*.yaml]",
+                                                     "missions: [missions/*.yaml, more/*.yaml]"))
+    (tmp_path / "c" / "more").mkdir()
+    shutil.copy(next((tmp_path / "c" / "missions").iterdir()), tmp_path / "c" / "more" / "2.yaml")
+    (tmp_path / "c" / "more" / "2.yaml").write_text(
+        (tmp_path / "c" / "more" / "2.yaml").read_text().replace("number: 1", "number: 2")
+        .replace("id: my-first-mission", "id: second"))
+
+    def plan(*args, **kwargs):
+        raise Planned()
+
+    monkeypatch.setattr(render, "plan", plan)
+    monkeypatch.chdir(tmp_path / "c")
+    return tmp_path / "c"
+
+
+@pytest.mark.parametrize("out", ["missions", ".", "./", ".synergy/schemas", "goals/sub",
+                                 "challenges", "rounds", "more/kit", "../c"])
+def test_an_out_that_is_the_campaign_folder_or_inside_a_folder_it_reads_is_a_usage_error(
+        new_campaign, out):
+    """A kit written among the campaign's files is read back as the campaign's: `build --out
+    missions --tts` wrote missions/en/tts/*.json, which `validate .` then reported as broken
+    missions. Refused (exit 2) before anything is written, naming the folder: the campaign
+    folder itself, .synergy/, the layout folders `validate` reads (missions/, goals/,
+    challenges/, rounds/, actions/) and the folders campaign.yaml's patterns read (more/)."""
+    before = sorted(new_campaign.parent.rglob("*"))
+    result = CliRunner().invoke(main, ["build", "--out", out, "--lang", "en", "--tts"])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"--out {out.rstrip('/')}" in result.output or f"--out {out}" in result.output, \
+        result.output
+    assert "a folder the campaign reads its files from" in result.output or \
+        "the campaign folder itself" in result.output, result.output
+    assert sorted(new_campaign.parent.rglob("*")) == before
+
+
+@pytest.mark.parametrize("out", ["output", "kit/missions-pdf", "../elsewhere"])
+def test_an_out_elsewhere_in_or_beside_the_campaign_is_used(new_campaign, out):
+    result = CliRunner().invoke(main, ["build", "--out", out, "--lang", "en"])
+    # (Planned, raised where the drawing would start, is reported as an internal error.)
+    assert "internal error: Planned" in result.output, result.output
+
+
 def test_a_second_build_into_the_same_folder_is_refused(tmp_path):
     from synergy_forge.printing.output import locked
 
@@ -518,6 +577,71 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_le
     # (A folder of multiprocessing's own, removed at exit, may be there.)
     assert [p.name for p in system.iterdir() if not p.name.startswith("pymp-")] == []
     assert not (tmp_path / "a" / ".tmp").exists()
+
+
+def test_a_rebuild_removes_the_outputs_of_cards_no_longer_in_the_campaign_and_nothing_else(
+        tmp_path, monkeypatch, tts_kit):
+    """Mission 3 of test_tts's campaign puts the campaign's own goal in play: once its file is
+    deleted, the rebuild into the same --out (conftest.tts_kit's, with its cache: only what
+    changed is drawn) removes mission 3's PNG, its card's plain back, the goal's five PNGs
+    (which a print shop upload of png/ would otherwise still send) and the TTS sheet no longer
+    used, and says so; a file of the
+    user's in --out, even beside the PNGs, stays, as do the other language's files."""
+    shutil.copytree(tts_kit / "camp", tmp_path / "camp")
+    shutil.copytree(tts_kit / "out", tmp_path / "out")
+    mine = [tmp_path / "out" / "notes.txt", tmp_path / "out" / "en" / "png" / "missions" /
+            "my-mission-3.png", tmp_path / "out" / "en" / "tts" / "old.json",
+            tmp_path / "out" / "fr" / "png" / "goals" / "goal-0-close-call.png"]
+    for path in mine:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("the user's")
+    (tmp_path / "camp" / "missions" / "3.yaml").unlink()
+    monkeypatch.chdir(tmp_path)  # the campaign by a relative path, as tts_kit's was built
+    result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--tts", "--jobs", "1",
+                                       "--lang", "en"])
+    assert result.exit_code == 0, result.output
+    gone = ["en/png/goals/goal-0-close-call.png", "en/png/goals/goal-1-close-call.png",
+            "en/png/goals/goal-2-close-call.png", "en/png/goals/goal-3-close-call.png",
+            "en/png/goals/goal-4-close-call.png", "en/png/missions/back-mission.png",
+            "en/png/missions/mission-03.png",
+            # two missions, one card: the missions' sheet of backs gives way to their one back
+            "en/tts/starter-campaign-en-missions-backs.png"]
+    for name in gone:
+        assert not (tmp_path / "out" / name).exists(), name
+        assert f"  removed out/{name}\n" in result.output, result.output
+    assert "Removed 8 PNGs an earlier build made that this one no longer makes" in \
+        result.output, result.output
+    assert all(path.read_text() == "the user's" for path in mine)
+    pngs = {p.relative_to(tmp_path / "out").as_posix()
+            for p in (tmp_path / "out" / "en" / "png").rglob("*.png")}
+    built = re.search(r"Built \d+ PDFs and (\d+) PNGs", result.output)
+    assert built and len(pngs) - 1 == sum(
+        int(n) for n in re.findall(r"page\(s\), (\d+) PNGs", result.output)), result.output
+
+
+def test_only_files_a_build_wrote_of_the_languages_it_builds_are_removed(tmp_path):
+    """The record of what a build wrote (OUT/.written.json) is read, not trusted: a name out
+    of the language's folder, or out of OUT, is never removed; a damaged record removes
+    nothing."""
+    from synergy_forge.printing.output import WRITTEN_FILE, forget
+
+    out = tmp_path / "out"
+    names = ["en/a.png", "en/b.png", "fr/a.png", "notes.txt", ".cache/k", "en/../notes.txt",
+             "../outside.txt", str(tmp_path / "outside.txt"), "en"]
+    for name in ["en/a.png", "en/b.png", "fr/a.png", "notes.txt", ".cache/k"]:
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text("x")
+    (tmp_path / "outside.txt").write_text("x")
+    (out / WRITTEN_FILE).write_text(json.dumps({"en": names, "fr": ["fr/a.png"]}))
+    assert forget(out, ["en"], [out / "en" / "b.png"]) == [out / "en" / "a.png"]
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")
+                  if p.is_file()) == ["out/.cache/k", "out/.written.json", "out/en/b.png",
+                                      "out/fr/a.png", "out/notes.txt", "outside.txt"]
+    assert json.loads((out / WRITTEN_FILE).read_text()) == {"en": ["en/b.png"],
+                                                            "fr": ["fr/a.png"]}
+    (out / WRITTEN_FILE).write_text("{damaged")
+    assert forget(out, ["en", "fr"], []) == []
+    assert (out / "en" / "b.png").exists() and (out / "fr" / "a.png").exists()
 
 
 def test_cache_entries_a_crash_left_empty_or_cut_short_are_drawn_again(tmp_path, small_kit,
@@ -690,7 +814,7 @@ def test_ink_saver_text_on_its_light_bands_and_stripes_meets_wcag_aa(ink_saver_k
     assert checked > 2000 and not low, (checked, low[:5])
 
 
-def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
+def first_pieces(drawn: dict[str, Path]) -> Callable[..., Any]:
     """A stand-in for printing.build.build, as print_run calls it: the first piece (eight
     faces) of each cards document, drawn (unless OUT/.cache has it) by the build's own
     `render_piece`, which rasterises its first face and each back among its faces, each
@@ -701,7 +825,7 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
     from synergy_forge.printing.draw import RenderContext
     from synergy_forge.printing.store import CACHE_DIR
 
-    def build(campaign, out_dir: Path, languages: list[str], options, *_, **__) -> list:
+    def build(campaign, out_dir: Path, languages: list[str], options, *_, **__) -> Any:
         root = out_dir.resolve()
         store = root / CACHE_DIR
         store.mkdir(parents=True, exist_ok=True)
@@ -720,7 +844,7 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., list]:
                             drawn[f"{face.key}.png"] = store / f"{name}.png"
         finally:
             context.release()
-        return []
+        return render.Built([], [])
 
     return build
 

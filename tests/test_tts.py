@@ -318,3 +318,30 @@ def test_tts_options_that_cannot_work_are_usage_errors(tmp_path):
     result = runner.invoke(main, ["build", "--tts-url-base", "https://x", "--out", str(out)])
     assert result.exit_code == 2 and "--tts" in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize("url", ['https://exa mple.org/"x', "https://", "https:///sheets/",
+                                 "https://example.org/a b/", "https://example.org/<x>",
+                                 "https://example.org:port/", "https://example.org/?x=1",
+                                 "https://example.org/#top", "https://example.org/%zz/",
+                                 "https://example.org/é/"])
+def test_a_tts_url_base_that_is_no_http_url_with_a_host_is_a_usage_error(tmp_path, url):
+    """The base is written as it is before each sheet's name into the saved object, whose
+    URLs TTS fetches: a space, a quote, no host, a query or fragment (the name would end up in
+    it) would be a URL that loads nothing, seen only when the players sit down."""
+    out = tmp_path / "o"
+    # (--lang xx: a URL let through would stop at the language, exit 2 too, before drawing.)
+    result = CliRunner().invoke(main, ["build", "--tts", "--tts-url-base", url, "--out",
+                                       str(out), "--lang", "xx"])
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for '--tts-url-base'" in result.output, result.output
+    assert "Traceback" not in result.output and not out.exists()
+
+
+def test_a_tts_url_base_that_is_an_http_url_is_accepted():
+    from synergy_forge.cli.commands.build import _url_problem
+
+    for url in ("https://example.org/synergy/", "http://example.org", "HTTPS://Example.org/a",
+                "https://user@example.org:8443/a%20b/", "https://[::1]/sheets",
+                "https://example.org/~me/(kit)/"):
+        assert _url_problem(url) is None, url

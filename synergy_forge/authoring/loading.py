@@ -29,7 +29,7 @@ from synergy_forge.authoring.lint import (
     definition_diagnostics,
     mission_diagnostics,
 )
-from synergy_forge.authoring.paths import expand, regular_file
+from synergy_forge.authoring.paths import expand, pattern_folder, pattern_problem, regular_file
 from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
@@ -37,6 +37,10 @@ from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.rules import Definition, Rulebook
 
 CAMPAIGN_FILE = "campaign.yaml"
+#: Folders of a campaign read whatever its campaign.yaml says: its copy of the schemas
+#: (scaffold.SCHEMAS_HOME), and the layout folders whose files `validate FOLDER` reads as the
+#: campaign's own (validate.LAYOUT).
+SOURCE_FOLDERS = (".synergy", "missions", "goals", "challenges", "rounds", "actions")
 
 
 def display(path: Path) -> str:
@@ -125,6 +129,9 @@ class CampaignResult:
     documents: dict[str, Document] = field(default_factory=dict)
     #: the missions read without error, as a campaign, even when other files have errors
     usable: Campaign | None = None
+    #: the folders its files are read from (SOURCE_FOLDERS and those its patterns name), in
+    #: which an output would be read back as the campaign's files (build refuses them)
+    sources: list[Path] = field(default_factory=list)
 
     def read(self, path: Path) -> Document | None:
         """Read one of the campaign's files, counting it; None (and a diagnostic) if it fails."""
@@ -197,6 +204,7 @@ def read_campaign(folder: Path, reading: Reading = Reading.WHOLE) -> CampaignRes
     doc = _read_campaign_file(folder, result, reading)
     if doc is None:
         return result
+    result.sources = _sources(doc, folder)
     languages = tuple(doc.data.get("languages", ["en"]))
     result.diagnostics += _name_languages(doc, languages)
     rulebook = standard_rulebook().extended(
@@ -215,6 +223,16 @@ def read_campaign(folder: Path, reading: Reading = Reading.WHOLE) -> CampaignRes
     if not errors(result.diagnostics):
         result.campaign = result.usable
     return result
+
+
+def _sources(doc: Document, folder: Path) -> list[Path]:
+    """CampaignResult.sources: SOURCE_FOLDERS and the folder of each pattern of campaign.yaml
+    (authoring/paths.pattern_folder)."""
+    named = [pattern_folder(pattern) for key in ("missions", "goals", "challenges")
+             for pattern in doc.data.get(key, [])
+             if isinstance(pattern, str) and pattern_problem(pattern) is None]
+    return list(dict.fromkeys([folder / name for name in SOURCE_FOLDERS]
+                              + [folder / name for name in named if name is not None]))
 
 
 def _read_campaign_file(folder: Path, result: CampaignResult, reading: Reading

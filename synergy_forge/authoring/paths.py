@@ -53,6 +53,18 @@ def pattern_problem(pattern: str) -> str | None:
     return None
 
 
+def pattern_folder(pattern: str) -> str | None:
+    """The folder, relative to the campaign's, whose files (or its subfolders') `pattern`
+    reads: its parts before the first wildcard, the file name left out ("missions/*.yaml" and
+    "missions/01.yaml" read missions/); None when that is the campaign folder itself
+    ("*.yaml", "**/*.yaml"), which only `build --out` of the folder itself is refused for
+    (its own c/output/ stays usable)."""
+    parts = [p for p in pattern.split("/") if p not in ("", ".")]
+    fixed = next((i for i, part in enumerate(parts) if any(c in part for c in GLOB_CHARS)),
+                 len(parts) - 1)
+    return "/".join(parts[:fixed]) or None
+
+
 def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

@@ -18,7 +18,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from synergy_forge.printing.html import (
 )
 from synergy_forge.printing.jobs import COMBINED, Job, Options, Overflow, Rendered, jobs_for
 from synergy_forge.printing.kit import Face, build_kit
-from synergy_forge.printing.output import TEMP_DIR, check_output_folder, inside, locked
+from synergy_forge.printing.output import TEMP_DIR, check_output_folder, forget, inside, locked
 from synergy_forge.printing.pdf import Placed, impose, merge
 from synergy_forge.printing.store import (
     CACHE_DIR,
@@ -211,12 +211,21 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str,
     return time.perf_counter() - started
 
 
+@dataclass
+class Built:
+    """What a build wrote, and the files of an earlier build it removed (output.forget)."""
+
+    results: list[Rendered]
+    removed: list[Path]
+
+
 def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
           jobs: int | None = None, progress: Callable[[Rendered], None] | None = None,
-          cache: bool = True, workers: Any = None) -> list[Rendered]:
+          cache: bool = True, workers: Any = None, sources: Collection[Path] = ()) -> Built:
     """Render every document for every language, on `jobs` processes (default: all cores),
     started from the multiprocessing context `workers` (printing.workers.prepare_workers; by
-    default they fork from this process).
+    default they fork from this process). The files an earlier build of these languages
+    wrote into `out_dir` that this one did not are removed (output.forget).
 
     Incremental: each piece (eight card faces, a group's sheet frames, a whole document) is
     kept in OUT/.cache/ under the hash of its final HTML, the assets and the options, and
@@ -224,12 +233,14 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
     imposed sheets under the keys of their frames and cards); entries this build did not use
     are deleted. With cache=False a fresh cache is used and thrown away:
     the output is the same, byte for byte. Raises OutputFolderError before writing anything
-    when --out cannot be used.
+    when --out cannot be used: among other reasons, when it is the campaign's folder or inside
+    one of its `sources`, the folders its files are read from (output.check_output_folder).
 
     Every file is written atomically; the outputs also durably (fsync), the cache entries not:
     a crash can leave one empty, and an entry is used only when it is whole (store.entry).
     """
-    check_output_folder(out_dir)
+    check_output_folder(out_dir, Path(campaign.source).parent if campaign.source else None,
+                        sources)
     with locked(out_dir):
         root = out_dir.resolve()  # the folder the user chose (it may be a link): held
         temp = root / TEMP_DIR
@@ -241,8 +252,10 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
         context = RenderContext(fonts)
         try:
-            return _build(campaign, root, languages, options, jobs, progress, store, context,
-                          workers)
+            results = _build(campaign, root, languages, options, jobs, progress, store,
+                             context, workers)
+            written = [path for r in results for path in (r.path, *r.pngs)]
+            return Built(results, forget(root, languages, written))
         finally:
             context.release()
             shutil.rmtree(fonts, ignore_errors=True)

@@ -1,27 +1,50 @@
-"""The output folder: refused when it could lead writes outside it, held by one build at a
-time, and every path written inside it (fileio.write_beneath opens its folders without
-following links, so a folder swapped for a link during the build is refused)."""
+"""The output folder: refused when it could lead writes outside it or into the campaign's own
+files, held by one build at a time, every path written inside it (fileio.write_beneath opens
+its folders without following links, so a folder swapped for a link during the build is
+refused), and what an earlier build wrote there but this one does not, removed (`forget`)."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Collection, Iterator
+from pathlib import Path, PurePosixPath
 
 from synergy_forge.errors import UnreadableInput
+from synergy_forge.fileio import read_regular, unlink_beneath, write_beneath
 
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
+#: The files the last build of each language wrote, by language, as paths relative to OUT:
+#: what a build may remove (`forget`), and nothing else of the folder.
+WRITTEN_FILE = ".written.json"
 
 
 class OutputFolderError(UnreadableInput):
     """--out cannot be used as it is (a usage error: nothing was written)."""
 
 
-def check_output_folder(out_dir: Path) -> None:
+def check_output_folder(out_dir: Path, campaign: Path | None = None,
+                        sources: Collection[Path] = ()) -> None:
     """Refuse a folder we could be tricked into writing outside of: a symbolic link anywhere
-    inside it (the folder itself may be one: the user chose it)."""
+    inside it (the folder itself may be one: the user chose it). Refuse the `campaign`
+    folder itself and any folder inside one of its `sources` (the folders its files are read
+    from, authoring.loading.CampaignResult.sources): the kit would be read back as the
+    campaign's missions or schemas, and `validate` would report it."""
+    where = _resolved(out_dir)
+    instead = f", e.g. {campaign / 'output'}" if campaign is not None else ""
+    if campaign is not None and where is not None and where == _resolved(campaign):
+        raise OutputFolderError(
+            f"--out {out_dir}: the campaign folder itself, where the kit would be mixed with the "
+            f"campaign's files: choose a folder for it{instead} (nothing was written)")
+    for source in sources:
+        read = _resolved(source)
+        if where is not None and read is not None and where.is_relative_to(read):
+            raise OutputFolderError(
+                f"--out {out_dir}: inside {source}/, a folder the campaign reads its files from, "
+                "where the kit would be read back as the campaign's own files: choose a folder "
+                f"outside it{instead} (nothing was written)")
     if out_dir.exists() and not out_dir.is_dir():
         raise OutputFolderError(f"{out_dir}: not a folder")
     if not out_dir.exists():
@@ -32,6 +55,15 @@ def check_output_folder(out_dir: Path) -> None:
                 raise OutputFolderError(
                     f"{os.path.join(folder, name)}: a symbolic link inside the output folder; "
                     "remove it or choose another --out (nothing was written)")
+
+
+def _resolved(path: Path) -> Path | None:
+    """`path` with its links followed, or None when they loop (writing there fails, and the
+    write says so)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
 
 
 @contextlib.contextmanager
@@ -58,3 +90,41 @@ def inside(root: Path, relative: Path) -> Path:
     if relative.is_absolute() or ".." in relative.parts:
         raise ValueError(f"{relative} would be written outside {root}")
     return root / relative
+
+
+def forget(root: Path, languages: Collection[str], written: Collection[Path]) -> list[Path]:
+    """Remove from `root` (the output folder) each file the last build of one of `languages`
+    wrote (as WRITTEN_FILE says) that this build did not write (`written`): the PNG of a card
+    taken out of the campaign, the TTS sheets of a build with --tts, a deck of --preset dtc.
+    Then record `written` in WRITTEN_FILE. The files removed, inside `root`.
+
+    Only files a build wrote are removed, never anything else of the folder (a damaged
+    WRITTEN_FILE removes nothing), each through fileio.unlink_beneath (a link, never what it
+    points to). The other languages' files stay, as their last build left them."""
+    try:
+        earlier = json.loads(read_regular(root / WRITTEN_FILE).decode("utf-8"))
+    except (OSError, ValueError):
+        earlier = {}
+    if not isinstance(earlier, dict):
+        earlier = {}
+    now: dict[str, list[str]] = {language: [] for language in languages}
+    for path in written:
+        relative = PurePosixPath(path.relative_to(root).as_posix())
+        now[relative.parts[0]].append(str(relative))
+    removed = []
+    for language in languages:
+        names = earlier.get(language)
+        kept = set(now[language])
+        for name in sorted(names) if isinstance(names, list) else ():
+            relative = PurePosixPath(name) if isinstance(name, str) else PurePosixPath("/")
+            if name in kept or relative.is_absolute() or ".." in relative.parts \
+                    or relative.parts[:1] != (language,) or len(relative.parts) < 2:
+                continue  # not a file of this language's kit: left alone
+            target = root / relative
+            with contextlib.suppress(OSError):  # gone already, or its folder: nothing to do
+                if unlink_beneath(root, target.parent, [target.name]):
+                    removed.append(target)
+    record = {**{k: v for k, v in earlier.items() if k not in now},
+              **{k: sorted(v) for k, v in now.items()}}
+    write_beneath(root, root / WRITTEN_FILE, json.dumps(record, indent=1, sort_keys=True))
+    return removed

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,8 @@ class PrintRun:
     """What a build wrote, each document with the texts that do not fit on their card."""
 
     results: list[Rendered]
+    #: the files an earlier build wrote that this one no longer makes, removed
+    removed: list[Path] = field(default_factory=list)
 
     @property
     def dated_fonts(self) -> bool:
@@ -44,18 +46,21 @@ def documents(languages: Collection[str]) -> int:
 def print_run(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
               jobs: int | None, *, cache: bool = True,
               progress: Callable[[Rendered], None] | None = None,
-              checked: Collection[str] = (), workers: Any = None) -> PrintRun:
+              checked: Collection[str] = (), workers: Any = None,
+              sources: Collection[Path] = ()) -> PrintRun:
     """Every document of `campaign` in `languages`, written into `out_dir` (printing.build);
     the rules blocks of the mission files in `checked` were found too long before rendering
     and reported there, so their overflows are not counted twice. A folder or file that
     cannot be written is CannotWrite (exit 2), nothing of the user's overwritten. `workers`:
-    the multiprocessing context to start worker processes from (printing.build.build)."""
+    the multiprocessing context to start worker processes from (printing.build.build);
+    `sources`: the folders the campaign's files are read from, which `out_dir` must stay out
+    of (printing.output.check_output_folder)."""
     try:
-        results = build(campaign, out_dir, languages, options, jobs, progress=progress,
-                        cache=cache, workers=workers)
+        built = build(campaign, out_dir, languages, options, jobs, progress=progress,
+                      cache=cache, workers=workers, sources=sources)
     except OSError as exc:
         raise CannotWrite.from_os_error(exc, out_dir) from None
-    for rendered in results:
+    for rendered in built.results:
         rendered.overflows = [o for o in rendered.overflows
                               if not (o.field == RULES_BLOCK and o.source in checked)]
-    return PrintRun(results)
+    return PrintRun(built.results, built.removed)

@@ -17,6 +17,18 @@ if TYPE_CHECKING:
 
 #: Missing translations listed one by one; past this, a count.
 MISSING_SHOWN = 20
+#: Files removed (of an earlier build) listed one by one; past this, a count.
+REMOVED_SHOWN = 10
+
+
+def _counted(paths: list[Path]) -> str:
+    """"6 PNGs and 1 PDF": how many files of each kind, by their suffix."""
+    kinds: dict[str, int] = {}
+    for path in paths:
+        kind = path.suffix.lstrip(".").upper() or "file"
+        kinds[kind] = kinds.get(kind, 0) + 1
+    said = [f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(kinds.items())]
+    return " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
 
 
 def text(run: PrintRun, out_dir: Path, documents: Mapping[str, Document] | None = None
@@ -54,6 +66,12 @@ def text(run: PrintRun, out_dir: Path, documents: Mapping[str, Document] | None 
                  + (f", {exports} Tabletop Simulator export(s)" if exports else "")
                  + f" in {out_dir}"
                  + (f"; {problems} text(s) do not fit" if problems else ""))
+    if run.removed:
+        lines += [f"  removed {os.path.relpath(path)}" for path in run.removed[:REMOVED_SHOWN]]
+        if len(run.removed) > REMOVED_SHOWN:
+            lines.append(f"  … and {len(run.removed) - REMOVED_SHOWN} more")
+        lines.append(f"Removed {_counted(run.removed)} an earlier build made that this one no "
+                     "longer makes (cards no longer in the campaign, or an option left off)")
     return Output("\n".join(lines), "\n".join(notes))
 
 

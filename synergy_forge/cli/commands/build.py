@@ -106,8 +106,9 @@ def _check_options(no_png: bool, tts: bool, tts_url_base: str | None,
     if tts_url_base is not None:
         if not tts:
             raise click.UsageError("--tts-url-base is for --tts")
-        if not tts_url_base.startswith(("http://", "https://")):
-            raise click.BadParameter("expected an http:// or https:// URL",
+        problem = _url_problem(tts_url_base)
+        if problem is not None:
+            raise click.BadParameter(f"{tts_url_base!r}: {problem}",
                                      param_hint="'--tts-url-base'")
     if preset is not None:
         if click.get_current_context().get_parameter_source("card_size") is \
@@ -115,6 +116,39 @@ def _check_options(no_png: bool, tts: bool, tts_url_base: str | None,
             raise click.UsageError("--preset sets the card size: drop --card-size")
         if no_png and preset != "dtc":  # dtc's own output is its decks' PDFs
             raise click.UsageError("--preset is for the cards' PNGs: drop --no-png")
+
+
+#: What a URL may hold as it is (RFC 3986's unreserved and reserved characters, and `%`).
+_URL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                       "-._~:/@!$&'()*+,;=%[]")
+
+
+def _url_problem(url: str) -> str | None:
+    """Why `url` cannot be the base of the TTS sheets' URLs (base/<file>, written as it is into
+    the saved object, which TTS fetches), or None when it can: an http(s) URL with a host, no
+    character a URL must not hold (a space, a quote...), no query or fragment (the file name
+    would be appended to them)."""
+    from urllib.parse import urlsplit
+
+    bad = sorted({ch for ch in url if ch not in _URL_CHARS} - {"?", "#"})
+    if bad:
+        return (f"{', '.join(repr(ch) for ch in bad)} cannot be in a URL as it is "
+                "(percent-encode it, e.g. a space as %20)")
+    if "?" in url or "#" in url:
+        return "the sheets' file names are added after it: give a folder's URL, without ? or #"
+    if any(len(part) < 2 or not all(c in "0123456789abcdefABCDEF" for c in part[:2])
+           for part in url.split("%")[1:]):
+        return "'%' must be followed by two hexadecimal digits"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as exc:
+        return f"not a URL: {exc}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "expected an http:// or https:// URL"
+    if not parts.hostname:
+        return "no host: expected https://HOST/FOLDER"
+    return None
 
 
 def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
@@ -171,7 +205,7 @@ def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: 
     with Progress(documents(languages), "Rendering") as bar:
         run = print_run(result.campaign, out_dir, languages, options, jobs, cache=cache,
                         progress=lambda r: bar.update(1), checked={d.file for d in cards},
-                        workers=workers)
+                        workers=workers, sources=result.sources)
     show(render("build", "text", run, out_dir=out_dir, documents=result.documents))
     if cards:
         click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",
