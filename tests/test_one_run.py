@@ -144,6 +144,9 @@ YAML_PLACES = [
      "3:7: error: this mapping in { } is never closed"),
     ("hand: {numbers: 10 goals: 7}\n",  # was 1:25, the ':' after goals
      "1:20: error: a mapping in { } is not closed, or two items lack a comma between"),
+    ("title: {en: Colon: the sequel}\n",  # was 1:18
+     "1:13: error: a mapping in { } is not closed, or two items lack a comma between, or a "
+     "value holds ': ' (put it in quotes)"),
     ('title: {en: "The gap"\n       fr: "Le fossé"}\n',  # a comma missing at a line's end
      "2:8: error: a mapping in { } is not closed, or two items lack a comma between"),
     ("x: {a: [1, 2}\n", "1:13: error: a list in [ ] is not closed"),

@@ -152,10 +152,12 @@ def explain_syntax(text: str, error: yaml.MarkedYAMLError) -> tuple[int, int, st
             ended = not current[column - 1:].strip() and not any(map(str.strip, lines[line:]))
             if ended or (line > start[0] and _indent(current) <= _indent(lines[start[0] - 1])):
                 return *start, f"this {what} is never closed: add the closing {closing}"
+            message = f"a {what} is not closed, or two items lack a comma between"
             left = current[:column - 1].rstrip()
-            if current[column - 1:column] == ":" and left:  # an item ran on into a key
+            if current[column - 1:column] == ":" and left:  # an item ran on into a ':'
                 column = len(left) - len(left.split()[-1]) + 1
-            return line, column, f"a {what} is not closed, or two items lack a comma between"
+                message += ", or a value holds ': ' (put it in quotes)"
+            return line, column, message
     # A key that never meets its ':' is on the line where the parser began reading it.
     upto = lines[:start[0]] if "simple key" in context else lines[:line]
     for number in range(len(upto), max(0, len(upto) - 3), -1):
