@@ -73,7 +73,27 @@ def test_replay_exits_2_for_a_line_that_is_not_json_past_the_first(tmp_path, gam
     lines[4] = "{not json"
     result, path = replay_lines(tmp_path, lines)
     assert result.exit_code == 2
-    assert result.output.startswith(f"{path}:5:1: error: not JSON")
+    assert result.output == f"{path}:5:2: error: not JSON: expecting property name enclosed " \
+        "in double quotes\n"
+
+
+def test_a_log_cut_off_mid_line_is_located_where_json_stopped(tmp_path, game_log):
+    """The user trial: a log cut off inside a string said `49:1: error: not JSON: Unterminated
+    string starting at (column 48)`; the place goes in the location, once, for every reader
+    of a log (replay, playtest --human)."""
+    last = game_log[-2]
+    quote = last.index('"kind":"') + len('"kind":')  # the string the cut leaves open
+    lines = [*game_log[:-2], last[: quote + 4]]
+    result, path = replay_lines(tmp_path, lines)
+    said = f"{path}:{len(lines)}:{quote + 1}: error: not JSON: unterminated string\n"
+    assert result.exit_code == 2 and result.output == said
+    human = run("playtest", "--human", path)
+    assert human.exit_code == 2 and human.stderr == said
+    # A line that is not UTF-8, at the first byte that is not, counted in characters.
+    Path(path).write_bytes(("\n".join(game_log[:3]) + '\n{"type":"é').encode() + b"\xff\n")
+    result = run("replay", path)
+    assert result.exit_code == 2
+    assert result.output == f"{path}:4:11: error: the line is not UTF-8 text\n"
 
 
 def test_replay_exits_2_for_a_line_that_is_not_utf8(tmp_path, game_log):

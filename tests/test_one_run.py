@@ -123,6 +123,97 @@ def test_a_yaml_mistake_is_located_and_told_with_its_usual_fix(tmp_path, case):
     assert "\n" not in got[5]
 
 
+#: Broken YAML and the place a person fixes it: the `{`, `[` or quote never closed (where the
+#: parser began reading it, not the line where it noticed), the escape, the line that lacks its
+#: ':', the tab. "was" is where the reader pointed before, for the rows it got wrong.
+YAML_PLACES = [
+    # (text, "LINE:COLUMN: the start of the message")
+    ('id: a\ntitle: {en: "The gap", fr: "Le fossé"\nstars: 1\n',  # was 3:1
+     "2:8: error: this mapping in { } is never closed: add the closing }"),
+    ('id: a\ntitle: {en: "The gap", fr: "Le fossé"\n',  # was 3:1, at the end of the file
+     "2:8: error: this mapping in { } is never closed"),
+    ("name: C\nmissions: [missions/*.yaml\ngoals: [goals/*.yaml]\n",  # was 3:6
+     "2:11: error: this list in [ ] is never closed: add the closing ]"),
+    ("name: C\nmissions: [missions/*.yaml",  # was 3:1, no line break at the end
+     "2:11: error: this list in [ ] is never closed"),
+    ("players:\n  - [3, 4\n  - [5]\n",  # was 3:5
+     "2:5: error: this list in [ ] is never closed"),
+    ("hand:\n  numbers: [3, 4\n  goals: 7\n",  # was 3:8
+     "2:12: error: this list in [ ] is never closed"),
+    ('text: "a\n\tb"\nhand: {numbers: 10\ngoals: 7\n',  # was 2:1 "a tab", a tab in quotes
+     "3:7: error: this mapping in { } is never closed"),
+    ("hand: {numbers: 10 goals: 7}\n",  # was 1:25, the ':' after goals
+     "1:20: error: a mapping in { } is not closed, or two items lack a comma between"),
+    ("title: {en: Colon: the sequel}\n",  # was 1:18
+     "1:13: error: a mapping in { } is not closed, or two items lack a comma between, or a "
+     "value holds ': ' (put it in quotes)"),
+    ('title: {en: "The gap"\n       fr: "Le fossé"}\n',  # a comma missing at a line's end
+     "2:8: error: a mapping in { } is not closed, or two items lack a comma between"),
+    ("x: {a: [1, 2}\n", "1:13: error: a list in [ ] is not closed"),
+    ('id: a\ntitle: "C:\\Users\\me"\n',  # was "never closed", at the opening quote
+     "2:11: error: an escape YAML does not know"),
+    ("id: a\ntitle: 'Crossed\nlives: 3\n", "2:8: error: this quoted text is never closed"),
+    ("id: a\ntitle The gap\nlives: 3\n",  # was 3:1 "could not find expected ':'"
+     "2:1: error: a ':' is missing after the key on this line"),
+    ("hand:\n  numbers: 3\n  goals 7\nlives: 3\n",  # was 4:1, "keys must line up"
+     "3:3: error: a ':' is missing after the key on this line"),
+    ("id: a\nlives:3\n", "2:6: error: 'lives:3' needs a space after the colon"),
+    ("hand:\n  numbers: 3\n  \tgoals: 7\n", "3:3: error: a tab in the indentation"),
+    ("id: a\nlives: 3\nlives: 4\n",  # the place was right: the message says the first
+     "3:1: error: the key 'lives' appears twice (first on line 2)"),
+    ("id: a\ntitle: é\u0007\n",  # was 2:10: libyaml counts in bytes
+     "2:9: error: the file holds a control character (U+0007)"),
+]
+
+
+@pytest.mark.parametrize(("text", "place"), YAML_PLACES)
+def test_broken_yaml_is_located_where_a_person_fixes_it(text, place):
+    from synergy_forge.authoring.diagnostics import InvalidInput
+    from synergy_forge.authoring.yamlfile import parse_document
+
+    with pytest.raises(InvalidInput) as raised:
+        parse_document(text.encode(), "m.yaml")
+    (diagnostic,) = raised.value.diagnostics
+    assert str(diagnostic).startswith(f"m.yaml:{place}"), str(diagnostic)
+
+
+def test_a_file_not_utf8_is_located_in_characters_as_an_editor_counts_them():
+    from synergy_forge.authoring.diagnostics import InvalidInput
+    from synergy_forge.authoring.yamlfile import parse_document
+
+    with pytest.raises(InvalidInput) as raised:  # was 2:14: é, è and the BOM counted in bytes
+        parse_document("\ufeffid: a\ntitle: é è \xff\n".encode().replace(b"\xc3\xbf", b"\xff"),
+                       "m.yaml")
+    assert str(raised.value).startswith("m.yaml:2:12: error: the file is not UTF-8 text")
+
+
+def test_an_unclosed_bracket_in_a_new_campaign_is_told_at_the_bracket(tmp_path):
+    """The user trial: a '}' left out of a mission's title, a ']' out of campaign.yaml's
+    missions; validate named the line after each (6:8 and 5:11 were 7:1 and 6:1)."""
+    import contextlib
+
+    with contextlib.chdir(tmp_path):
+        assert CliRunner().invoke(main, ["new", "campaign", "camp"]).exit_code == 0
+        mission = Path("camp/missions/01-my-first-mission.yaml")
+        lines = mission.read_text(encoding="utf-8").split("\n")
+        assert lines[5].startswith("title: {") and lines[5].endswith("}")
+        lines[5] = lines[5][:-1]
+        mission.write_text("\n".join(lines), encoding="utf-8")
+        campaign = Path("camp/campaign.yaml")
+        lines = campaign.read_text(encoding="utf-8").split("\n")
+        assert lines[4].startswith("missions: [missions/*.yaml]")
+        lines[4] = lines[4].replace("[missions/*.yaml]", "[missions/*.yaml")
+        campaign.write_text("\n".join(lines), encoding="utf-8")
+    with contextlib.chdir(tmp_path / "camp"):
+        result = CliRunner().invoke(main, ["validate"], catch_exceptions=False)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[:2] == [
+        "campaign.yaml:5:11: error: this list in [ ] is never closed: add the closing ] [yaml]",
+        "missions/01-my-first-mission.yaml:6:8: error: this mapping in { } is never closed: "
+        "add the closing } [yaml]",
+    ]
+
+
 def test_a_list_written_without_the_space_after_the_dash_is_told_so(tmp_path):
     text = mission("m", 1, "challenges:\n  -even\n")
     (got,) = check(tmp_path, {"m.yaml": text}, "m.yaml")

@@ -78,3 +78,23 @@ def test_the_studio_shows_what_people_played(tmp_path, monkeypatch):
 def test_no_games_folder_no_results(tmp_path):
     assert read_people_games(tmp_path, []) == {}
 
+
+
+def test_the_studio_reads_a_logs_lines_as_replay_does(tmp_path):
+    """The one reader of a log's lines: what replay refuses is not counted, and a line that
+    is JSON but no record is skipped (it stopped the studio's reload before)."""
+    from synergy_forge.authoring.loading import mission_to_data
+    from synergy_forge.studio.model import PeopleGames
+
+    mission, _, _ = resolve_mission("1")
+    header = json.dumps({"type": "game", "mission": mission_to_data(mission),
+                         "bots": [PERSON, "coop", "coop"]})
+    end = '{"type": "end", "result": "won"}'
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "counted.jsonl").write_text(f"{header}\n{end}\n")
+    twice = header.replace('{"type": "game"', '{"type": "game", "type": "game"', 1)
+    (games / "key-twice.jsonl").write_text(f"{twice}\n{end}\n")
+    (games / "list-last.jsonl").write_text(f"{header}\n[1]\n")
+    (games / "cut.jsonl").write_text(f"{header}\n{end[:20]}\n")
+    assert read_people_games(tmp_path, [mission]) == {mission.id: PeopleGames(games=1, wins=1)}

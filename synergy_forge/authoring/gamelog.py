@@ -143,14 +143,15 @@ def write_log(records: Iterable[dict[str, Any]]) -> str:
 
 class ReplayError(WrongInput):
     """The log disagrees with the engine or its format (exit 1): `line` is the first record
-    that does, `message` says how, `file` names the log (set by `replay`)."""
+    that does (at `column`, when known within it), `message` says how, `file` names the log
+    (set by `replay`)."""
 
-    def __init__(self, line: int, message: str, file: str = "log") -> None:
+    def __init__(self, line: int, message: str, file: str = "log", column: int = 1) -> None:
         super().__init__(f"line {line}: {message}")
-        self.line, self.message, self.file = line, message, file
+        self.line, self.column, self.message, self.file = line, column, message, file
 
     def format_message(self) -> str:
-        return f"{self.file}:{self.line}:1: error: {self.message}"
+        return f"{self.file}:{self.line}:{self.column}: error: {self.message}"
 
 
 class UnreadableLog(ReplayError, UnreadableInput):
@@ -185,8 +186,9 @@ def log_lines(stream: BinaryIO) -> Iterator[tuple[int, str]]:
             raw = raw.removeprefix(b"\xef\xbb\xbf")
         try:
             yield number, raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise UnreadableLog(number, "the line is not UTF-8 text") from None
+        except UnicodeDecodeError as exc:
+            column = len(raw[: exc.start].decode("utf-8")) + 1  # in characters, as editors count
+            raise UnreadableLog(number, "the line is not UTF-8 text", column=column) from None
 
 
 def _no_constant(name: str) -> Any:
@@ -202,11 +204,20 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return found
 
 
-def _parse(number: int, text: str) -> Any:
+def parse_record(number: int, text: str) -> Any:
+    """Line `number` of a game log, `text`, as JSON data: how every reader of logs reads a
+    line. Raises UnreadableLog at the line, and at the column when JSON gives one."""
+    # The line break ends the record: in a string cut off there, JSON would call it a
+    # control character in the string rather than the string unterminated.
+    text = text.removesuffix("\n").removesuffix("\r")
     try:
         return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
-        raise UnreadableLog(number, f"not JSON: {exc.msg} (column {exc.colno})") from None
+        # The place goes in the location; the words without it ("Unterminated string
+        # starting at" says where the string starts: that is the column).
+        words = exc.msg.removesuffix(" at").removesuffix(" starting")
+        raise UnreadableLog(number + exc.lineno - 1, f"not JSON: {words[:1].lower()}{words[1:]}",
+                            column=exc.colno) from None
     except RecursionError:
         raise UnreadableLog(number, "the record is nested too deeply") from None
     except ValueError as exc:  # our hooks, and integers of thousands of digits
@@ -349,17 +360,19 @@ class _Records:
             number, text = item if isinstance(item, tuple) else (self.last + 1, item)
             self.last = number
             if text.strip():
-                return number, _parse(number, text)
+                return number, parse_record(number, text)
         return None
 
 
 @dataclass(frozen=True)
 class Replayed:
-    """A replayed log: the finished game, and whether its mission was confirmed against a
-    known campaign (False: the log is self-contained, its mission not verified)."""
+    """A replayed log: the finished game, whether its mission was confirmed against a
+    known campaign (False: the log is self-contained, its mission not verified), and who
+    played each seat (the game record's `bots`)."""
 
     game: Game
     verified: bool
+    bots: list[str]
 
 
 def replay_file(path: Path, known: Campaign | None = None,
@@ -405,7 +418,7 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | 
     first = records.next()
     if first is None:
         raise ReplayError(max(records.last, 1), "the log is empty")
-    game, _, verified = game_from_header(first[1], first[0], known, label)
+    game, bots, verified = game_from_header(first[1], first[0], known, label)
     while not game.over:
         choices = []
         for decision in game.pending():
@@ -452,7 +465,7 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | 
     after = records.next()
     if after is not None:
         raise ReplayError(after[0], "records after the end of the game")
-    return Replayed(game, verified)
+    return Replayed(game, verified, bots)
 
 
 def _round_name(number: int) -> str:

@@ -82,28 +82,26 @@ def parse_document(raw: bytes, name: str) -> Document:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        head = raw[: exc.start]
-        line = head.count(b"\n") + 1
-        column = exc.start - (head.rfind(b"\n") + 1) + 1
+        # In characters, as an editor counts them, not bytes: the text before is valid UTF-8.
+        head = raw[: exc.start].decode("utf-8").removeprefix("\ufeff")
+        line = head.count("\n") + 1
+        column = len(head) - (head.rfind("\n") + 1) + 1
         raise _error(name, line, column, "the file is not UTF-8 text", "encoding") from None
     text = text.removeprefix("\ufeff")
+    # Looked for here rather than left to the parser: libyaml gives its place in UTF-8 bytes,
+    # and PyYAML's own reader raises it before there is a loader to catch it in.
+    control = yaml.reader.Reader.NON_PRINTABLE.search(text)
+    if control:
+        before = text[: control.start()]
+        line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+        raise _error(name, line, column, f"the file holds a control character "
+                     f"(U+{ord(control.group()):04X}), which YAML does not allow", "encoding")
     loader = Loader(text)
     try:
         data, values, keys = _build(loader, name)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or ""
-        if exc.context and "quoted scalar" in exc.context and exc.context_mark:
-            line, column = exc.context_mark.line + 1, exc.context_mark.column + 1
-            problem = "unclosed quote"
-        line, column, message = explain_syntax(text, line, column, problem)
+        line, column, message = explain_syntax(text, exc)
         raise _error(name, line, column, message) from None
-    except yaml.reader.ReaderError as exc:
-        before = text[: exc.position]
-        line, column = before.count("\n") + 1, exc.position - (before.rfind("\n") + 1) + 1
-        raise _error(name, line, column, f"the file holds a control character ({exc.reason})",
-                     "encoding") from None
     except yaml.YAMLError as exc:
         raise _error(name, 1, 1, f"YAML syntax: {exc}") from None
     finally:
@@ -119,22 +117,49 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
-def explain_syntax(text: str, line: int, column: int, problem: str) -> tuple[int, int, str]:
-    """(line, column, message) for a YAML syntax error: what designers usually got wrong and
-    the usual fix, in one line, rather than the parser's words.
+def _at(mark: Any) -> tuple[int, int]:
+    return mark.line + 1, mark.column + 1
 
-    The parser stops where it noticed the problem, often a line after the mistake, so the
-    lines up to there are looked at for the mistakes people make: a tab, `key:value`,
-    `-item`, an unquoted `: ` inside a value, a key out of line with its neighbours.
+
+def explain_syntax(text: str, error: yaml.MarkedYAMLError) -> tuple[int, int, str]:
+    """(line, column, message) for a YAML syntax error: what designers usually got wrong and
+    the usual fix, in one line, rather than the parser's words, located where it is fixed.
+
+    The parser gives where it noticed the problem, often a line after the mistake, and where
+    what it was reading began: the quote or bracket never closed, the line whose key lacks its
+    ':'. The mistakes it gives no place for (`key:value`, `-item`, an unquoted `: ` inside a
+    value, a key out of line with its neighbours) are looked for in the lines up to there.
     """
+    problem, context = error.problem or "", error.context or ""
+    mark = error.problem_mark or error.context_mark
+    line, column = _at(mark) if mark else (1, 1)
+    start = _at(error.context_mark) if error.context_mark else (line, column)
     lines = text.split("\n")
-    upto = lines[:line]
-    for number in range(len(upto), 0, -1):  # a tab in the indentation, nearest first
-        here = upto[number - 1]
-        lead = here[: len(here) - len(here.lstrip(" \t"))]
-        if "\t" in lead:
-            return number, lead.index("\t") + 1, ("a tab in the indentation: YAML indents with "
-                                                 "spaces only; replace the tab with spaces")
+    current = lines[line - 1] if 0 < line <= len(lines) else ""
+    if current[column - 1:column] == "\t" and not current[:column - 1].strip():
+        return line, column, ("a tab in the indentation: YAML indents with spaces only; "
+                              "replace the tab with spaces")
+    if "quoted scalar" in context:
+        if "end of stream" in problem or "document" in problem:
+            return *start, "this quoted text is never closed: add the closing quote"
+        backslash = current.rfind("\\", 0, column)  # the parser stops in or after the escape
+        return line, backslash + 1 if backslash >= 0 else column, (
+            "an escape YAML does not know: in double quotes a backslash starts one (\\n, \\\", "
+            "\\\\); write \\\\ for a backslash itself, or put the text in single quotes")
+    for closing, what in (("]", "list in [ ]"), ("}", "mapping in { }")):
+        if f"expected ',' or '{closing}'" in problem:
+            # It ran to the end of the file, or on to a line no deeper than its own: a key.
+            ended = not current[column - 1:].strip() and not any(map(str.strip, lines[line:]))
+            if ended or (line > start[0] and _indent(current) <= _indent(lines[start[0] - 1])):
+                return *start, f"this {what} is never closed: add the closing {closing}"
+            message = f"a {what} is not closed, or two items lack a comma between"
+            left = current[:column - 1].rstrip()
+            if current[column - 1:column] == ":" and left:  # an item ran on into a ':'
+                column = len(left) - len(left.split()[-1]) + 1
+                message += ", or a value holds ': ' (put it in quotes)"
+            return line, column, message
+    # A key that never meets its ':' is on the line where the parser began reading it.
+    upto = lines[:start[0]] if "simple key" in context else lines[:line]
     for number in range(len(upto), max(0, len(upto) - 3), -1):
         here = upto[number - 1]
         if here.lstrip().startswith("#"):
@@ -149,7 +174,6 @@ def explain_syntax(text: str, line: int, column: int, problem: str) -> tuple[int
             lead, item = match.groups()
             return number, len(lead) + 1, (f"'-{item}' needs a space after the dash to be a "
                                            f"list item: write '- {item}'")
-    current = lines[line - 1] if 0 < line <= len(lines) else ""
     if "mapping values are not allowed" in problem and current:
         first = current.find(": ")
         if 0 <= first < column - 1 and not current.lstrip().startswith(("-", "{", "[")):
@@ -158,7 +182,7 @@ def explain_syntax(text: str, line: int, column: int, problem: str) -> tuple[int
                                   f"another key; put the value in quotes: {key}: "
                                   f"\"{value.replace(chr(34), chr(92) + chr(34))}\"")
     if "mapping values are not allowed" in problem or "expected key" in problem or \
-            "expected <block end>" in problem or "could not find expected ':'" in problem:
+            "expected <block end>" in problem:
         before = [(n, t) for n, t in enumerate(lines[: line - 1], 1)
                   if t.strip() and not t.lstrip().startswith("#")]
         if before and current.strip():
@@ -168,12 +192,8 @@ def explain_syntax(text: str, line: int, column: int, problem: str) -> tuple[int
                     f"this line starts at column {_indent(current) + 1} but line "
                     f"{above_number} above it at column {_indent(above) + 1}: keys of one "
                     "mapping must line up (indent with the same number of spaces)")
-    if problem == "unclosed quote":
-        return line, column, "this quoted text is never closed: add the closing quote"
-    if "expected ',' or ']'" in problem:
-        return line, column, "a list in [ ] is not closed, or two items lack a comma between"
-    if "expected ',' or '}'" in problem:
-        return line, column, "a mapping in { } is not closed, or two items lack a comma between"
+    if "could not find expected ':'" in problem:
+        return *start, "a ':' is missing after the key on this line: write 'key: value'"
     return line, column, f"YAML syntax: {problem or 'not valid YAML'}"
 
 
@@ -270,7 +290,9 @@ class _Builder:
                 raise _error(self.name, kline, kcol, "a key must be a name or a whole number")
             key = str(value)
             if key in container:
-                raise _error(self.name, kline, kcol, f"the key {key!r} appears twice")
+                first = self.keys[(*path, key)][0]
+                raise _error(self.name, kline, kcol,
+                             f"the key {key!r} appears twice (first on line {first})")
             frame[2] = key
             self.keys[(*path, key)] = (kline, kcol)
             return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import multiprocessing
 import os
 import re
@@ -25,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
-from synergy_forge.authoring.gamelog import PERSON
+from synergy_forge.authoring.gamelog import PERSON, UnreadableLog, log_lines, parse_record
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     Reading,
@@ -39,7 +38,7 @@ from synergy_forge.authoring.validate import overfull_mission_cards
 from synergy_forge.authoring.yamlfile import read_document
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.rulelang import RuleError
-from synergy_forge.fileio import read_regular
+from synergy_forge.fileio import open_regular
 from synergy_forge.pool import ignore_interrupt, stop_workers
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
@@ -141,13 +140,14 @@ def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, People
         try:
             if not path.is_file() or path.stat().st_size > MAX_LOG:
                 continue
-            lines = [line for line in read_regular(path).decode("utf-8").splitlines() if line]
-            header, end = json.loads(lines[0]), json.loads(lines[-1])
+            with open_regular(path) as stream:  # its lines read as replay reads them
+                lines = [(n, text) for n, text in log_lines(stream) if text.strip()]
+            header, end = parse_record(*lines[0]), parse_record(*lines[-1])
             mission, seats = header["mission"], header["bots"]
             if header.get("type") != "game" or end.get("type") != "end" or \
                     PERSON not in seats or mission["id"] not in current:
                 continue
-        except (OSError, ValueError, IndexError, KeyError, TypeError):
+        except (OSError, UnreadableLog, IndexError, KeyError, TypeError, AttributeError):
             continue
         tally = found.setdefault(mission["id"], PeopleGames())
         if _rules(mission) != current[mission["id"]]:

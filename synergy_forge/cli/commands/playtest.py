@@ -85,10 +85,7 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
 def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: int, fmt: str,
            html_path: Path | None, check: bool, executor: Executor) -> None:
     """`playtest --human`: replay the logs, then set people's games beside the ladder."""
-    import json
-
     from synergy_forge.authoring.gamelog import replay_file
-    from synergy_forge.fileio import open_regular
     from synergy_forge.sim.calibration import PEOPLE, PlayedGame, calibrate, group
     from synergy_forge.sim.playtest import LADDER
 
@@ -108,10 +105,8 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
         files += [f for f in found if f not in files]
     played = []
     for file in files:
-        game = replay_file(file).game  # a log the engine disagrees with stops here, located
-        with open_regular(file) as stream:  # the first record, valid since it replayed
-            first = next(line for line in stream if line.strip())
-        seats = json.loads(first)["bots"]
+        replayed = replay_file(file)  # a log the engine disagrees with stops here, located
+        game, seats = replayed.game, replayed.bots
         outcome = game.outcome
         assert outcome is not None
         played.append(PlayedGame(game.mission, game.rulebook, game.colors, game.players,
