@@ -314,15 +314,26 @@ def test_a_rebuild_renders_only_the_changed_pieces_and_equals_a_fresh_build_from
         return original(shared, html, key, *rest)
 
     monkeypatch.setattr(render, "render_piece", counting)
-    build_small(tmp_path, "Same", "a")
-    assert rendered == []  # nothing changed: nothing drawn
+
+    def rebuild() -> str:
+        with contextlib.chdir(tmp_path):
+            result = CliRunner().invoke(main, ["build", "camp", "--out", "a", "--no-png",
+                                               "--jobs", "1", "--lang", "en"])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    said = rebuild()
+    assert rendered == []  # nothing changed: nothing drawn, and the report says so
+    pieces = re.search(r" \(0 of its (\d+) pieces drawn, the others from the cache\)", said)
+    assert pieces, said
     mission = tmp_path / "camp" / "missions" / "1.yaml"
     mission.write_text(mission.read_text().replace("en: 'Same'", "en: 'Other'"))
     sheets_before = sheet_images(out / "en" / "missions.pdf")
-    build_small(tmp_path, "Same", "a")
+    said = rebuild()
     # Mission 1's face: its piece of eight faces is drawn again, nothing else; the missions'
     # sheets are imposed again from it (issue 21), and only the page it is on changed.
     assert len(rendered) == 1
+    assert f" (1 of its {pieces[1]} pieces drawn, the others from the cache)" in said
     assert "Other" in text_of(out / "en" / "missions.pdf")
     sheets_after = sheet_images(out / "en" / "missions.pdf")
     assert len(sheets_after) == len(sheets_before)
@@ -844,7 +855,7 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., Any]:
                             drawn[f"{face.key}.png"] = store / f"{name}.png"
         finally:
             context.release()
-        return render.Built([], [])
+        return render.Built([], [], 0, 0)
 
     return build
 

@@ -213,10 +213,13 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str,
 
 @dataclass
 class Built:
-    """What a build wrote, and the files of an earlier build it removed (output.forget)."""
+    """What a build wrote, the files of an earlier build it removed (output.forget), and how
+    many of its `pieces` it `drew` (the others were whole in the cache)."""
 
     results: list[Rendered]
     removed: list[Path]
+    drew: int
+    pieces: int
 
 
 def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
@@ -252,10 +255,10 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
         context = RenderContext(fonts)
         try:
-            results = _build(campaign, root, languages, options, jobs, progress, store,
-                             context, workers)
+            results, drew, pieces = _build(campaign, root, languages, options, jobs,
+                                           progress, store, context, workers)
             written = [path for r in results for path in (r.path, *r.pngs)]
-            return Built(results, forget(root, languages, written))
+            return Built(results, forget(root, languages, written), drew, pieces)
         finally:
             context.release()
             shutil.rmtree(fonts, ignore_errors=True)
@@ -264,8 +267,10 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
 
 def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
            jobs: int | None, progress: Callable[[Rendered], None] | None, store: Path,
-           context: RenderContext, workers: Any) -> list[Rendered]:
+           context: RenderContext, workers: Any) -> tuple[list[Rendered], int, int]:
+    """The documents written, how many pieces were drawn (or rasterised), of how many."""
     documents = plan(campaign, languages, options, store, out_dir)
+    pieces: set[str] = set()
     todo: list[tuple[str, str, str, list[str | None], CardSize | None, str]] = []
     owners: dict[str, list[int]] = {}  # piece -> the documents waiting for it
     waiting = [0] * len(documents)
@@ -281,6 +286,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     rasterised_by: dict[str, str] = {}  # PNG name -> the piece making it
     for index in order:
         for key, html, face_keys in documents[index].pieces():
+            pieces.add(key)
             pngs: list[str | None] = []
             waits_for: list[str] = []
             for name in face_keys:
@@ -356,7 +362,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
         if options.tts:
             results.append(_tts(campaign, out_dir, language, options))
     prune(out_dir, store, used)
-    return results
+    return results, len(todo), len(pieces)
 
 
 def _combined_pages(pages: list[int], whole_sheets: bool) -> int:

@@ -25,6 +25,10 @@ class PrintRun:
     results: list[Rendered]
     #: the files an earlier build wrote that this one no longer makes, removed
     removed: list[Path] = field(default_factory=list)
+    #: the pieces (eight card faces, a sheet's frames, a document) drawn, of how many: the
+    #: others were whole in the cache
+    drew: int = 0
+    pieces: int = 0
 
     @property
     def dated_fonts(self) -> bool:
@@ -63,4 +67,4 @@ def print_run(campaign: Campaign, out_dir: Path, languages: list[str], options: 
     for rendered in built.results:
         rendered.overflows = [o for o in rendered.overflows
                               if not (o.field == RULES_BLOCK and o.source in checked)]
-    return PrintRun(built.results, built.removed)
+    return PrintRun(built.results, built.removed, built.drew, built.pieces)

@@ -65,6 +65,8 @@ def text(run: PrintRun, out_dir: Path, documents: Mapping[str, Document] | None 
     lines.append(f"Built {len(pdfs)} PDFs and {pngs} PNGs"
                  + (f", {exports} Tabletop Simulator export(s)" if exports else "")
                  + f" in {out_dir}"
+                 + (f" ({run.drew} of its {run.pieces} pieces drawn, the others from the "
+                    "cache)" if run.drew < run.pieces else "")
                  + (f"; {problems} text(s) do not fit" if problems else ""))
     if run.removed:
         lines += [f"  removed {os.path.relpath(path)}" for path in run.removed[:REMOVED_SHOWN]]
