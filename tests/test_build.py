@@ -632,14 +632,17 @@ def test_a_rebuild_removes_the_outputs_of_cards_no_longer_in_the_campaign_and_no
 
 def test_only_files_a_build_wrote_of_the_languages_it_builds_are_removed(tmp_path):
     """The record of what a build wrote (OUT/.written.json) is read, not trusted: a name out
-    of the language's folder, or out of OUT, is never removed; a damaged record removes
-    nothing."""
+    of the language's folder, or out of OUT, is never removed, nor another spelling of a file
+    this build wrote (`en/./b.png`), nor a file of a kind no build writes (a note listed by
+    hand); a damaged record removes nothing."""
     from synergy_forge.printing.output import WRITTEN_FILE, forget
 
     out = tmp_path / "out"
     names = ["en/a.png", "en/b.png", "fr/a.png", "notes.txt", ".cache/k", "en/../notes.txt",
-             "../outside.txt", str(tmp_path / "outside.txt"), "en"]
-    for name in ["en/a.png", "en/b.png", "fr/a.png", "notes.txt", ".cache/k"]:
+             "../outside.txt", str(tmp_path / "outside.txt"), "en", "en/./b.png", "en//b.png",
+             "en/png/mine.txt"]
+    for name in ["en/a.png", "en/b.png", "fr/a.png", "notes.txt", ".cache/k",
+                 "en/png/mine.txt"]:
         (out / name).parent.mkdir(parents=True, exist_ok=True)
         (out / name).write_text("x")
     (tmp_path / "outside.txt").write_text("x")
@@ -647,7 +650,8 @@ def test_only_files_a_build_wrote_of_the_languages_it_builds_are_removed(tmp_pat
     assert forget(out, ["en"], [out / "en" / "b.png"]) == [out / "en" / "a.png"]
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")
                   if p.is_file()) == ["out/.cache/k", "out/.written.json", "out/en/b.png",
-                                      "out/fr/a.png", "out/notes.txt", "outside.txt"]
+                                      "out/en/png/mine.txt", "out/fr/a.png", "out/notes.txt",
+                                      "outside.txt"]
     assert json.loads((out / WRITTEN_FILE).read_text()) == {"en": ["en/b.png"],
                                                             "fr": ["fr/a.png"]}
     (out / WRITTEN_FILE).write_text("{damaged")

@@ -92,6 +92,10 @@ def inside(root: Path, relative: Path) -> Path:
     return root / relative
 
 
+#: What a build writes in OUT/<lang>/: PDFs, PNGs and the TTS saved object.
+OUTPUT_SUFFIXES = (".pdf", ".png", ".json")
+
+
 def forget(root: Path, languages: Collection[str], written: Collection[Path]) -> list[Path]:
     """Remove from `root` (the output folder) each file the last build of one of `languages`
     wrote (as WRITTEN_FILE says) that this build did not write (`written`): the PNG of a card
@@ -116,9 +120,13 @@ def forget(root: Path, languages: Collection[str], written: Collection[Path]) ->
         names = earlier.get(language)
         kept = set(now[language])
         for name in sorted(names) if isinstance(names, list) else ():
+            # Compared as written (`en/./a.pdf` is `en/a.pdf`, which this build may just have
+            # written), and only the kinds of file a build writes: a record edited by hand
+            # cannot make it remove a note of the user's.
             relative = PurePosixPath(name) if isinstance(name, str) else PurePosixPath("/")
-            if name in kept or relative.is_absolute() or ".." in relative.parts \
-                    or relative.parts[:1] != (language,) or len(relative.parts) < 2:
+            if str(relative) in kept or relative.is_absolute() or ".." in relative.parts \
+                    or relative.parts[:1] != (language,) or len(relative.parts) < 2 \
+                    or relative.suffix not in OUTPUT_SUFFIXES:
                 continue  # not a file of this language's kit: left alone
             target = root / relative
             with contextlib.suppress(OSError):  # gone already, or its folder: nothing to do
