@@ -96,7 +96,7 @@ def schema_state(folder: Path) -> SchemaState:
         try:
             if read_regular(state.folder / name) != data:
                 state.stale.append(name)
-        except OSError:  # missing, or not a file (a FIFO left there): written anew
+        except OSError:  # missing, or not a file: a FIFO left there is refused by --update
             state.missing.append(name)
     for path in _campaign_files(folder):
         line = _line_target(path)
@@ -113,7 +113,9 @@ def write_schemas(folder: Path) -> list[Path]:
 
     The designer's files are changed in place as `tune --write` changes a mission
     (fileio.replace_text: a read-only one refused, a save made meanwhile kept), each checked
-    before anything is written (CannotWrite, exit 2: nothing written at all)."""
+    before anything is written (CannotWrite, exit 2: nothing written at all). The copies of
+    the schemas, the tool's own files, are written first, one by one: one that cannot be
+    (a FIFO in its place) stops the update there, exit 2, before any designer's file."""
     written = []
     state = schema_state(folder)
     for path in state.lines:
