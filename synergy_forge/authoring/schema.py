@@ -12,6 +12,7 @@ from referencing import Registry, Resource
 
 from synergy_forge.authoring.diagnostics import Diagnostic
 from synergy_forge.authoring.yamlfile import Document
+from synergy_forge.core.rulelang import suggest
 from synergy_forge.fileio import read_regular
 from synergy_forge.resources import schemas_dir
 
@@ -193,8 +194,7 @@ def _field_problem(error: ValidationError, path: tuple[Any, ...], where: str
         extra = [k for k in value if k not in schema.get("properties", {})]
         if extra:
             expected = f"; expected one of: {', '.join(allowed)}" if allowed else ""
-            suggestion = _closest(extra[0], allowed)
-            did = f" (did you mean '{suggestion}'?)" if suggestion else ""
+            did = suggest(extra[0], allowed)
             return f"unknown field '{extra[0]}'{did}{expected}", True, (*path, extra[0])
     if v == "propertyNames":
         return f"{error.message}", True, path
@@ -256,8 +256,3 @@ def _type_problem(error: ValidationError, where: str) -> str:
     return f"{where} must be {expected}, got {_kind_of(value)}{hint}"
 
 
-def _closest(word: str, options: list[str]) -> str | None:
-    import difflib
-
-    matches = difflib.get_close_matches(word, options, n=1, cutoff=0.7)
-    return matches[0] if matches else None
