@@ -149,5 +149,6 @@ def test_people_who_lose_where_every_level_wins_are_below_the_ladder_not_above_i
     assert [lv["win_rate"] for lv in found["estimate"]["levels"]] == [1.0] * 5
     assert found["fitted_edge"] == "below" and found["fitted_skill"] == 0.0
     text = CliRunner().invoke(main, args)
-    assert "below every level of the ladder: the lowest, skill 0, wins 100%" in text.stdout
+    assert "below every level of the ladder: the one that wins least, skill 0, wins 100%" \
+        in text.stdout
     assert "above" not in text.stdout

@@ -332,9 +332,9 @@ def _explained(c: Calibration) -> str:
         level = (min if c.fitted_edge == "below" else max)(
             c.levels, key=lambda lv: lv.tally.win_rate)
         name = STAR_BOT if level.skill >= LADDER[-1] else f"skill {level.skill:g}"
-        which = "lowest" if c.fitted_edge == "below" else "highest"
-        return (f"{c.fitted_edge} every level of the ladder: the {which}, {name}, wins "
-                f"{_pct(level.tally.win_rate)}")
+        which = "least" if c.fitted_edge == "below" else "most"
+        return (f"{c.fitted_edge} every level of the ladder: the one that wins {which}, "
+                f"{name}, wins {_pct(level.tally.win_rate)}")
     said = f"best explained by skill {_fitted(c)}"
     if c.fitted is None or c.skill is None:
         return said
