@@ -227,7 +227,8 @@ AWKWARD_NAMES = ["02 mission déjà.yaml", "ÉTÉ.yaml", "03.yaml", "My_Mission.
 
 def test_a_new_mission_named_by_any_file_name_validates_beside_the_others(tmp_path):
     """The id comes from the file name by the schema's own pattern (accents dropped, other
-    characters hyphens, cut until its title fits the card), and neither the id nor the
+    characters hyphens, cut until its title fits the card), the title from the name's own
+    words where they are the id's with accents, and neither the id nor the
     number repeats one of the campaign's, even a mission's that has errors elsewhere."""
     import shlex
 
@@ -246,12 +247,15 @@ def test_a_new_mission_named_by_any_file_name_validates_beside_the_others(tmp_pa
     for path in sorted((camp / "missions").glob("*.yaml")):
         lines = path.read_text(encoding="utf-8").splitlines()
         fields[path.name] = {line.split(":")[0]: line.split("#")[0].split(":", 1)[1].strip()
-                             for line in lines if line.startswith(("id:", "number:"))}
+                             for line in lines if line.startswith(("id:", "number:", "title:"))}
         if path != broken:  # the comment's command, as a shell reads it
             assert shlex.split(lines[2].lstrip("#"))[2] == path.name
     assert fields["02 mission déjà.yaml"]["id"] == "mission-deja"
+    # The title keeps the name's accents (the id cannot): what the designer typed.
+    assert fields["02 mission déjà.yaml"]["title"] == '{en: "Mission déjà", fr: "Mission déjà"}'
     assert fields["ÉTÉ.yaml"]["id"] == "ete"
-    assert fields["night shift.yaml"] == {"id": "night-shift-2", "number": "3"}
+    assert fields["night shift.yaml"] == {"id": "night-shift-2", "number": "3",
+                                          "title": '{en: "Night shift 2", fr: "Night shift 2"}'}
     assert len({f["id"] for f in fields.values()}) == len(fields)
     assert len({f["number"] for f in fields.values()}) == len(fields)
     checked = run("validate", str(camp))

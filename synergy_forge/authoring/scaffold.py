@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaign, read_campaign
 from synergy_forge.authoring.schema import validator
-from synergy_forge.cardtext.fonts import fit
+from synergy_forge.cardtext.fonts import fit, missing_glyphs
 from synergy_forge.cardtext.geometry import card_boxes
 from synergy_forge.fileio import editable, open_regular, read_regular, replace_text, write_atomic
 from synergy_forge.resources import schemas_dir
@@ -134,13 +134,31 @@ def write_schemas(folder: Path) -> list[Path]:
     return written
 
 
-def _title(mission_id: str) -> tuple[str, str]:
+def _title(mission_id: str, path: Path | None = None) -> tuple[str, str]:
     """A first title from the mission's id, in English and French ("my-first-mission" is the
-    campaign's first; "night-shift" gives "Night shift" in both, to be translated)."""
+    campaign's first; "night-shift" gives "Night shift" in both, to be translated); with the
+    words of the file name `path` instead where they are the id's with their accents ("02 Le
+    très long voyage.yaml" gives "Le très long voyage", not "Le tres long voyage"), when the
+    fonts draw them and they fit."""
     if mission_id == "my-first-mission":
         return "My first mission", "Ma première mission"
     title = mission_id.replace("-", " ").capitalize()
+    if path is not None:
+        words = " ".join("".join(c if c.isalnum() else " " for c in
+                                 unicodedata.normalize("NFC", path.stem)).split())
+        words = re.sub(r"^\d+ ", "", words)
+        named = words[:1].upper() + words[1:]
+        if _folded(named) == title.lower() and not missing_glyphs(named) and \
+                all(fit(typeset(named, lang), card_boxes()["title"]) is not None
+                    for lang in ("en", "fr")):
+            return named, named
     return title, title
+
+
+def _folded(text: str) -> str:
+    """`text` without its accents, in lower case."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower())
+                   if not unicodedata.combining(c))
 
 
 #: The id a file name gives when none of its characters can be one ("03.yaml", "---.yaml").
@@ -194,7 +212,7 @@ def mission_text(path: Path, mission_id: str, number: int = 1,
 #   synergy-forge validate {_shell_name(path)}
 id: {mission_id}                 # lower-case letters, digits and hyphens; unique in a campaign
 number: {number}                         # position in the campaign, from 1
-title: {text(*_title(mission_id))}
+title: {text(*_title(mission_id, path))}
 stars: 1                          # difficulty as printed, 1 to 5
 players: [3, 4, 5]                # the player counts it is made for
 rounds: 2                         # successful rounds needed to win (at most 7)
