@@ -6,7 +6,7 @@ import contextlib
 import json
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -768,15 +768,16 @@ def page_ink(path: Path) -> list[float]:
 
 #: The ink saver's kits (ink_saver_kits): paper and layout, each built from the one before's
 #: cache.
-INK_SAVER_KITS = (("a4", "duplex"), ("letter", "duplex"), ("letter", "fold"))
+INK_SAVER_KITS = (("a4", "duplex"), ("a4", "fold"), ("letter", "duplex"),
+                  ("letter", "fold"))
 
 
 @pytest.fixture(scope="session")
 def ink_saver_kits(tmp_path_factory, small_kit) -> Path:
     """ROOT/camp (small_kit's campaign: two missions, every deck and every kind of card and
     back the starter's thirty missions have) and its English kits built with --ink-saver, by
-    a relative path, in ROOT/a4-duplex, ROOT/letter-duplex and ROOT/letter-fold, once per
-    test run (conftest.once_per_run: this module's tests are spread over xdist's workers).
+    a relative path, in ROOT/a4-duplex, ROOT/a4-fold, ROOT/letter-duplex and ROOT/letter-fold,
+    once per test run (conftest.once_per_run: this module's tests are spread over xdist's workers).
     The A4 build starts from small_kit's cache: the pieces the ink saver leaves alone (the
     rulebook, the challenge sheet, the calibration page) are not drawn again; every card and
     sheet is. Each later build starts from the one before's cache: the same cards, other
@@ -1043,7 +1044,8 @@ def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
     """Issue 21: cut guides continue the crop marks across the sheet, through the gutters.
     None lies on any card's trim (a line there would stay on a card cut 1 to 2 mm off): an
     edge with a gutter or the margin beside it has its guide GUIDE_GAP outside it, a line
-    two cards share has guides only where it crosses a gutter; every cut line has one."""
+    two cards share has guides only where it crosses a gutter; every cut line of a front has
+    one, along the front. (In the fold layout the backs' edges have none: issue 44, below.)"""
     from synergy_forge.printing.layout import EDGE, GUIDE, GUIDE_GAP, fold_sheet
 
     layout = fold_sheet(paper) if fold else sheet(paper)
@@ -1058,16 +1060,24 @@ def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
             overlap_x = min(guide.x + guide.width, x + w) - max(guide.x, x)
             overlap_y = min(guide.y + guide.height, y + h) - max(guide.y, y)
             assert overlap_x <= 1e-6 or overlap_y <= 1e-6, (guide, (x, y))
-    cuts_x = {round(v, 3) for x, _, w, _ in trims for v in (x, x + w)}
-    cuts_y = {round(v, 3) for _, y, _, h in trims for v in (y, y + h)}
-    for cut in cuts_x:
-        assert any(g.width == GUIDE and abs(g.x + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
-                   for g in layout.guides + layout.fold_guides), cut
-    for cut in cuts_y:
-        assert any(g.height == GUIDE and abs(g.y + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
-                   for g in layout.guides), cut
+    # Along the front itself in the fold layout; on a duplex sheet somewhere along the line
+    # (a shared cut line is guided through the gutters).
+    fold_lines = {round(b.x, 3) for b in layout.backs} if fold else set()
+    for front in layout.fronts:
+        for cut in {round(front.x, 3), round(front.x + card.width, 3)} - fold_lines:
+            assert any(g.width == GUIDE and abs(g.x + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                       and (not fold or (g.y < front.y + card.height
+                                         and g.y + g.height > front.y))
+                       for g in layout.guides), (front, cut)
+        for cut in (front.y, front.y + card.height):
+            assert any(g.height == GUIDE and abs(g.y + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                       and (not fold or (g.x < front.x + card.width
+                                         and g.x + g.width > front.x))
+                       for g in layout.guides), (front, cut)
     # A shared cut line (A4's columns, Letter's rows) is guided through the gutters only.
     if not fold:
+        cuts_x = {round(v, 3) for x, _, w, _ in trims for v in (x, x + w)}
+        cuts_y = {round(v, 3) for _, y, _, h in trims for v in (y, y + h)}
         shared = layout.gutter_x == 0
         inner = sorted(cuts_x if shared else cuts_y)[1:-1]
         for cut in inner:
@@ -1076,6 +1086,85 @@ def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
             assert pieces and all((g.height if shared else g.width)
                                   <= max(layout.gutter_x, layout.gutter_y) + 1e-6
                                   for g in pieces)
+
+
+@pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
+                                             ("letter", True)])
+def test_nothing_is_drawn_within_a_back_s_reach(paper, fold):
+    """Issue 44: no label, crop mark or cut guide within the card's bleed and 2 mm of any
+    back's trim (`Sheet.reach`), where a duplex shift, a fold or a cut 2 mm off would carry it
+    onto one back and not the others (on A4 and Letter the back pages keep no label and no
+    crop mark: their margins are within reach). The fronts' own marks and label would be
+    (what the back pages had before), and the fold layout's crop marks beside the backs keep
+    their length where the margin allows."""
+    from synergy_forge.printing.layout import LABEL, MIN_MARK, PRINTABLE, SHIFT, fold_sheet
+
+    layout = fold_sheet(paper) if fold else sheet(paper)
+    zones = [layout.reach(b) for b in layout.backs]
+    assert all(z[0] <= b.x - layout.card.bleed - SHIFT for z, b in zip(zones, layout.backs,
+                                                                       strict=True))
+
+    def within(mark) -> bool:
+        return any(mark.x < z[2] and z[0] < mark.x + mark.width and mark.y < z[3]
+                   and z[1] < mark.y + mark.height for z in zones)
+
+    drawn = (layout.marks + layout.folds + layout.guides + layout.fold_guides) if fold \
+        else layout.back_marks
+    assert not [m for m in drawn if within(m)]
+    if fold:
+        # Above the first front, out of the backs' reach but for its last 5 mm (the label's
+        # own length is the rendered test's to check, below: it is text).
+        first = layout.fronts[0]
+        assert layout.label == (first.x + layout.card.width / 2, PRINTABLE + LABEL / 2, False)
+        assert not any(z[0] < first.x + layout.card.width - layout.card.bleed - SHIFT - 0.25
+                       and z[2] > first.x for z in zones)
+        assert len(layout.marks) >= 8 and all(
+            max(m.width, m.height) >= MIN_MARK - 1e-6 and min(m.x, m.y) >= PRINTABLE - 1e-6
+            for m in layout.marks + layout.folds)
+    else:
+        assert layout.back_marks == () and layout.back_label is None
+        assert any(within(m) for m in layout.marks)  # the check sees what it looks for
+
+
+def group_backs(folder: Path, fold: bool) -> Iterator[tuple[Path, list[int]]]:
+    """Each group's sheets PDF in `folder` and its pages that hold backs: every other page
+    of a duplex kit, every page of a fold kit."""
+    from synergy_forge.printing.kit import GROUPS
+
+    for group in GROUPS:
+        path = folder / f"{group}.pdf"
+        count = pages(path)
+        yield path, list(range(count) if fold else range(1, count, 2))
+
+
+def test_no_back_shows_foreign_ink_when_printed_2_mm_off_a4(starter_kit):
+    """Issue 44: every back page of the A4 kit (English and French), shifted 2 mm each way
+    and diagonally: the outer strip of no card shows ink (pagecheck.foreign_ink: a crop
+    mark, a label, a neighbour's panel). The ink saver's kits, A4 and Letter, duplex and
+    fold, below; the Letter kit's full backs in test_table_ready.py."""
+    from pagecheck import foreign_ink
+
+    layout = sheet("a4")
+    for language in ("en", "fr"):
+        for path, backs in group_backs(starter_kit / language, False):
+            assert not foreign_ink(path, layout, backs), (language, path.name)
+    # The check sees ink where there is some: the fronts, with their marks, label and guides.
+    path = starter_kit / "en" / "numbers.pdf"
+    assert len(foreign_ink(path, layout, [0])) > 9
+
+
+def test_no_ink_saver_back_shows_foreign_ink_when_printed_2_mm_off(ink_saver_kits):
+    """Issue 44: A4 and Letter, duplex and fold (where the fold or cut may be 2 mm off: the
+    pairs lie far enough apart that the next pair's front is out of reach)."""
+    from pagecheck import foreign_ink
+
+    from synergy_forge.printing.layout import fold_sheet
+
+    for paper, layout in INK_SAVER_KITS:
+        fold = layout == "fold"
+        shape = fold_sheet(paper) if fold else sheet(paper)
+        for path, backs in group_backs(ink_saver_kits / f"{paper}-{layout}" / "en", fold):
+            assert not foreign_ink(path, shape, backs), (paper, layout, path.name)
 
 
 def test_cut_guides_are_on_the_fronts_never_on_the_backs():

@@ -11,7 +11,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 import pytest
 from click.testing import CliRunner
-from pagecheck import MM, check_pages
+from pagecheck import MM, check_pages, foreign_ink
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cardtext.fonts import Box, fit
@@ -198,6 +198,21 @@ def test_cut_lines_and_crop_marks_stay_inside_the_printable_area(paper):
         assert mark.x + mark.width <= width - EDGE and mark.y + mark.height <= height - EDGE
     # Letter is too short for a gutter: rows share their cut lines.
     assert (layout.gutter_y == 0) == (paper == "letter")
+
+
+def test_no_letter_back_shows_foreign_ink_when_printed_2_mm_off(letter_kit):
+    """Issue 44: every back page of the Letter kit shifted 2 mm each way: no card's outer
+    strip shows ink (the label that ran up a gutter, 1.1 mm from two backs, is on the fronts
+    only now; A4 in test_build.py)."""
+    from synergy_forge.printing.kit import GROUPS
+
+    layout = sheet("letter")
+    for group in GROUPS:
+        path = letter_kit / "en" / f"{group}.pdf"
+        document = pdfium.PdfDocument(path)
+        count = len(document)
+        document.close()
+        assert not foreign_ink(path, layout, list(range(1, count, 2))), group
 
 
 def test_each_colour_has_text_colours_that_meet_aa():

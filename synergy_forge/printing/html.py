@@ -17,6 +17,7 @@ from synergy_forge.core.cards import GOAL_IDS, Action
 from synergy_forge.core.mission import Campaign
 from synergy_forge.printing.jobs import Job, Options
 from synergy_forge.printing.kit import (
+    PAPER,
     SYMBOLS,
     Face,
     action_pairs,
@@ -85,6 +86,8 @@ def environment(translator: Translator, campaign: Campaign,
         action=lambda letter: actions[Action(letter)],
         default_goals=list(GOAL_IDS),
         language=translator.language,
+        full_bleed_backs=options.full_bleed_backs,
+        paper_colour=PAPER,
         # The <body>'s classes: what the build's options change in kit.css.
         body_class=" ".join(name for name, on in (("ink-saver", options.ink_saver),
                                                   ("full-bleed-backs", options.full_bleed_backs))
