@@ -865,6 +865,69 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., Any]:
     return build
 
 
+@pytest.mark.parametrize("shop", ["tgc", "mpc"])
+def test_a_shop_preset_writes_a_manifest_of_face_back_and_quantity(tmp_path, shop):
+    """Issue 44: the PNG folders did not say which back goes with which face, nor how many of
+    each. With a tgc or mpc preset the build writes png/<shop>-manifest.csv and .json (the
+    build's own `_manifest`, on the documents the build plans: no drawing needed): one row per
+    different card in print order, in the shop's words, every card counted once, the files
+    those the build writes, and two copies one row only when their pictures are the same (the
+    same cache key: the same face HTML)."""
+    import csv
+
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing import build as render
+    from synergy_forge.printing.html import single_faces
+    from synergy_forge.printing.jobs import PRESETS, Options
+    from synergy_forge.printing.kit import build_kit
+
+    folder = small_campaign(tmp_path, "Mission", SHOP)
+    (folder / "missions" / "3.yaml").write_text(
+        "id: m3\nnumber: 3\ntitle: {en: Three, fr: Trois}\nstars: 1\nrounds: 2\nlives: 2\n",
+        encoding="utf-8")
+    campaign = read_campaign(folder).campaign
+    assert campaign is not None
+    options = Options(card=PRESETS[shop].card, shop=shop, full_bleed_backs=True)
+    cards = [d for d in render.plan(campaign, ["fr"], options) if d.job.kind == "cards"]
+    out = tmp_path / "out"
+    out.mkdir()
+    written = render._manifest(campaign, out, "fr", options, cards)
+    assert [r.path.name for r in written] == [f"{shop}-manifest.csv", f"{shop}-manifest.json"]
+    words = {"tgc": ["deck", "Face", "Back", "Quantity"],
+             "mpc": ["deck", "Front", "Back", "Quantity"]}[shop]
+    with open(out / "fr" / "png" / f"{shop}-manifest.csv", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == words
+    kit = build_kit(campaign)
+    assert sum(int(r[3]) for r in rows[1:]) == sum(len(c) for c in kit.values()) == \
+        written[0].pages
+    files = {f"{g}/{face.key}.png" for g, c in kit.items() for face in single_faces(c)}
+    assert {r[1] for r in rows[1:]} | {r[2] for r in rows[1:]} <= files
+    by_deck: dict[str, list[list[str]]] = {}
+    for row in rows[1:]:
+        by_deck.setdefault(row[0], []).append(row)
+    # Three missions on two cards: mission 2 is the back of mission 1, a plain back behind 3.
+    assert by_deck["missions"] == [
+        ["missions", "missions/mission-01.png", "missions/mission-02.png", "1"],
+        ["missions", "missions/mission-03.png", "missions/back-mission.png", "1"]]
+    # Two number cards of each value, one picture: one row of 2, behind its colour's back.
+    assert len(by_deck["numbers"]) == 25 and {r[3] for r in by_deck["numbers"]} == {"2"}
+    assert by_deck["numbers"][0] == ["numbers", "numbers/number-0-0.png",
+                                     "numbers/back-number-0.png", "2"]
+    key_of = {face.key: key for d in cards for face, key in zip(d.faces, d.face_keys,
+                                                              strict=True)}
+    assert key_of["number-0-0"] == key_of["number-0-1"] != key_of["number-0-2"]
+    # The action cards as the build pairs them, each letter once.
+    assert sorted(r[1][-5] + r[2][-5] for r in by_deck["actions"]) == \
+        sorted(c.front.data + c.back.data for c in kit["actions"])
+    manifest = json.loads((out / "fr" / "png" / f"{shop}-manifest.json").read_text("utf-8"))
+    assert manifest["shop"] == {"tgc": "The Game Crafter", "mpc": "MakePlayingCards"}[shop]
+    assert (manifest["image"]["width"], manifest["image"]["height"]) == PRESETS[shop].pixels
+    assert [[d["deck"], *row.values()] for d in manifest["decks"] for row in d["rows"]] == \
+        [[r[0], r[1], r[2], int(r[3])] for r in rows[1:]]
+    assert {d["deck"]: d["backs"] for d in manifest["decks"]}["numbers"] == 5
+
+
 @pytest.mark.parametrize("preset", ["tgc", "mpc"])
 def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, shop_kit,
                                                             monkeypatch):
@@ -1151,6 +1214,20 @@ def test_no_back_shows_foreign_ink_when_printed_2_mm_off_a4(starter_kit):
     # The check sees ink where there is some: the fronts, with their marks, label and guides.
     path = starter_kit / "en" / "numbers.pdf"
     assert len(foreign_ink(path, layout, [0])) > 9
+
+
+def test_a_shop_s_full_bleed_backs_are_framed_on_the_home_sheets(shop_kit):
+    """A preset's backs run to the edge of their bleed (for the shop's cut), and sheets of
+    them, duplex at home, showed a neighbour's colour on a 2 mm shift (the numbers' second
+    sheet: red beside yellow). On the sheets each back is drawn inside the home backs' paper
+    frame (conftest.shop_kit: DriveThruCards' poker card, its number sheets)."""
+    from pagecheck import foreign_ink
+
+    from synergy_forge.printing.jobs import PRESETS
+
+    path = shop_kit / "out" / "fr" / "numbers.pdf"
+    layout = sheet("a4", PRESETS["dtc"].card)
+    assert not foreign_ink(path, layout, list(range(1, pages(path), 2)))
 
 
 def test_no_ink_saver_back_shows_foreign_ink_when_printed_2_mm_off(ink_saver_kits):
