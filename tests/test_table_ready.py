@@ -215,6 +215,56 @@ def test_no_letter_back_shows_foreign_ink_when_printed_2_mm_off(letter_kit):
         assert not foreign_ink(path, layout, list(range(1, count, 2))), group
 
 
+def test_the_letter_rulebook_is_set_in_columns_of_60_to_75_characters(letter_kit):
+    """Issue 44 on Letter (A4 in test_words.py): its columns are a little wider."""
+    import statistics
+
+    document = pdfium.PdfDocument(letter_kit / "en" / "rulebook.pdf")
+    try:
+        lines = [line for page in document for line in page.get_textpage().get_text_range()
+                 .replace("\r", "").replace("\ufffe", "\n").split("\n")]
+    finally:
+        document.close()
+    body = [len(line) for line in lines if len(line) >= 45]
+    assert 60 <= statistics.median(body) <= 75 and max(map(len, lines)) <= 75
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_lives_and_rounds_cards_take_the_coins_people_use(language):
+    """Issue 44: their circles were 10 mm, for coins of 16 to 19 mm (a 1 or 2 euro cent coin,
+    a penny, a dime). Each value 0 to 7 has a circle of 18.5 mm, a 19 mm coin fitting it to
+    within a quarter millimetre, apart from the others and on the card; its text still fits
+    (drawn, no overflow)."""
+    import re
+
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.draw import RenderContext, draw
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    faces = [c.front for c in build_kit(campaign)["specials"] if c.front.kind in ("lives",
+                                                                                 "rounds")]
+    html, _ = html_for(Job("cards", language, "specials"), campaign, Options(png=False),
+                       Translator(language), only=faces)
+    for page in html.split('<section class="sheet">')[1:]:
+        spots = [(float(x), float(y), float(w), n) for x, y, w, n in re.findall(
+            r'class="spot" style="left:([\d.]+)mm;top:([\d.]+)mm;width:([\d.]+)mm;[^"]*">'
+            r'(\d)</span>', page)]
+        assert [n for *_, n in spots] == [str(n) for n in range(8)]
+        assert all(w >= 18.5 for *_, w, _ in spots)
+        for a in spots:
+            for b in spots:
+                if a is not b:
+                    assert max(abs(a[0] - b[0]), abs(a[1] - b[1])) >= a[2]
+    context = RenderContext()
+    try:
+        assert draw(html, context).overflows == []
+    finally:
+        context.release()
+
+
 def test_each_colour_has_text_colours_that_meet_aa():
     for i in range(len(INKS)):
         c = colours(i)

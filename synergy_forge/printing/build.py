@@ -28,6 +28,7 @@ from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import open_beneath, read_regular, write_beneath
 from synergy_forge.pool import run_units
+from synergy_forge.printing.components import check as check_components
 from synergy_forge.printing.draw import PNG_DPI, RenderContext, draw, page_images, png_bytes
 from synergy_forge.printing.html import (
     environment,
@@ -99,9 +100,11 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
          store: Path | None = None, root: Path | None = None) -> list[_Document]:
     """Every document of the build as its pieces. With `store`, the compiled templates are kept
     in STORE/templates/ (Jinja's bytecode cache, checked against the templates' sources):
-    compiling them is half the time of a rebuild's HTML."""
+    compiling them is half the time of a rebuild's HTML. Raises components.KitMismatch when
+    the kit would not hold the cards the engine deals and plays (printing/components.py)."""
     assets = assets_digest()
     kit = build_kit(campaign)
+    check_components(campaign, kit)  # the printed game is the one the engine plays
     layout = sheet_for(options)
     documents = []
     compiled = None
