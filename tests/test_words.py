@@ -442,10 +442,14 @@ def test_the_challenge_sheet_is_one_page_read_across_a_table(kit, language):
     """Issue 44: the challenge sheet was set at 9 pt with half its page empty. Its size is
     the largest at which it fills its one page (printing.html.challenge_sheet_pt): for the
     starter's 16 challenges, 13 pt or more on A4, every challenge's name and rule at it."""
+    from collections import Counter
+
     path = kit / language / "challenges.pdf"
     assert len(pages(path)) == 1
-    sizes = [size for _, char, size in character_sizes(path) if char.isalpha()]
-    assert sum(size >= 12.99 for size in sizes) / len(sizes) > 0.8, sorted(set(sizes))
+    sizes = Counter(round(size, 1) for _, char, size in character_sizes(path)
+                    if char.isalpha())
+    # the names and rules: the commonest size (the title, the notice and "From" aside)
+    assert sizes.most_common(1)[0][0] >= 13.0, sizes
     text = plain(pages(path)[0])
     campaign = read_campaign(starter_campaign()).campaign
     assert campaign is not None
@@ -486,4 +490,4 @@ def test_the_rulebook_states_its_three_rulings_as_rulings(kit, language):
     for ruling in ("R12", "R22", "R24"):
         assert ruling in text, ruling
     rules = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
-    assert rules.count("*Checked against the published rulebook:*") == 3
+    assert " ".join(rules.split()).count("*Checked against the published rulebook:*") == 3

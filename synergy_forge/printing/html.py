@@ -182,7 +182,7 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
             actions=sorted(campaign.actions.items()), challenges=challenges,
             kit=kit, box=components(kit), campaign=campaign,
             colour_symbols=SYMBOLS[:len(campaign.colors)],
-            example=example_round(campaign),
+            example=example_round(campaign), text_width=TEXT_WIDTH,
             sheet_pt=challenge_sheet_pt(challenges, translator, PAPERS[options.paper])
             if job.kind == "challenges" else None)
         return html, []
@@ -205,10 +205,14 @@ LEAD = N_("Missions add challenges, in this order as you play. Some are rules ev
           "lay must keep: a player who cannot keep them loses the mission for everyone. Others "
           "change how cards count or how your sum is made.")
 
+#: The rulebook's and challenge sheet's width of text, in mm, the same on A4 and Letter (the
+#: rulebook's columns, two of 92 mm, hold 60 to 75 characters on both), and their top and
+#: bottom margins (rulebook.html.j2's @page).
+TEXT_WIDTH = 190.0
+TOP_BOTTOM = 12.0 + 14.0
 #: The challenge sheet's text: the largest size from LARGEST_PT down to SMALLEST_PT (half
-#: points) at which its table fills one page; its margins (rulebook.html.j2's @page), in mm.
+#: points) at which its table fills one page.
 LARGEST_PT, SMALLEST_PT = 18.0, 10.0
-SHEET_MARGINS = (10.0 * 2, 12.0 + 14.0)
 #: Room left on the sheet for what the metrics do not see (the renderer's own rounding), mm.
 SLACK = 4.0
 
@@ -221,7 +225,7 @@ def challenge_sheet_pt(challenges: list[Any], translator: Translator,
     (cardtext.fonts)."""
     from synergy_forge.cardtext.fonts import MM_PER_PT, lines_needed
 
-    width, height = paper[0] - SHEET_MARGINS[0], paper[1] - SHEET_MARGINS[1]
+    width, height = TEXT_WIDTH, paper[1] - TOP_BOTTOM
     texts = [(translator.text(dict(c.name)), translator.text(dict(c.text))) for c in challenges]
     notice = translator.gettext(NOTICE)
     pt = LARGEST_PT
