@@ -339,9 +339,9 @@ class Game:
         kind, written = read_choice_id(text, self.state)
         decision = next((d for d in self.pending() if d.seat == seat), None)
         if decision is None or kind is not decision.kind:
-            asked = f"its {decision.kind} choice" if decision else "nothing"
-            raise IllegalChoice(f"seat {seat} is asked for {asked}, not a {kind} choice",
-                                "the engine")
+            raise IllegalChoice(f"seat {seat} is asked for its {decision.kind} choice, not a "
+                                f"{kind} choice" if decision else f"seat {seat} has no decision "
+                                "to make now", "the engine")
         try:
             choice = parse_choice(kind, seat, written)
         except NotationError as exc:
