@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from synergy_forge.core.cards import GOAL_IDS, NUMBER_VALUES, Action
-from synergy_forge.core.engine import Game, GoalCard
+from synergy_forge.core.cards import GOAL_IDS, NUMBER_VALUES, Action, GoalCard
+from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import WrongInput
 from synergy_forge.printing.kit import Card
