@@ -2,13 +2,15 @@
 
 Kept tiny, with the command line imported inside `run`: a Ctrl-C while the program is still
 starting (importing click and the package takes a good tenth of a second) is then handled
-like any other, not shown as a traceback of the import.
+like any other, not shown as a traceback of the import. Only the exit codes come first.
 """
 
 import _thread
 import gc
 import os
 import sys
+
+from synergy_forge.cli.exits import EXIT_INTERRUPTED
 
 
 def collect_less() -> None:
@@ -48,11 +50,11 @@ def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
 def run() -> None:
     sys.unraisablehook = _interrupt_again
     try:
-        from synergy_forge.cli.main import run as program
+        from synergy_forge.cli.group import run as program
     except KeyboardInterrupt:  # nothing started yet: nothing to stop
         sys.stderr.write("interrupted\n")
         sys.stderr.flush()
-        os._exit(130)  # cli.main.EXIT_INTERRUPTED
+        os._exit(EXIT_INTERRUPTED)
     try:
         program()
     finally:
