@@ -289,8 +289,8 @@ def candidate_problems(mission: Mission, rulebook: Rulebook,
 
 def no_new_problems(mission: Mission, rulebook: Rulebook) -> Callable[[Mission], bool]:
     """Whether a candidate setting of `mission` may be proposed: it earns no error and no
-    warning of validate's that the mission did not already have (issue 22: "never proposes
-    what validate would warn about")."""
+    warning of validate's that the mission did not already have: tune never proposes what
+    validate would warn about."""
     had = {d.check for d in candidate_problems(mission, rulebook, warnings=True)}
 
     def valid(candidate: Mission) -> bool:
