@@ -169,7 +169,8 @@ def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
     assert "Action cards A Recover · B Switch · C Double recovery · D Trade goals" in missions
     # Who may miss, by player count, and the super and hyper cards (S, Ω: their own cards say
     # their rules), in the stats row.
-    assert "0/1/1 may miss 3/4/5 players S Ω super hyper Play order" in missions
+    # (issue 44: each figure above its player count, the key read at a glance)
+    assert "0 3p 1 4p 1 5p may miss S Ω super hyper Play order" in missions
 
 
 def test_nothing_is_printed_within_4_mm_of_a_letter_page_edge_and_characters_meet_wcag_aa(

@@ -184,8 +184,8 @@ def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit,
     campaign = read_campaign(starter_campaign()).campaign
     translator = Translator(language)
     _ = translator.gettext
-    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "{counts} players",
-                                    "super", "hyper"))
+    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "super", "hyper")) \
+        + "".join(_("{players}p").format(players=n) for n in (3, 4, 5))
     sizes = character_sizes(kit / language / "cards-missions.pdf")
     missions = sorted(campaign.missions, key=lambda m: m.number)
     assert {page for page, _, _ in sizes} == set(range(len(missions))) and len(missions) == 30
@@ -200,6 +200,10 @@ def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit,
                           .replace("\u202f", ""))
         assert not small - allowed, (mission.number, small - allowed)
         assert sum(size >= 7.99 for _, size in on_card) > 60, mission.number  # the rules
+        # The stats' labels and the player-count key at 7 pt (issue 44), the flavour at 6.5
+        flavour = set(typeset(translator.text(mission.flavor), language))
+        assert all(size >= 6.99 for char, size in on_card if char not in flavour), \
+            (mission.number, sorted({(c, round(z, 1)) for c, z in on_card if z < 6.99}))
 
 
 @pytest.mark.parametrize("language", ["en", "fr"])
@@ -491,3 +495,67 @@ def test_the_rulebook_states_its_three_rulings_as_rulings(kit, language):
         assert ruling in text, ruling
     rules = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
     assert " ".join(rules.split()).count("*Checked against the published rulebook:*") == 3
+
+
+# -- mission cards with a hierarchy (issue 44) ----------------------------------------------------
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_mission_cards_print_one_rules_size_and_titles_on_one_line_never_smaller(language):
+    """Issue 44: the rules text changed size from card to card on one sheet (8 to 11 pt) and
+    titles shrank under it or wrapped. Every mission card of the starter prints its rules at
+    the campaign's one size in the language (campaign_rules_pt: the largest that fits every
+    card, 9 pt in English, 8 pt in French), and its title on one line (as high as the head) in
+    DejaVu Sans Condensed Bold, at that size or larger; drawn, nothing overflows."""
+    import re as regex
+
+    from synergy_forge.cardtext.geometry import MISSION_HEAD
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.cardtext.mission import campaign_rules_pt
+    from synergy_forge.printing.draw import RenderContext, draw
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    size = campaign_rules_pt(campaign, Translator(language))
+    assert size == {"en": 9.0, "fr": 8.0}[language]
+    html, _ = html_for(Job("cards", language, "missions"), campaign, Options(png=False),
+                       Translator(language))
+    rules = regex.findall(r'class="rules fit" style="font-size:([\d.]+)pt', html)
+    titles = regex.findall(r'<h2 class="fit" style="font-size:([\d.]+)pt;height:([\d.]+)mm"',
+                           html)
+    assert len(rules) == len(titles) == len(campaign.missions) == 30
+    assert {float(pt) for pt in rules} == {size}
+    assert all(float(pt) >= size and float(height) == MISSION_HEAD for pt, height in titles)
+    context = RenderContext()
+    try:
+        assert draw(html, context).overflows == []
+    finally:
+        context.release()
+
+
+def test_validate_names_the_one_mission_that_sets_every_card_s_rules_smaller(tmp_path):
+    """Issue 44: with one rules size on every card, one crowded card sets it for all;
+    validate says which (a warning at its challenges), where it alone holds the others a
+    point or more below and near the smallest size read from a seat. The starter's closest
+    cards tie, and say nothing (test_validate)."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from synergy_forge.cli import main
+
+    folder = tmp_path / "camp"
+    (folder / "missions").mkdir(parents=True)
+    shutil.copy(starter_campaign() / "campaign.yaml", folder / "campaign.yaml")
+    for path in (starter_campaign() / "missions").glob("*.yaml"):
+        if path.name[:2] in ("01", "24"):
+            shutil.copy(path, folder / "missions" / path.name)
+    (folder / "campaign.yaml").write_text(
+        (folder / "campaign.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert "24-crossed-wires.yaml" in result.output and "[mission.rules-size]" in result.output, \
+        result.output
+    assert "warning: mission 24's card (fr) sets the rules text of every mission card to 8 pt: " \
+           "without it they would be 11 pt" in result.output
+    assert "(en)" not in result.output  # 9 pt in English: readable enough to say nothing
