@@ -213,11 +213,16 @@ def same_kit(small_kit: Path, tmp_path: Path) -> Path:
 
 
 def test_hostile_text_is_printed_literally_and_nothing_is_fetched(tmp_path, small_kit):
+    # In the title (one line, issue 44: short) and the flavour text (two lines: the rest).
     hostile = '<img src="file:///etc/passwd"> {{ 7*7 }} <b>x</b>'
-    out = build_small(tmp_path, hostile, "out", seed=small_kit)
+    small_campaign(tmp_path, "<i>{{ 7*7 }}</i>")
+    mission = tmp_path / "camp" / "missions" / "1.yaml"
+    mission.write_text(mission.read_text() + f"flavor: '{hostile}'\n")
+    out = build_small(tmp_path, "<i>{{ 7*7 }}</i>", "out", seed=small_kit)
     text = text_of(out / "en" / "missions.pdf").replace("\r", "").replace("\n", "")
     # Printed as words (quotes set as typography.py sets any text), not as markup.
     assert typeset('<img src="file:///etc/passwd">', "en") in text and "{{ 7*7 }}" in text
+    assert "<i>{{ 7*7 }}</i>" in text and "<b>x</b>" in text
     assert "49" not in text
 
 

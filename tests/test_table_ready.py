@@ -431,9 +431,11 @@ def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path, 
     monkeypatch.setattr(render, "jobs_for", missions_only)
     monkeypatch.setattr(render, "COMBINED", ["missions.pdf"])  # the print-and-play PDF's parts
 
-    width = card_boxes()["title"].width  # 33 mm, 20 mm on a 50 x 70 mm card
-    n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > width - 6)
-    assert font(True).width("W" * n, 6.0) < width
+    # 33 mm, 20 mm on a 50 x 70 mm card; one line of condensed bold, 8 pt at least (issue 44)
+    width = card_boxes()["title"].width
+    title = font(True, condensed=True)
+    n = next(n for n in range(5, 80) if title.width("W" * n, 8.0) > width - 6)
+    assert title.width("W" * n, 8.0) < width
     folder = small_campaign(tmp_path, {"1": ""})
     mission = folder / "missions" / "1.yaml"
     mission.write_text(mission.read_text().replace("title: Mission 1", "title: " + "W" * n))
