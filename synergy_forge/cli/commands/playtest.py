@@ -14,6 +14,7 @@ from ..output import HTML_REPORT, show, write_report
 from ..params import BOTS, PLAYER_COUNTS, SEED, OutputFile, report_format
 
 if TYPE_CHECKING:
+    from synergy_forge.core.mission import Campaign
     from synergy_forge.sim.executors import Executor
 
 #: Below this many games the run is too short to be worth a progress bar.
@@ -93,14 +94,10 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
            executor: Executor) -> None:
     """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then set people's
     games beside the ladder."""
-    from synergy_forge.authoring.diagnostics import InvalidInput, errors
-    from synergy_forge.authoring.gamelog import replay_file
-    from synergy_forge.authoring.loading import Reading, display, read_campaign
-    from synergy_forge.resources import starter_campaign
-    from synergy_forge.sim.calibration import PEOPLE, PlayedGame, calibrate, group
+    from synergy_forge.reporting.people import played_games
+    from synergy_forge.sim.calibration import calibrate, group
     from synergy_forge.sim.playtest import LADDER
 
-    from ..inputs import current_campaign
     from ..progress import Progress
 
     if len(paths) > 1 or (paths and not paths[0].is_dir()):
@@ -108,33 +105,9 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
                                "(default: the current folder's campaign), not mission files")
     if fmt == "html" or html_path is not None or check:
         raise click.UsageError("--human reports as text or JSON only, without --check")
-    folder = current_campaign(paths[0] if paths else None)
-    read = read_campaign(folder, Reading.TO_PLAY)
-    if read.campaign is None:
-        raise InvalidInput(errors(read.diagnostics))
-    campaign = read.campaign
-    label = "the starter campaign" if folder == starter_campaign() else \
-        f"campaign {display(folder)}"
-    files: list[Path] = []
-    for path in logs:
-        found = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
-        if path.is_dir() and not found:
-            raise click.BadParameter(f"{path}: no *.jsonl game log in this folder",
-                                     param_hint="'--human'")
-        files += [f for f in found if f not in files]
-    played = []
-    for file in files:
-        # A log the engine disagrees with stops here, located; one of a mission whose play
-        # changed since is replayed as the mission it was, its changes kept.
-        replayed = replay_file(file, campaign, label, changed=True)
-        game, seats = replayed.game, replayed.bots
-        outcome = game.outcome
-        assert outcome is not None
-        mission, rulebook = (replayed.known, campaign.rulebook) if replayed.verified \
-            and replayed.known is not None else (game.mission, game.rulebook)
-        played.append(PlayedGame(mission, rulebook, game.colors, game.players,
-                                 sum(1 for name in seats if name in PEOPLE), outcome.won,
-                                 str(file), replayed.known, replayed.changes))
+    campaign, label = _campaign(paths[0] if paths else None)
+    files = _log_files(logs)
+    played = played_games(files, campaign, label)
     kept = [g for g in played if include_changed or not g.changes]
     total = games * len(LADDER) * len(group(kept))
     with Progress(total, "Playing", bar=False) as bar:
@@ -143,3 +116,32 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
                 without_people=sum(1 for g in kept if not g.people), games=games, seed=seed,
                 changed=[g for g in played if g.changes and g.people],
                 include_changed=include_changed))
+
+
+def _campaign(given: Path | None) -> tuple[Campaign, str]:
+    """The campaign logs are compared with, and what messages call it."""
+    from synergy_forge.authoring.diagnostics import InvalidInput, errors
+    from synergy_forge.authoring.loading import Reading, display, read_campaign
+    from synergy_forge.resources import starter_campaign
+
+    from ..inputs import current_campaign
+
+    folder = current_campaign(given)
+    read = read_campaign(folder, Reading.TO_PLAY)
+    if read.campaign is None:
+        raise InvalidInput(errors(read.diagnostics))
+    label = "the starter campaign" if folder == starter_campaign() else \
+        f"campaign {display(folder)}"
+    return read.campaign, label
+
+
+def _log_files(logs: tuple[Path, ...]) -> list[Path]:
+    """The logs given, a folder's *.jsonl (searched recursively) in its place, each once."""
+    files: list[Path] = []
+    for path in logs:
+        found = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+        if path.is_dir() and not found:
+            raise click.BadParameter(f"{path}: no *.jsonl game log in this folder",
+                                     param_hint="'--human'")
+        files += [f for f in found if f not in files]
+    return files
