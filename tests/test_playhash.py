@@ -72,6 +72,7 @@ SAME_PLAY = {
     "number": {"number": 4},
     "title": {"title": {"en": "Near misses", "fr": "Presque"}},
     "declared stars": {"stars": 5},
+    "declared stars per player count": {"stars": 2, "stars_per_count": {3: 2, 4: 3, 5: 2}},
     "flavour": {"flavor": {"en": "Another story."}},
     "file": {"source": "elsewhere/21.yaml"},
     "goal deck order": {"goals": ("second-lowest", "one-higher", "one-lower", "equal",
