@@ -65,8 +65,9 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
     """
     from synergy_forge.sim.executors import executor_for
     from synergy_forge.sim.playtest import games_to_play, playtest
+    from synergy_forge.workspace.play import playables
 
-    from ..inputs import playables
+    from ..output import say
     from ..progress import Progress
 
     if include_changed and not logs:
@@ -75,7 +76,7 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
         _human(logs, paths, games, seed, fmt, html_path, check, include_changed,
                executor_for(scheduler, jobs))
         return
-    sources = playables(paths)
+    sources = playables(paths, say)
     total = games_to_play(sources, bots, player_counts, games)
     # A bar on a terminal for long runs; off a terminal, a plain line every few seconds.
     with Progress(total, "Playing", bar=total >= PROGRESS_FROM and fmt == "text") as bar:
