@@ -14,7 +14,6 @@ from ..output import HTML_REPORT, show, write_report
 from ..params import BOTS, PLAYER_COUNTS, SEED, OutputFile, report_format
 
 if TYPE_CHECKING:
-    from synergy_forge.core.mission import Campaign
     from synergy_forge.sim.executors import Executor
 
 #: Below this many games the run is too short to be worth a progress bar.
@@ -95,10 +94,11 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
            executor: Executor) -> None:
     """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then set people's
     games beside the ladder."""
-    from synergy_forge.reporting.people import played_games
     from synergy_forge.sim.calibration import calibrate, group
     from synergy_forge.sim.playtest import LADDER
+    from synergy_forge.workspace.people import people_logs
 
+    from ..output import say
     from ..progress import Progress
 
     if len(paths) > 1 or (paths and not paths[0].is_dir()):
@@ -106,34 +106,15 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
                                "(default: the current folder's campaign), not mission files")
     if fmt == "html" or html_path is not None or check:
         raise click.UsageError("--human reports as text or JSON only, without --check")
-    campaign, label = _campaign(paths[0] if paths else None)
-    files = _log_files(logs)
-    played = played_games(files, campaign, label)
-    kept = [g for g in played if include_changed or not g.changes]
+    read = people_logs(_log_files(logs), paths[0] if paths else None, say)
+    kept = [g for g in read.played if include_changed or not g.changes]
     total = games * len(LADDER) * len(group(kept))
     with Progress(total, "Playing", bar=False) as bar:
         calibrations = calibrate(kept, games, seed, executor=executor, progress=bar.update)
-    show(render("calibration", fmt, calibrations, logs=len(files),
+    show(render("calibration", fmt, calibrations, logs=len(read.files),
                 without_people=sum(1 for g in kept if not g.people), games=games, seed=seed,
-                changed=[g for g in played if g.changes and g.people],
+                changed=[g for g in read.played if g.changes and g.people],
                 include_changed=include_changed))
-
-
-def _campaign(given: Path | None) -> tuple[Campaign, str]:
-    """The campaign logs are compared with, and what messages call it."""
-    from synergy_forge.authoring.diagnostics import InvalidInput, errors
-    from synergy_forge.authoring.loading import Reading, display, read_campaign
-    from synergy_forge.resources import starter_campaign
-
-    from ..inputs import current_campaign
-
-    folder = current_campaign(given)
-    read = read_campaign(folder, Reading.TO_PLAY)
-    if read.campaign is None:
-        raise InvalidInput(errors(read.diagnostics))
-    label = "the starter campaign" if folder == starter_campaign() else \
-        f"campaign {display(folder)}"
-    return read.campaign, label
 
 
 def _log_files(logs: tuple[Path, ...]) -> list[Path]:
