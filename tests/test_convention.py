@@ -10,8 +10,7 @@ import pytest
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.cards import NumberCard
-from synergy_forge.core.engine import GoalCard
+from synergy_forge.core.cards import GoalCard, NumberCard
 from synergy_forge.core.memo import forget_all
 from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule
 from synergy_forge.core.rules import Definition

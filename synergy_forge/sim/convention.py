@@ -29,10 +29,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import INFALLIBLE
-from synergy_forge.core.referee import ActionUse, pair_sum, round_succeeds
+from synergy_forge.core.referee import pair_sum, round_succeeds
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules
 from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled

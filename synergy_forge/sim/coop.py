@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import (
@@ -57,7 +57,7 @@ class CoopBot(GreedyBot):
             return decision.choices[0]
         kind = decision.kind
         if kind is DecisionKind.SECOND_NUMBER:
-            chances = self.round_chances(observation, list(decision.choices))
+            chances = self.round_chances(observation, list(decision.cards))
             return self._pick(decision.choices, lambda c: chances[c])
         if kind is DecisionKind.ACTION:
             return self._coop_action(observation, decision)
@@ -144,7 +144,7 @@ class CoopBot(GreedyBot):
         """H when the round is more likely lost than won; else an action on its own cards that
         raises its chance clearly (the greedy bot's)."""
         hand = list(obs.hand)
-        h = next((u for u in decision.choices[1:] if u.card is Action.H), None)
+        h = next((u for u in decision.uses[1:] if u is not None and u.card is Action.H), None)
         if h is not None and hand:
             base = max(self.round_chances(obs, hand).values())
             if base < 0.5 and \

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import (
@@ -85,7 +85,7 @@ class GreedyBot:
         if kind is DecisionKind.ACTION:
             return self._action(observation, decision)
         if kind is DecisionKind.TAKE_BACK:
-            return _keep(observation, decision.choices)
+            return _keep(observation, decision.cards)
         return self.rng.choice(decision.choices)
 
     # -- the model of the others -----------------------------------------------------------
@@ -210,7 +210,7 @@ class GreedyBot:
 
     def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
         if self._passing(obs):
-            return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
+            return self.rng.choice(decision.goal_cards)  # R4: not the goal this seat must meet
         first = obs.placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
         key = ("goal", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
@@ -233,7 +233,7 @@ class GreedyBot:
         placed = obs.placed  # at card 3, every first card and goal lies on the table
         first = placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
-        sums = {c: _pair(obs, first, c, delta)[0] for c in decision.choices}
+        sums = {c: _pair(obs, first, c, delta)[0] for c in decision.cards}
         chances = self._goal_chances(obs, [g.goal for g in placed.goals], set(sums.values()))
         return self._pick(decision.choices, lambda c: chances[sums[c]])
 
