@@ -399,6 +399,22 @@ def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
     return e1, e2, c1, c2, total, identical, broken
 
 
+def colour_pair_sums(plan: ChallengePlan) -> list[int]:
+    """The sum of every way a seat may lay two of its colour's ten number cards (first, then
+    second; each copy apart, so a sum comes as often as its pairs are dealt) that keeps the
+    challenges (R5–R9): what a seat makes when nothing else is known of its hand. Empty when
+    no pair keeps them."""
+    cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
+    sums = []
+    for i, a in enumerate(cards):
+        for j, b in enumerate(cards):
+            if i != j:
+                e = seat_sum(plan, a, b, 0)
+                if not e[6]:
+                    sums.append(e[4])
+    return sums
+
+
 def pair_sum(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard,
              second: NumberCard, delta: int = 0) -> tuple[int, bool]:
     """(sum, a challenge broken) for one seat's two cards (R5–R9), remembered here: the

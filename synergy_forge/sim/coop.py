@@ -15,15 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
+from synergy_forge.core.cards import Action, GoalCard, NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import (
-    arrange,
-    pair_sum,
-    seat_sum,
-)
+from synergy_forge.core.referee import arrange, colour_pair_sums, pair_sum
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules, success_chances
 from synergy_forge.sim.greedy import GreedyBot
@@ -172,16 +168,7 @@ class _Opening:
 
     def __init__(self, rulebook: Rulebook, challenges: tuple[str, ...], goals: tuple[str, ...],
                  players: int) -> None:
-        plan = rulebook.plan(challenges)
-        cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
-        pair_sums = []
-        for i, a in enumerate(cards):
-            for j, b in enumerate(cards):
-                if i != j:
-                    e = seat_sum(plan, a, b, 0)
-                    if not e[6]:
-                        pair_sums.append(e[4])
-        pair_sums = pair_sums or [0]
+        pair_sums = colour_pair_sums(rulebook.plan(challenges)) or [0]
         self.sums = tuple(sorted(set(pair_sums)))
         self.goals = tuple(sorted(set(goals)))
         self.checks = rulebook.goal_checks

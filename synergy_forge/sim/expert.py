@@ -54,7 +54,7 @@ from synergy_forge.sim.convention import (
     Rules,
     best_action,
     hand_value,
-    plan_round,
+    planned_card,
 )
 
 if TYPE_CHECKING:
@@ -335,11 +335,5 @@ class ExpertBot:
         state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
             return best_action(rules, state, decision.uses, obs.discards)
-        plan = plan_round(rules, state)
-        if plan is not None:
-            first, goal, second = plan.plays[obs.seat]
-            wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
-                      DecisionKind.SECOND_NUMBER: second}.get(kind)
-            if wanted in decision.choices:
-                return wanted
-        return self._fallback.choose(obs, decision)
+        planned = planned_card(rules, state, decision)
+        return planned if planned is not None else self._fallback.choose(obs, decision)
