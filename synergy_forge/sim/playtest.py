@@ -1,15 +1,15 @@
 """Playtesting: many seeded games per mission, player count and bot, and what they say.
 
-The same seeds deal the same hands to every bot (a paired comparison), and every game's seed
-is derived from the base seed, the mission and the game's index, so results do not depend on
-how the work is split between processes.
+The same seeds deal the same hands to every bot and every table of the ladder (a paired
+comparison), and every game's seed is derived from the base seed, the mission, the player
+count and the game's index, so results do not depend on how the work is split between
+processes.
 
-The difficulty (docs/difficulty.md) is the skill a table needs: the expert bot is played at
-the levels of a skill ladder (`LADDER`: how often a seat follows the table's plan instead of a
-casual move), from the top down, and the skill needed is the lowest from which the table wins
-at least `TARGET` of its games at every level above (interpolated between the two levels
-around it). Levels below the first one clearly under `TARGET` cannot change it and are not
-played. Stars come from that skill (`SKILL_BANDS`).
+The difficulty (docs/difficulty.md) is the skill a table needs, read on the skill ladder
+(sim.ladder): tables of experts and novices in every mix, whose win rates give the win rate at
+any skill. The ladder is played in rounds (`LadderPlan`): the two ends first, the mixed tables
+when the ends do not settle the stars, then more games where they do the most to settle a
+rating that straddles two bands, until it lies in one band or the mission's games run out.
 """
 
 from __future__ import annotations
@@ -22,76 +22,43 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from synergy_forge.core.engine import Game
-from synergy_forge.core.mission import MOST_STARS, Mission
+from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.bots import SeatMemories
 from synergy_forge.sim.executors import Executor, LocalPool
+from synergy_forge.sim.ladder import (
+    EXPERT,
+    NOVICE,
+    RUNGS,
+    SKILL_BANDS,
+    TARGET,
+    Curve,
+    PooledCurve,
+    Reading,
+    Violation,
+    read,
+    seating,
+    stars_for,
+    weights,
+    wilson,
+)
 from synergy_forge.sim.play import play
 
-#: The bot whose skill ladder gives the stars, and the ladder: how often a seat follows the
-#: table's plan instead of a casual move (sim.expert), from careless to expert.
-STAR_BOT = "expert"
-LADDER: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-#: A table of some skill "wins" a mission when it wins at least this share of its games.
-TARGET = 0.5
-#: Skill needed -> stars: a skill below the bound earns that many stars; any more, or a
-#: mission that not even the expert wins TARGET of the time, 5 (docs/difficulty.md).
-SKILL_BANDS: tuple[tuple[float, int], ...] = ((0.2, 1), (0.4, 2), (0.6, 3), (0.8, 4))
-#: Win rates of the careless table (the ladder's bottom) above which a mission is too easy.
+__all__ = ["EXPERT", "NOVICE", "RUNGS", "SKILL_BANDS", "STAR_BOT", "TARGET", "Cell", "Concern",
+           "CountEstimate", "Estimate", "Finding", "Playable", "PlaytestResult", "Tally",
+           "describe_stars", "estimates", "game_seed", "games_to_play", "play_batch",
+           "playtest", "run", "stars_for", "wilson"]
+
+#: The bot whose ladder gives the stars: `--bots expert` plays the ladder's tables.
+STAR_BOT = EXPERT
+#: The bot the ladder's top is checked against where hands cannot be counted (it cheats).
+CEILING_BOT = "oracle"
+#: Win rates of the novices' table above which a mission is too easy to be worth a card.
 TOO_EASY = 0.97
-Z95 = 1.959963984540054
-
-
-def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a win rate (95% by default)."""
-    if games == 0:
-        return 0.0, 1.0
-    p = wins / games
-    denominator = 1 + z * z / games
-    centre = (p + z * z / (2 * games)) / denominator
-    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
-    low = 0.0 if wins == 0 else max(0.0, centre - half)
-    high = 1.0 if wins == games else min(1.0, centre + half)
-    return low, high
-
-
-def stars_for(skill: float | None) -> int:
-    """The stars of a mission that needs `skill` (None: not even the expert wins it)."""
-    if skill is None:
-        return MOST_STARS
-    for bound, stars in SKILL_BANDS:
-        if skill < bound:
-            return stars
-    return MOST_STARS
-
-
-def skill_needed(points: Sequence[tuple[float, float]], target: float = TARGET) -> float | None:
-    """The lowest skill from which a table wins at least `target` at every level above.
-
-    `points` are (skill, win rate) of the ladder levels played, lowest skill first, ending at
-    the ladder's top; a level below the lowest one played counts as failing unless that one is
-    the ladder's bottom. Between the last failing level and the first passing one the skill is
-    interpolated on a straight line, so that a rate a little higher gives a skill a little
-    lower: it never rises when any rate rises. None when the top level itself fails.
-    """
-    first = None  # the index of the lowest level from which every level passes
-    for i in range(len(points) - 1, -1, -1):
-        if points[i][1] < target:
-            break
-        first = i
-    if first is None:
-        return None
-    if first == 0:  # the lowest level played passes: the walk reached the ladder's bottom
-        return points[0][0]
-    (s0, r0), (s1, r1) = points[first - 1], points[first]
-    return s0 + (s1 - s0) * (target - r0) / (r1 - r0)
-
-
-def star_range(low: float | None, high: float | None) -> tuple[int, int]:
-    """The stars a range of skills needed spans (`low` from the rates' upper bounds, `high`
-    from their lower bounds)."""
-    return stars_for(low), stars_for(high)
+#: The oracle beating the expert by more than this says the expert, not the mission, is the
+#: limit (docs/difficulty.md).
+BOT_LIMIT = 0.10
 
 
 def describe_stars(fewest: int, most: int) -> str:
@@ -138,12 +105,16 @@ class Tally:
 
 
 def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], player_count: int,
-               bot: str, seeds: Sequence[int], skill: float | None = None) -> Tally:
+               bot: str, seeds: Sequence[int], experts: int | None = None) -> Tally:
+    """Play a game from each seed: `bot` at every seat, or with `experts` given, the ladder's
+    table with that many experts and novices in the other seats (sim.ladder.seating)."""
     tally = Tally()
     memories = SeatMemories()  # the bots' own, kept across this batch's games
     for seed in seeds:
         game = Game(mission, player_count, seed, rulebook, colors)
-        play(game, [bot] * player_count, skill=skill, memories=memories)
+        seats = [bot] * player_count if experts is None else \
+            seating(seed, player_count, experts)
+        play(game, seats, memories=memories)
         outcome = game.outcome
         assert outcome is not None
         tally.games += 1
@@ -170,8 +141,10 @@ class Concern(StrEnum):
     UNWINNABLE = "unwinnable"  # no bot won any game
     UNWINNABLE_AT = "unwinnable-at-players"  # no bot won at one player count
     ORACLE_NEVER_WON = "oracle-never-won"  # the oracle lost every game other bots won some of
-    TOO_EASY = "too-easy"  # the careless table (the ladder's bottom) wins nearly always
+    TOO_EASY = "too-easy"  # the novices' table wins nearly always
     BEYOND_EXPERT = "beyond-expert"  # not even the expert wins TARGET of its games
+    LIMITED_BY_BOT = "limited-by-bot"  # the expert, not the mission, sets the ladder's top
+    NOT_MONOTONE = "ladder-not-monotone"  # a table won less than one with fewer experts
     STARS_DISAGREE = "declared-stars-outside-estimate"
 
 
@@ -190,6 +163,9 @@ class Finding:
     skill: float | None = None
     winners: tuple[tuple[str, int], ...] = ()
     stars: tuple[int, int] | None = None  # the estimate's fewest and most, against declared
+    #: the rate it is compared with (the oracle's, a table with fewer experts)
+    other_rate: float | None = None
+    violation: Violation | None = None
 
     @property
     def fails_check(self) -> bool:
@@ -208,58 +184,318 @@ class Playable:
     colors: tuple[str, ...]
 
 
-def _work(playables: Sequence[Playable], index: int, player_count: int, bot: str,
-          skill: float | None, seeds: tuple[int, ...]) -> Tally:
+#: Who sits at a cell's seats: a bot's name at every seat, or the number of experts at a
+#: table of the ladder (novices in the other seats).
+Table = str | int
+
+
+def _work(playables: Sequence[Playable], index: int, player_count: int, table: Table,
+          seeds: tuple[int, ...]) -> Tally:
     # Runs in a worker: `playables` arrived once per worker, with the executor.
     subject = playables[index]
-    return play_batch(subject.mission, subject.rulebook, subject.colors, player_count, bot,
-                      seeds, skill)
+    if isinstance(table, int):
+        return play_batch(subject.mission, subject.rulebook, subject.colors, player_count,
+                          STAR_BOT, seeds, experts=table)
+    return play_batch(subject.mission, subject.rulebook, subject.colors, player_count, table,
+                      seeds)
 
 
 @dataclass
 class Cell:
+    """The games of one mission at one player count at one table."""
+
     mission: Mission
     player_count: int
     bot: str
     tally: Tally
-    #: the skill level the bot played at (the estimate's ladder), None for a plain bot
-    skill: float | None = None
+    #: at a table of the ladder, how many seats the expert played (the others: novices)
+    experts: int | None = None
 
     @property
     def label(self) -> str:
-        """The bot as reports name it: "expert" at the ladder's top, "expert@0.5" below."""
-        if self.skill is None or self.skill >= LADDER[-1]:
+        """The table as reports name it: a bot's name, "novice" and "expert" at the ladder's
+        ends, "2 of 4 experts" between."""
+        if self.experts is None:
             return self.bot
-        return f"{self.bot}@{self.skill:g}"
+        if self.experts == 0:
+            return NOVICE
+        if self.experts == self.player_count:
+            return EXPERT
+        return f"{self.experts} of {self.player_count} experts"
+
+
+# -- the ladder's plan: which tables to play, and when a rating is settled -----------------
+
+#: What a game costs at each kind of table, roughly, in games of the mixed tables: novices
+#: play at random, experts alone agree on one plan per round, a mixed table plans again after
+#: every novice's move. Only the choice of where to play more uses it.
+NOVICE_COST, EXPERT_COST, MIXED_COST = 0.2, 0.3, 1.0
+#: A mission and player count's games at most, in multiples of `--games`.
+BUDGET = 3
+
+
+def cost(players: int, experts: int) -> float:
+    return NOVICE_COST if experts == 0 else EXPERT_COST if experts == players else MIXED_COST
 
 
 @dataclass
-class Level:
-    """One level of the skill ladder: its games at every player count, and pooled."""
+class LadderPlan:
+    """One mission's ladder, played in rounds: which games to play next, from those played.
 
-    skill: float
-    tally: Tally
-    by_count: dict[int, Tally]
+    Deterministic: every choice depends only on the tallies so far, so the same seeds give
+    the same games whatever runs them. `walk` False plays every table (a whole curve, for
+    people's games) before deciding anything.
+    """
+
+    mission: Mission
+    counts: tuple[int, ...]
+    games: int
+    ceiling: bool  # the oracle is played beside the top (hands cannot be counted)
+    walk: bool = True
+    tallies: dict[tuple[int, int], Tally] = field(default_factory=dict)
+    done: bool = False
+    stage: int = 0
+
+    @property
+    def first(self) -> int:
+        """Games a table gets when first played, and each time it is given more."""
+        return max(2, math.ceil(self.games / 5))
+
+    @property
+    def cap(self) -> int:
+        """Games of the ladder's tables per player count, at most."""
+        return BUDGET * self.games
+
+    def played(self, count: int, experts: int) -> int:
+        tally = self.tallies.get((count, experts))
+        return tally.games if tally else 0
+
+    def spent(self, count: int) -> int:
+        return sum(t.games for (c, _), t in self.tallies.items() if c == count)
+
+    def curve(self, count: int) -> Curve:
+        tables = [self.tallies.get((count, k), Tally()) for k in range(count + 1)]
+        return Curve(count, [t.wins for t in tables], [t.games for t in tables])
+
+    def pooled(self) -> PooledCurve:
+        return PooledCurve([self.curve(c) for c in self.counts])
+
+    def readings(self) -> list[tuple[Reading, Callable[[int, int, float], float]]]:
+        """The ratings to settle, each with the weight of a table's rate in its variance at
+        a skill: the pooled rating, and each player count's where the mission declares
+        them (`playtest --check` compares each)."""
+        m = len(self.counts)
+        out: list[tuple[Reading, Callable[[int, int, float], float]]] = [
+            (read(self.pooled()), lambda c, k, s: (weights(c, s)[k] / m) ** 2)]
+        if getattr(self.mission, "stars_per_count", None):
+            for count in self.counts:
+                out.append((read(self.curve(count)),
+                            lambda c, k, s, only=count: weights(c, s)[k] ** 2 if c == only
+                            else 0.0))
+        return out
+
+    def settled(self) -> bool:
+        return all(reading.decisive for reading, _ in self.readings())
+
+    def next(self) -> list[tuple[int, Table, int]]:
+        """(player count, table, games) to play next; [] once the plan is done."""
+        if self.done:
+            return []
+        self.stage += 1
+        if self.stage == 1:  # the two ends, and the oracle beside the top
+            return [(count, table, self.first) for count in self.counts
+                    for table in (0, count, *([CEILING_BOT] if self.ceiling else []))]
+        if self.stage == 2 and not (self.walk and self.settled()):  # the mixed tables
+            return [(count, k, self.first) for count in self.counts for k in range(1, count)]
+        return self._more()
+
+    def _more(self) -> list[tuple[int, Table, int]]:
+        """More games where they narrow an unsettled rating the most for their cost: the
+        variance they take off the rating's win rate at each band edge it straddles."""
+        readings = self.readings()
+        if all(reading.decisive for reading, _ in readings):
+            self.done = True
+            return []
+        z2 = 4.0  # Agresti-Coull's added games, as Curve's variances
+        gains: list[tuple[float, int, int]] = []
+        for count in self.counts:
+            if self.spent(count) + self.first > self.cap:
+                continue
+            curve = self.curve(count)
+            for k in range(count + 1):
+                g, more = self.played(count, k), self.first
+                shrink = curve.table_spread(k) * more / ((g + z2) * (g + more + z2))
+                gain = sum(weight(count, k, edge) * shrink for reading, weight in readings
+                           for edge in reading.edges)
+                if gain > 0:
+                    gains.append((gain / cost(count, k), count, k))
+        if not gains:
+            self.done = True
+            return []
+        gains.sort(key=lambda g: (-g[0], g[1], g[2]))
+        return [(count, k, self.first) for _, count, k in gains[:2]]
+
+    def add(self, count: int, experts: int, tally: Tally) -> None:
+        self.tallies.setdefault((count, experts), Tally()).add(tally)
+
+
+def ceiling_needed(mission: Mission) -> bool:
+    """Whether the oracle is played beside the expert: where the expert cannot count every
+    hand from the start (hands or goals from decks), only the oracle tells whether the expert
+    is the limit."""
+    return mission.hand_numbers < 10 or mission.hand_goals < len(mission.goals)
+
+
+def run(playables: Sequence[Playable], bots: Sequence[str],
+        player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
+        progress: Callable[[int], None] | None = None, chunk: int | None = None,
+        executor: Executor | None = None, walk: bool = True) -> list[Cell]:
+    """Play every mission x player count x bot; returns one cell each, in a fixed order.
+
+    STAR_BOT among `bots` means the ladder (`LadderPlan`): its tables are played in rounds,
+    every mission's round at once, until each mission's rating is settled or its games are
+    spent. The other bots play `games` games each.
+
+    The work runs on `executor` (default: the local pool with `jobs` workers). Every unit
+    carries its games' seeds, and tallies are added in the units' order, so the cells are the
+    same on one process, any number of local workers or any cluster.
+    """
+    executor = executor or LocalPool(jobs)
+    chunk = chunk or executor.unit_games
+    counts = [tuple(p for p in (player_counts or s.mission.players) if p in s.mission.players)
+              for s in playables]
+    cells: dict[tuple[int, int, Table], Cell] = {}
+    # Workers get the missions as values: no file name (a worker reads nothing).
+    shared = tuple(replace(p, mission=replace(p.mission, source="")) for p in playables)
+
+    def batch(wanted: list[tuple[int, int, Table, int]]) -> None:
+        units: list[tuple[int, int, Table, tuple[int, ...]]] = []
+        for index, count, table, more in wanted:
+            key = (index, count, table)
+            if key not in cells:
+                experts = table if isinstance(table, int) else None
+                bot = STAR_BOT if experts is not None else str(table)
+                cells[key] = Cell(playables[index].mission, count, bot, Tally(), experts)
+            start = cells[key].tally.games + sum(len(u[3]) for u in units
+                                                 if u[:3] == (index, count, table))
+            mid = playables[index].mission.id
+            dealt = [game_seed(seed, mid, count, i) for i in range(start, start + more)]
+            for first in range(0, more, chunk):
+                units.append((index, count, table, tuple(dealt[first:first + chunk])))
+        results: list[Tally | None] = [None] * len(units)
+        for number, tally in session.run(units):
+            results[number] = tally
+            if progress:
+                progress(len(units[number][3]))
+        for (index, count, table, _), tally in zip(units, results, strict=True):
+            assert tally is not None, "an executor finished without every unit's result"
+            cells[(index, count, table)].tally.add(tally)
+            if index in plans and isinstance(table, int):
+                plans[index].add(count, table, tally)
+
+    missions = range(len(playables))
+    # The oracle asked for by name plays `games` games; else, where hands cannot be counted,
+    # it plays beside the ladder's top (the same seeds) to tell whether the expert is the limit.
+    plans = {i: LadderPlan(playables[i].mission, counts[i], games,
+                           CEILING_BOT not in bots and ceiling_needed(playables[i].mission),
+                           walk)
+             for i in missions if counts[i]} if STAR_BOT in bots else {}
+    with executor.session(_work, shared) as session:
+        plain: list[tuple[int, int, Table, int]] = [
+            (i, c, bot, games) for i in missions for bot in bots if bot != STAR_BOT
+            for c in counts[i]]
+        while True:
+            wanted: list[tuple[int, int, Table, int]] = list(plain)
+            plain = []
+            for index, plan in plans.items():
+                for count, table, more in plan.next():
+                    wanted.append((index, count, table, more))
+            if not wanted:
+                break
+            batch(wanted)
+        if progress:  # the games a settled mission did not need to play
+            for index, plan in plans.items():
+                for count in plan.counts:
+                    progress(max(0, plan.cap - plan.spent(count)))
+    order = {bot: n for n, bot in enumerate(bots)}
+
+    def rank(key: tuple[int, int, Table]) -> tuple[int, int, int, int]:
+        index, count, table = key
+        if isinstance(table, int):
+            return index, count, order[STAR_BOT], -table
+        return index, count, order.get(table, len(order)), 0
+    return [cells[key] for key in sorted(cells, key=rank)]
+
+
+def games_to_play(playables: Sequence[Playable], bots: Sequence[str],
+                  player_counts: Sequence[int] | None, games: int) -> int:
+    """How many games `playtest` plays at most (for a progress bar: `run` reports the games a
+    settled ladder did not need as played)."""
+    total = 0
+    for s in playables:
+        counts = [p for p in (player_counts or s.mission.players) if p in s.mission.players]
+        plan = LadderPlan(s.mission, tuple(counts), games,
+                          CEILING_BOT not in bots and ceiling_needed(s.mission))
+        per_count = games * len([b for b in bots if b != STAR_BOT])
+        if STAR_BOT in bots:
+            per_count += plan.cap + (plan.first if plan.ceiling else 0)
+        total += per_count * len(counts)
+    return total
+
+
+# -- what the games say: the estimate ---------------------------------------------------------
+
+
+@dataclass
+class CountEstimate:
+    """The ladder at one player count: its tables' games, the curve and what it reads."""
+
+    players: int
+    curve: Curve
+    reading: Reading
 
 
 @dataclass
 class Estimate:
     """A mission's difficulty: the skill a table needs to win it (TARGET of its games), with
-    the range its intervals allow, and the stars that skill earns."""
+    the range its intervals allow, and the stars that skill earns; pooled over the player
+    counts, and at each."""
 
     mission: Mission
-    #: the skill needed; None: not even the expert wins TARGET of its games
-    skill: float | None
-    #: the range of skills needed the 95% intervals allow (from the rates' upper bounds, from
-    #: their lower bounds)
-    skill_low: float | None
-    skill_high: float | None
-    fewest: int
-    most: int
-    #: the ladder's levels played, lowest skill first (the expert's own last)
-    levels: list[Level]
-    gap: float | None  # oracle win rate minus the expert's
+    curve: PooledCurve
+    reading: Reading
+    by_count: dict[int, CountEstimate]
+    #: the oracle's games per player count, where they were played (it sees every hand)
+    ceiling: dict[int, Tally]
+    #: the expert, not the mission, is the limit: the rating may be too high (see findings)
+    limited_by_bot: bool
     findings: list[Finding]
+
+    @property
+    def skill(self) -> float | None:
+        """The skill needed; None: not even the expert wins TARGET of its games."""
+        return self.reading.skill
+
+    @property
+    def skill_low(self) -> float | None:
+        return self.reading.skill_low
+
+    @property
+    def skill_high(self) -> float | None:
+        return self.reading.skill_high
+
+    @property
+    def fewest(self) -> int:
+        """The fewest stars the intervals allow; where the bot is the limit, any fewer."""
+        return 1 if self.limited_by_bot else self.reading.fewest
+
+    @property
+    def most(self) -> int:
+        return self.reading.most
+
+    @property
+    def stars(self) -> int:
+        return self.reading.stars
 
     @property
     def fails_check(self) -> bool:
@@ -268,201 +504,162 @@ class Estimate:
         return any(f.fails_check for f in self.findings)
 
     @property
-    def stars(self) -> int:
-        return stars_for(self.skill)
-
-    @property
     def expert(self) -> Tally:
-        """The ladder's top: the expert's own games."""
-        return self.levels[-1].tally
-
-
-def run(playables: Sequence[Playable], bots: Sequence[str],
-        player_counts: Sequence[int] | None, games: int, seed: int, jobs: int | None = None,
-        progress: Callable[[int], None] | None = None, chunk: int | None = None,
-        executor: Executor | None = None, ladder: Sequence[float] = LADDER,
-        walk: bool = True) -> list[Cell]:
-    """Play every mission x player count x bot; returns one cell each, in a fixed order.
-
-    STAR_BOT among `bots` is played on the skill ladder, from the top down: after each level,
-    a mission whose win rate (all its player counts pooled) is clearly under TARGET stops
-    there, since no lower level can change the skill it needs (`skill_needed`). Not `walk`:
-    every level is played (to fit people's games to the ladder, sim.calibration).
-
-    The work runs on `executor` (default: the local pool with `jobs` workers). Every unit
-    carries its games' seeds, and tallies are added in the units' order, so the cells are the
-    same on one process, any number of local workers or any cluster.
-    """
-    executor = executor or LocalPool(jobs)
-    chunk = chunk or executor.unit_games
-    counts = [[p for p in (player_counts or s.mission.players) if p in s.mission.players]
-              for s in playables]
-    seeds = {(index, count): [game_seed(seed, s.mission.id, count, i) for i in range(games)]
-             for index, s in enumerate(playables) for count in counts[index]}
-    cells: dict[tuple[int, int, str, float | None], Cell] = {}
-    # Workers get the missions as values: no file name (a worker reads nothing).
-    shared = tuple(replace(p, mission=replace(p.mission, source="")) for p in playables)
-
-    def batch(specs: list[tuple[int, str, float | None]]) -> None:
-        units: list[tuple[int, int, str, float | None, tuple[int, ...]]] = []
-        for index, bot, skill in specs:
-            for count in counts[index]:
-                cells[(index, count, bot, skill)] = Cell(playables[index].mission, count, bot,
-                                                         Tally(), skill)
-                dealt = seeds[(index, count)]
-                for start in range(0, games, chunk):
-                    units.append((index, count, bot, skill, tuple(dealt[start:start + chunk])))
-        results: list[Tally | None] = [None] * len(units)
-        for number, tally in session.run(units):
-            results[number] = tally
-            if progress:
-                progress(len(units[number][4]))
-        for (index, count, bot, skill, _), tally in zip(units, results, strict=True):
-            assert tally is not None, "an executor finished without every unit's result"
-            cells[(index, count, bot, skill)].tally.add(tally)
-
-    missions = range(len(playables))
-    climbing = [i for i in missions if counts[i]] if STAR_BOT in bots else []
-    with executor.session(_work, shared) as session:
-        batch([(i, bot, None) for i in missions for bot in bots if bot != STAR_BOT] +
-              [(i, STAR_BOT, ladder[-1]) for i in climbing])
-        for level in range(len(ladder) - 1, 0, -1):
-            going_on = []
-            for i in climbing:
-                pooled = Tally()
-                for count in counts[i]:
-                    pooled.add(cells[(i, count, STAR_BOT, ladder[level])].tally)
-                if walk and pooled.interval[1] < TARGET:
-                    if progress:  # the levels it will not play
-                        progress(games * len(counts[i]) * level)
-                else:
-                    going_on.append(i)
-            climbing = going_on
-            if not climbing:
-                break
-            batch([(i, STAR_BOT, ladder[level - 1]) for i in climbing])
-    order = {bot: n for n, bot in enumerate(bots)}
-    return [cells[key] for key in sorted(cells, key=lambda k: (
-        k[0], k[1], order[k[2]], -(k[3] if k[3] is not None else 0.0)))]
-
-
-def _levels(cells: Sequence[Cell]) -> list[Level]:
-    """The ladder's levels among `cells` (one mission's), lowest skill first."""
-    levels: dict[float, Level] = {}
-    for cell in cells:
-        if cell.bot == STAR_BOT and cell.skill is not None:
-            level = levels.setdefault(cell.skill, Level(cell.skill, Tally(), {}))
-            level.tally.add(cell.tally)
-            level.by_count.setdefault(cell.player_count, Tally()).add(cell.tally)
-    return [levels[s] for s in sorted(levels)]
-
-
-@dataclass
-class LadderTally:
-    """One player count's games at every level of the ladder, growing batch by batch (the
-    studio's estimate, which plays every level: it does not know in advance how many games)."""
-
-    levels: dict[float, Tally] = field(default_factory=lambda: {s: Tally() for s in LADDER})
-
-    def add(self, other: LadderTally) -> None:
-        for skill, tally in other.levels.items():
-            self.levels.setdefault(skill, Tally()).add(tally)
+        """The ladder's top: the experts' own games, every player count."""
+        total = Tally()
+        for count, entry in self.by_count.items():
+            total.add(_table(entry, count))
+        return total
 
     @property
-    def games(self) -> int:
-        """Games per level."""
-        return max((t.games for t in self.levels.values()), default=0)
+    def gap(self) -> float | None:
+        """The oracle's win rate minus the expert's on the same deals, where it played."""
+        if not self.ceiling:
+            return None
+        oracle, expert = Tally(), Tally()
+        for count, tally in self.ceiling.items():
+            oracle.add(tally)
+            expert.add(_table(self.by_count[count], count))
+        return oracle.win_rate - expert.win_rate
+
+    def rungs(self, players: int | None = None) -> list[tuple[float, float, float, float]]:
+        """(skill, win rate, low, high) at each rung, pooled or at one player count."""
+        curve = self.curve if players is None else self.by_count[players].curve
+        return [(s, curve.rate(s), *curve.bounds(s)) for s in RUNGS]
+
+    def rate_at(self, players: int) -> Callable[[float], float]:
+        """The win rate over skill at one player count (people's games are set against it)."""
+        return self.by_count[players].curve.rate
+
+    def counts_apart(self) -> list[CountEstimate]:
+        """The player counts whose stars differ from the pooled rating by a star or more."""
+        return [e for e in self.by_count.values() if e.reading.stars != self.reading.stars]
 
 
-def play_ladder(mission: Mission, rulebook: Rulebook, colors: Sequence[str], player_count: int,
-                seeds: Sequence[int]) -> LadderTally:
-    """The same deals at every level of the ladder."""
-    return LadderTally({skill: play_batch(mission, rulebook, colors, player_count, STAR_BOT,
-                                          seeds, skill) for skill in LADDER})
-
-
-def ladder_levels(by_count: dict[int, LadderTally]) -> list[Level]:
-    """Levels, lowest skill first, from each player count's ladder."""
-    levels: dict[float, Level] = {}
-    for count in sorted(by_count):
-        for skill, tally in by_count[count].levels.items():
-            level = levels.setdefault(skill, Level(skill, Tally(), {}))
-            level.tally.add(tally)
-            level.by_count.setdefault(count, Tally()).add(tally)
-    return [levels[s] for s in sorted(levels)]
-
-
-def estimate_of(levels: list[Level]) -> tuple[float | None, float | None, float | None]:
-    """(skill needed, its lowest, its highest within the 95% intervals) from the levels."""
-    return (skill_needed([(lv.skill, lv.tally.win_rate) for lv in levels]),
-            skill_needed([(lv.skill, lv.tally.interval[1]) for lv in levels]),
-            skill_needed([(lv.skill, lv.tally.interval[0]) for lv in levels]))
+def _table(entry: CountEstimate, experts: int) -> Tally:
+    curve = entry.curve
+    return Tally(games=curve.games[experts], wins=curve.wins[experts])
 
 
 def estimates(cells: Sequence[Cell]) -> list[Estimate]:
     """Per mission: the skill a table needs and its stars, and what looks wrong."""
-    by_mission: dict[str, dict[str, Tally]] = {}  # per bot, its top level for the expert
-    by_count: dict[str, dict[int, Tally]] = {}  # every bot's games at each player count
-    ceiling_at: dict[tuple[str, int], Tally] = {}  # the best player's games at each count
     own: dict[str, list[Cell]] = {}
     missions: dict[str, Mission] = {}
     for cell in cells:
-        mid = cell.mission.id
-        missions[mid] = cell.mission
-        own.setdefault(mid, []).append(cell)
-        by_count.setdefault(mid, {}).setdefault(cell.player_count, Tally()).add(cell.tally)
-        if cell.skill is not None and cell.skill < LADDER[-1]:
-            continue
-        by_mission.setdefault(mid, {}).setdefault(cell.bot, Tally()).add(cell.tally)
-        if cell.bot in ("oracle", STAR_BOT):
-            ceiling_at.setdefault((mid, cell.player_count), Tally()).add(cell.tally)
+        missions[cell.mission.id] = cell.mission
+        own.setdefault(cell.mission.id, []).append(cell)
     out = []
-    for mission_id, tallies in by_mission.items():
-        mission = missions[mission_id]
-        findings = []
-        oracle = tallies.get("oracle")
-        best = oracle if oracle is not None and oracle.games else tallies.get(STAR_BOT)
-        name = "oracle" if best is oracle else STAR_BOT
-        if best is not None and best.games:
-            # Only claimed with the oracle or the expert in the run; any bot's win disproves
-            # it (neither is exhaustive). Each claim comes with the games that show its cause.
-            if not any(t.wins for t in by_count[mission_id].values()):
-                findings.append(Finding(Concern.UNWINNABLE, name, best))
-            else:
-                if oracle is not None and oracle.games and not oracle.wins:
-                    winners = tuple((bot, t.wins) for bot, t in tallies.items() if t.wins)
-                    findings.append(Finding(Concern.ORACLE_NEVER_WON, "oracle", oracle,
-                                            winners=winners))
-                for player_count, tally in sorted(by_count[mission_id].items()):
-                    if tally.games and not tally.wins:
-                        there = ceiling_at.get((mission_id, player_count), tally)
-                        findings.append(Finding(Concern.UNWINNABLE_AT, name, there,
-                                                players=player_count, games=tally.games))
-        levels = _levels(own[mission_id])
-        if not levels:
-            continue
-        skill, skill_low, skill_high = estimate_of(levels)
-        fewest, most = star_range(skill_low, skill_high)
-        bottom = levels[0]
-        if bottom.skill <= LADDER[0] and bottom.tally.interval[0] >= TOO_EASY:
-            findings.append(Finding(Concern.TOO_EASY, STAR_BOT, skill=bottom.skill,
-                                    win_rate=bottom.tally.win_rate))
-        if skill is None:
-            findings.append(Finding(Concern.BEYOND_EXPERT, STAR_BOT,
-                                    win_rate=levels[-1].tally.win_rate))
-        if not fewest <= mission.stars <= most:
-            findings.append(Finding(Concern.STARS_DISAGREE, stars=(fewest, most)))
-        top = levels[-1].tally
-        gap = oracle.win_rate - top.win_rate if oracle is not None and oracle.games else None
-        out.append(Estimate(mission, skill, skill_low, skill_high, fewest, most, levels, gap,
-                            findings))
+    for mission_id, mine in own.items():
+        estimate = _estimate(missions[mission_id], mine)
+        if estimate is not None:
+            out.append(estimate)
     return out
+
+
+def _estimate(mission: Mission, cells: list[Cell]) -> Estimate | None:
+    ladder: dict[int, dict[int, Tally]] = {}
+    ceiling: dict[int, Tally] = {}
+    for cell in cells:
+        if cell.experts is not None:
+            ladder.setdefault(cell.player_count, {})[cell.experts] = cell.tally
+        elif cell.bot == CEILING_BOT:
+            ceiling[cell.player_count] = cell.tally
+    if not ladder:
+        return None
+    by_count = {}
+    for count in sorted(ladder):
+        tables = [ladder[count].get(k, Tally()) for k in range(count + 1)]
+        curve = Curve(count, [t.wins for t in tables], [t.games for t in tables])
+        by_count[count] = CountEstimate(count, curve, read(curve))
+    pooled = PooledCurve([e.curve for e in by_count.values()])
+    reading = read(pooled)
+    findings = _winnable(mission, cells)
+    limited = False
+    for count, entry in by_count.items():
+        oracle = ceiling.get(count)
+        top = _table(entry, count)
+        if oracle is not None and oracle.games and top.games and \
+                oracle.win_rate - top.win_rate > BOT_LIMIT:
+            limited = True
+            findings.append(Finding(Concern.LIMITED_BY_BOT, CEILING_BOT, players=count,
+                                    games=oracle.games, win_rate=top.win_rate,
+                                    other_rate=oracle.win_rate))
+        for violation in entry.curve.violations():
+            if violation.more == count:  # the experts below a table with fewer of them
+                limited = True
+                findings.append(Finding(Concern.LIMITED_BY_BOT, STAR_BOT, players=count,
+                                        violation=violation))
+            else:
+                findings.append(Finding(Concern.NOT_MONOTONE, STAR_BOT, players=count,
+                                        violation=violation))
+    novices = Tally()
+    for entry in by_count.values():
+        novices.add(_table(entry, 0))
+    if novices.games and novices.interval[0] >= TOO_EASY:
+        findings.append(Finding(Concern.TOO_EASY, NOVICE, skill=0.0,
+                                win_rate=novices.win_rate))
+    if reading.skill is None and not limited:
+        findings.append(Finding(Concern.BEYOND_EXPERT, STAR_BOT,
+                                win_rate=_expert_rate(by_count)))
+    estimate = Estimate(mission, pooled, reading, by_count, ceiling, limited, findings)
+    fewest, most = estimate.fewest, estimate.most
+    if not fewest <= mission.stars <= most:
+        findings.append(Finding(Concern.STARS_DISAGREE, stars=(fewest, most)))
+    for count, declared in sorted(getattr(mission, "stars_per_count", {}).items()):
+        entry = by_count.get(count)
+        if entry is None:
+            continue
+        low = 1 if limited else entry.reading.fewest
+        if not low <= declared <= entry.reading.most:
+            findings.append(Finding(Concern.STARS_DISAGREE, players=count,
+                                    stars=(low, entry.reading.most)))
+    return estimate
+
+
+def _expert_rate(by_count: dict[int, CountEstimate]) -> float:
+    total = Tally()
+    for count, entry in by_count.items():
+        total.add(_table(entry, count))
+    return total.win_rate
+
+
+def _winnable(mission: Mission, cells: list[Cell]) -> list[Finding]:
+    """Unwinnable, at all or at a player count: claimed only with the expert or the oracle in
+    the run, and disproved by any bot's win (neither is exhaustive); each claim comes with the
+    games that show its cause."""
+    findings: list[Finding] = []
+    by_count: dict[int, Tally] = {}
+    best: dict[int, Tally] = {}  # the strongest player's games at each count
+    oracle = Tally()
+    by_bot: dict[str, Tally] = {}
+    for cell in cells:
+        by_count.setdefault(cell.player_count, Tally()).add(cell.tally)
+        if cell.bot == CEILING_BOT:
+            oracle.add(cell.tally)
+        if cell.bot == CEILING_BOT or cell.experts == cell.player_count:
+            best.setdefault(cell.player_count, Tally()).add(cell.tally)
+        by_bot.setdefault(cell.label if cell.experts is None else cell.bot,
+                          Tally()).add(cell.tally)
+    name = CEILING_BOT if oracle.games else STAR_BOT
+    top = Tally()
+    for tally in best.values():
+        top.add(tally)
+    if not any(t.wins for t in by_count.values()):
+        return [Finding(Concern.UNWINNABLE, name, top)]
+    if oracle.games and not oracle.wins:
+        winners = tuple((bot, t.wins) for bot, t in by_bot.items() if t.wins)
+        findings.append(Finding(Concern.ORACLE_NEVER_WON, CEILING_BOT, oracle, winners=winners))
+    for count, tally in sorted(by_count.items()):
+        if tally.games and not tally.wins:
+            findings.append(Finding(Concern.UNWINNABLE_AT, name, best.get(count, tally),
+                                    players=count, games=tally.games))
+    return findings
 
 
 @dataclass(frozen=True)
 class PlaytestResult:
-    """What a playtest found: one cell per mission x player count x bot, in a fixed order,
-    and one estimate per mission the star bot played."""
+    """What a playtest found: one cell per mission x player count x table, in a fixed order,
+    and one estimate per mission the ladder was played for."""
 
     games: int
     seed: int
@@ -483,12 +680,3 @@ def playtest(playables: Sequence[Playable], bots: Sequence[str],
     """Play every mission x player count x bot (`run`) and estimate each mission."""
     cells = run(playables, bots, player_counts, games, seed, jobs, progress, executor=executor)
     return PlaytestResult(games, seed, tuple(bots), cells, estimates(cells))
-
-
-def games_to_play(playables: Sequence[Playable], bots: Sequence[str],
-                  player_counts: Sequence[int] | None, games: int) -> int:
-    """How many games `playtest` plays at most (for a progress bar: `run` reports the ladder
-    levels it skips as played)."""
-    plays = len(bots) + (len(LADDER) - 1 if STAR_BOT in bots else 0)
-    return sum(games * plays * len([p for p in (player_counts or s.mission.players)
-                                    if p in s.mission.players]) for s in playables)
