@@ -45,10 +45,6 @@ from synergy_forge.sim.ladder import (
 )
 from synergy_forge.sim.play import play
 
-__all__ = ["EXPERT", "NOVICE", "RUNGS", "SKILL_BANDS", "STAR_BOT", "TARGET", "Cell", "Concern",
-           "CountEstimate", "Estimate", "Finding", "Playable", "PlaytestResult", "Tally",
-           "describe_stars", "estimates", "game_seed", "games_to_play", "play_batch",
-           "playtest", "run", "stars_for", "wilson"]
 
 #: The bot whose ladder gives the stars: `--bots expert` plays the ladder's tables.
 STAR_BOT = EXPERT
@@ -285,13 +281,17 @@ class LadderPlan:
         a skill: the pooled rating, and each player count's where the mission declares
         them (`playtest --check` compares each)."""
         m = len(self.counts)
+
+        def pooled(c: int, k: int, s: float) -> float:
+            return (weights(c, s)[k] / m) ** 2
+
+        def alone(only: int) -> Callable[[int, int, float], float]:
+            return lambda c, k, s: weights(c, s)[k] ** 2 if c == only else 0.0
+
         out: list[tuple[Reading, Callable[[int, int, float], float]]] = [
-            (read(self.pooled()), lambda c, k, s: (weights(c, s)[k] / m) ** 2)]
+            (read(self.pooled()), pooled)]
         if getattr(self.mission, "stars_per_count", None):
-            for count in self.counts:
-                out.append((read(self.curve(count)),
-                            lambda c, k, s, only=count: weights(c, s)[k] ** 2 if c == only
-                            else 0.0))
+            out += [(read(self.curve(count)), alone(count)) for count in self.counts]
         return out
 
     def settled(self) -> bool:
@@ -303,8 +303,12 @@ class LadderPlan:
             return []
         self.stage += 1
         if self.stage == 1:  # the two ends, and the oracle beside the top
-            return [(count, table, self.first) for count in self.counts
-                    for table in (0, count, *([CEILING_BOT] if self.ceiling else []))]
+            ends: list[tuple[int, Table, int]] = []
+            for count in self.counts:
+                ends += [(count, 0, self.first), (count, count, self.first)]
+                if self.ceiling:
+                    ends.append((count, CEILING_BOT, self.first))
+            return ends
         if self.stage == 2 and not (self.walk and self.settled()):  # the mixed tables
             return [(count, k, self.first) for count in self.counts for k in range(1, count)]
         return self._more()
@@ -414,7 +418,7 @@ def run(playables: Sequence[Playable], bots: Sequence[str],
                 break
             batch(wanted)
         if progress:  # the games a settled mission did not need to play
-            for index, plan in plans.items():
+            for plan in plans.values():
                 for count in plan.counts:
                     progress(max(0, plan.cap - plan.spent(count)))
     order = {bot: n for n, bot in enumerate(bots)}
@@ -606,13 +610,13 @@ def _estimate(mission: Mission, cells: list[Cell]) -> Estimate | None:
     if not fewest <= mission.stars <= most:
         findings.append(Finding(Concern.STARS_DISAGREE, stars=(fewest, most)))
     for count, declared in sorted(getattr(mission, "stars_per_count", {}).items()):
-        entry = by_count.get(count)
-        if entry is None:
+        at = by_count.get(count)
+        if at is None:
             continue
-        low = 1 if limited else entry.reading.fewest
-        if not low <= declared <= entry.reading.most:
+        low = 1 if limited else at.reading.fewest
+        if not low <= declared <= at.reading.most:
             findings.append(Finding(Concern.STARS_DISAGREE, players=count,
-                                    stars=(low, entry.reading.most)))
+                                    stars=(low, at.reading.most)))
     return estimate
 
 
@@ -629,18 +633,22 @@ def _winnable(mission: Mission, cells: list[Cell]) -> list[Finding]:
     games that show its cause."""
     findings: list[Finding] = []
     by_count: dict[int, Tally] = {}
-    best: dict[int, Tally] = {}  # the strongest player's games at each count
+    experts: dict[int, Tally] = {}  # the experts' own table at each count
+    ceiling: dict[int, Tally] = {}  # the oracle's games at each count
     oracle = Tally()
     by_bot: dict[str, Tally] = {}
     for cell in cells:
         by_count.setdefault(cell.player_count, Tally()).add(cell.tally)
         if cell.bot == CEILING_BOT:
             oracle.add(cell.tally)
-        if cell.bot == CEILING_BOT or cell.experts == cell.player_count:
-            best.setdefault(cell.player_count, Tally()).add(cell.tally)
+        if cell.experts == cell.player_count:
+            experts.setdefault(cell.player_count, Tally()).add(cell.tally)
+        if cell.bot == CEILING_BOT:
+            ceiling.setdefault(cell.player_count, Tally()).add(cell.tally)
         by_bot.setdefault(cell.label if cell.experts is None else cell.bot,
                           Tally()).add(cell.tally)
-    name = CEILING_BOT if oracle.games else STAR_BOT
+    # The strongest player's games show the cause: the oracle's where it played.
+    name, best = (CEILING_BOT, ceiling) if oracle.games else (STAR_BOT, experts)
     top = Tally()
     for tally in best.values():
         top.add(tally)
@@ -680,3 +688,51 @@ def playtest(playables: Sequence[Playable], bots: Sequence[str],
     """Play every mission x player count x bot (`run`) and estimate each mission."""
     cells = run(playables, bots, player_counts, games, seed, jobs, progress, executor=executor)
     return PlaytestResult(games, seed, tuple(bots), cells, estimates(cells))
+
+
+# -- a ladder grown batch by batch (the studio) -------------------------------------------------
+
+
+@dataclass
+class LadderTally:
+    """One player count's games at every table of the ladder (and the oracle's beside its
+    top where hands cannot be counted), growing batch by batch: the studio's estimate, which
+    plays every table evenly, not knowing how long a page stays open."""
+
+    players: int
+    tables: dict[int, Tally] = field(default_factory=dict)
+    ceiling: Tally | None = None
+
+    def add(self, other: LadderTally) -> None:
+        for experts, tally in other.tables.items():
+            self.tables.setdefault(experts, Tally()).add(tally)
+        if other.ceiling is not None:
+            if self.ceiling is None:
+                self.ceiling = Tally()
+            self.ceiling.add(other.ceiling)
+
+    @property
+    def games(self) -> int:
+        """Games per table."""
+        return min((t.games for t in self.tables.values()), default=0)
+
+
+def play_tables(mission: Mission, rulebook: Rulebook, colors: Sequence[str], players: int,
+                seeds: Sequence[int]) -> LadderTally:
+    """The same deals at every table of the ladder at one player count (and the oracle's,
+    where it tells whether the expert is the limit)."""
+    out = LadderTally(players, {k: play_batch(mission, rulebook, colors, players, STAR_BOT,
+                                              seeds, experts=k) for k in range(players + 1)})
+    if ceiling_needed(mission):
+        out.ceiling = play_batch(mission, rulebook, colors, players, CEILING_BOT, seeds)
+    return out
+
+
+def estimate_from(mission: Mission, by_count: dict[int, LadderTally]) -> Estimate | None:
+    """The estimate from each player count's ladder, as `playtest` makes it from its cells."""
+    cells = [Cell(mission, count, STAR_BOT, tally, experts)
+             for count, ladder in sorted(by_count.items())
+             for experts, tally in sorted(ladder.tables.items())]
+    cells += [Cell(mission, count, CEILING_BOT, ladder.ceiling)
+              for count, ladder in sorted(by_count.items()) if ladder.ceiling is not None]
+    return _estimate(mission, cells) if cells else None

@@ -87,7 +87,7 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
     """`playtest --human`: replay the logs, then set people's games beside the ladder."""
     from synergy_forge.authoring.gamelog import replay_file
     from synergy_forge.sim.calibration import PEOPLE, PlayedGame, calibrate, group
-    from synergy_forge.sim.playtest import LADDER
+    from synergy_forge.sim.playtest import BUDGET
 
     from ..progress import Progress
 
@@ -112,7 +112,7 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
         played.append(PlayedGame(game.mission, game.rulebook, game.colors, game.players,
                                  sum(1 for name in seats if name in PEOPLE), outcome.won,
                                  str(file)))
-    total = games * len(LADDER) * len(group(played))
+    total = games * BUDGET * len(group(played))
     with Progress(total, "Playing", bar=False) as bar:
         calibrations = calibrate(played, games, seed, executor=executor, progress=bar.update)
     show(render("calibration", fmt, calibrations, logs=len(files),
