@@ -33,7 +33,7 @@ from synergy_forge.authoring.paths import expand, pattern_folder, pattern_proble
 from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
-from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.mission import Campaign, Mission, median_stars
 from synergy_forge.core.rules import Definition, Rulebook
 
 CAMPAIGN_FILE = "campaign.yaml"
@@ -74,8 +74,13 @@ def mission_from_data(data: dict[str, Any], source: str = "") -> Mission:
     per_count = {p: allowed for p in players} if isinstance(allowed, int) else \
         {int(k): v for k, v in allowed.items()}
     hand = data.get("hand", {})
+    stars = data["stars"]
+    stars_per_count = dict(sorted((int(k), v) for k, v in stars.items())) \
+        if isinstance(stars, dict) else {}
     return Mission(
-        id=data["id"], number=data["number"], title=text_of(data["title"]), stars=data["stars"],
+        id=data["id"], number=data["number"], title=text_of(data["title"]),
+        stars=median_stars(stars_per_count) if stars_per_count else stars,
+        stars_per_count=stars_per_count,
         rounds=data["rounds"], lives=data["lives"], players=players,
         hand_numbers=hand.get("numbers", 10),
         hand_goals=hand.get("goals", len(data.get("goals", GOAL_IDS))),
@@ -89,7 +94,7 @@ def mission_from_data(data: dict[str, Any], source: str = "") -> Mission:
 
 
 #: Fields whose checks read another field: when that one is wrong, they are not checked.
-_DEPENDS = {"players": ("allowed_failures",), "goals": ("lives", "hand")}
+_DEPENDS = {"players": ("allowed_failures", "stars"), "goals": ("lives", "hand")}
 
 #: ("goal" | "challenge", id) -> "FILE:LINE" of a campaign's definition that has errors.
 Broken = dict[tuple[str, str], str]
@@ -436,7 +441,9 @@ def mission_to_data(mission: Mission) -> dict[str, Any]:
     """The mission as file data again (for game logs); mission_from_data reads it back."""
     data: dict[str, Any] = {
         "id": mission.id, "number": mission.number, "title": dict(mission.title),
-        "stars": mission.stars, "players": list(mission.players), "rounds": mission.rounds,
+        "stars": {str(k): v for k, v in mission.stars_per_count.items()}
+        if mission.stars_per_count else mission.stars,
+        "players": list(mission.players), "rounds": mission.rounds,
         "lives": mission.lives,
         "hand": {"numbers": mission.hand_numbers, "goals": mission.hand_goals},
         "order": str(mission.order),

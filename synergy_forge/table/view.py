@@ -88,7 +88,8 @@ def legal_item(round_number: int, decision: Decision, choice: Any) -> dict[str, 
 
 def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook: Rulebook,
                  actions: Mapping[Action, ActionText]) -> dict[str, Any]:
-    """The mission card as printed, with every name and text in each language it has."""
+    """The mission card as printed, with every name and text in each language it has; the
+    stars and allowed failures are those of this table's player count."""
     def definition(kind: str, key: str) -> dict[str, Any]:
         d = rulebook.goal(key) if kind == "goal" else rulebook.challenge(key)
         data = {"id": d.id, "name": dict(d.name), "text": dict(d.text)}
@@ -103,7 +104,8 @@ def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook
 
     return {
         "id": mission.id, "number": mission.number, "title": dict(mission.title),
-        "flavor": dict(mission.flavor), "stars": mission.stars, "rounds": mission.rounds,
+        "flavor": dict(mission.flavor), "stars": mission.stars_at(players),
+        "rounds": mission.rounds,
         "lives": mission.lives, "players": players, "allowed_failures": allowed_failures,
         "order": str(mission.order),
         "hand": {"numbers": mission.hand_numbers, "goals": mission.hand_goals},
