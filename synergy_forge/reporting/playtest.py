@@ -117,7 +117,7 @@ def tables_line(curve: Curve) -> str:
 
 def declared(mission: Mission) -> str:
     """The mission's declared stars: "2★", or per player count "3p 2★ · 4p 3★ · 5p 2★"."""
-    per_count = getattr(mission, "stars_per_count", None)
+    per_count = mission.stars_per_count
     if per_count:
         return " · ".join(f"{p}p {s}★" for p, s in sorted(per_count.items()))
     return f"{mission.stars}★"
@@ -247,7 +247,7 @@ def finding_text(f: Finding, mission: Mission) -> str:
                 f"than one with {v.fewer} ({_pct(v.fewer_rate)}); fitted flat there")
     assert f.concern is Concern.STARS_DISAGREE and f.stars is not None
     stars = mission.stars if f.players is None else \
-        getattr(mission, "stars_per_count", {})[f.players]
+        mission.stars_at(f.players)
     return (f"declared {stars} star{'s' if stars > 1 else ''}{where}, estimated "
             f"{describe_stars(*f.stars)}")
 
@@ -366,7 +366,7 @@ def playtest_to_json(result: PlaytestResult) -> dict[str, Any]:
             "id": m.mission.id, "number": m.mission.number, "title": m.mission.label(),
             "declared_stars": m.mission.stars, "rounds": m.mission.rounds,
             "lives": m.mission.lives, "results": [_cell_to_json(c) for c in m.cells]}
-        per_count = getattr(m.mission, "stars_per_count", None)
+        per_count = m.mission.stars_per_count
         if per_count:
             entry["declared_stars_per_players"] = {str(p): s for p, s in sorted(per_count.items())}
         if m.estimate is not None:

@@ -290,7 +290,7 @@ class LadderPlan:
 
         out: list[tuple[Reading, Callable[[int, int, float], float]]] = [
             (read(self.pooled()), pooled)]
-        if getattr(self.mission, "stars_per_count", None):
+        if self.mission.stars_per_count:
             out += [(read(self.curve(count)), alone(count)) for count in self.counts]
         return out
 
@@ -609,7 +609,7 @@ def _estimate(mission: Mission, cells: list[Cell]) -> Estimate | None:
     fewest, most = estimate.fewest, estimate.most
     if not fewest <= mission.stars <= most:
         findings.append(Finding(Concern.STARS_DISAGREE, stars=(fewest, most)))
-    for count, declared in sorted(getattr(mission, "stars_per_count", {}).items()):
+    for count, declared in sorted(mission.stars_per_count.items()):
         at = by_count.get(count)
         if at is None:
             continue
