@@ -6,6 +6,7 @@ tallies give them; tests/test_difficulty.py plays them.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -63,11 +64,11 @@ def test_each_table_s_experts_include_those_of_the_table_with_one_fewer():
 def test_the_isotonic_fit_never_falls_and_keeps_the_weighted_mean(points):
     rates, games = [p for p, _ in points], [g for _, g in points]
     fitted = isotonic(rates, games)
-    assert all(a <= b + 1e-12 for a, b in zip(fitted, fitted[1:], strict=False))
+    assert all(a <= b + 1e-12 for a, b in itertools.pairwise(fitted))
     total = sum(g for g in games)
     assert math.isclose(sum(f * g for f, g in zip(fitted, games, strict=True)) / total,
                         sum(r * g for r, g in zip(rates, games, strict=True)) / total)
-    if all(a <= b for a, b in zip(rates, rates[1:], strict=False)):
+    if all(a <= b for a, b in itertools.pairwise(rates)):
         assert fitted == pytest.approx(tuple(rates))
 
 
@@ -79,7 +80,7 @@ def test_the_win_rate_never_falls_as_skill_rises_whatever_the_games_say(table):
         return
     curve = Curve(players, wins, games)
     rates = [curve.rate(s) for s in SKILLS]
-    assert all(a <= b + 1e-9 for a, b in zip(rates, rates[1:], strict=False))
+    assert all(a <= b + 1e-9 for a, b in itertools.pairwise(rates))
     for s in SKILLS:
         low, high = curve.bounds(s)
         assert 0.0 <= low <= curve.rate(s) + 1e-9 and curve.rate(s) - 1e-9 <= high <= 1.0

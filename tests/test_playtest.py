@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
-from hypothesis import strategies as st
-from strategies import examples
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.ladder import stars_for, wilson
 from synergy_forge.sim.playtest import (
     Cell,
     Playable,
@@ -25,8 +24,6 @@ from synergy_forge.sim.playtest import (
     estimates,
     play_batch,
     run,
-    stars_for,
-    wilson,
 )
 
 
@@ -113,7 +110,7 @@ def test_json_report_and_check(tmp_path):
     # The win rate at each rung of skill, never falling, and each table's games at 3 players.
     rungs = estimate["rungs"]
     assert [r["skill"] for r in rungs] == [0.0, 0.25, 0.5, 0.75, 1.0]
-    assert all(a["win_rate"] <= b["win_rate"] for a, b in zip(rungs, rungs[1:], strict=False))
+    assert all(a["win_rate"] <= b["win_rate"] for a, b in itertools.pairwise(rungs))
     assert set(estimate["players"]) == {"3"}
     assert [t["experts"] for t in estimate["players"]["3"]["tables"]] == [0, 1, 2, 3]
     assert estimate["limited_by_bot"] is False

@@ -15,8 +15,8 @@ from synergy_forge.authoring.gamelog import PERSON, Recorder, write_log
 from synergy_forge.cli.inputs import resolve_mission
 from synergy_forge.core.engine import Game
 from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.ladder import wilson
 from synergy_forge.sim.play import play
-from synergy_forge.sim.playtest import wilson
 from synergy_forge.studio.model import CardPreview, Studio, read_people_games
 
 

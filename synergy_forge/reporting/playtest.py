@@ -14,13 +14,17 @@ from synergy_forge.reporting import Output
 from synergy_forge.reporting.losses import loss_cause, loss_label
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration
-from synergy_forge.sim.ladder import Curve, PooledCurve, Reading
-from synergy_forge.sim.playtest import (
+from synergy_forge.sim.ladder import (
     NOVICE,
     RUNGS,
     SKILL_BANDS,
-    STAR_BOT,
     TARGET,
+    Curve,
+    PooledCurve,
+    Reading,
+)
+from synergy_forge.sim.playtest import (
+    STAR_BOT,
     Cell,
     Concern,
     Estimate,

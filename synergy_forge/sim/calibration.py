@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor
+from synergy_forge.sim.ladder import wilson
 from synergy_forge.sim.playtest import (
     STAR_BOT,
     CountEstimate,
     Playable,
     estimates,
     run,
-    wilson,
 )
 
 #: The names a log gives a seat that a person played (the table writes "person").

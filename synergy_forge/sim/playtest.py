@@ -31,20 +31,16 @@ from synergy_forge.sim.ladder import (
     EXPERT,
     NOVICE,
     RUNGS,
-    SKILL_BANDS,
-    TARGET,
     Curve,
     PooledCurve,
     Reading,
     Violation,
     read,
     seating,
-    stars_for,
     weights,
     wilson,
 )
 from synergy_forge.sim.play import play
-
 
 #: The bot whose ladder gives the stars: `--bots expert` plays the ladder's tables.
 STAR_BOT = EXPERT

@@ -45,17 +45,17 @@ from synergy_forge.core.cards import MAX_ROUNDS, Action
 from synergy_forge.core.mission import MOST_STARS, Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor, LocalPool
-from synergy_forge.sim.ladder import Curve, PooledCurve, Reading, read
+from synergy_forge.sim.ladder import SKILL_BANDS, Curve, PooledCurve, Reading, read, stars_for
 from synergy_forge.sim.playtest import (
-    SKILL_BANDS,
+    BUDGET,
     STAR_BOT,
+    Estimate,
     LadderPlan,
     Playable,
     Tally,
     estimates,
     game_seed,
     play_batch,
-    stars_for,
 )
 from synergy_forge.sim.playtest import Cell as PlaytestCell
 
@@ -80,10 +80,15 @@ def tables(counts: Sequence[int]) -> int:
     return sum(p + 1 for p in counts)
 
 
+def reserve(counts: Sequence[int]) -> int:
+    """The most games checking an answer as a default `playtest` plays it can take."""
+    return BUDGET * CHECK_GAMES * len(counts)
+
+
 def first_look(counts: Sequence[int], games: int) -> int:
     """The games of one setting's first batch at these player counts (every table of the
-    ladder): the least budget with which `tune` can say anything of a mission."""
-    return min(LOOKS[0], games) * tables(counts)
+    ladder) and of checking it: the least budget with which `tune` can say anything."""
+    return min(LOOKS[0], games) * tables(counts) + reserve(counts)
 
 
 def band(stars: int) -> tuple[float, float]:
@@ -177,8 +182,13 @@ class Trial:
     by_table: dict[tuple[int, int], Tally] = field(default_factory=dict)
     played: int = 0  # games per table so far
     fit: TargetFit = TargetFit.UNDECIDED
-    #: what a default `playtest --check` of the tuned file says (None: not asked yet)
-    checked: bool | None = None
+    #: what a default `playtest` of the tuned file estimates (None: not asked yet)
+    verified: Estimate | None = None
+
+    @property
+    def checked(self) -> bool:
+        """A default `playtest --check` of the tuned file passes."""
+        return self.verified is not None and not self.verified.fails_check
 
     @property
     def reading(self) -> Reading:
@@ -230,6 +240,9 @@ class TuneResult:
     exhausted: bool  # the budget ran out before an answer
     games_per_count: int
     seed: int
+    #: settings (the original among them) that played every game with their range still
+    #: straddling a bound of the band: more games per table might place them
+    undecided: int = 0
 
     @property
     def tuned(self) -> Mission | None:
@@ -241,7 +254,8 @@ class TuneResult:
     @property
     def reachable(self) -> int | None:
         """When the band cannot be reached: the nearest stars the extreme setting gives."""
-        if self.proposal is not None or self.extreme is None or self.exhausted:
+        if self.proposal is not None or self.extreme is None or self.exhausted or \
+                self.undecided:
             return None
         return stars_for(self.extreme.skill)
 
@@ -378,10 +392,12 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     tried = skipped = 0
 
     def paid(trials: list[Trial]) -> list[Trial]:
-        """The first of `trials` whose next batches the budget still pays for, in order."""
+        """The first of `trials` whose next batches the budget still pays for, in order,
+        keeping enough to check an answer they may give."""
         costs = itertools.accumulate((next(n for n in looks if n > t.played) - t.played)
                                      * per_look for t in trials)
-        return [t for t, cost in zip(trials, costs, strict=True) if spent + cost <= budget]
+        room = budget - reserve(played)
+        return [t for t, cost in zip(trials, costs, strict=True) if spent + cost <= room]
 
     def play(trials: list[Trial]) -> None:
         """One more batch for each trial, all in one call of the executor (`paid` ones)."""
@@ -405,7 +421,7 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
             trial.played = next(n for n in looks if n > trial.played)
             _judge(trial, low, high, games)
             if trial.fit is TargetFit.IN_BAND:
-                trial.checked = check(trial, stars)
+                trial.verified = verify(trial, stars)
                 if not trial.checked:
                     trial.fit = TargetFit.UNDECIDED if trial.played < games else \
                         TargetFit.TOO_HARD if _number(trial.skill) >= high else \
@@ -418,9 +434,9 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         assert all(r is not None for r in results), "an executor lost a unit's result"
         return [r for r in results if r is not None]
 
-    def check(trial: Trial, target: int) -> bool:
-        """What a default `playtest --check` of the tuned file says: its own ladder, played
-        as `playtest` plays it (these games count against the budget too)."""
+    def verify(trial: Trial, target: int) -> Estimate:
+        """What a default `playtest` of the tuned file estimates: its own ladder, played as
+        `playtest` plays it (these games count against the budget too)."""
         nonlocal spent
         tuned = trial.setting.apply(mission, target)
         plan = LadderPlan(tuned, played, CHECK_GAMES, False)
@@ -437,7 +453,8 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
                 spent += tally.games
         cells = [PlaytestCell(tuned, p, STAR_BOT, tally, experts)
                  for (p, experts), tally in plan.tallies.items()]
-        return not any(e.fails_check for e in estimates(cells))
+        (estimate,) = estimates(cells)
+        return estimate
 
     # One session for the whole search: the mission and rulebook go to each worker once, and
     # the bots' caches stay warm from one setting to the next.
@@ -453,8 +470,10 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         harder = _number(original.skill) < low
         result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
                             False, games, seed)
-        agreeing = not strict and original.fit is not TargetFit.IN_BAND and \
-            _agrees(original.reading, low, high) and check(original, stars)
+        if not strict and original.fit is not TargetFit.IN_BAND and \
+                _agrees(original.reading, low, high):
+            original.verified = verify(original, stars)
+        agreeing = not strict and original.checked
         if original.fit is TargetFit.IN_BAND or agreeing:
             result.proposal = original
         elif original.fit is not TargetFit.UNDECIDED:
@@ -469,8 +488,10 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
             if not extreme.played:
                 result.exhausted = True
             elif extreme.fit is not (TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD):
-                result.proposal, skipped, result.exhausted = _search(
+                result.proposal, skipped, result.exhausted, result.undecided = _search(
                     mission, harder, with_actions, play, paid, valid, games)
+        elif original.played >= games:
+            result.undecided = 1
         else:
             result.exhausted = True
     result.games, result.tried, result.skipped = spent, tried, skipped
@@ -510,9 +531,9 @@ def _agrees(reading: Reading, low: float, high: float) -> bool:
 def _search(mission: Mission, harder: bool, with_actions: bool,
             play: Callable[[list[Trial]], None], paid: Callable[[list[Trial]], list[Trial]],
             valid: Callable[[Mission], bool] | None, games: int
-            ) -> tuple[Trial | None, int, bool]:
+            ) -> tuple[Trial | None, int, bool, int]:
     """The candidates nearest first, WIDTH at a time (as many of them as the budget pays
-    for); returns (closest in band, skipped, budget exhausted)."""
+    for); returns (closest in band, skipped, budget exhausted, undecided settings)."""
     queue = _candidates(mission, harder, with_actions)
     next(queue)  # the original itself, already played
     short_of = TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD
@@ -521,7 +542,7 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
     too_far: dict[int, list[tuple[int, ...]]] = {}  # per variant: offsets past the band
     active: list[Trial] = []
     best: Trial | None = None
-    skipped = 0
+    skipped = undecided = 0
     done = False
 
     def ruled_out(variant: int, offsets: tuple[int, ...]) -> bool:
@@ -549,20 +570,22 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
         if best is not None:
             active = [t for t in active if _rank(t) < _rank(best)]
         if not active:
-            return best, skipped, False
+            return best, skipped, False, undecided
         batch = paid(active)
         if not batch:
-            return best, skipped, True
+            return best, skipped, True, undecided
         play(batch)
         for trial in batch:
             if trial.fit is TargetFit.UNDECIDED and trial.played < games:
                 continue
             active.remove(trial)  # decided, or every game played with no side proven
+            undecided += trial.fit is TargetFit.UNDECIDED
             if trial.fit is short_of:
                 not_far.setdefault(trial.variant, []).append(trial.offsets)
             elif trial.fit is past:
                 too_far.setdefault(trial.variant, []).append(trial.offsets)
-            elif best is None or _rank(trial) < _rank(best):
+            elif trial.fit is TargetFit.IN_BAND and (
+                    best is None or _rank(trial) < _rank(best)):
                 best = trial
 
 

@@ -42,15 +42,14 @@ from synergy_forge.fileio import open_regular
 from synergy_forge.pool import ignore_interrupt, stop_workers
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
+from synergy_forge.sim.ladder import RUNGS, wilson
 from synergy_forge.sim.playtest import (
-    RUNGS,
     STAR_BOT,
     LadderTally,
     describe_stars,
     estimate_from,
     game_seed,
     play_tables,
-    wilson,
 )
 
 #: Errors that spoil only the printed card (a text that does not fit, a glyph the fonts lack):
