@@ -150,9 +150,9 @@ def _mission_lines(m: MissionReport) -> Iterator[str]:
     counts = sorted(set(by_count) | (set(e.by_count) if e is not None else set()))
     for count in counts:
         parts = by_count.get(count, [])
-        if e is not None and count in e.by_count:
+        if e is not None and count in e.by_count and len(e.by_count) > 1:
             parts = [f"ladder {ladder_line(e.by_count[count].curve)}", *parts]
-        yield f"      {count} players: " + "  ".join(parts)
+        yield f"      {count} players:" + "".join(f"  {part}" for part in parts)
         if e is not None and count in e.by_count:
             yield f"        tables: {tables_line(e.by_count[count].curve)}"
         # How games were lost: each bot's, and the experts' own table's (not each mix's).
@@ -285,10 +285,15 @@ def _finding_to_json(f: Finding) -> dict[str, Any]:
 
 
 def text(result: PlaytestResult) -> Output:
-    ladder = (" (the skill ladder: tables of experts and novices, more games where a rating "
-              "straddles two bands)") if STAR_BOT in result.bots else ""
-    lines = [f"{result.games} games per mission, player count and bot{ladder}; seed "
-             f"{result.seed}"]
+    others = [b for b in result.bots if b != STAR_BOT]
+    parts = []
+    if STAR_BOT in result.bots:
+        parts.append(f"the skill ladder: tables of experts and novices, {result.games} games "
+                     "per mission and player count to start, more where a rating straddles "
+                     "two bands")
+    if others:
+        parts.append(f"{', '.join(others)}: {result.games} games per mission and player count")
+    lines = ["; ".join(parts) + f"; seed {result.seed}"]
     for m in missions(result):
         lines.extend(_mission_lines(m))
     return Output("\n".join(lines))

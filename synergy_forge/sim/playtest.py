@@ -333,7 +333,14 @@ class LadderPlan:
             self.done = True
             return []
         gains.sort(key=lambda g: (-g[0], g[1], g[2]))
-        return [(count, k, self.first) for _, count, k in gains[:2]]
+        chosen: list[tuple[int, Table, int]] = []
+        for _, count, k in gains:  # the best two that the player count's games still allow
+            planned = sum(more for c, _, more in chosen if c == count)
+            if self.spent(count) + planned + self.first <= self.cap:
+                chosen.append((count, k, self.first))
+            if len(chosen) == 2:
+                break
+        return chosen
 
     def add(self, count: int, experts: int, tally: Tally) -> None:
         self.tallies.setdefault((count, experts), Tally()).add(tally)
@@ -603,7 +610,8 @@ def _estimate(mission: Mission, cells: list[Cell]) -> Estimate | None:
                                 win_rate=_expert_rate(by_count)))
     estimate = Estimate(mission, pooled, reading, by_count, ceiling, limited, findings)
     fewest, most = estimate.fewest, estimate.most
-    if not fewest <= mission.stars <= most:
+    # Stars declared per player count are checked at each count; one number, pooled.
+    if not mission.stars_per_count and not fewest <= mission.stars <= most:
         findings.append(Finding(Concern.STARS_DISAGREE, stars=(fewest, most)))
     for count, declared in sorted(mission.stars_per_count.items()):
         at = by_count.get(count)
