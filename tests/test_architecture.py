@@ -92,7 +92,7 @@ _MUTABLE_RETURNS = frozenset({"dict", "list", "set", "Dict", "List", "Set", "def
                               "Counter", "OrderedDict", "deque", "bytearray", "Memo"})
 _CACHES = frozenset({"cache", "lru_cache"})
 #: The packages that read campaign files, game logs and the other files a user names.
-READERS = ("authoring/", "cli/", "studio/", "table/")
+READERS = ("authoring/", "cli/", "studio/", "table/", "workspace/")
 #: Modules whose `.open` is not a file's: descriptors, browsers.
 _OTHER_OPENS = frozenset({"os", "webbrowser"})
 

@@ -19,10 +19,10 @@ from workspace import validate_files
 from synergy_forge.authoring.edit import edit_mission_text
 from synergy_forge.authoring.gamelog import Recorder, replay, write_log
 from synergy_forge.authoring.loading import (
-    load_mission_file,
     mission_from_data,
     mission_to_data,
     read_campaign,
+    read_mission_file,
 )
 from synergy_forge.authoring.scaffold import mission_text
 from synergy_forge.authoring.yamlfile import parse_document
@@ -250,7 +250,7 @@ def test_tune_write_on_a_mission_with_stars_per_count(tmp_path):
     assert "declared 2 stars, target 1 star" in result.output
     assert path.read_text() == EASY.replace("stars:        # by count\n  3: 1\n  4: 2\n",
                                             "stars: 1        # by count\n")
-    mission, _, _ = load_mission_file(path)
+    mission = read_mission_file(path).mission
     assert mission.stars == 1 and dict(mission.stars_per_count) == {}
 
 

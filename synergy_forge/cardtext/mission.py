@@ -1,8 +1,9 @@
 """A mission card's texts: its rules block (what it says beyond its numbers), laid out between
 its title and flavour text, and the check that it fits, reported as `CardFinding`s.
 
-`validate` reports the findings at the mission's field (authoring/validate.py); the card's
-template prints the layout (templates/faces.html.j2), so that what is checked is what prints.
+`validate` reports the findings at the mission's field (authoring.loading.
+overfull_mission_cards); the card's template prints the layout (templates/faces.html.j2), so
+that what is checked is what prints.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import GOAL_IDS
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.typography import NBSP, NNBSP
+
+#: The field a mission card's rules block gives as its own when it overflows (its data-what
+#: in templates/faces.html.j2): what the check here finds first, before any rendering.
+RULES_BLOCK = "challenges"
 
 
 @dataclass(frozen=True)
