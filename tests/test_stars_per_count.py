@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
 import shutil
 from dataclasses import replace
 from io import BytesIO
@@ -284,8 +285,8 @@ def campaign(tmp_path_factory):
                         ("30-full-synergy.yaml", "{3: 3, 4: 4, 5: 5}")):
         path = folder / "missions" / name
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("\nstars: 1\n", f"\nstars: {stars}\n")
-                        .replace("\nstars: 5\n", f"\nstars: {stars}\n"), encoding="utf-8")
+        path.write_text(re.sub(r"(?m)^stars: .*$", f"stars: {stars}", text, count=1),
+                        encoding="utf-8")
     result = read_campaign(folder)
     assert result.campaign is not None and result.diagnostics == [], result.diagnostics
     return result.campaign

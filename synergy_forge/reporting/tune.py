@@ -12,9 +12,10 @@ from synergy_forge.authoring.edit import Edit
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting.losses import loss_cause
+from synergy_forge.sim.knobs import Setting
 from synergy_forge.sim.ladder import stars_for
-from synergy_forge.sim.playtest import STAR_BOT, describe_stars
-from synergy_forge.sim.tune import CHECK_GAMES, Setting, Trial, TuneResult, moved_losses
+from synergy_forge.sim.playtest import STAR_BOT, Tally, describe_stars
+from synergy_forge.sim.tune import CHECK_GAMES, Trial, TuneResult
 
 
 def _pct(value: float) -> str:
@@ -44,6 +45,23 @@ def _estimate(trial: Trial) -> str:
     spread = "" if low == high else f" [{_skill(low)}, {_skill(high)}]"
     return (f"{describe_stars(fewest, most)} (needs skill {_skill(skill)}{spread}; "
             f"{STAR_BOT}s {_pct(tally.win_rate)}, {games} games)")
+
+
+def loss_rates(tally: Tally) -> dict[str, float]:
+    """Each loss reason's share of all games."""
+    return {reason: count / tally.games for reason, count in sorted(tally.losses.items())} \
+        if tally.games else {}
+
+
+def moved_losses(before: Tally, after: Tally, threshold: float = 0.02
+                 ) -> list[tuple[str, float, float]]:
+    """(reason, share before, share after) for every loss reason whose share moved."""
+    shares_before, shares_after = loss_rates(before), loss_rates(after)
+    reasons = sorted(set(shares_before) | set(shares_after),
+                     key=lambda r: -abs(shares_after.get(r, 0) - shares_before.get(r, 0)))
+    return [(r, shares_before.get(r, 0.0), shares_after.get(r, 0.0)) for r in reasons
+            if abs(shares_after.get(r, 0.0) - shares_before.get(r, 0.0)) >= threshold]
+
 
 
 def _setting_text(before: Setting, after: Setting) -> str:
