@@ -352,8 +352,8 @@ def test_the_studio_shows_the_card_as_printed(tmp_path):
     for path in sorted((folder / "missions").glob("*.yaml"))[2:]:
         path.unlink()
     first = folder / "missions" / "01-first-notes.yaml"
-    first.write_text(first.read_text(encoding="utf-8").replace(
-        "\nstars: 1\n", "\nstars: {3: 1, 4: 3, 5: 2}\n"), encoding="utf-8")
+    first.write_text(re.sub(r"(?m)^stars: .*$", "stars: {3: 1, 4: 3, 5: 2}",
+                            first.read_text(encoding="utf-8"), count=1), encoding="utf-8")
     studio = Studio(folder)
     studio.reload()
     shown = studio.state()["missions"][0]

@@ -338,7 +338,7 @@ def test_setting_changes_name_every_knob_that_moved():
 
 
 def test_candidates_come_nearest_first_and_an_action_card_costs_two_steps():
-    from synergy_forge.sim.tune import _candidates
+    from synergy_forge.sim.knobs import candidates as _candidates
 
     mission = replace(SHORT, actions=(Action.F,))
     found = list(_candidates(mission, harder=True, with_actions=True))
