@@ -44,7 +44,7 @@ def _estimate(trial: Trial) -> str:
         games = sum(t.games for t in trial.by_table.values())
     spread = "" if low == high else f" [{_skill(low)}, {_skill(high)}]"
     return (f"{describe_stars(fewest, most)} (needs skill {_skill(skill)}{spread}; "
-            f"{STAR_BOT}s {_pct(tally.win_rate)}, {games} games)")
+            f"{STAR_BOT}s {_pct(tally.win_rate)}, {games:,} games)")
 
 
 def loss_rates(tally: Tally) -> dict[str, float]:
