@@ -19,7 +19,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severi
 from synergy_forge.authoring.gamelog import ReplayError, UnreadableLog, replay_log
 from synergy_forge.cli import main
 from synergy_forge.cli.params import BOTS, CARD_SIZE, PLAYER_COUNTS
-from synergy_forge.core.engine import IllegalChoice
+from synergy_forge.core.choices import IllegalChoice
 from synergy_forge.core.referee import IllegalRound, Problem
 from synergy_forge.core.rulelang import RuleError
 from synergy_forge.errors import CannotWrite, CheckFailed, SynergyForgeError
