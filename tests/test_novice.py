@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from synergy_forge.core.engine import DecisionKind, Game
+from synergy_forge.core.choices import DecisionKind
+from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import pair_sum
 from synergy_forge.sim.bots import make_bot

@@ -18,7 +18,7 @@ import random
 from typing import Any
 
 from synergy_forge.core.cards import NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import pair_sum
 
