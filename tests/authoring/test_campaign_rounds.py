@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 CLOSE_CALL = """\
 seats:
@@ -26,7 +26,6 @@ seats:
   - {numbers: [3, 1], goal: equal}
 challenges: [odd-sum]
 """
-
 
 def program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """The real program, started from `cwd`."""

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from synergy_forge.cli import main
 from synergy_forge.resources import schemas_dir
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
 LINE = re.compile(r"# yaml-language-server: \$schema=(\S+)\n")

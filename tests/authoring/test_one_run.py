@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from workspace import validate_files
+from support.files import validate_files
 
 from synergy_forge.cli import main
 from synergy_forge.core.rulelang import RuleKind, rule_problems

@@ -18,7 +18,7 @@ from synergy_forge.fileio import replace_text, write_atomic
 
 # Too easy for 2 stars at 3 players: tune adds a round (six settings of one-round games at
 # tune's fewest games: about a second of one process; these tests are about the file, not the
-# search, which tests/test_tune.py tests).
+# search, which tests/sim/test_tune.py tests).
 MISSION = """\
 # my notes
 id: short   # the id stays

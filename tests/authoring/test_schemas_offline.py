@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from synergy_forge.resources import definitions_dir, schemas_dir, starter_campaign
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHECK = Path(sys.executable).parent / "check-jsonschema"
 # Any fetch would go through this proxy, which nothing listens on: the run fails if it tries.
 OFFLINE = {**os.environ, "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",

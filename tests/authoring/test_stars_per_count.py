@@ -14,7 +14,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 from click.testing import CliRunner
-from workspace import validate_files
+from support.files import validate_files
 
 from synergy_forge.authoring.edit import edit_mission_text
 from synergy_forge.authoring.gamelog import Recorder, replay, write_log
@@ -46,7 +46,6 @@ stars: 1
 rounds: 3
 lives: 3
 """
-
 
 def found(tmp_path: Path, text: str) -> list[tuple]:
     report = validate_files(tmp_path, {"m.yaml": text}, [Path("m.yaml")])

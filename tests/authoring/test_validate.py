@@ -8,7 +8,7 @@ from unittest import mock
 
 import pytest
 from click.testing import CliRunner
-from workspace import validate_files
+from support.files import validate_files
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
@@ -27,7 +27,6 @@ stars: 1
 rounds: 3
 lives: 3
 """
-
 
 def found(tmp_path: Path, files: dict[str, str], target: str = ".") -> list[tuple]:
     # "." names the files written: a loose file is checked when named (a folder walk checks
@@ -401,3 +400,19 @@ def test_new_campaign_over_one_file_of_its_own_writes_none_of_the_others(tmp_pat
     assert f"{tmp_path / 'camp' / 'goals' / 'close-call.yaml'}: already exists; nothing was " \
         "written (use another folder)" in result.output
     assert (tmp_path / "camp" / "goals" / "close-call.yaml").read_text() == "# my goal\n"
+
+
+def test_a_goal_symbol_that_is_a_colours_symbol_is_warned_about(tmp_path):
+    goal = ("id: peak\nname: Peak\nsymbol: '{}'\ntext: Be the highest.\n"
+            "rule: '(sum - 1) in others'\n")
+    campaign = "name: C\nmissions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n"
+    mission = "id: m\nnumber: 1\ntitle: M\nstars: 1\nrounds: 2\nlives: 3\n"
+    said = {}
+    for name, symbol in (("equal", "▲"), ("within", "▲1"), ("other", "+1")):
+        report = validate_files(tmp_path / name, {
+            "c/campaign.yaml": campaign, "c/missions/m.yaml": mission,
+            "c/goals/peak.yaml": goal.format(symbol)}, [Path("c")])
+        said[symbol] = [d.message for d in report.diagnostics if d.check == "goal.symbol"]
+    assert said["+1"] == [] and said["▲1"] and said["▲"] == [
+        "'▲' is the symbol of the second colour (yellow unless renamed): on that colour's card "
+        "it would read '▲ ▲'; choose another"]

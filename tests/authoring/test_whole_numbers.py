@@ -23,7 +23,6 @@ ROUND = """seats:
   - {numbers: [5, 1], goal: equal}
 """
 
-
 @pytest.mark.parametrize(("name", "text", "line", "message"), [
     ("m.yaml", MISSION.replace("lives: 2", "lives: 2.0"), 6, "'lives': 2.0 is not a whole number: "
      "write 2"),

@@ -35,7 +35,7 @@ from synergy_forge.errors import (
 from synergy_forge.reporting.validation import annotation, escape_data, escape_property
 from synergy_forge.resources import starter_campaign
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: str):
@@ -381,3 +381,20 @@ def test_an_output_that_cannot_be_written_exits_2_and_names_it(tmp_path):
     assert result.exit_code == 2 and f"{tmp_path / 'file'}: already exists" in result.output
     assert "--force" not in result.output and "Traceback" not in result.output
     assert (tmp_path / "file").read_text() == "mine\n"
+
+
+def test_a_campaign_with_errors_exits_1_from_every_command_given_it(tmp_path):
+    import shutil
+
+    from synergy_forge.resources import starter_campaign
+
+    broken = tmp_path / "broken"
+    shutil.copytree(starter_campaign(), broken)
+    mission = broken / "missions" / "08-heavy-lifting.yaml"
+    mission.write_text(mission.read_text().replace("minimum-5", "minimum-6"))
+    for args in (["validate", str(broken)], ["build", str(broken), "--out", str(tmp_path / "o")],
+                 ["playtest", str(broken), "--games", "1"], ["tune", str(broken)],
+                 ["play", str(mission)]):
+        result = run(*args)
+        assert result.exit_code == 1, (args, result.output)
+        assert "unknown challenge 'minimum-6' (did you mean 'minimum-5'?)" in result.output, args

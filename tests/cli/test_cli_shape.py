@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-COMMANDS = Path(__file__).resolve().parents[1] / "synergy_forge" / "cli" / "commands"
+COMMANDS = Path(__file__).resolve().parents[2] / "synergy_forge" / "cli" / "commands"
 #: The longest a function of a command module may be, from its `def` to its last line
 #: (docstring included; the option decorators above it are the command's parsing).
 MOST_LINES = 40

@@ -1,6 +1,6 @@
 """Hardening round 2 (issue 23): each class of hostile input the second fuzzing run found ends
 in its documented exit code, in one line, at once, with no traceback. One test (or one
-parametrized test) per class; tests/test_fuzz.py draws many more inputs of each class."""
+parametrized test) per class; tests/package/test_fuzz.py draws many more inputs of each class."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from workspace import deadline, invoke_within
+from support.files import deadline, invoke_within
 
 from synergy_forge.authoring.paths import pattern_problem
 from synergy_forge.cli import main

@@ -16,35 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
+from support.processes import HANG, ctrl_c, start
 
 from synergy_forge.resources import starter_campaign
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
-#: Longer than any clean exit takes, far shorter than the interrupted work would run.
-HANG = 30
-
-
-def start(*args: str) -> subprocess.Popen[str]:
-    """The command in a process group of its own, as a shell starts it, with Ctrl-C's default
-    action (a test run started in the background ignores SIGINT, and children inherit that)."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "synergy_forge", *args], cwd=ROOT, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-
-
-def ctrl_c(process: subprocess.Popen[str]) -> tuple[str, str]:
-    """Ctrl-C to the whole command; its output once it has exited (a hang fails the test)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGINT)
-    try:
-        return process.communicate(timeout=HANG)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        _, err = process.communicate()
-        pytest.fail(f"still running {HANG} s after Ctrl-C: {err[-2000:]}")
 
 
 def left_running(group: int) -> list[int]:

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from synergy_forge.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "missions" / "rounds").glob("*.yaml"))
 
 

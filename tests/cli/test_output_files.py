@@ -20,7 +20,7 @@ from synergy_forge.errors import CannotWrite
 from synergy_forge.fileio import write_atomic
 from synergy_forge.resources import starter_campaign
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MISSION = "missions/01-my-first-mission.yaml"
 PLAYTEST = ["playtest", MISSION, "--games", "2", "--players", "3", "--bots", "coop"]
 

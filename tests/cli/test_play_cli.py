@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from synergy_forge.cli import main
@@ -65,3 +66,49 @@ def test_replay_names_the_first_bad_record(tmp_path):
     assert result.exit_code == 1 and "the log is empty" in result.output
     assert run("replay", str(tmp_path / "missing.jsonl")).exit_code == 2
     assert run("replay", str(tmp_path)).exit_code == 2
+
+
+def test_play_says_when_goals_were_passed_so_played_and_scored_goals_agree():
+    result = run("play", "6", "--seed", "2", "--players", "4")  # Pass it right
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    played = next(i for i, line in enumerate(lines) if line.startswith("  played:"))
+    assert lines[played + 1].startswith("  goals-right: every goal card passes to the right "
+                                        "(R4); now seat 0 ")
+    goals = [part.split(", ")[1] for part in lines[played].split(" | ")]
+    assert f"now seat 0 {goals[1]}, seat 1 {goals[2]}, seat 2 {goals[3]}, seat 3 {goals[0]}" \
+        in lines[played + 1]
+
+
+@pytest.mark.slow
+def test_replay_names_the_rule_a_refused_second_number_card_breaks(tmp_path):
+    log = tmp_path / "game.jsonl"
+    assert run("play", "10", "--seed", "3", "--quiet", "--log", str(log)).exit_code == 0
+    lines = log.read_text().splitlines()
+    seen = set()
+    for number, line in enumerate(lines):
+        record = json.loads(line)
+        if record.get("kind") != "second-number" or record["round"] != 1:
+            continue
+        if seen == {"R9", "hand"}:
+            # Both refusals named already (by the first seat's forgeries): every other seat's
+            # card is refused by the same two checks, and each forgery costs a replay (0.1 s;
+            # all four seats were 20 replays).
+            break
+        for value, color in [*((v, record["choice"]["color"]) for v in range(1, 6)),
+                             (1, "purple")]:  # nobody at this table plays purple
+            forged = dict(record, choice={"value": value, "color": color})
+            if forged == record:
+                continue
+            path = tmp_path / f"forged-{number}-{value}-{color}.jsonl"
+            path.write_text("\n".join([*lines[:number], json.dumps(forged), *lines[number + 1:]])
+                            + "\n")
+            result = run("replay", str(path))
+            assert result.exit_code == 1
+            if f"{path}:{number + 1}:1: error: illegal: seat {record['seat']} cannot choose" \
+                    in result.output:
+                assert result.output.rstrip().endswith((
+                    "for second-number (R9: the card must keep every challenge)",
+                    "for second-number (the card must be in your hand)")), result.output
+                seen.add("R9" if "R9" in result.output else "hand")
+    assert seen == {"R9", "hand"}  # mission 10's challenges refuse some cards in the hand

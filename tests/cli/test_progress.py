@@ -10,7 +10,7 @@ import pytest
 
 from synergy_forge.cli.progress import Progress
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FIRST = next((ROOT / "missions" / "starter" / "missions").glob("01-*.yaml"))
 
 

@@ -12,74 +12,16 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.processes import TableProcess, choose, get
 
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
 
-ROOT = Path(__file__).resolve().parent.parent
-LINK = re.compile(r"^seat (\d+): (http://127\.0\.0\.1:\d+/seat/[A-Za-z0-9_-]{32})$")
-
-
-class TableProcess:
-    """`synergy-forge table …` in a subprocess, its seat links read from its first lines."""
-
-    def __init__(self, *args: str, cwd: Path | None = None) -> None:
-        import tempfile
-
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-        # Never the repository: a finished game's log goes to games/ of the current folder.
-        cwd = cwd or Path(tempfile.mkdtemp(prefix="table-"))
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "synergy_forge", "table", *args, "--port", "0",
-             "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            env=env, cwd=cwd)
-        assert self.process.stdout is not None
-        self.heading = self.process.stdout.readline()
-        assert self.heading.startswith("Table for mission"), \
-            self.heading + (self.process.stderr.read() if self.process.stderr else "")
-        self.links: dict[int, str] = {}
-        self.bots: dict[int, str] = {}
-        players = int(re.search(r": (\d) players", self.heading).group(1))
-        for _ in range(players):
-            line = self.process.stdout.readline().rstrip("\n")
-            found = LINK.match(line)
-            if found:
-                self.links[int(found.group(1))] = found.group(2)
-            else:
-                bot = re.fullmatch(r"seat (\d+): bot (\S+)", line)
-                assert bot, line
-                self.bots[int(bot.group(1))] = bot.group(2)
-
-    def stop(self) -> tuple[int, str, str]:
-        self.process.send_signal(signal.SIGINT)
-        try:
-            out, err = self.process.communicate(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
-        return self.process.returncode, out, err
-
-
-def api(link: str) -> str:
-    return link.replace("/seat/", "/api/seat/")
-
-
-def get(link: str) -> dict:
-    with urllib.request.urlopen(api(link), timeout=10) as response:
-        return json.load(response)
-
-
-def choose(link: str, choice: str) -> dict:
-    request = urllib.request.Request(api(link) + "/choose",
-                                     data=json.dumps({"choice": choice}).encode(),
-                                     headers={"content-type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_one_person_two_bots_play_to_the_end_and_the_logs_replay(tmp_path):

@@ -36,7 +36,7 @@ from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.resources import starter_campaign
 
-LOGS = Path(__file__).resolve().parent / "references" / "logs"
+LOGS = Path(__file__).resolve().parents[1] / "references" / "logs"
 K = DecisionKind
 
 

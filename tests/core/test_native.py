@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 from hypothesis import given
-from strategies import examples, tables
+from support.strategies import examples, tables
 
 from synergy_forge.core.referee import judge
 from synergy_forge.core.rulelang import RuleKind

@@ -35,7 +35,7 @@ from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.bots import GreedyBot, SeatMemories, make_bot
 from synergy_forge.sim.play import play
 
-ROUNDS = Path(__file__).resolve().parent.parent / "missions" / "rounds"
+ROUNDS = Path(__file__).resolve().parents[2] / "missions" / "rounds"
 SEED = 987_654_321_987  # large enough that no other number in play equals it
 
 

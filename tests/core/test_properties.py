@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import examples, rotate, tables
+from support.strategies import examples, rotate, tables
 
 from synergy_forge.core.cards import Action
 from synergy_forge.core.referee import LossReason, SeatPlay, Table, judge

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import make_table
+from support.rounds import make_table
 
 from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import Action, NumberCard

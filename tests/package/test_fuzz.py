@@ -22,7 +22,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from strategies import (
+from support.files import invoke_within
+from support.strategies import (
     FOLDER_EVENTS,
     PRINTING_COMMANDS,
     TABLE_MOVES,
@@ -37,8 +38,7 @@ from strategies import (
     seeds,
     yaml_numbers,
 )
-from tablekit import make_table, people
-from workspace import invoke_within
+from support.tables import game_table, people
 
 from synergy_forge.authoring.schema import validator
 from synergy_forge.cli import main
@@ -364,7 +364,7 @@ def places(tmp_path_factory, game_log):
     return {"dir": str(folder), "file": str(folder / "file"), "log": str(log),
             "fifo": str(folder / "fifo"), "stream": str(folder / "stream"),
             "starter": str(starter_campaign()),
-            "round": str(Path(__file__).parents[1] / "missions/rounds/crossed-goals.yaml")}
+            "round": str(Path(__file__).parents[2] / "missions/rounds/crossed-goals.yaml")}
 
 
 @settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
@@ -429,7 +429,7 @@ def test_a_table_takes_exactly_the_ids_of_the_view_now(data, seed):
     the table takes it exactly when it is one of the seat's legal choices now, and an id shown
     in another state never is (after "again", rounds count from 1 again); any other is refused
     with 409 and changes nothing."""
-    table = make_table("30", people(3), seed=seed)  # super, hyper and four action cards
+    table = game_table("30", people(3), seed=seed)  # super, hyper and four action cards
     shown: dict[str, tuple[int, int]] = {}  # id -> (game at the table, decisions applied)
     for _ in range(80):
         if table.game.over:

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.pages import plain
 
 from synergy_forge.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: Transcripts whose input files the README does not give, or that take minutes (build).
 NOT_RUN = ("validate broken.yaml", "build ")
 
@@ -63,3 +64,11 @@ def test_readme_transcript(block, tmp_path, monkeypatch):
         assert result.exit_code == 0, result.output
         shown = result.stdout.replace(str(ROOT) + "/", "")
         assert pattern(expected).fullmatch(shown), f"{args}:\n{shown}"
+
+
+def test_the_readme_says_the_kit_is_fan_made_and_unofficial_near_its_top():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    top = plain(readme[:3000])
+    for words in ("Synergy is a game designed by Robert Brouwer and published by Jolly Dutch",
+                  "fan-made and unofficial", "not affiliated with or endorsed by Jolly Dutch"):
+        assert words in top, words

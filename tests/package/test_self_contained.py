@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE = re.compile(r"\.\./shared|/work/shared|(?<![\w/-])RULES\.md|MISSION-FORMAT\.md")
 SKIP = {".venv", ".git", "output", "node_modules", "__pycache__", ".pytest_cache",
         ".mypy_cache", ".ruff_cache", "build", "dist"}

@@ -13,6 +13,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 from click.testing import CliRunner
+from support.kits import SHOP, build_small, seeded, small_campaign
 
 from synergy_forge.cli import main
 from synergy_forge.printing.layout import sheet
@@ -159,51 +160,6 @@ def test_png_cards_are_not_blank_and_backs_mirror_fronts(starter_kit):
             (251, 250, 247)
 
 
-#: The starter campaign's name: a small campaign named so is built from the starter kit's
-#: cache (conftest.small_kit), drawing only what differs from the starter's kit.
-STARTER = "{en: Starter campaign, fr: Campagne de départ}"
-#: The name of conftest.shop_kit's campaign, and of the presets' (its cache's) below.
-SHOP = "{en: Small, fr: Petite}"
-
-
-def small_campaign(tmp_path: Path, title: str, name: str = STARTER) -> Path:
-    """TMP_PATH/camp: two missions titled TITLE, in English and French (kept if there)."""
-    campaign = tmp_path / "camp"
-    if not campaign.exists():
-        (campaign / "missions").mkdir(parents=True)
-        (campaign / "campaign.yaml").write_text(
-            f"name: {name}\nlanguages: [en, fr]\nmissions: [missions/*.yaml]\n",
-            encoding="utf-8")
-        for n in (1, 2):
-            (campaign / "missions" / f"{n}.yaml").write_text(
-                f"id: m{n}\nnumber: {n}\ntitle: {{en: '{title}', fr: '{title}'}}\nstars: 1\n"
-                f"rounds: 2\nlives: 2\n", encoding="utf-8")
-    return campaign
-
-
-def build_small(tmp_path: Path, title: str, out: str, seed: Path | None = None) -> Path:
-    """small_campaign's kit in TMP_PATH/OUT, built from TMP_PATH by relative paths (the HTML
-    names the files as given: copies of it and its cache elsewhere are then the same)."""
-    small_campaign(tmp_path, title)
-    if seed is not None:
-        seeded(seed, tmp_path / out)
-    with contextlib.chdir(tmp_path):
-        result = CliRunner().invoke(main, ["build", "camp", "--out", out, "--no-png", "--jobs",
-                                           "1", "--lang", "en"])
-    assert result.exit_code in (0, 1), result.output
-    return tmp_path / out
-
-
-def seeded(small_kit: Path, out: Path) -> Path:
-    """OUT with small_kit's cache in it (conftest.py: build_small(ROOT, "Same", "a"), done
-    once per test run, not on every xdist worker this module's tests are spread over): the
-    pieces a build of another small campaign shares with it (the decks but the missions, when
-    the options are the same) are not drawn again, as in a designer's rebuild (a rebuild is
-    the same as a first build: tested below)."""
-    shutil.copytree(small_kit / "a" / ".cache", out / ".cache")
-    return out
-
-
 def same_kit(small_kit: Path, tmp_path: Path) -> Path:
     """TMP_PATH/camp and TMP_PATH/a (its kit and cache) as build_small(TMP_PATH, "Same", "a")
     leaves them, copied: the copy's rebuild draws nothing (tested below)."""
@@ -271,9 +227,9 @@ def test_a4_kit_keeps_4_mm_blank_edges_and_wcag_aa_contrast(starter_kit):
     of the French one at WCAG AA against the pixels around it (every English character is
     checked on the Letter kit, test_table_ready.py: the paper changes the sheets around the
     cards, not their colours; checking both languages on both papers was half this test's
-    time). Both read from one rendering of each page at 144 DPI (pagecheck.check_pages: a
+    time). Both read from one rendering of each page at 144 DPI (support.pages.check_pages: a
     second rendering was a fifth of the test's time)."""
-    from pagecheck import check_pages
+    from support.pages import check_pages
 
     for language in ("en", "fr"):
         pdf = starter_kit / language / f"print-and-play-{language}.pdf"
@@ -378,7 +334,6 @@ def test_a_symlink_inside_out_is_a_usage_error_before_anything_is_written(tmp_pa
 class Planned(Exception):
     """Raised by a stand-in for printing.build.plan: the build went past its checks of --out."""
 
-
 @pytest.fixture
 def new_campaign(tmp_path, monkeypatch) -> Path:
     """TMP_PATH/c, made by `new campaign c`, with missions also read from TMP_PATH/c/more/
@@ -457,7 +412,7 @@ def test_watch_rebuilds_on_save_and_stops_on_ctrl_c(tmp_path, small_kit):
 
     campaign = small_campaign(tmp_path, "Same")
     out = seeded(small_kit, tmp_path / "watched")
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     process = subprocess.Popen(
         # The campaign by a relative path, as small_kit's was built: the first build draws
         # nothing (its pieces' HTML, which names the files as given, is small_kit's).
@@ -526,7 +481,7 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_le
     nothing but the kit in OUT, are tested on the kit without PNGs, above.)"""
     import tempfile
 
-    from test_tts import small_campaign as tts_campaign
+    from support.kits import tts_campaign
 
     from synergy_forge.authoring.loading import read_campaign
     from synergy_forge.printing import build as render
@@ -699,7 +654,7 @@ def test_mission_rules_that_cannot_fit_are_an_error_at_the_challenges_from_valid
     cache: the rules are on the mission cards, which are drawn, and their sheets imposed
     (the other documents the cut campaign changes, its action cards, goal sheets, challenge
     sheet and rulebook, were two thirds of the build's drawing)."""
-    from workspace import crowded_rules_campaign
+    from support.files import crowded_rules_campaign
 
     from synergy_forge.printing import build as render
 
@@ -783,7 +738,7 @@ def ink_saver_kits(tmp_path_factory, small_kit) -> Path:
     sheets (the fold kit's rulebook and challenge sheet on Letter, the duplex kit's). Three
     tests read them: each had kits of its own, which drew the cards, or the Letter sheets,
     rulebook and challenge sheet, again."""
-    from conftest import once_per_run
+    from support.kits import once_per_run
 
     def build(root: Path) -> None:
         root.mkdir()
@@ -822,7 +777,7 @@ def test_ink_saver_text_on_its_light_bands_and_stripes_meets_wcag_aa(ink_saver_k
     around it (docs/printing.md): the corners on the light bands and the backs' symbols on
     their stripes are in --tint-text, the colour darkened for the tint (in --ink-text, made
     for the paper, they were 3.4 to 4.2 to 1). Its cards and sheets are the Letter kits'."""
-    from pagecheck import low_contrast_characters
+    from support.pages import low_contrast_characters
 
     checked, low = low_contrast_characters(
         ink_saver_kits / "a4-duplex" / "en" / "print-and-play-en.pdf")

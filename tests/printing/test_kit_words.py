@@ -1,5 +1,6 @@
-"""The kit's words (issue 21): flavour texts that agree with their cards, typography in English
-and French, and a rulebook that credits the game and says it is unofficial."""
+"""The printed kit's words: no straight quote, nothing under 6 pt and every mission's rules at
+8 pt, French print set in French typography, flavour texts in the bundled italic; and a
+rulebook that credits the game, says it is unofficial, and has every rule players need."""
 
 from __future__ import annotations
 
@@ -10,116 +11,11 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 import pytest
-from workspace import validate_files
+from support.pages import pages, plain
 
-from synergy_forge.authoring.flavour import stated_counts
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.cardtext.fonts import font
 from synergy_forge.resources import starter_campaign
 from synergy_forge.typography import typeset
-from synergy_forge.workspace.validate import validate_paths
-
-MISSION = """\
-id: thin
-number: 1
-title: Thin
-stars: 1
-rounds: 4
-lives: 3
-allowed_failures: {3: 0, 4: 1, 5: 1}
-"""
-
-
-def flavour_warnings(tmp_path: Path, flavour: str) -> list[tuple[int, int, str]]:
-    report = validate_files(tmp_path, {"m.yaml": MISSION + flavour}, [Path("m.yaml")])
-    return [(d.line, d.column, d.message) for d in report.diagnostics
-            if d.check == "mission.flavour-numbers" and str(d.severity) == "warning"]
-
-
-def test_flavour_counts_that_contradict_the_card_are_warned_at_the_words(tmp_path):
-    found = flavour_warnings(tmp_path, 'flavor:\n  en: "Two lives, five rounds. Tread softly."\n'
-                             '  fr: "Avec 4 manches et trois vies, tout va bien."\n')
-    assert [(line, column) for line, column, _ in found] == [(9, 8), (9, 19)]
-    assert 'says "Two lives" but the card has 3 lives' in found[0][2]
-    assert 'says "five rounds" but the card has 4 rounds to win' in found[1][2]
-
-
-def test_flavour_counts_in_french_words_and_digits(tmp_path):
-    found = flavour_warnings(tmp_path, "flavor:\n  en: Fine.\n"
-                             "  fr: \"Il reste deux vies et 5 petites manches.\"\n")
-    assert [(line, column) for line, column, _ in found] == [(10, 17), (10, 30)]
-    assert '(fr) says "deux vies"' in found[0][2] and '"5 petites manches"' in found[1][2]
-
-
-def test_a_plain_flavour_string_is_english_and_located(tmp_path):
-    found = flavour_warnings(tmp_path, "flavor: Only one life this time.\n")
-    assert [(line, column) for line, column, _ in found] == [(8, 14)]
-
-
-def test_failures_that_depend_on_the_player_count(tmp_path):
-    # 0 with 3 players, 1 with 4 or 5: "one failure" holds only where players are named.
-    found = flavour_warnings(tmp_path, "flavor: One spare failure is on the table.\n")
-    assert len(found) == 1 and "0 with 3 players, 1 with 4 players" in found[0][2]
-    assert flavour_warnings(tmp_path, "flavor: From four players on, one failure is forgiven.\n"
-                            ) == []
-    assert len(flavour_warnings(tmp_path, "flavor: With five players, two failures.\n")) == 1
-
-
-@pytest.mark.parametrize("text, language, counts", [
-    ("Two lives, five rounds, no pairs.", "en", [("lives", 2), ("rounds", 5)]),
-    ("Four rounds in a row.", "en", [("rounds", 4)]),
-    ("The last two rounds are the hardest.", "en", []),
-    ("Two cards and rounds to go.", "en", []),
-    ("One player may step out of a round.", "en", []),
-    ("Un joueur peut se retirer d'une manche.", "fr", []),  # "une": the article
-    ("Il ne vous reste qu'une seule vie.", "fr", [("lives", 1)]),
-    ("Quatre manches d'affilée", "fr", [("rounds", 4)]),
-    ("Trois victoires, deux échecs permis.", "fr", [("rounds", 3), ("failures", 2)]),
-    ("4\u00a0manches", "fr", [("rounds", 4)]),
-])
-def test_stated_counts(text, language, counts):
-    assert [(c.what, c.value) for c in stated_counts(text, language)] == counts
-
-
-def test_the_starter_missions_flavour_agrees_with_their_cards():
-    report = validate_paths([starter_campaign()])
-    assert [str(d) for d in report.diagnostics if d.check == "mission.flavour-numbers"] == []
-
-
-# -- typography ----------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("text, language, expected", [
-    ("the mission's \"Goal deck\" line", "en", "the mission’s “Goal deck” line"),
-    ("players' cards, 'quoted'", "en", "players’ cards, ‘quoted’"),
-    ("Print at 100%% and 100 mm", "en", "Print at 100%% and 100\u00a0mm"),
-    ("l'objectif : oui; non! quoi ?", "fr",
-     "l’objectif\u202f: oui\u202f; non\u202f! quoi\u202f?"),
-    ("la ligne \"Objectifs\" et « Main »", "fr",
-     "la ligne «\u202fObjectifs\u202f» et «\u202fMain\u202f»"),
-    ("Imprimez à 100 %% (taille réelle), 100% ou %(n)s cartes", "fr",
-     "Imprimez à 100\u00a0%% (taille réelle), 100\u00a0% ou %(n)s cartes"),
-    ("3 joueurs, à 21:35, https://x", "fr", "3\u00a0joueurs, à\u00a021:35, https://x"),
-    ("A sum of exactly 5 becomes 10.", "en", "A sum of exactly 5\u00a0becomes\u00a010."),
-    ("From mission 6: add 3 to it", "en", "From mission\u00a06: add 3\u00a0to it"),
-    # a choice of two cards by letter is one group: no line starts with "J."
-    ("may not use action cards H or J.", "en", "may not use action cards H\u00a0or\u00a0J."),
-    ("les cartes Action H ou J.", "fr", "les cartes Action H\u00a0ou\u00a0J."),
-    ("I or a card", "en", "I or a card"),
-])
-def test_typeset(text, language, expected):
-    assert typeset(text, language) == expected
-    assert typeset(expected, language) == expected  # already set: unchanged
-
-
-def test_a_no_break_space_is_no_place_to_wrap():
-    # textfit breaks lines only where the renderer may: "3 players 1" stays one word.
-    from synergy_forge.cardtext.fonts import lines_needed
-
-    group = "3\u00a0players\u00a01"
-    width = font().width("3 players", 7.0)
-    assert lines_needed(group.replace("\u00a0", " "), width, 7.0) == 2
-    assert lines_needed(group, width, 7.0) is None  # wider than the box: cannot wrap
-
 
 # -- the printed kit -----------------------------------------------------------------------------
 
@@ -127,24 +23,6 @@ def test_a_no_break_space_is_no_place_to_wrap():
 def kit(starter_kit: Path) -> Path:
     """The starter kit in every language (conftest.py: built once per test run)."""
     return starter_kit
-
-
-def pages(path: Path) -> list[str]:
-    document = pdfium.PdfDocument(path)
-    try:
-        return [page.get_textpage().get_text_range() for page in document]
-    finally:
-        document.close()
-
-
-def flat(text: str) -> str:
-    """The text on one line; no-break spaces kept (str.split would take them as spaces)."""
-    return re.sub(r"[ \t\r\n]+", " ", text.replace("\ufffe", "")).strip()
-
-
-def plain(text: str) -> str:
-    """flat, with no-break spaces as spaces: for what the words say, not how they are set."""
-    return flat(text.replace("\u00a0", " ").replace("\u202f", " "))
 
 
 @pytest.mark.parametrize("language", ["en", "fr"])
@@ -279,13 +157,6 @@ def test_the_italic_face_is_measured_with_its_own_metrics():
 
 # -- the rulebook --------------------------------------------------------------------------------
 
-def test_the_readme_says_the_kit_is_fan_made_and_unofficial_near_its_top():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    top = plain(readme[:3000])
-    for words in ("Synergy is a game designed by Robert Brouwer and published by Jolly Dutch",
-                  "fan-made and unofficial", "not affiliated with or endorsed by Jolly Dutch"):
-        assert words in top, words
-
 
 @pytest.mark.parametrize("language, first_page, credits", [
     ("en", ("Synergy: how to play", "3 to 5 players", "No talking about your cards",
@@ -361,3 +232,26 @@ def test_no_heading_is_left_at_a_page_foot(kit, language, heading, follows):
             assert lines[-1] != heading
             return
     pytest.fail(f"no page with {heading!r}")
+
+
+def test_the_rulebook_lists_only_the_campaign_goals_the_kit_prints(tmp_path):
+    """A campaign goal no mission adds to its goal deck is not printed; the rulebook neither
+    counts nor lists it ("10 goal cards of this campaign" where 5 were printed)."""
+    import shutil
+
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+    from synergy_forge.resources import starter_campaign
+
+    folder = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), folder)
+    spare = folder / "goals" / "spare.yaml"
+    spare.write_text((folder / "goals" / "close-call.yaml").read_text().replace(
+        "id: close-call", "id: spare-goal").replace("Close call", "Spare goal"))
+    campaign = read_campaign(folder).campaign
+    assert campaign is not None and "spare-goal" in campaign.rulebook.goals
+    html, _ = html_for(Job("rulebook", "en"), campaign, Options(png=False), Translator("en"))
+    assert "Spare goal" not in html and "Close call" in html
+    assert "5 goal cards of this campaign" in html

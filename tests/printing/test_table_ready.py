@@ -11,7 +11,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 import pytest
 from click.testing import CliRunner
-from pagecheck import MM, check_pages
+from support.pages import MM, check_pages
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cardtext.fonts import Box, fit
@@ -176,7 +176,7 @@ def test_nothing_is_printed_within_4_mm_of_a_letter_page_edge_and_characters_mee
     """No ink within PRINTER_MARGIN of any page edge; every character at WCAG AA against the
     pixels around it. In English (letter_kit): both are checked in French, and the ink in
     English too, on A4 (test_build.py). The pages are rendered once for both checks
-    (pagecheck.check_pages: a second rendering was a fifth of the two checks' time)."""
+    (support.pages.check_pages: a second rendering was a fifth of the two checks' time)."""
     bounds, checked, low = check_pages(letter_kit / "en" / "print-and-play-en.pdf", scale=2)
     assert len(bounds) > 30 and min(min(b) for b in bounds) >= PRINTER_MARGIN
     assert checked > 15000

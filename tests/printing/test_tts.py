@@ -23,28 +23,6 @@ BUILT_IN_GOALS = {"one-higher": "One higher", "one-lower": "One lower", "equal":
 COLORS = [("red", "●"), ("yellow", "▲"), ("green", "■"), ("blue", "◆"), ("purple", "★")]
 
 
-def small_campaign(folder: Path) -> Path:
-    """Three missions (an odd number: the last mission card has a plain back) and a goal card
-    of the campaign's own, which mission 3 puts in play. Named as the starter campaign is (a
-    piece's HTML, hence its cache key, holds the campaign's name): its build starts from the
-    starter kit's cache, whose decks, with their PNGs, it shares (conftest.tts_kit)."""
-    (folder / "missions").mkdir(parents=True)
-    (folder / "goals").mkdir()
-    (folder / "campaign.yaml").write_text(
-        "name: {en: Starter campaign, fr: Campagne de départ}\nlanguages: [en, fr]\n"
-        "missions: [missions/*.yaml]\ngoals: [goals/*.yaml]\n", encoding="utf-8")
-    (folder / "goals" / "close-call.yaml").write_text(
-        "id: close-call\nname: {en: Close call, fr: De justesse}\n"
-        "text: {en: Be 1 away from a sum., fr: Soyez à 1 d'une somme.}\n"
-        "rule: \"(sum - 1) in others or (sum + 1) in others\"\n", encoding="utf-8")
-    for n, title in ((1, "First"), (2, "Second"), (3, "Third")):
-        goals = "goals: [one-higher, equal, close-call]\n" if n == 3 else ""
-        (folder / "missions" / f"{n}.yaml").write_text(
-            f"id: m{n}\nnumber: {n}\ntitle: {{en: {title}, fr: {title} fr}}\nstars: 1\n"
-            f"rounds: 2\nlives: 2\n{goals}", encoding="utf-8")
-    return folder
-
-
 @pytest.fixture(scope="module")
 def kit(tts_kit: Path) -> Path:
     """small_campaign's English kit, with --tts (conftest.tts_kit: built once per run, and
@@ -264,7 +242,7 @@ def test_french_export_names_cards_in_french_with_french_typography(french):
     things = by_nickname(save)
     assert "Cartes numérotées rouge ●" in things and "Cartes Objectif violet ★" in things
     # A no-break space before the colon, as French typography wants (the catalog uses the
-    # narrow one, U+202F, before : ; ! ?; tests/test_french.py).
+    # narrow one, U+202F, before : ; ! ?; tests/package/test_typography.py).
     assert things["Cartes Mission"]["ContainedObjects"][0]["Nickname"].replace(
         "\u202f", "\u00a0") == "Mission 1\u00a0: First fr / Mission 2\u00a0: Second fr"
     assert all(re.search("[\u00a0\u202f]: ", c["Nickname"])

@@ -3,7 +3,7 @@ with the reference images in tests/references/ (small, 40 DPI), so that an unint
 change fails. After an intended change, look at the new images, then update them with
 
     SYNERGY_FORGE_UPDATE_REFERENCES=1 PYTHONPATH=$PWD .venv/bin/python -m pytest \
-        tests/test_visual.py
+        tests/printing/test_visual.py
 
 and commit tests/references/ (docs/printing.md).
 """
@@ -27,7 +27,7 @@ from synergy_forge.printing.jobs import Job, Options
 from synergy_forge.printing.kit import build_kit
 from synergy_forge.resources import starter_campaign
 
-REFERENCES = Path(__file__).parent / "references"
+REFERENCES = Path(__file__).parents[1] / "references"
 #: One font configuration and parsed stylesheet for every drawing of this module, as in build.
 CONTEXT = RenderContext()
 DPI = 40

@@ -124,7 +124,6 @@ actions: [F, H]
 goals: [even-keel]
 """
 
-
 def test_people_who_lose_where_every_level_wins_are_below_the_ladder_not_above_it(tmp_path):
     camp = tmp_path / "camp"
     assert CliRunner().invoke(main, ["new", "campaign", str(camp)]).exit_code == 0

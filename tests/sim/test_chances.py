@@ -13,7 +13,7 @@ from unittest import mock
 import pytest
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
-from strategies import examples
+from support.strategies import examples
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign

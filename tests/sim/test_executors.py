@@ -24,7 +24,7 @@ from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import playtest as pt
 from synergy_forge.sim.executors import Dask, LocalPool, executor_for
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MISSION = str(starter_campaign() / "missions" / "05-short-hand.yaml")
 
 
@@ -269,7 +269,6 @@ hand: {{numbers: 6, goals: 4}}
 allowed_failures: 1
 """
 
-
 def short_campaign(folder: Path) -> Path:
     """A campaign of two SHORT missions: 1 star (tune agrees) and 5 stars (tune changes it)."""
     (folder / "missions").mkdir(parents=True)
@@ -396,7 +395,7 @@ def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster, tmp
     # were 1.4 s of the workers' CPU, and as much wall, before the second mission's units
     # reached the workers and Ctrl-C came.
     from distributed import Client
-    from test_interrupt import ctrl_c, start
+    from support.processes import ctrl_c, start
 
     campaign = short_campaign(tmp_path / "campaign")
     address = cluster.scheduler_address

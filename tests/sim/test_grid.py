@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
-from strategies import examples
+from support.strategies import examples
 
 from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule, rule_problems
 from synergy_forge.sim.grid import Many, Unsettled, grid_rule

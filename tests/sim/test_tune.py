@@ -122,7 +122,6 @@ flavor:
   en: "Text."
 """
 
-
 def _read(text: str) -> Mission:
     return mission_from_data(parse_document(text.encode(), "m.yaml").data)
 
@@ -187,7 +186,7 @@ def test_write_mission_is_atomic_in_place_and_keeps_the_file_mode(tmp_path):
 
 
 #: docs/scale.md, whose examples of tune's report the CLI tests below hold to what tune prints.
-SCALE = (Path(__file__).resolve().parent.parent / "docs" / "scale.md").read_text(
+SCALE = (Path(__file__).resolve().parents[2] / "docs" / "scale.md").read_text(
     encoding="utf-8")
 
 

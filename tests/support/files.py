@@ -55,7 +55,6 @@ class Hang(BaseException):
     those into exit codes (an OSError is exit 2), and a hang must fail the test, not pass
     as one."""
 
-
 @contextlib.contextmanager
 def deadline(seconds: float) -> Iterator[None]:
     """Raise Hang in the main thread after `seconds`: SIGALRM interrupts even a system call

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -175,3 +176,21 @@ def _low_contrast(page: pdfium.PdfPage, index: int, image: np.ndarray, scale: fl
                                      needed))
     text.close()
     return len(rings), found
+
+
+def pages(path: Path) -> list[str]:
+    document = pdfium.PdfDocument(path)
+    try:
+        return [page.get_textpage().get_text_range() for page in document]
+    finally:
+        document.close()
+
+
+def flat(text: str) -> str:
+    """The text on one line; no-break spaces kept (str.split would take them as spaces)."""
+    return re.sub(r"[ \t\r\n]+", " ", text.replace("\ufffe", "")).strip()
+
+
+def plain(text: str) -> str:
+    """flat, with no-break spaces as spaces: for what the words say, not how they are set."""
+    return flat(text.replace("\u00a0", " ").replace("\u202f", " "))

@@ -150,7 +150,7 @@ def rotate(table: Table, k: int) -> Table:
                  r(table.hyper_seat), uses, tuple(colors))
 
 
-# --- Hostile input of issue 23's classes, for tests/test_fuzz.py -------------------------
+# --- Hostile input of issue 23's classes, for tests/package/test_fuzz.py -------------------------
 
 #: Parts of the paths users write in campaign.yaml, legal and hostile (issue 23, class 1).
 PATH_PARTS = st.sampled_from([

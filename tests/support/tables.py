@@ -24,8 +24,10 @@ from synergy_forge.web.server import allowed_hosts, listen
 from synergy_forge.workspace.play import mission_file
 
 
-def make_table(mission: str, seats: list[str], seed: int = 1, pace: float = 0.0) -> GameTable:
-    found = mission_file(mission, print)
+def game_table(mission: str, seats: list[str], seed: int = 1, pace: float = 0.0) -> GameTable:
+    """The browser table of MISSION (a file, or a starter mission's number or id), with who
+    sits in each seat (PERSON or a bot). The referee's round is support.rounds.make_table."""
+    found = mission_file(mission, lambda line: None)
     return GameTable(found.mission, found.rulebook, found.colors, len(seats), seed, seats,
                      actions=standard_actions(), pace=pace)
 

@@ -15,19 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.browser import LAPTOP, PHONE, wait_for, wider_than_the_screen
 
 from synergy_forge.resources import starter_campaign
 from synergy_forge.studio.model import BATCH
 
-# Chromium's headless build (Debian's chromium-headless-shell, Playwright's own choice for
-# headless pages): the same Blink, without the full browser's start-up and compositor, for
-# about a third less CPU in these tests (docs/performance.md). The full browser still serves
-# where only it is installed.
-CHROMIUM = shutil.which("chromium-headless-shell") or shutil.which("chromium") or \
-    "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Server:
@@ -119,63 +112,6 @@ def test_strict_content_security_policy_on_every_response(studio):
     # The page has no inline script: its one script is a file of the server's.
     page = (ROOT / "synergy_forge" / "studio" / "static" / "index.html").read_text()
     assert re.findall(r"<script[^>]*>", page) == ['<script src="/static/studio.js" defer>']
-
-
-def wait_for(page, script: str, timeout: float = 20_000) -> None:
-    """Wait until a condition holds in the page, polled there every 50 ms by one evaluate():
-    each evaluate() from the test is a round trip through Playwright's driver and the
-    browser (some 8 ms of CPU), and polled from here the waits kept a core busy. (Playwright's
-    wait_for_function evaluates a string, which the page's policy rightly forbids; evaluate()
-    runs as the debugger, outside it, and its timers are the page's own.)"""
-    held = page.evaluate(f"""async () => {{
-        const deadline = Date.now() + {float(timeout)};
-        while (!Boolean({script})) {{
-            if (Date.now() > deadline) return false;
-            await new Promise(resolve => setTimeout(resolve, 50));
-        }}
-        return true;
-    }}""")
-    if not held:
-        raise AssertionError(f"not true after {timeout / 1000:.0f} s: {script}")
-
-
-#: A phone's screen (an iPhone 12-14's), where the trial found pages wider than the screen.
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1280, "height": 900}
-
-#: What of the page is wider than its screen: the document itself, and every element reaching
-#: past an edge of the viewport outside a box that scrolls it (a table may scroll in its own box).
-WIDER = """() => {
-    const width = document.documentElement.clientWidth;
-    const inScrollBox = (e) => {
-        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
-            if (getComputedStyle(a).overflowX !== "visible") return true;
-        }
-        return false;
-    };
-    const found = [];
-    if (document.documentElement.scrollWidth > window.innerWidth) {
-        found.push("the document: " + document.documentElement.scrollWidth + " px");
-    }
-    for (const e of document.body.querySelectorAll("*")) {
-        const box = e.getBoundingClientRect();
-        if (box.width && (box.right > width + 0.5 || box.left < -0.5) && !inScrollBox(e)) {
-            found.push(e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
-                       (typeof e.className === "string" && e.className.trim() ?
-                        "." + e.className.trim().split(/\\s+/).join(".") : "") +
-                       ": " + Math.round(box.left) + " to " + Math.round(box.right) + " px");
-        }
-    }
-    return found.slice(0, 10);
-}"""
-
-
-def wider_than_the_screen(page, size: dict | None = None) -> list[str]:
-    """What of `page` is wider than its screen (an empty list when it fits), resized to `size`
-    first if given (and left at that size)."""
-    if size:
-        page.set_viewport_size(size)
-    return page.evaluate(WIDER)
 
 
 def test_cards_diagnostics_live_updates_without_reload_and_only_the_changed_estimate_restarts(
@@ -391,7 +327,7 @@ def test_a_face_drawn_alone_is_pixel_for_pixel_its_page_in_the_build_piece():
 def test_the_studio_shows_a_mission_whose_rules_cannot_fit_as_validate_does(tmp_path):
     """Located at its `challenges` as validate says it, once (not again as the card's overflow),
     and, being a print problem only, with its card and its difficulty still shown."""
-    from workspace import crowded_rules_campaign
+    from support.files import crowded_rules_campaign
 
     from synergy_forge.studio.model import Studio
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from typing import Any
 
 import pytest
-from tablekit import Client, make_table, people, serving
+from support.tables import Client, game_table, people, serving
 
 from synergy_forge.authoring.gamelog import replay, write_log
 from synergy_forge.core.cards import NumberCard
@@ -130,7 +130,7 @@ def play_randomly(client: Client, table: GameTable, rng: random.Random,
 
 
 def test_the_view_holds_what_the_issue_lists():
-    table = make_table("5", people(3), seed=SEED)
+    table = game_table("5", people(3), seed=SEED)
     with serving(table) as (client, _):
         status, view, _ = client.view(table.tokens[1])
     assert status == 200
@@ -151,7 +151,7 @@ def test_the_view_holds_what_the_issue_lists():
 def test_no_response_to_a_seat_holds_another_seats_hidden_card():
     """Mission 5 deals 6 of 10 number cards and 4 of 7 goal cards: the rest of each hand is
     known to nobody else, and must reach no other seat, in any response or event."""
-    table = make_table("5", people(3), seed=SEED)
+    table = game_table("5", people(3), seed=SEED)
     game = table.game
     found: list[str] = []
     streamed: list[str] = []
@@ -192,7 +192,7 @@ def test_no_response_to_a_seat_holds_another_seats_hidden_card():
 
 
 def test_three_people_finish_and_the_log_replays():
-    table = make_table("22", people(3), seed=11)
+    table = game_table("22", people(3), seed=11)
     with serving(table) as (client, _):
         last = play_randomly(client, table, random.Random(2))
     outcomes = [view["outcome"] for view in last.values()]
@@ -206,7 +206,7 @@ def test_three_people_finish_and_the_log_replays():
 
 
 def test_one_person_and_two_bots_finish():
-    table = make_table("12", [PERSON, "coop", "coop"], seed=3)
+    table = game_table("12", [PERSON, "coop", "coop"], seed=3)
     with serving(table) as (client, _):
         last = play_randomly(client, table, random.Random(1))
     assert last[0]["outcome"] is not None
@@ -219,7 +219,7 @@ def test_one_person_and_two_bots_finish():
 
 @pytest.mark.parametrize("token", ["", "x", "0" * 32, "../../etc/passwd", "%2e%2e"])
 def test_a_wrong_token_is_refused_everywhere(token):
-    table = make_table("5", people(3))
+    table = game_table("5", people(3))
     with serving(table) as (client, _):
         real = table.tokens[0]
         for wrong in {token, real[:-1], real + "x", real.upper()} - {real}:
@@ -234,7 +234,7 @@ def test_a_wrong_token_is_refused_everywhere(token):
 
 
 def test_an_illegal_choice_is_refused_and_changes_nothing():
-    table = make_table("5", people(3), seed=SEED)
+    table = game_table("5", people(3), seed=SEED)
     with serving(table) as (client, _):
         token = table.tokens[0]
         _, before, raw = client.view(token)
@@ -253,7 +253,7 @@ def test_an_illegal_choice_is_refused_and_changes_nothing():
 
 
 def test_stale_choices_are_refused():
-    table = make_table("5", people(3), seed=SEED)
+    table = game_table("5", people(3), seed=SEED)
     with serving(table) as (client, _):
         tokens = table.tokens
         _, view, _ = client.view(tokens[0])
@@ -288,7 +288,7 @@ def test_stale_choices_are_refused():
     (b'{"choice": "' + b"x" * 2000 + b'"}', "application/json", 413),
 ])
 def test_malformed_choices_are_refused(body, kind, status):
-    table = make_table("5", people(3), seed=SEED)
+    table = game_table("5", people(3), seed=SEED)
     with serving(table) as (client, _):
         got, _, data = client.request("POST", f"/api/seat/{table.tokens[0]}/choose", body,
                                       {"content-type": kind})
@@ -298,7 +298,7 @@ def test_malformed_choices_are_refused(body, kind, status):
 
 
 def test_not_this_seats_turn():
-    table = make_table("12", people(3), seed=4)  # actions: seats act one by one
+    table = game_table("12", people(3), seed=4)  # actions: seats act one by one
     with serving(table) as (client, _):
         for _ in range(20):
             views = {s: client.view(t)[1] for s, t in table.tokens.items()}
@@ -315,7 +315,7 @@ def test_not_this_seats_turn():
 
 
 def test_host_header_csp_and_no_caching():
-    table = make_table("5", people(3))
+    table = game_table("5", people(3))
     with serving(table) as (client, _):
         token = table.tokens[0]
         status, _, _ = client.request("GET", f"/api/seat/{token}",
@@ -339,7 +339,7 @@ def test_requests_are_rate_limited(monkeypatch):
     # The buckets' clock stopped: on a loaded machine 80 requests could take long enough for
     # a bucket to fill again between them, and none be refused.
     monkeypatch.setattr(RateLimit, "clock", staticmethod(lambda: 1000.0))
-    table = make_table("5", people(3))
+    table = game_table("5", people(3))
     with serving(table) as (client, _):
         token = table.tokens[0]
         statuses = [client.request("GET", f"/api/seat/{token}")[0] for _ in range(80)]
@@ -352,7 +352,7 @@ def test_requests_are_rate_limited(monkeypatch):
 
 
 def test_no_endpoint_reveals_the_seed():
-    table = make_table("5", people(3), seed=SEED)
+    table = game_table("5", people(3), seed=SEED)
     with serving(table) as (client, _):
         token = table.tokens[0]
         texts = [client.request("GET", path)[2] for path in
@@ -369,14 +369,14 @@ def test_the_bot_in_the_docs_plays_a_seat_to_the_end(tmp_path):
     import sys
     from pathlib import Path
 
-    docs = (Path(__file__).resolve().parent.parent / "docs" / "table.md").read_text()
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "table.md").read_text()
     code = re.search(r"### A bot of your own\n\n```python\n(.*?)```", docs, re.DOTALL).group(1)
     # Its pause while others play suits people at a table; this table's bots play at once
     # (pace 0), so the script pauses a fifth as long: 10 requests a second at most, within
     # the seat's rate. Everything else runs as the docs print it.
     assert "time.sleep(0.5)" in code
     code = code.replace("time.sleep(0.5)", "time.sleep(0.1)")
-    table = make_table("5", [PERSON, "coop", "coop"], seed=2)
+    table = game_table("5", [PERSON, "coop", "coop"], seed=2)
     with serving(table) as (client, _):
         script = code.replace("http://127.0.0.1:8766/api/seat/TOKEN",
                               f"http://127.0.0.1:{client.port}/api/seat/{table.tokens[0]}")
@@ -402,7 +402,7 @@ def test_open_pages_per_seat_are_bounded():
             assert response.readline().startswith(b"event: view")
         return connection, response.status
 
-    table = make_table("5", people(3))
+    table = game_table("5", people(3))
     with serving(table) as (client, group):
         token = table.tokens[0]
         streams = [open_stream(token) for _ in range(STREAMS_PER_SEAT)]
@@ -422,7 +422,7 @@ def test_open_pages_per_seat_are_bounded():
 
 def test_the_same_mission_dealt_again_once_the_game_is_over():
     ended = []
-    table = make_table("5", [PERSON, PERSON, "coop"], seed=SEED)
+    table = game_table("5", [PERSON, PERSON, "coop"], seed=SEED)
     table.on_end = lambda finished: ended.append(finished.records)
     with serving(table) as (client, _):
         token = table.tokens[0]
@@ -446,7 +446,7 @@ def test_a_choice_of_the_previous_game_is_refused_after_again():
     """After "again" the new game's rounds count from 1 again: an id from a view of the
     previous game names that game, and the engine refuses it (409) every time, even where the
     same card is legal in the new deal, which is the case for each try here."""
-    table = make_table("5", people(3), seed=SEED)
+    table = game_table("5", people(3), seed=SEED)
     with serving(table) as (client, _):
         token = table.tokens[0]
         for game in range(1, 6):
@@ -471,7 +471,7 @@ def test_a_mission_lost_to_a_challenge_says_which_seat_could_not_keep_it():
     """R9: a seat with no second card that keeps the challenges loses the mission; the
     outcome names it (and only it) for every seat, as a player would say it aloud."""
     for seed in range(40):
-        table = make_table("12", people(3), seed=seed)  # Climbing: second card higher (R9)
+        table = game_table("12", people(3), seed=seed)  # Climbing: second card higher (R9)
         rng = random.Random(seed)
         while not table.game.over:
             for seat in range(3):

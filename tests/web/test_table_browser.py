@@ -17,8 +17,8 @@ import time
 import urllib.request
 
 from click.testing import CliRunner
-from test_studio import LAPTOP, PHONE, wait_for, wider_than_the_screen
-from test_table_cli import TableProcess
+from support.browser import LAPTOP, PHONE, wait_for, wider_than_the_screen
+from support.processes import TableProcess
 
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
@@ -201,11 +201,10 @@ class Cable:
         self.cut_off = False
 
 
-
 def test_one_person_with_two_bots_finishes_through_a_lost_network_and_a_wrong_link_says_so(browser):
     # One table and one page for all three (a lost network and a wrong link were a table and
     # a browser context of their own, each a second of CPU to start).
-    from test_table_cli import choose, get
+    from support.processes import choose, get
 
     table = TableProcess("5", "--humans", "1", "--pace", "0.1", "--seed", "6")
     link = table.links[0]

@@ -9,7 +9,7 @@ import shutil
 import threading
 
 import pytest
-from tablekit import make_table
+from support.tables import game_table
 
 from synergy_forge.authoring.gamelog import PERSON, Recorder, write_log
 from synergy_forge.core.engine import Game
@@ -23,7 +23,7 @@ from synergy_forge.workspace.snapshot import read_people_games
 
 def finished_log(mission: str, seats: list[str], seed: int) -> str:
     """A game played to its end at a table (people choosing at random, bots at once)."""
-    table = make_table(mission, seats, seed=seed)
+    table = game_table(mission, seats, seed=seed)
     bots = threading.Thread(target=table.run_bots, daemon=True)
     bots.start()
     rng = random.Random(seed)
@@ -78,7 +78,6 @@ def test_the_studio_shows_what_people_played(tmp_path, monkeypatch):
 
 def test_no_games_folder_no_results(tmp_path):
     assert read_people_games(tmp_path, []) == {}
-
 
 
 def test_the_studio_reads_a_logs_lines_as_replay_does(tmp_path):

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from synergy_forge.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
