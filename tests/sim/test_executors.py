@@ -62,7 +62,7 @@ def test_pool_workers_stop_when_their_parent_is_killed(tmp_path):
         import os, sys, time
         sys.path.insert(0, {str(ROOT)!r})
         from synergy_forge.pool import run_units
-        from tests.test_executors import _sleep_forever
+        from tests.sim.test_executors import _sleep_forever
         for _ in run_units(_sleep_forever, {str(tmp_path)!r}, [(0,), (1,)], jobs=2):
             pass
     """)
@@ -384,7 +384,7 @@ def test_ctrl_c_on_a_cluster_exits_130_without_waiting_for_the_work(cluster, tmp
     # The module's last test on its cluster (test_interrupt had a cluster of its own for it):
     # the workers play on the units cancelled here until they end, or the cluster closes.
     # (Imported here: test_pool_workers_stop_when_their_parent_is_killed's child imports this
-    # module as tests.test_executors.)
+    # module as tests.sim.test_executors.)
     # tune of a campaign plays several missions at once, in threads: they stop too, long
     # before the minutes their games would take. Ctrl-C comes once the command's units are on
     # the workers (for tune, those of two missions at least), not after a fixed time for which
