@@ -383,5 +383,5 @@ def test_the_rulebook_states_its_three_rulings_as_rulings(kit, language):
     text = plain(" ".join(pages(kit / language / "rulebook.pdf")))
     for ruling in ("R12", "R22", "R24"):
         assert ruling in text, ruling
-    rules = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
+    rules = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text("utf-8")
     assert " ".join(rules.split()).count("*Checked against the published rulebook:*") == 3

@@ -206,7 +206,7 @@ def test_the_hash_is_short_hex_and_the_same_in_another_process(starter, close_ca
     for seed in ("1", "2"):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin"}, check=True,
-                             cwd=Path(__file__).parent.parent)
+                             cwd=Path(__file__).parents[2])
         assert out.stdout.strip() == found
     # The data hashed are plain JSON values: nothing that prints differently elsewhere.
     data = play_data(close_calls, starter.rulebook)
