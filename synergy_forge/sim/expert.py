@@ -48,6 +48,7 @@ from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import pair_sum
+from synergy_forge.sim import belief
 from synergy_forge.sim.chances import Support, success_chances
 from synergy_forge.sim.convention import (
     RoundState,
@@ -269,6 +270,42 @@ def hidden_second(obs: Observation, choices: tuple[NumberCard, ...]) -> NumberCa
                                                      c, placed.deltas[me])[0]], c))
 
 
+def hidden_play(obs: Observation, decision: Decision) -> Any:
+    """Where hands are hidden: card 1 and the goal as the round's opening policy says for this
+    seat's own hands (`belief.opening`), card 3 by the chain of searches over what the others
+    showed (`belief.card3_chances`, else `card3_chances`); None where neither applies."""
+    kind, me = decision.kind, obs.seat
+    if kind is DecisionKind.SECOND_NUMBER:
+        tables = belief.card3_chances(obs)
+        if tables is None:
+            return hidden_second(obs, decision.choices)
+        if any(c.color != obs.colors[me] for c in obs.hand):
+            return None
+        mine, placed = tables[me], obs.placed
+        rulebook, challenges = obs.rulebook, obs.mission.challenges
+        return max(decision.choices, key=lambda c: (
+            mine[pair_sum(rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]], c))
+    if kind is not DecisionKind.FIRST_NUMBER and kind is not DecisionKind.GOAL:
+        return None
+    plan = belief.planned(obs)
+    if plan is None:
+        return None
+    first, goal, _ = plan
+    placed = obs.placed
+    played_first = placed.firsts[me]
+    played_goal = placed.goals[(me + obs.rulebook.plan(obs.mission.challenges).direction)
+                               % obs.players]
+    # A seat that left the opening (a casual move) does not come back to it half-way.
+    if (played_first is not None and played_first.value != first) or \
+            (played_goal is not None and played_goal.goal != goal):
+        return None
+    for choice in decision.choices:
+        if (kind is DecisionKind.FIRST_NUMBER and choice.value == first) or \
+                (kind is DecisionKind.GOAL and choice.goal == goal):
+            return choice
+    return None
+
+
 def keep_card(rules: Rules, hand: tuple[NumberCard, ...],
               choices: tuple[NumberCard, ...]) -> NumberCard:
     """R17: the card to take back: the one that leaves the hand the most legal sums (ties:
@@ -321,10 +358,9 @@ class ExpertBot:
             return keep_card(rules_of(obs), obs.hand, decision.choices)
         known = public_hands(obs)
         if known is None:
-            if kind is DecisionKind.SECOND_NUMBER:
-                card = hidden_second(obs, decision.choices)
-                if card is not None:
-                    return card
+            card = hidden_play(obs, decision)
+            if card is not None:
+                return card
             return self._fallback.choose(obs, decision)
         hands, goal_hands, goals_known = known
         if kind is DecisionKind.GOAL and not goals_known:
