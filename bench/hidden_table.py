@@ -3,7 +3,7 @@ player count, on the deals `playtest --seed 1` plays (the same `game_seed`s), an
 CPU time per game there.
 
     nice -n 10 .venv/bin/python bench/hidden_table.py [--games 200] [--jobs 2]
-        [--bots expert,oracle,coop,random,expert@0] [--missions ID,...]
+        [--bots expert,oracle,coop,random,expert@0] [--missions ID,...] [--campaign DIR]
 
 `expert@0` is the expert at skill 0 (the ladder's lowest rung, a table of greedy seats). The
 table is Markdown, as docs/bots.md shows it: per mission and bot, the rate over the three player
@@ -24,9 +24,9 @@ from synergy_forge.sim.playtest import game_seed, play_batch
 HERE = Path(__file__).resolve().parent / "hidden"
 
 
-def _run(job: tuple[str, int, str, int, int]) -> tuple[str, int, str, int, float]:
-    mission_id, players, bot, games, seed = job
-    campaign = read_campaign(HERE).campaign
+def _run(job: tuple[str, str, int, str, int, int]) -> tuple[str, int, str, int, float]:
+    folder, mission_id, players, bot, games, seed = job
+    campaign = read_campaign(Path(folder)).campaign
     mission = next(m for m in campaign.missions if m.id == mission_id)
     name, _, skill = bot.partition("@")
     forget_all()  # each batch from cold memos, as a playtest worker starts
@@ -43,13 +43,14 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--bots", default="expert,oracle,coop,random,expert@0")
-    parser.add_argument("--missions", default="")
+    parser.add_argument("--missions", default="", help="ids, comma-separated (default: all)")
+    parser.add_argument("--campaign", default=str(HERE), help="another campaign folder")
     args = parser.parse_args()
-    campaign = read_campaign(HERE).campaign
+    campaign = read_campaign(Path(args.campaign)).campaign
     missions = [m for m in campaign.missions
                 if not args.missions or m.id in args.missions.split(",")]
     bots = args.bots.split(",")
-    jobs = [(m.id, p, b, args.games, args.seed) for m in missions for p in (3, 4, 5)
+    jobs = [(args.campaign, m.id, p, b, args.games, args.seed) for m in missions for p in (3, 4, 5)
             for b in bots]
     wins: dict[tuple[str, int, str], int] = {}
     cpu: dict[str, float] = dict.fromkeys(bots, 0.0)

@@ -46,8 +46,9 @@ from synergy_forge.sim.grid import NotOnGrid, Unsettled
 #: What one unit of a hand's value for later rounds (`convention.hand_value`) is worth, in
 #: chance that this round succeeds: a hand left with no legal pair costs the whole round.
 LATER = 0.01
-#: Passes of the chain of best responses round the table.
-PASSES = 2
+#: At most this many passes of the chain of best responses round the table (it stops sooner
+#: when a pass changes no seat's play: each seat's play is then a best response to the others').
+PASSES = 6
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
 #: A type: (per value 1..5, how many the hand holds; the distinct goals it holds).
@@ -56,19 +57,59 @@ Type = tuple[tuple[int, ...], tuple[str, ...]]
 _OPENINGS: Memo[tuple[Any, ...], Opening | None] = Memo(256)
 #: The hands of `size` cards a pool may deal, with their ways, per (pool, size).
 _DEALS: Memo[tuple[Any, ...], tuple[tuple[tuple[Any, ...], int], ...]] = Memo(4096)
+#: Where each goal is met on a grid of sums, per (rulebook, goals, the grid's axes).
+_METS: Memo[tuple[Any, ...], list[np.ndarray]] = Memo(32)
 #: The chain of card-3 searches over the posterior, per public facts.
 _CHAINS: Memo[tuple[Any, ...], tuple[dict[int, float], ...] | None] = Memo(1024)
 
 
-@dataclass(frozen=True, slots=True)
 class Opening:
-    """A round's opening policy: per seat, per type, (first value, goal id, second value);
-    and per seat, per (first value, goal id) shown, the types that show them: (the values left
-    in hand, the planned second value) -> ways."""
+    """A round's opening policy: per seat, per type it may hold, (first value, goal id,
+    second value) (`play`); and per seat, per (first value, goal id) it showed, the types that
+    show them (`shown`). `chance`: the round's chance if every seat follows it."""
 
-    plays: tuple[dict[Type, tuple[int, str, int]], ...]
-    shown: tuple[dict[tuple[int, str], dict[tuple[frozenset[int], int], int]], ...]
-    chance: float  # the round's chance if every seat follows it (a check, for tests)
+    def __init__(self, solver: _Solver, plays: list[tuple[np.ndarray, np.ndarray]],
+                 chance: float) -> None:
+        self._solver, self._plays, self.chance = solver, plays, chance
+        self._shown: dict[tuple[int, int, str], dict[tuple[frozenset[int], int], float]] = {}
+
+    def play(self, seat: int, held: Type) -> tuple[int, str, int] | None:
+        solver = self._solver
+        h = solver.number_index[seat].get(held[0])
+        g = solver.goal_index_of[seat].get(held[1])
+        if h is None or g is None:
+            return None
+        goal, row = self._plays[seat]
+        k, r = int(goal[h, g]), int(row[h, g])
+        return (int(solver.firsts[seat][h, r]), solver.universe[k],
+                int(solver.seconds[seat][h, r]))
+
+    def shown(self, seat: int, first: int, goal: str) -> dict[tuple[frozenset[int], int], float]:
+        """The hands (values left after card 1) and planned second values of the types of
+        `seat` that show `first` and `goal`, each with its ways (worked out when first asked:
+        a pure function of the policy)."""
+        key = (seat, first, goal)
+        found = self._shown.get(key)
+        if found is not None:
+            return found
+        solver = self._solver
+        out: dict[tuple[frozenset[int], int], float] = {}
+        k = solver.goal_at.get(goal)
+        if k is not None:
+            goals, rows = self._plays[seat]
+            hs = np.arange(rows.shape[0])[:, None]
+            firsts = solver.firsts[seat][hs, rows]
+            seconds = solver.seconds[seat][hs, rows]
+            ways = solver.number_ways[seat][:, None] * solver.goal_ways[seat][None, :]
+            values = sorted(_EACH_VALUE)
+            for h, g in zip(*np.nonzero((goals == k) & (firsts == first)), strict=True):
+                held = list(solver.number_types[seat][h])
+                held[values.index(first)] -= 1
+                kept = frozenset(v for v, c in zip(values, held, strict=True) if c)
+                at = (kept, int(seconds[h, g]))
+                out[at] = out.get(at, 0.0) + float(ways[h, g])
+        self._shown[key] = out
+        return out
 
 
 def _dealt(pool: Sequence[tuple[Any, int]], size: int) -> tuple[tuple[tuple[Any, ...], int], ...]:
@@ -145,7 +186,7 @@ def _opening(rules: Rules, colors: tuple[str, ...], discards: tuple[tuple[Any, .
         goal_pool = [(g, goal_copies[g] - seen[GoalCard(g, color)])
                      for g in sorted(goal_copies)]
         goal_hands = _dealt(goal_pool, goals[j])
-        if not hands or not goal_hands or numbers[j] < 2:
+        if not hands or not goal_hands or numbers[j] < 2 or goals[j] < 1:
             return None  # R21: this seat cannot play a round
         number_types.append(hands)
         goal_types.append(tuple((tuple(g for (g, _), k in zip(goal_pool, held, strict=True)
@@ -177,13 +218,14 @@ def _opening(rules: Rules, colors: tuple[str, ...], discards: tuple[tuple[Any, .
 
 
 class _Solver:
-    """The chain of best responses of `opening`, on the grid of every seat's possible sums."""
+    """The chain of best responses of `opening`, on the grid of every seat's possible sums.
+    Every choice is made for all of a seat's types at once (arrays: per number hand `h`, per
+    goal hand `g`)."""
 
     def __init__(self, rules: Rules, universe: tuple[str, ...],
                  axes: list[tuple[int, ...]], seat_options: list[list[Any]],
                  goal_types: list[tuple[tuple[tuple[str, ...], int], ...]]) -> None:
         self.rules, self.universe, self.axes = rules, universe, axes
-        self.seat_options, self.goal_types = seat_options, goal_types
         n = self.n = rules.players
         self.shape = tuple(len(a) for a in axes)
         # The goal seat j plays lies in front of seat pos[j] (R4).
@@ -191,37 +233,55 @@ class _Solver:
         self.owner = [0] * n
         for j, p in enumerate(self.pos):
             self.owner[p] = j
-        # met[g][p]: where a goal g in front of seat p is met, over the grid (R10).
-        self.met = []
-        for g in universe:
-            grid = Grid(rules.rulebook, (g,) * n, frozenset(), axes)
-            self.met.append([np.broadcast_to(grid.met(p), self.shape) for p in range(n)])
+        self.met = _met_stacks(rules.rulebook, universe, tuple(axes))
         if rules.last_round:
             self.cost = np.zeros(len(universe))
         else:  # spend the hard goals, keep the easy ones for later (as the plan does)
             ease = goal_ease(rules)
             self.cost = np.array([LATER * 0.01 * ease.get(g, 0.0) for g in universe])
-        self.goal_index = {g: k for k, g in enumerate(universe)}
-        self.sum_index = [{s: k for k, s in enumerate(axis)} for axis in axes]
-
-    def _view(self, j: int, array: np.ndarray) -> np.ndarray:
-        """`array` (along seat j's sums) shaped to broadcast along seat j's axis of the grid."""
-        view = [1] * self.n
-        view[j] = self.shape[j]
-        return array.reshape(view)
+        self.goal_at = {g: k for k, g in enumerate(universe)}
+        # Per seat: its number hands' options as arrays padded to the most options a hand
+        # has (a padding row points at a sum row of -inf), and its goal hands as masks.
+        self.rows, self.later, self.firsts, self.seconds = [], [], [], []
+        self.number_types, self.number_ways, self.number_index = [], [], []
+        self.masks, self.goal_ways, self.goal_index_of = [], [], []
+        for j in range(n):
+            index = {x: k for k, x in enumerate(axes[j])}
+            width = max(len(found) for _, _, found in seat_options[j])
+            size = len(seat_options[j])
+            rows = np.full((size, width), len(axes[j]))
+            later = np.zeros((size, width))
+            firsts = np.zeros((size, width), dtype=np.int64)
+            seconds = np.zeros((size, width), dtype=np.int64)
+            for h, (_, _, found) in enumerate(seat_options[j]):
+                for r, o in enumerate(found):
+                    rows[h, r] = index[o.sum]
+                    later[h, r] = LATER * o.kept
+                    firsts[h, r], seconds[h, r] = o.first.value, o.second.value
+            self.rows.append(rows)
+            self.later.append(later)
+            self.firsts.append(firsts)
+            self.seconds.append(seconds)
+            self.number_types.append([held for held, _, _ in seat_options[j]])
+            self.number_ways.append(np.array([float(w) for _, w, _ in seat_options[j]]))
+            self.number_index.append({held: h for h, (held, _, _) in enumerate(seat_options[j])})
+            masks = np.zeros((len(goal_types[j]), len(universe)), dtype=bool)
+            for g, (held, _) in enumerate(goal_types[j]):
+                masks[g, [self.goal_at[x] for x in held]] = True
+            self.masks.append(masks)
+            self.goal_ways.append(np.array([float(w) for _, w in goal_types[j]]))
+            self.goal_index_of.append({held: g for g, (held, _) in enumerate(goal_types[j])})
 
     def blueprint(self, j: int) -> np.ndarray:
         """Seat j's sum and goal, each of its types playing any of its sums and any of its
         goals, equally likely: weights over (sum, goal)."""
-        sums = np.zeros(self.shape[j])
-        for _, ways, found in self.seat_options[j]:
-            for o in found:
-                sums[self.sum_index[j][o.sum]] += ways / len(found)
-        goals = np.zeros(len(self.universe))
-        for held, ways in self.goal_types[j]:
-            for g in held:
-                goals[self.goal_index[g]] += ways / len(held)
-        return np.outer(sums, goals)
+        rows, ways = self.rows[j], self.number_ways[j]
+        counts = (rows < self.shape[j]).sum(axis=1)
+        sums = np.zeros(self.shape[j] + 1)
+        np.add.at(sums, rows, (ways / counts)[:, None])
+        masks = self.masks[j]
+        goals = (masks * (self.goal_ways[j] / masks.sum(axis=1))[:, None]).sum(axis=0)
+        return np.outer(sums[:-1], goals)
 
     def met_chance(self, p: int, weights: np.ndarray) -> np.ndarray:
         """Where the goal in front of seat p is met, as a chance over the grid, when its owner
@@ -229,12 +289,9 @@ class _Solver:
         o = self.owner[p]
         marginal = weights.sum(axis=1, keepdims=True)
         given = np.divide(weights, marginal, out=np.zeros_like(weights), where=marginal > 0)
-        out = np.zeros(self.shape)
-        for k in range(len(self.universe)):
-            column = given[:, k]
-            if column.any():
-                out += self._view(o, column) * self.met[k][p]
-        return out
+        view = [1] * (self.n + 1)
+        view[0], view[o + 1] = len(self.universe), self.shape[o]
+        return (given.T.reshape(view) * self.met[p]).sum(axis=0)
 
     def table(self, i: int, chances: list[np.ndarray], weights: list[np.ndarray]) -> np.ndarray:
         """P(the round succeeds | seat i's sum, the goal it plays), the others by `weights`:
@@ -243,7 +300,7 @@ class _Solver:
         musts = {rules.super_seat, rules.hyper_seat} - {None}
         allowed = rules.allowed
         mine = self.pos[i]
-        # Per number of failures so far (0..allowed): the chance, over the grid.
+        # Per number of failures among the others (0..allowed): the chance, over the grid.
         ways = [np.ones(self.shape)] + [np.zeros(self.shape) for _ in range(allowed)]
         for p in range(self.n):
             if p == mine:
@@ -258,66 +315,75 @@ class _Solver:
         met_ok = sum(ways[1:], ways[0])
         failed_ok = np.zeros(self.shape) if mine in musts or allowed == 0 \
             else sum(ways[1:allowed], ways[0])
-        operands: list[Any] = []
+        # The others' sums weighed in, then summed out (all but seat i's axis).
+        others = np.ones(self.shape)
         for j in range(self.n):
             if j != i:
                 marginal = weights[j].sum(axis=1)
-                operands += [marginal / marginal.sum(), [j]]
-        base = np.einsum(failed_ok, list(range(self.n)), *operands, [i])
-        gain = met_ok - failed_ok
-        out = np.empty((self.shape[i], len(self.universe)))
-        for k in range(len(self.universe)):
-            out[:, k] = base + np.einsum(gain * self.met[k][mine], list(range(self.n)),
-                                         *operands, [i])
-        return out
+                view = [1] * self.n
+                view[j] = self.shape[j]
+                others = others * (marginal / marginal.sum()).reshape(view)
+        axes = tuple(j for j in range(self.n) if j != i)
+        base = (failed_ok * others).sum(axis=axes)
+        gain = (self.met[mine] * ((met_ok - failed_ok) * others)).sum(
+            axis=tuple(j + 1 for j in axes))
+        return base[:, None] + gain.T
 
-    def respond(self, i: int, table: np.ndarray) -> tuple[np.ndarray, dict[Type, Any]]:
-        """Seat i's best response to `table`, per type: the sum and goal with the best
-        chance, plus what the hand left and the goals kept are worth later (ties: the
-        lower sum, then the goal's order)."""
+    def respond(self, i: int, table: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray,
+                                                                           np.ndarray]]:
+        """Seat i's best response to `table`, for every type at once: the sum and goal with
+        the best chance, plus what the hand left and the goals kept are worth later (ties:
+        the lower sum, then the goal's order). Returns the weights over (sum, goal) it gives,
+        and per (number hand, goal hand) the goal's index and the option's row."""
+        padded = np.vstack([table, np.full((1, table.shape[1]), -np.inf)])
+        rows = self.rows[i]
+        # Rounded: chances equal but for the order of a sum's terms are a tie, broken alike.
+        scores = np.round(padded[rows] + self.later[i][:, :, None], 9)  # (hand, option, goal)
+        best = scores.argmax(axis=1)  # per hand and goal: its best option
+        value = scores.max(axis=1) - self.cost  # (hand, goal)
+        masked = np.where(self.masks[i][None, :, :], value[:, None, :], -np.inf)
+        goal = masked.argmax(axis=2)  # (hand, goal hand)
+        row = np.take_along_axis(best, goal, axis=1)
+        sums = np.take_along_axis(rows, row, axis=1)
         weights = np.zeros_like(table)
-        plays: dict[Type, Any] = {}
-        index = self.sum_index[i]
-        goal_ids = [[self.goal_index[g] for g in held] for held, _ in self.goal_types[i]]
-        for held, ways, found in self.seat_options[i]:
-            rows = [index[o.sum] for o in found]
-            later = np.array([LATER * o.kept for o in found]).reshape(-1, 1)
-            scores = table[rows] + later
-            best_row = scores.argmax(axis=0)  # per goal, the best of this hand's sums
-            value = scores.max(axis=0) - self.cost
-            for (goal_held, goal_ways), ids in zip(self.goal_types[i], goal_ids, strict=True):
-                k = ids[int(np.argmax(value[ids]))]
-                o = found[int(best_row[k])]
-                weights[index[o.sum], k] += ways * goal_ways
-                plays[held, goal_held] = (o.first.value, self.universe[k], o.second.value)
-        return weights, plays
+        np.add.at(weights, (sums, goal), self.number_ways[i][:, None] * self.goal_ways[i])
+        return weights, (goal, row)
 
     def solve(self) -> Opening:
         n = self.n
         weights = [self.blueprint(j) for j in range(n)]
         chances = [self.met_chance(p, weights[self.owner[p]]) for p in range(n)]
-        plays: list[dict[Type, Any]] = [{} for _ in range(n)]
+        plays: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0), np.empty(0))] * n
         for _ in range(PASSES):
+            changed = False
             for i in range(n):
-                weights[i], plays[i] = self.respond(i, self.table(i, chances, weights))
+                weights[i], play = self.respond(i, self.table(i, chances, weights))
+                changed = changed or plays[i][0].shape != play[0].shape or not (
+                    np.array_equal(plays[i][0], play[0]) and np.array_equal(plays[i][1], play[1]))
+                plays[i] = play
                 chances[self.pos[i]] = self.met_chance(self.pos[i], weights[i])
-        chance = float(self.table(0, chances, weights).reshape(-1).dot(
-            weights[0].reshape(-1)) / weights[0].sum())
-        shown: list[dict[tuple[int, str], dict[tuple[frozenset[int], int], int]]] = []
-        values = sorted(_EACH_VALUE)
-        goal_ways = [dict(seat) for seat in self.goal_types]
-        for i in range(n):
-            number_ways = {held: ways for held, ways, _ in self.seat_options[i]}
-            seat: dict[tuple[int, str], dict[tuple[frozenset[int], int], int]] = {}
-            for (held, goal_held), (first, goal, second) in plays[i].items():
-                left = list(held)
-                left[values.index(first)] -= 1
-                kept = frozenset(v for v, k in zip(values, left, strict=True) if k)
-                by = seat.setdefault((first, goal), {})
-                by[kept, second] = by.get((kept, second), 0) + \
-                    number_ways[held] * goal_ways[i][goal_held]
-            shown.append(seat)
-        return Opening(tuple(plays), tuple(shown), chance)
+            if not changed:
+                break
+        chance = float((self.table(0, chances, weights) * weights[0]).sum() / weights[0].sum())
+        return Opening(self, plays, chance)
+
+
+def _met_stacks(rulebook: Any, universe: tuple[str, ...],
+                axes: tuple[tuple[int, ...], ...]) -> list[np.ndarray]:
+    """Per seat p, per goal of `universe`, where that goal in front of p is met (R10) over the
+    grid of `axes`: an array (goal, *grid) of 0.0 and 1.0."""
+    key = (rulebook, universe, axes)
+    found = _METS.get(key)
+    if found is not None:
+        return found
+    n = len(axes)
+    shape = tuple(len(a) for a in axes)
+    stacks = [np.empty((len(universe), *shape)) for _ in range(n)]
+    for k, g in enumerate(universe):
+        grid = Grid(rulebook, (g,) * n, frozenset(), axes)
+        for p in range(n):
+            stacks[p][k] = grid.met(p)
+    return _METS.remember(key, stacks)
 
 
 def own_type(obs: Observation) -> Type | None:
@@ -346,7 +412,7 @@ def planned(obs: Observation) -> tuple[int, str, int] | None:
     mine = own_type(obs)
     if policy is None or mine is None:
         return None
-    return policy.plays[obs.seat].get(mine)
+    return policy.play(obs.seat, mine)
 
 
 def card3_chances(obs: Observation) -> tuple[dict[int, float], ...] | None:
@@ -399,7 +465,7 @@ def _card3(obs: Observation, policy: Opening) -> tuple[dict[int, float], ...] | 
         legal.append(sums)
         uniform.append(Support.of(weights))
         goal = placed.goals[(j + direction) % n]
-        shown = policy.shown[j].get((first.value, goal.goal)) if goal is not None else None
+        shown = policy.shown(j, first.value, goal.goal) if goal is not None else None
         if shown:
             deals.append([(held, second, ways) for (held, second), ways in shown.items()])
         else:  # it did not follow the opening: any hand of its colour's unseen cards

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
 from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import pair_sum
 from synergy_forge.sim import belief
@@ -70,6 +71,15 @@ _UNKNOWN: Any = object()
 _CHAINS: Memo[tuple[Any, ...], Any] = Memo(1024)
 #: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
 _DEALS: Memo[tuple[Any, ...], tuple[tuple[frozenset[int], int], ...]] = Memo(4096)
+
+
+def counts_every_hand(mission: Mission) -> bool:
+    """Whether the expert counts every hand of `mission` from its first round: every number
+    card and goal card is dealt into the hands (no decks, R2) and no I can move a number card
+    to another colour's seat (R13). Where it does, the expert and the oracle play the same
+    games; elsewhere the oracle's wins over the expert's measure the bot, not the mission."""
+    return mission.hand_numbers >= len(NUMBER_VALUES) and \
+        mission.hand_goals >= len(mission.goals) and Action.I not in mission.actions
 
 
 def rules_of(obs: Observation) -> Rules:
@@ -363,6 +373,12 @@ class ExpertBot:
                 return card
             return self._fallback.choose(obs, decision)
         hands, goal_hands, goals_known = known
+        if not goals_known and kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL):
+            # Goal cards in decks: the opening weighs every goal hand each seat may hold (a
+            # plan made with every unseen goal as the others' would not know which they hold).
+            card = hidden_play(obs, decision)
+            if card is not None:
+                return card
         if kind is DecisionKind.GOAL and not goals_known:
             # The goal cards the others may hold are all those not yet seen; this seat knows
             # its own, and plans with them (the others replan with the goals on the table).
