@@ -293,19 +293,43 @@ class _Solver:
         view[0], view[o + 1] = len(self.universe), self.shape[o]
         return (given.T.reshape(view) * self.met[p]).sum(axis=0)
 
-    def table(self, i: int, chances: list[np.ndarray], weights: list[np.ndarray]) -> np.ndarray:
-        """P(the round succeeds | seat i's sum, the goal it plays), the others by `weights`:
-        per sum of seat i, per goal of the universe."""
-        rules = self.rules
+    def table(self, i: int, chances: list[np.ndarray],
+              weights: list[np.ndarray]) -> np.ndarray:
+        """P(the round succeeds | seat i's sum, the goal it plays), the others by `weights`
+        (each over its sums and goals; `chances`: where the goal in front of each seat is
+        met, by `met_chance`): per sum of seat i, per goal of the universe.
+
+        Worked out on the grid of the sums the others play (those of weight 0 left out: once
+        a seat has answered, its types play few of its sums), seat i's whole axis kept."""
+        rules, n = self.rules, self.n
         musts = {rules.super_seat, rules.hyper_seat} - {None}
         allowed = rules.allowed
         mine = self.pos[i]
+        marginals = [w.sum(axis=1) for w in weights]
+        kept = [np.arange(self.shape[j]) if j == i else np.flatnonzero(marginals[j])
+                for j in range(n)]
+        shape = tuple(len(k) for k in kept)
+        # The axes to cut, the most cut first (each cut copies what is left).
+        cuts = sorted((j for j in range(n) if shape[j] < self.shape[j]),
+                      key=lambda j: shape[j] / self.shape[j])
+
+        def cut(array: np.ndarray, lead: int = 0) -> np.ndarray:
+            for j in cuts:
+                array = array.take(kept[j], axis=j + lead)
+            return array
+
+        def view(j: int, array: np.ndarray) -> np.ndarray:
+            """`array` (along seat j's kept sums) shaped to broadcast on the grid."""
+            shape_of = [1] * n
+            shape_of[j] = len(kept[j])
+            return array.reshape(shape_of)
+
         # Per number of failures among the others (0..allowed): the chance, over the grid.
-        ways = [np.ones(self.shape)] + [np.zeros(self.shape) for _ in range(allowed)]
-        for p in range(self.n):
+        ways = [np.ones(shape)] + [np.zeros(shape) for _ in range(allowed)]
+        for p in range(n):
             if p == mine:
                 continue
-            m = chances[p]
+            m = cut(chances[p])
             if p in musts:
                 ways = [w * m for w in ways]
             else:
@@ -313,19 +337,17 @@ class _Solver:
                 ways = [ways[0] * m] + [ways[k] * m + ways[k - 1] * miss
                                         for k in range(1, allowed + 1)]
         met_ok = sum(ways[1:], ways[0])
-        failed_ok = np.zeros(self.shape) if mine in musts or allowed == 0 \
+        failed_ok = np.zeros(shape) if mine in musts or allowed == 0 \
             else sum(ways[1:allowed], ways[0])
         # The others' sums weighed in, then summed out (all but seat i's axis).
-        others = np.ones(self.shape)
-        for j in range(self.n):
+        others = np.ones(shape)
+        for j in range(n):
             if j != i:
-                marginal = weights[j].sum(axis=1)
-                view = [1] * self.n
-                view[j] = self.shape[j]
-                others = others * (marginal / marginal.sum()).reshape(view)
-        axes = tuple(j for j in range(self.n) if j != i)
+                marginal = marginals[j][kept[j]]
+                others = others * view(j, marginal / marginal.sum())
+        axes = tuple(j for j in range(n) if j != i)
         base = (failed_ok * others).sum(axis=axes)
-        gain = (self.met[mine] * ((met_ok - failed_ok) * others)).sum(
+        gain = (cut(self.met[mine], lead=1) * ((met_ok - failed_ok) * others)).sum(
             axis=tuple(j + 1 for j in axes))
         return base[:, None] + gain.T
 
@@ -358,10 +380,10 @@ class _Solver:
             changed = False
             for i in range(n):
                 weights[i], play = self.respond(i, self.table(i, chances, weights))
+                chances[self.pos[i]] = self.met_chance(self.pos[i], weights[i])
                 changed = changed or plays[i][0].shape != play[0].shape or not (
                     np.array_equal(plays[i][0], play[0]) and np.array_equal(plays[i][1], play[1]))
                 plays[i] = play
-                chances[self.pos[i]] = self.met_chance(self.pos[i], weights[i])
             if not changed:
                 break
         chance = float((self.table(0, chances, weights) * weights[0]).sum() / weights[0].sum())
