@@ -8,8 +8,9 @@
 Three workloads, one process, each bot from cold caches (as every playtest worker starts):
 the engine benchmark's mission (5 players, 5 rounds, minimum-5 and double-plus-3, actions F,
 H, D), every starter mission at one player count, and the deck missions of bench/hidden/ at
-one player count (hands dealt from decks: the expert's opening policy over hidden hands). Each figure is the best of three runs
-(as timeit does: a slower run measures the other work sharing the machine), in CPU time.
+one player count (hands dealt from decks: the expert's opening policy over hidden hands).
+Each figure is the best of three runs (as timeit does: a slower run measures the other work
+sharing the machine), in CPU time.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ starter missions and on missions written here, which nobody tuned a bot for.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from dataclasses import replace
 from itertools import chain
 from pathlib import Path

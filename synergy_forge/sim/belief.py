@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import chain
 from math import comb
 from typing import Any
@@ -76,7 +75,8 @@ class Opening:
     def play(self, seat: int, held: Type) -> tuple[int, str, int] | None:
         solver = self._solver
         h = solver.number_index[seat].get(held[0])
-        g = solver.goal_index_of[seat].get(held[1])
+        # Once its goal card lies on the table, a seat's goal hand no longer matters here.
+        g = 0 if solver.goal_played else solver.goal_index_of[seat].get(held[1])
         if h is None or g is None:
             return None
         goal, row = self._plays[seat]
@@ -100,7 +100,7 @@ class Opening:
             hs = np.arange(rows.shape[0])[:, None]
             firsts = solver.firsts[seat][hs, rows]
             seconds = solver.seconds[seat][hs, rows]
-            ways = solver.number_ways[seat][:, None] * solver.goal_ways[seat][None, :]
+            ways = solver.type_ways[seat]
             values = sorted(_EACH_VALUE)
             for h, g in zip(*np.nonzero((goals == k) & (firsts == first)), strict=True):
                 held = list(solver.number_types[seat][h])
@@ -224,8 +224,13 @@ class _Solver:
 
     def __init__(self, rules: Rules, universe: tuple[str, ...],
                  axes: list[tuple[int, ...]], seat_options: list[list[Any]],
-                 goal_types: list[tuple[tuple[tuple[str, ...], int], ...]]) -> None:
+                 goal_types: list[tuple[tuple[tuple[str, ...], int], ...]],
+                 type_ways: list[np.ndarray] | None = None, goal_played: bool = False) -> None:
+        """`type_ways[j]`: per (number hand, goal hand) of seat j, its weight (default: the
+        product of their ways, R2); `goal_played`: every goal card is on the table already
+        (each seat's goal hand is then its one goal)."""
         self.rules, self.universe, self.axes = rules, universe, axes
+        self.goal_played = goal_played
         n = self.n = rules.players
         self.shape = tuple(len(a) for a in axes)
         # The goal seat j plays lies in front of seat pos[j] (R4).
@@ -242,7 +247,7 @@ class _Solver:
         self.goal_at = {g: k for k, g in enumerate(universe)}
         # Per seat: its number hands' options as arrays padded to the most options a hand
         # has (a padding row points at a sum row of -inf), and its goal hands as masks.
-        self.rows, self.later, self.firsts, self.seconds = [], [], [], []
+        self.rows, self.later, self.loss, self.firsts, self.seconds = [], [], [], [], []
         self.number_types, self.number_ways, self.number_index = [], [], []
         self.masks, self.goal_ways, self.goal_index_of = [], [], []
         for j in range(n):
@@ -251,15 +256,18 @@ class _Solver:
             size = len(seat_options[j])
             rows = np.full((size, width), len(axes[j]))
             later = np.zeros((size, width))
+            loss = np.zeros((size, width))
             firsts = np.zeros((size, width), dtype=np.int64)
             seconds = np.zeros((size, width), dtype=np.int64)
             for h, (_, _, found) in enumerate(seat_options[j]):
                 for r, o in enumerate(found):
                     rows[h, r] = index[o.sum]
                     later[h, r] = LATER * o.kept
+                    loss[h, r] = LATER * (o.kept - o.lost)
                     firsts[h, r], seconds[h, r] = o.first.value, o.second.value
             self.rows.append(rows)
             self.later.append(later)
+            self.loss.append(loss)
             self.firsts.append(firsts)
             self.seconds.append(seconds)
             self.number_types.append([held for held, _, _ in seat_options[j]])
@@ -271,17 +279,19 @@ class _Solver:
             self.masks.append(masks)
             self.goal_ways.append(np.array([float(w) for _, w in goal_types[j]]))
             self.goal_index_of.append({held: g for g, (held, _) in enumerate(goal_types[j])})
+        self.type_ways = type_ways if type_ways is not None else [
+            np.outer(self.number_ways[j], self.goal_ways[j]) for j in range(n)]
 
     def blueprint(self, j: int) -> np.ndarray:
         """Seat j's sum and goal, each of its types playing any of its sums and any of its
         goals, equally likely: weights over (sum, goal)."""
-        rows, ways = self.rows[j], self.number_ways[j]
+        rows, ways = self.rows[j], self.type_ways[j]
         counts = (rows < self.shape[j]).sum(axis=1)
         sums = np.zeros(self.shape[j] + 1)
-        np.add.at(sums, rows, (ways / counts)[:, None])
+        np.add.at(sums, rows, (ways.sum(axis=1) / counts)[:, None])
         masks = self.masks[j]
-        goals = (masks * (self.goal_ways[j] / masks.sum(axis=1))[:, None]).sum(axis=0)
-        return np.outer(sums[:-1], goals)
+        goals = (masks * (ways.sum(axis=0) / masks.sum(axis=1))[:, None]).sum(axis=0)
+        return np.outer(sums[:-1], goals / goals.sum())
 
     def met_chance(self, p: int, weights: np.ndarray) -> np.ndarray:
         """Where the goal in front of seat p is met, as a chance over the grid, when its owner
@@ -294,10 +304,11 @@ class _Solver:
         return (given.T.reshape(view) * self.met[p]).sum(axis=0)
 
     def table(self, i: int, chances: list[np.ndarray],
-              weights: list[np.ndarray]) -> np.ndarray:
+              weights: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """P(the round succeeds | seat i's sum, the goal it plays), the others by `weights`
         (each over its sums and goals; `chances`: where the goal in front of each seat is
-        met, by `met_chance`): per sum of seat i, per goal of the universe.
+        met, by `met_chance`), and P(it succeeds with seat i missing its own goal, so that it
+        keeps no card, R17): each per sum of seat i, per goal of the universe.
 
         Worked out on the grid of the sums the others play (those of weight 0 left out: once
         a seat has answered, its types play few of its sums), seat i's whole axis kept."""
@@ -324,10 +335,13 @@ class _Solver:
             shape_of[j] = len(kept[j])
             return array.reshape(shape_of)
 
-        # Per number of failures among the others (0..allowed): the chance, over the grid.
+        # The goal seat i plays lies in front of `mine`; the goal in front of seat i (from
+        # its owner) decides whether seat i keeps a card if the round is won (R17).
+        apart = (mine,) if mine == i else (mine, i)
+        # Per number of failures among the other seats (0..allowed): the chance, on the grid.
         ways = [np.ones(shape)] + [np.zeros(shape) for _ in range(allowed)]
         for p in range(n):
-            if p == mine:
+            if p in apart:
                 continue
             m = cut(chances[p])
             if p in musts:
@@ -336,9 +350,24 @@ class _Solver:
                 miss = 1.0 - m
                 ways = [ways[0] * m] + [ways[k] * m + ways[k - 1] * miss
                                         for k in range(1, allowed + 1)]
-        met_ok = sum(ways[1:], ways[0])
-        failed_ok = np.zeros(shape) if mine in musts or allowed == 0 \
-            else sum(ways[1:allowed], ways[0])
+        zero = np.zeros(shape)
+
+        def within(misses: int) -> np.ndarray:
+            """The chance that the others' failures leave room for `misses` more."""
+            return sum(ways[1:allowed + 1 - misses], ways[0]) if misses <= allowed else zero
+
+        # The round won, and the round won with seat i missing its goal, where seat i's goal
+        # card is missed (x) or met (y): both are linear in where it is met.
+        if mine == i:
+            lost = zero if mine in musts else within(1)
+            won_x, won_y, miss_x, miss_y = lost, within(0), lost, zero
+        else:
+            m = cut(chances[i])
+            i_misses = zero if i in musts else (1.0 - m)
+            won_y = m * within(0) + i_misses * within(1)
+            won_x = zero if mine in musts else m * within(1) + i_misses * within(2)
+            miss_y = i_misses * within(1)
+            miss_x = zero if mine in musts else i_misses * within(2)
         # The others' sums weighed in, then summed out (all but seat i's axis).
         others = np.ones(shape)
         for j in range(n):
@@ -346,21 +375,30 @@ class _Solver:
                 marginal = marginals[j][kept[j]]
                 others = others * view(j, marginal / marginal.sum())
         axes = tuple(j for j in range(n) if j != i)
-        base = (failed_ok * others).sum(axis=axes)
-        gain = (cut(self.met[mine], lead=1) * ((met_ok - failed_ok) * others)).sum(
-            axis=tuple(j + 1 for j in axes))
-        return base[:, None] + gain.T
+        met = cut(self.met[mine], lead=1)
 
-    def respond(self, i: int, table: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray,
-                                                                           np.ndarray]]:
-        """Seat i's best response to `table`, for every type at once: the sum and goal with
-        the best chance, plus what the hand left and the goals kept are worth later (ties:
+        def chance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            base = (x * others).sum(axis=axes)
+            gain = (met * ((y - x) * others)).sum(axis=tuple(j + 1 for j in axes))
+            return base[:, None] + gain.T
+
+        return chance(won_x, won_y), chance(miss_x, miss_y)
+
+    def respond(self, i: int, tables: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """Seat i's best response to `tables` (`table`'s), for every type at once: the sum and
+        goal with the best chance, plus what the hand left and the goals kept are worth later
+        (the hand keeps a card unless the round is won with this seat missing its goal; ties:
         the lower sum, then the goal's order). Returns the weights over (sum, goal) it gives,
         and per (number hand, goal hand) the goal's index and the option's row."""
-        padded = np.vstack([table, np.full((1, table.shape[1]), -np.inf)])
+        table, bare = tables
+        pad = np.full((1, table.shape[1]), -np.inf)
         rows = self.rows[i]
+        # Per (hand, option, goal):
+        scores = np.vstack([table, pad])[rows] + self.later[i][:, :, None] - \
+            np.vstack([bare, np.zeros_like(pad)])[rows] * self.loss[i][:, :, None]
         # Rounded: chances equal but for the order of a sum's terms are a tie, broken alike.
-        scores = np.round(padded[rows] + self.later[i][:, :, None], 9)  # (hand, option, goal)
+        scores = np.round(scores, 9)
         best = scores.argmax(axis=1)  # per hand and goal: its best option
         value = scores.max(axis=1) - self.cost  # (hand, goal)
         masked = np.where(self.masks[i][None, :, :], value[:, None, :], -np.inf)
@@ -368,7 +406,7 @@ class _Solver:
         row = np.take_along_axis(best, goal, axis=1)
         sums = np.take_along_axis(rows, row, axis=1)
         weights = np.zeros_like(table)
-        np.add.at(weights, (sums, goal), self.number_ways[i][:, None] * self.goal_ways[i])
+        np.add.at(weights, (sums, goal), self.type_ways[i])
         return weights, (goal, row)
 
     def solve(self) -> Opening:
@@ -386,7 +424,7 @@ class _Solver:
                 plays[i] = play
             if not changed:
                 break
-        chance = float((self.table(0, chances, weights) * weights[0]).sum() / weights[0].sum())
+        chance = float((self.table(0, chances, weights)[0] * weights[0]).sum() / weights[0].sum())
         return Opening(self, plays, chance)
 
 
@@ -467,7 +505,7 @@ def _card3(obs: Observation, policy: Opening) -> tuple[dict[int, float], ...] | 
             unseen[card.color][card.value] -= 1
     legal: list[dict[int, int]] = []  # per seat: card value -> its sum, for legal cards
     uniform: list[Support] = []
-    deals: list[list[tuple[frozenset[int], int | None, int]]] = []
+    deals: list[list[tuple[frozenset[int], int | None, float]]] = []
     for j in range(n):
         first = placed.firsts[j]
         if first is None or first.color != colors[j]:
