@@ -57,6 +57,11 @@ ALLOWED_STATE = {
     ("sim/coop.py", "_OPENINGS"): _PURE,
     ("sim/coop.py", "_BEST"): _CARDS + "; its values are read-only mappings",
     ("sim/expert.py", "_COUNTED"): _PURE,
+    ("sim/belief.py", "_OPENINGS"): _PURE + "; an opening's own memo of its posteriors too",
+    ("sim/belief.py", "_REPLIES"): _PURE + "; a reply's own memo of its posteriors too",
+    ("sim/belief.py", "_DEALS"): _PURE,
+    ("sim/belief.py", "_METS"): _PURE + "; its arrays are only read",
+    ("sim/belief.py", "_CHAINS"): _PURE,
     ("sim/expert.py", "_CHAINS"): _PURE,
     ("sim/expert.py", "_DEALS"): _PURE,
     # Owned by helper 'ladder' (sim/expert.py), which removes it: its entry goes with it.

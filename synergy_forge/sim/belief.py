@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
+from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard, Order
 from synergy_forge.core.engine import GoalCard
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
@@ -57,7 +57,9 @@ _OPENINGS: Memo[tuple[Any, ...], Opening | None] = Memo(256)
 #: The hands of `size` cards a pool may deal, with their ways, per (pool, size).
 _DEALS: Memo[tuple[Any, ...], tuple[tuple[tuple[Any, ...], int], ...]] = Memo(4096)
 #: Where each goal is met on a grid of sums, per (rulebook, goals, the grid's axes).
-_METS: Memo[tuple[Any, ...], list[np.ndarray]] = Memo(32)
+_METS: Memo[tuple[Any, ...], list[np.ndarray]] = Memo(8)
+#: The policy for card 2 of a round, per public facts (`reply`).
+_REPLIES: Memo[tuple[Any, ...], Opening | None] = Memo(1024)
 #: The chain of card-3 searches over the posterior, per public facts.
 _CHAINS: Memo[tuple[Any, ...], tuple[dict[int, float], ...] | None] = Memo(1024)
 
@@ -170,6 +172,92 @@ def opening(obs: Observation) -> Opening | None:
     return _OPENINGS.remember(facts, _opening(*facts))
 
 
+def reply(obs: Observation) -> Opening | None:
+    """The round's policy for card 2, once every seat's card 1 lies face up (its first number
+    card, or its goal card when the goal comes first, R3): the opening's posterior (the
+    hands each seat may hold, given what it showed and the opening) is searched again as the
+    opening is, each seat's card 1 now fixed. None where the opening does not apply or card 1
+    is not on the table."""
+    policy = opening(obs)
+    if policy is None:
+        return None
+    placed = obs.placed
+    goal_first = obs.mission.order is Order.GOAL_NUMBER_NUMBER
+    shown = tuple(g.goal if g is not None else None for g in placed.goals) if goal_first \
+        else tuple(f.value if f is not None else None for f in placed.firsts)
+    if None in shown or any(f is not None and f.color != obs.colors[j]
+                            for j, f in enumerate(placed.firsts)):
+        return None
+    key = (_start_facts(obs), goal_first, shown)
+    found = _REPLIES.get(key, _REPLIES)
+    if found is not _REPLIES:
+        return found  # type: ignore[return-value]
+    return _REPLIES.remember(key, _reply(policy, obs.colors, goal_first, shown))
+
+
+def _reply(policy: Opening, colors: tuple[str, ...], goal_first: bool,
+           shown: tuple[Any, ...]) -> Opening | None:
+    first = policy._solver
+    rules, n = first.rules, first.n
+    values = sorted(_EACH_VALUE)
+    seat_options: list[list[Any]] = []
+    goal_types: list[tuple[tuple[tuple[str, ...], int], ...]] = []
+    type_ways: list[np.ndarray] = []
+    for j in range(n):
+        goals, rows = policy._plays[j]
+        hs = np.arange(rows.shape[0])[:, None]
+        ways = first.type_ways[j]
+        held = first.number_types[j]
+        if goal_first:
+            # The goal seat j played lies in front of seat pos[j].
+            g = shown[first.pos[j]]
+            k = first.goal_at.get(g)
+            posterior = ways * (goals == k) if k is not None else np.zeros_like(ways)
+            if not posterior.any():  # it left the opening: any hand holding that goal
+                posterior = ways * first.masks[j][:, k][None, :] if k is not None else ways
+            per_hand, weights = [], []
+            for h, counts in enumerate(held):
+                weight = posterior[h].sum()
+                if weight > 0:
+                    per_hand.append((counts, weight, first.options[j][h]))
+                    weights.append(weight)
+            seat_options.append(per_hand)
+            goal_types.append((((g,), 1),))
+            type_ways.append(np.array(weights).reshape(-1, 1))
+        else:
+            f = shown[j]
+            at = values.index(f)
+            posterior = ways * (first.firsts[j][hs, rows] == f)
+            if not posterior.any():  # it left the opening: any hand holding that card
+                posterior = ways * np.array([c[at] > 0 for c in held])[:, None]
+            per_hand, kept_rows = [], []
+            for h, counts in enumerate(held):
+                if not posterior[h].any():
+                    continue
+                left = list(counts)
+                left[at] -= 1
+                hand = tuple(NumberCard(v, colors[j]) for v, c in zip(values, left, strict=True)
+                             for _ in range(c))
+                found = pair_options(rules, hand, NumberCard(f, colors[j]), 0)
+                if found:  # else no legal card 3 (R9): the mission is lost
+                    per_hand.append((counts, 0, found))
+                    kept_rows.append(h)
+            seat_options.append(per_hand)
+            goal_types.append(first.goal_types[j])
+            type_ways.append(posterior[kept_rows])
+        if not seat_options[-1]:
+            return None
+    universe = tuple(sorted({g for seat in goal_types for held_goals, _ in seat
+                             for g in held_goals}))
+    axes = [tuple(sorted({o.sum for _, _, found in seat_options[j] for o in found}))
+            for j in range(n)]
+    try:
+        return _Solver(rules, universe, axes, seat_options, goal_types, type_ways,
+                       goal_played=goal_first).solve()
+    except (Unsettled, NotOnGrid):
+        return None
+
+
 def _opening(rules: Rules, colors: tuple[str, ...], discards: tuple[tuple[Any, ...], ...],
              numbers: tuple[int, ...], goals: tuple[int, ...], deck_numbers: tuple[int, ...],
              deck_goals: tuple[int, ...]) -> Opening | None:
@@ -231,6 +319,8 @@ class _Solver:
         (each seat's goal hand is then its one goal)."""
         self.rules, self.universe, self.axes = rules, universe, axes
         self.goal_played = goal_played
+        self.options = [[found for _, _, found in seat] for seat in seat_options]
+        self.goal_types = goal_types
         n = self.n = rules.players
         self.shape = tuple(len(a) for a in axes)
         # The goal seat j plays lies in front of seat pos[j] (R4).
@@ -425,6 +515,7 @@ class _Solver:
             if not changed:
                 break
         chance = float((self.table(0, chances, weights)[0] * weights[0]).sum() / weights[0].sum())
+        self.met = []  # the grids (megabytes at 5 players) are not needed to play the policy
         return Opening(self, plays, chance)
 
 
@@ -467,8 +558,9 @@ def own_type(obs: Observation) -> Type | None:
 
 
 def planned(obs: Observation) -> tuple[int, str, int] | None:
-    """This seat's part of the round's opening: (first value, goal id, second value)."""
-    policy = opening(obs)
+    """This seat's part of the round's policy: (first value, goal id, second value), by the
+    reply once every card 1 is on the table, else by the opening."""
+    policy = reply(obs) or opening(obs)
     mine = own_type(obs)
     if policy is None or mine is None:
         return None
@@ -480,7 +572,7 @@ def card3_chances(obs: Observation) -> tuple[dict[int, float], ...] | None:
     sum), when the seats before it (in seat order) play their searched card and those after
     it their planned second card, each from every hand the opening says it may hold after
     what it showed. None where the opening does not apply."""
-    policy = opening(obs)
+    policy = reply(obs) or opening(obs)
     if policy is None:
         return None
     placed, n = obs.placed, obs.players

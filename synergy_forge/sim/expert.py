@@ -21,14 +21,13 @@ How it plays:
   did not follow it. Actions are used in seat order (R12) when the plan says one turns a lost
   round into a won one (`convention.best_action`). The take-back keeps the card that leaves
   the most legal sums for later rounds (R17).
-- Where hands are dealt from decks and cannot be counted, card 1 and the goal are the coop
-  bot's (its belief: each unseen card equally likely, the challenges kept). Card 3 is a chain
-  of searches every seat computes alike (`card3_chances`), SPARTA-style: the blueprint is the
-  coop bot's card 3; seat 0 best-responds to the others playing it, each seat after it to the
-  earlier seats' searched play and the later seats' blueprint, over every deal of the hands
-  they may hold (the unseen cards of their colour, hand and deck, with their public hand
-  size). The take-back is the expert's. Mission 5: 91/78/79% at 3/4/5 players with the
-  blueprint alone, 100/100/100% with the chain (100 games each).
+- Where hands are dealt from decks and cannot be counted, every seat plays a policy over the
+  public belief (synergy_forge.sim.belief): for every hand each seat may hold (the deals of
+  its colour's unseen cards, R2), card 1, the goal card and card 2 as a chain of best
+  responses finds them, computed alike at every seat from public facts; each seat looks up its
+  own hand. Card 3 is a chain of searches over the hands each seat may still hold after what
+  it showed. Where that policy does not apply, card 1 and the goal are the coop bot's and card
+  3 the chain over every unseen card (`card3_chances`). The take-back is the expert's.
 
 `skill` (0 to 1) is the chance that a seat follows the expert's play at a decision; otherwise
 it makes a casual move, the one the greedy bot would make (a player who plays for their own
