@@ -39,13 +39,14 @@ def serve(count: int) -> None:
     """The server: `count` tables of three people; their seats' tokens on stdout, one JSON
     line; then serve until SIGINT/SIGTERM."""
     from synergy_forge.authoring.definitions import standard_actions
-    from synergy_forge.cli.inputs import resolve_mission
     from synergy_forge.table import server
     from synergy_forge.table.model import GameTable
     from synergy_forge.table.view import PERSON
     from synergy_forge.web.server import listen
+    from synergy_forge.workspace.play import mission_file
 
-    mission, rulebook, colors = resolve_mission(MISSION)
+    found = mission_file(MISSION, print)
+    mission, rulebook, colors = found.mission, found.rulebook, found.colors
     tables = [GameTable(mission, rulebook, colors, 3, seed, [PERSON] * 3,
                         actions=standard_actions()) for seed in range(count)]
     sock = listen("127.0.0.1", 0)

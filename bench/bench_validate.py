@@ -102,7 +102,7 @@ def main() -> None:
         ours = best([str(BIN / "synergy-forge"), "validate", str(folder)], args.repeat)
         theirs = best([str(BIN / "check-jsonschema"), "--schemafile", str(schema),
                        *map(str, files)], args.repeat)
-        from synergy_forge.authoring.validate import validate_paths
+        from synergy_forge.workspace.validate import validate_paths
 
         validate_paths([folder])  # warm: schemas compiled, built-ins read
         in_process = []

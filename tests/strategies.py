@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import (
     CHALLENGE_IDS,
     DEFAULT_COLORS,
@@ -17,7 +18,7 @@ from synergy_forge.core.cards import (
     Action,
     NumberCard,
 )
-from synergy_forge.core.referee import ActionUse, SeatPlay, Table
+from synergy_forge.core.referee import SeatPlay, Table
 
 #: SYNERGY_PROPERTY_EXAMPLES=N: N examples per property test, drawn afresh on every run, for a
 #: deep run (docs/fuzzing.md). Unset, each test runs its own few examples, derandomized: the

@@ -17,16 +17,16 @@ from typing import Any
 import uvicorn
 
 from synergy_forge.authoring.definitions import standard_actions
-from synergy_forge.cli.inputs import resolve_mission
 from synergy_forge.table.model import GameTable
 from synergy_forge.table.server import Tables, create_app
 from synergy_forge.table.view import PERSON
 from synergy_forge.web.server import allowed_hosts, listen
+from synergy_forge.workspace.play import mission_file
 
 
 def make_table(mission: str, seats: list[str], seed: int = 1, pace: float = 0.0) -> GameTable:
-    loaded, rulebook, colors = resolve_mission(mission)
-    return GameTable(loaded, rulebook, colors, len(seats), seed, seats,
+    found = mission_file(mission, print)
+    return GameTable(found.mission, found.rulebook, found.colors, len(seats), seed, seats,
                      actions=standard_actions(), pace=pace)
 
 

@@ -60,7 +60,7 @@ ALLOWED_STATE = {
     ("sim/belief.py", "_OPENINGS"): _PURE + "; an opening's own memo of its posteriors too",
     ("sim/belief.py", "_REPLIES"): _PURE + "; a reply's own memo of its posteriors too",
     ("sim/belief.py", "_DEALS"): _PURE,
-    ("sim/belief.py", "_METS"): _PURE + "; its arrays are only read",
+    ("sim/policy.py", "_METS"): _PURE + "; its arrays are only read",
     ("sim/belief.py", "_CHAINS"): _PURE,
     ("sim/expert.py", "_CHAINS"): _PURE,
     ("sim/expert.py", "_DEALS"): _PURE,
@@ -97,7 +97,7 @@ _MUTABLE_RETURNS = frozenset({"dict", "list", "set", "Dict", "List", "Set", "def
                               "Counter", "OrderedDict", "deque", "bytearray", "Memo"})
 _CACHES = frozenset({"cache", "lru_cache"})
 #: The packages that read campaign files, game logs and the other files a user names.
-READERS = ("authoring/", "cli/", "studio/", "table/")
+READERS = ("authoring/", "cli/", "studio/", "table/", "workspace/")
 #: Modules whose `.open` is not a file's: descriptors, browsers.
 _OTHER_OPENS = frozenset({"os", "webbrowser"})
 

@@ -19,7 +19,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severi
 from synergy_forge.authoring.gamelog import ReplayError, UnreadableLog, replay_log
 from synergy_forge.cli import main
 from synergy_forge.cli.params import BOTS, CARD_SIZE, PLAYER_COUNTS
-from synergy_forge.core.engine import IllegalChoice
+from synergy_forge.core.choices import IllegalChoice
 from synergy_forge.core.referee import IllegalRound, Problem
 from synergy_forge.core.rulelang import RuleError
 from synergy_forge.errors import CannotWrite, CheckFailed, SynergyForgeError
@@ -151,14 +151,14 @@ def test_replay_of_a_missing_file_exits_2(tmp_path):
 # -- the one mapping of errors to exit codes -----------------------------------------------
 
 def test_a_synergy_forge_error_exits_with_its_code_and_message():
-    with mock.patch("synergy_forge.authoring.validate.validate_paths",
+    with mock.patch("synergy_forge.workspace.validate.validate_paths",
                     side_effect=CannotWrite("x.json", "cannot write: Disk full")):
         result = run("validate", ".")
     assert result.exit_code == 2 and result.output == "x.json: cannot write: Disk full\n"
 
 
 def test_a_bug_is_an_internal_error_exit_3_without_traceback():
-    with mock.patch("synergy_forge.authoring.validate.validate_paths",
+    with mock.patch("synergy_forge.workspace.validate.validate_paths",
                     side_effect=ZeroDivisionError("oops")):
         result = run("validate")
     assert result.exit_code == 3

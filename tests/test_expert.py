@@ -17,14 +17,15 @@ from pathlib import Path
 import pytest
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.cards import Action, NumberCard
-from synergy_forge.core.engine import DecisionKind, Game, GoalCard
+from synergy_forge.core.actions import ActionUse
+from synergy_forge.core.cards import Action, GoalCard, NumberCard
+from synergy_forge.core.choices import DecisionKind
+from synergy_forge.core.engine import Game
 from synergy_forge.core.memo import forget_all
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import ActionUse
 from synergy_forge.resources import starter_campaign
-from synergy_forge.sim import belief
+from synergy_forge.sim import belief, policy
 from synergy_forge.sim import expert as expert_module
 from synergy_forge.sim.bots import BOTS, GreedyBot, make_bot, view_for
 from synergy_forge.sim.convention import RoundState, Rules, best_action, hand_value, plan_round
@@ -317,8 +318,9 @@ def test_counts_every_hand_only_where_every_card_is_dealt_and_no_i_moves_one(cam
 
 @pytest.mark.parametrize("mission_id", ["quiet-deal", "narrow-passage", "late-goals"])
 def test_the_opening_s_posterior_holds_every_true_hand(campaign, mission_id):
-    # R2: the opening weighs every hand a seat may hold. Where every seat follows it, each
-    # seat's true hand after card 1 is among those its posterior keeps, with the card it plans.
+    # R2: the opening weighs every hand a seat may hold, and the reply those that show card 1.
+    # Where every seat follows them, each seat's true hand after card 1 is among those the
+    # reply's posterior keeps once card 2 is shown.
     mission = _hidden(mission_id)
     checked = 0
     for seed in range(6):
@@ -328,7 +330,7 @@ def test_the_opening_s_posterior_holds_every_true_hand(campaign, mission_id):
             decisions = game.pending()
             if decisions[0].kind is DecisionKind.SECOND_NUMBER:
                 obs = game.observe(0)
-                policy = belief.opening(obs)
+                policy = belief.reply(obs)  # the policy card 2 followed
                 if policy is not None and not obs.actions_used:
                     direction = campaign.rulebook.plan(mission.challenges).direction
                     for j in range(4):
@@ -350,7 +352,7 @@ def test_the_opening_s_chain_only_raises_the_round_s_chance(campaign, monkeypatc
     chances = []
     for passes in (1, 2, 6):
         forget_all()
-        monkeypatch.setattr(belief, "PASSES", passes)
+        monkeypatch.setattr(policy, "PASSES", passes)
         chances.append(belief.opening(obs).chance)
     assert chances[0] <= chances[1] + 1e-9 <= chances[2] + 2e-9
     assert chances[2] > 0.9

@@ -38,10 +38,10 @@ from strategies import (
 from workspace import invoke_within
 
 from synergy_forge.authoring.schema import validator
-from synergy_forge.authoring.validate import validate_file
 from synergy_forge.cli import main
 from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS
 from synergy_forge.resources import starter_campaign
+from synergy_forge.workspace.validate import validate_file
 
 scalars = st.none() | st.booleans() | st.integers(-10, 100) | st.floats(allow_nan=False) | \
     st.text(max_size=12)
@@ -68,7 +68,7 @@ FUZZ = settings(max_examples=25 * FUZZ_EXAMPLES, deadline=None, derandomize=FUZZ
 def test_any_bytes(tmp_path, raw):
     path = tmp_path / "m.yaml"
     path.write_bytes(raw)
-    diagnostics, _ = validate_file(path)
+    diagnostics = validate_file(path).diagnostics
     assert all(d.line >= 1 and d.column >= 1 for d in diagnostics)
 
 
@@ -92,14 +92,14 @@ def test_yaml_punctuation(tmp_path, text):
 def test_huge_and_deep_files(tmp_path):
     deep = tmp_path / "deep.yaml"
     deep.write_text("[" * 200_000)
-    assert validate_file(deep)[0][0].check == "yaml"
+    assert validate_file(deep).diagnostics[0].check == "yaml"
     big = tmp_path / "big.yaml"
     with open(big, "wb") as handle:
         handle.truncate(100 * 1024 * 1024)  # 100 MB, sparse: read only up to the cap
-    assert "larger than" in validate_file(big)[0][0].message
+    assert "larger than" in validate_file(big).diagnostics[0].message
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("a: &a [1, 1]\nb: &b [*a, *a]\nc: &c [*b, *b]\n")
-    assert "aliases" in validate_file(bomb)[0][0].message
+    assert "aliases" in validate_file(bomb).diagnostics[0].message
 
 
 # --- Every command, on documents generated from the schemas (issue 11, item 7) -------------
@@ -524,15 +524,15 @@ def test_the_studio_follows_its_folder_through_anything(monkeypatch, events):
     what it holds, and goes on watching it."""
     import threading
 
-    from synergy_forge.studio import model
     from synergy_forge.studio.model import CardPreview, Studio, watch
+    from synergy_forge.workspace import watch as watcher_module
 
     # The mission cards are not drawn (WeasyPrint, at every reload): only the missions'
     # titles are read here (test_studio draws the cards, and draws them again after edits).
     monkeypatch.setattr(CardPreview, "render", lambda self, html, dpi: (b"", []))
     # The watcher looks for its folder (gone, back, another) every 50 ms, not every 0.5 s:
     # the same steps, taken without a core idle for a second each time the folder goes.
-    monkeypatch.setattr(model, "RECHECK", 0.05)
+    monkeypatch.setattr(watcher_module, "RECHECK", 0.05)
 
     root = Path(tempfile.mkdtemp(prefix="fuzz-studio-"))
     folder = small_starter(root / "camp", ("01",))

@@ -392,15 +392,15 @@ def test_the_studio_watches_its_folder_again_when_it_is_deleted_and_made_again(t
                                                                                monkeypatch):
     import threading
 
-    from synergy_forge.studio import model
     from synergy_forge.studio.model import CardPreview, Studio, watch
+    from synergy_forge.workspace import watch as watcher_module
 
     # The mission card is not drawn (WeasyPrint, at every reload): only the missions' titles
     # are read here (test_studio draws the cards, and draws them again after edits).
     monkeypatch.setattr(CardPreview, "render", lambda self, html, dpi: (b"", []))
     # The watcher looks for its folder (gone, back, another) every 50 ms, not every 0.5 s:
     # the same steps, taken without a core idle for a second each time the folder goes.
-    monkeypatch.setattr(model, "RECHECK", 0.05)
+    monkeypatch.setattr(watcher_module, "RECHECK", 0.05)
 
     folder = small_campaign(tmp_path / "camp")
     studio = Studio(folder, "en")

@@ -151,14 +151,13 @@ def test_a_file_saved_at_the_name_during_the_run_is_not_replaced(tmp_path):
 
 def test_the_table_refuses_a_second_games_log_over_a_file_not_a_log(tmp_path, capsys):
     from synergy_forge.authoring.gamelog import Recorder
+    from synergy_forge.authoring.loading import read_mission_file
     from synergy_forge.cli.commands.table import _save
-    from synergy_forge.cli.inputs import resolve_mission
     from synergy_forge.core.engine import Game
     from synergy_forge.sim.play import play
 
-    mission, rulebook, colors = resolve_mission(str(starter_campaign() / "missions"
-                                                    / "01-first-notes.yaml"))
-    game = Game(mission, 3, 1, rulebook, colors)
+    found = read_mission_file(starter_campaign() / "missions" / "01-first-notes.yaml")
+    game = Game(found.mission, 3, 1, found.rulebook, found.colors)
     recorder = Recorder(game, ["coop"] * 3)
     play(game, ["coop"] * 3, on_decision=recorder)
     (tmp_path / "game-2.jsonl").write_text("my notes\n")

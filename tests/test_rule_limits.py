@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from synergy_forge.authoring.validate import validate_file
 from synergy_forge.core.rulelang import (
     FILTERS,
     MAX_VALUE,
@@ -17,6 +16,7 @@ from synergy_forge.core.rulelang import (
     rule_failure,
     rule_problems,
 )
+from synergy_forge.workspace.validate import validate_file
 
 REFUSED = [
     # (rule, where the caret goes, words of the message)
@@ -94,7 +94,7 @@ def test_a_value_rule_gives_a_small_whole_number(rule, gave):
 def test_a_refused_rule_is_located_at_its_column_with_a_caret(tmp_path):
     path = tmp_path / "big.yaml"
     path.write_text("id: big\nname: Big\ntext: Big\nrule: \"sum > 1 and lipsum(n=1000) != ''\"\n")
-    diagnostics, _ = validate_file(path)
+    diagnostics = validate_file(path).diagnostics
     [found] = diagnostics
     assert (found.line, found.column) == (4, 20)
     assert found.message.endswith("\n    sum > 1 and lipsum(n=1000) != ''\n                ^")

@@ -172,8 +172,9 @@ def _free_port_in_use() -> socket.socket:
     (["5", "--humans", "1", "--bots", "nobody"], "unknown bot(s) nobody"),
     (["5", "--humans", "1", "--bots", "coop,coop,coop"], "give one bot or 2, one per bot seat"),
     (["5", "--mission", "2"], "--mission chooses a mission of a campaign folder"),
-    ([str(starter_campaign())], "has 30 missions: choose one with --mission"),
-    ([str(starter_campaign()), "--mission", "31"], "has no mission '31'"),
+    ([str(starter_campaign())], "has 30 missions: choose one by its number or id (numbers 1 "
+                                "to 30)"),
+    ([str(starter_campaign()), "--mission", "31"], "has no mission '31' (numbers 1 to 30)"),
 ])
 def test_bad_input_is_one_located_line_and_exit_2(args, message):
     result = CliRunner().invoke(main, ["table", *args, "--no-browser"])

@@ -12,12 +12,13 @@ import pytest
 from tablekit import make_table
 
 from synergy_forge.authoring.gamelog import PERSON, Recorder, write_log
-from synergy_forge.cli.inputs import resolve_mission
 from synergy_forge.core.engine import Game
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.play import play
 from synergy_forge.sim.playtest import wilson
-from synergy_forge.studio.model import CardPreview, Studio, read_people_games
+from synergy_forge.studio.model import CardPreview, Studio
+from synergy_forge.workspace.play import mission_file
+from synergy_forge.workspace.snapshot import read_people_games
 
 
 def finished_log(mission: str, seats: list[str], seed: int) -> str:
@@ -55,8 +56,8 @@ def test_the_studio_shows_what_people_played(tmp_path, monkeypatch):
     wins = sum(json.loads(text.splitlines()[-1])["result"] == "won" for text in logs)
     # Not counted: bots alone (as `play --log` writes), a log of mission 1's earlier rules
     # (one life more), a file that is no log.
-    mission, rulebook, colors = resolve_mission("1")
-    game = Game(mission, 3, 9, rulebook, colors)
+    found = mission_file("1", print)
+    game = Game(found.mission, 3, 9, found.rulebook, found.colors)
     recorder = Recorder(game, ["coop"] * 3)
     play(game, ["coop"] * 3, on_decision=recorder)
     (games / "bots.jsonl").write_text(write_log(recorder.finish(game)))
@@ -84,9 +85,9 @@ def test_the_studio_reads_a_logs_lines_as_replay_does(tmp_path):
     """The one reader of a log's lines: what replay refuses is not counted, and a line that
     is JSON but no record is skipped (it stopped the studio's reload before)."""
     from synergy_forge.authoring.loading import mission_to_data
-    from synergy_forge.studio.model import PeopleGames
+    from synergy_forge.workspace.snapshot import PeopleGames
 
-    mission, _, _ = resolve_mission("1")
+    mission = mission_file("1", print).mission
     header = json.dumps({"type": "game", "mission": mission_to_data(mission),
                          "bots": [PERSON, "coop", "coop"]})
     end = '{"type": "end", "result": "won"}'

@@ -16,7 +16,7 @@ from synergy_forge.authoring.edit import (
     edit_mission_text,
     rewrite_mission,
 )
-from synergy_forge.authoring.loading import load_mission_file, mission_from_data
+from synergy_forge.authoring.loading import mission_from_data, read_mission_file
 from synergy_forge.authoring.yamlfile import parse_document
 from synergy_forge.cli import main
 from synergy_forge.core.cards import Action
@@ -274,7 +274,7 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     assert "-stars: 1" in result.output and "+stars: 2" in result.output
     assert "written to" in result.output and "search:" in result.output
     assert "# one to win" in path.read_text()
-    mission, _, _ = load_mission_file(path)
+    mission = read_mission_file(path).mission
     assert mission.stars == 2
     # The confirm line plays the very games of the figure under "after:" (issue 22): the
     # same seeds, as many as the proposal played, at the same counts; so it prints exactly

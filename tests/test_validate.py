@@ -12,12 +12,12 @@ from workspace import validate_files
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.authoring.validate import validate_paths
 from synergy_forge.cli import main
 from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS, Action, NumberCard
 from synergy_forge.core.referee import SeatPlay, Table, judge
 from synergy_forge.core.rulelang import RuleError
 from synergy_forge.resources import schemas_dir, starter_campaign
+from synergy_forge.workspace.validate import validate_paths
 
 GOOD = """\
 id: good
@@ -376,14 +376,14 @@ def test_a_value_no_alternative_takes_is_described_by_the_kinds_it_may_be(tmp_pa
     alternative's type, so the message names both kinds and what was found, at the value,
     instead of one alternative's complaint (schema._deepest; the schema fuzzer found this
     branch only in its deeper runs)."""
-    from synergy_forge.authoring.validate import validate_file
+    from synergy_forge.workspace.validate import validate_file
 
     source = next((starter_campaign() / "missions").glob("01-*.yaml")).read_text()
     assert "allowed_failures: {3: 1, 4: 1, 5: 2}\n" in source
     path = tmp_path / "m.yaml"
     path.write_text(source.replace("allowed_failures: {3: 1, 4: 1, 5: 2}",
                                    "allowed_failures: [1]"), encoding="utf-8")
-    diagnostics, _ = validate_file(path)
+    diagnostics = validate_file(path).diagnostics
     assert [(d.line, d.column, d.check, d.message) for d in diagnostics] == [
         (8, 19, "schema.anyOf", "'allowed_failures' must be a whole number or a mapping "
                                 "(key: value), got a list")]

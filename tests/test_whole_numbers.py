@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from synergy_forge.authoring.validate import validate_file
+from synergy_forge.workspace.validate import validate_file
 
 MISSION = """id: m
 number: 1
@@ -45,6 +45,6 @@ def test_a_float_or_boolean_where_a_whole_number_belongs_is_a_located_error(
         tmp_path, name, text, line, message):
     path = tmp_path / name
     path.write_text(text)
-    diagnostics, _ = validate_file(path)
+    diagnostics = validate_file(path).diagnostics
     assert [(d.line, d.severity) for d in diagnostics] == [(line, "error")], diagnostics
     assert message in diagnostics[0].message

@@ -14,10 +14,10 @@ from workspace import validate_files
 
 from synergy_forge.authoring.flavour import stated_counts
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.authoring.validate import validate_paths
 from synergy_forge.cardtext.fonts import font
 from synergy_forge.resources import starter_campaign
 from synergy_forge.typography import typeset
+from synergy_forge.workspace.validate import validate_paths
 
 MISSION = """\
 id: thin

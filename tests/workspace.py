@@ -14,9 +14,9 @@ from typing import Any
 
 from click.testing import CliRunner, Result
 
-from synergy_forge.authoring.validate import Report, validate_paths
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
+from synergy_forge.workspace.validate import Report, validate_paths
 
 
 def validate_files(folder: Path, files: dict[str, str], targets: list[Path]) -> Report:

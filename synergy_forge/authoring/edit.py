@@ -106,7 +106,8 @@ def _wanted(mission: Mission) -> dict[str, Any]:
     failures = {p: mission.allowed_failures[p] for p in sorted(mission.players)}
     same = len(set(failures.values())) == 1
     return {
-        "stars": mission.stars, "rounds": mission.rounds, "lives": mission.lives,
+        "stars": dict(mission.stars_per_count) or mission.stars,
+        "rounds": mission.rounds, "lives": mission.lives,
         "hand": {"numbers": mission.hand_numbers, "goals": mission.hand_goals},
         "allowed_failures": next(iter(failures.values())) if same else failures,
         "actions": [str(a) for a in mission.actions],
@@ -120,13 +121,14 @@ def edit_mission_text(text: str, name: str, before: Mission, after: Mission) -> 
         raise EditError(f"{name}: not a mission file")
     old, new = _wanted(before), _wanted(after)
     edit = _Edit(text, doc.data, *_spans(text))
-    for key in ("stars", "rounds", "lives"):
+    for key in ("rounds", "lives"):
         if old[key] != new[key]:
             edit.replace((key,), str(new[key]))
     if old["hand"] != new["hand"]:
         edit.hand(new["hand"], {"numbers": 10, "goals": len(before.goals)})
-    if old["allowed_failures"] != new["allowed_failures"]:
-        edit.allowed_failures(new["allowed_failures"])
+    for key in ("stars", "allowed_failures"):
+        if old[key] != new[key]:
+            edit.per_count(key, new[key])
     if old["actions"] != new["actions"]:
         edit.actions(new["actions"])
     out = edit.applied()
@@ -170,19 +172,33 @@ class _Edit:
         else:
             self.additions["hand"] = f"hand: {_flow(changed)}"
 
-    def allowed_failures(self, value: int | dict[int, int]) -> None:
-        """One number, or one per player count (each changed in place when the file already
-        names the same counts)."""
-        current = self.data.get("allowed_failures")
+    def per_count(self, key: str, value: int | dict[int, int]) -> None:
+        """A value that is one number or one per player count (stars, allowed failures): each
+        count changed in place when the file already names the same counts."""
+        current = self.data.get(key)
         if current is None:
-            self.additions["allowed_failures"] = f"allowed_failures: {_flow(value)}"
+            self.additions[key] = f"{key}: {_flow(value)}"
         elif isinstance(current, dict) and isinstance(value, dict) and \
                 set(current) == {str(k) for k in value}:
-            for count, failures in value.items():
-                if current[str(count)] != failures:
-                    self.replace(("allowed_failures", str(count)), str(failures))
+            for count, number in value.items():
+                if current[str(count)] != number:
+                    self.replace((key, str(count)), str(number))
+        elif self.spans[(key,)].flow:
+            self.replace((key,), _flow(value))
         else:
-            self.replace(("allowed_failures",), _flow(value))
+            self.unblock(key, _flow(value))
+
+    def unblock(self, key: str, value: str) -> None:
+        """A top-level block collection replaced by `value` on its key's line, whose comment
+        stays; the block's lines go, up to the end of its last item's line (a comment line
+        after it stays too)."""
+        colon = self.text.index(":", self.keys[(key,)]) + 1
+        last = max(span.end for path, span in self.spans.items()
+                   if len(path) > 1 and path[0] == key)
+        end = self.text.find("\n", last - 1 if self.text[last - 1:last] == "\n" else last)
+        start = self.text.rfind("\n", 0, self.spans[(key,)].start)
+        self.edits.append((colon, colon, f" {value}"))
+        self.edits.append((start, len(self.text) if end < 0 else end, ""))
 
     def actions(self, cards: list[str]) -> None:
         """The action cards, as a flow list or one "- X" line each, as the file has them."""

@@ -11,7 +11,13 @@ from pathlib import Path
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, errors
-from synergy_forge.authoring.loading import Broken, Reading, find_campaign, read_campaign
+from synergy_forge.authoring.loading import (
+    Broken,
+    CampaignResult,
+    Reading,
+    find_campaign,
+    read_campaign,
+)
 from synergy_forge.authoring.roundfile import read_round
 from synergy_forge.core.cards import DEFAULT_COLORS
 from synergy_forge.core.referee import Verdict, judge
@@ -30,13 +36,15 @@ class RoundContext:
     problems: tuple[Diagnostic, ...] = ()
 
 
-def round_context(folder: Path | None, native: bool = True) -> RoundContext:
+def round_context(folder: Path | None, native: bool = True,
+                  read: CampaignResult | None = None) -> RoundContext:
     """The context of the rounds of the campaign in `folder` (None: the built-in goals and
-    challenges only). `native=False` evaluates every rule through its expression."""
+    challenges only), from `read`, that campaign read as Reading.LOOKUP, when it already is.
+    `native=False` evaluates every rule through its expression."""
     builtin = standard_rulebook(native=native)
     if folder is None:
         return RoundContext(None, builtin)
-    context = read_campaign(folder, Reading.LOOKUP)
+    context = read if read is not None else read_campaign(folder, Reading.LOOKUP)
     if context.campaign is None:  # campaign.yaml itself cannot be read: the built-ins only
         return RoundContext(folder, builtin, problems=tuple(errors(context.diagnostics)))
     campaign = context.campaign

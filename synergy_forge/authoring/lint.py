@@ -99,6 +99,7 @@ def mission_diagnostics(doc: Document, rulebook: Rulebook,
     found = _length_diagnostics(doc)
     found += _goal_diagnostics(doc, rulebook, broken)
     found += _failure_diagnostics(doc)
+    found += _stars_diagnostics(doc)
     found += _challenge_diagnostics(doc, rulebook, broken)
     for field_name in ("title", "flavor"):
         found += text_languages(doc, (field_name,), languages)
@@ -193,6 +194,28 @@ def _failure_diagnostics(doc: Document) -> list[Diagnostic]:
                 ("allowed_failures", key), f"allowed failures for {key} players, but the "
                 f"mission is not made for {key} players", "mission.allowed-failures",
                 key=True, severity=WARNING))
+    return found
+
+
+def _stars_diagnostics(doc: Document) -> list[Diagnostic]:
+    """Stars per player count: one for each count the mission is made for and no other; the
+    same stars at every count are one number."""
+    players = doc.data.get("players", [3, 4, 5])
+    stars = doc.data.get("stars")
+    if not isinstance(stars, dict):
+        return []
+    found = [doc.diagnostic(("stars",), f"no stars given for {p} players; add '{p}: N' or "
+                            f"drop {p} from 'players'", "mission.stars")
+             for p in sorted(players) if str(p) not in stars]
+    found += [doc.diagnostic(("stars", key), f"stars for {key} players, but the mission is "
+                             f"not made for {key} players; drop '{key}' or add {key} to "
+                             "'players'", "mission.stars", key=True)
+              for key in stars if int(key) not in players]
+    if not found and len(set(stars.values())) == 1:
+        same = next(iter(stars.values()))
+        found.append(doc.diagnostic(
+            ("stars",), f"{same} star{'s' if same > 1 else ''} at every player count: write "
+            f"'stars: {same}'", "mission.stars", severity=WARNING))
     return found
 
 

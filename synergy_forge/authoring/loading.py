@@ -6,6 +6,7 @@ Every problem becomes a Diagnostic; nothing here raises on bad input.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
@@ -32,15 +33,12 @@ from synergy_forge.authoring.lint import (
 from synergy_forge.authoring.paths import expand, pattern_folder, pattern_problem, regular_file
 from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
+from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
-from synergy_forge.core.mission import Campaign, Mission
-from synergy_forge.core.rules import Definition, Rulebook
+from synergy_forge.core.mission import Campaign, Mission, median_stars
+from synergy_forge.core.rules import ActionText, Definition, Rulebook
 
 CAMPAIGN_FILE = "campaign.yaml"
-#: Folders of a campaign read whatever its campaign.yaml says: its copy of the schemas
-#: (scaffold.SCHEMAS_HOME), and the layout folders whose files `validate FOLDER` reads as the
-#: campaign's own (validate.LAYOUT).
-SOURCE_FOLDERS = (".synergy", "missions", "goals", "challenges", "rounds", "actions")
 
 
 def display(path: Path) -> str:
@@ -52,30 +50,19 @@ def display(path: Path) -> str:
     return str(path) if relative.startswith("..") else relative
 
 
-def detect_kind(doc: Document, path: Path) -> str:
-    """Which format a file is in: by name for campaign.yaml, otherwise by its keys."""
-    if path.name == CAMPAIGN_FILE:
-        return "campaign"
-    data = doc.data if isinstance(doc.data, dict) else {}
-    if "seats" in data:
-        return "round"
-    if "kind" in data:
-        return "challenge"
-    if "rule" in data:
-        return "goal"
-    if "missions" in data:
-        return "campaign"
-    return "mission"
-
-
 def mission_from_data(data: dict[str, Any], source: str = "") -> Mission:
     players = tuple(sorted(data.get("players", [3, 4, 5])))
     allowed = data.get("allowed_failures", 0)
     per_count = {p: allowed for p in players} if isinstance(allowed, int) else \
         {int(k): v for k, v in allowed.items()}
     hand = data.get("hand", {})
+    stars = data["stars"]
+    stars_per_count = dict(sorted((int(k), v) for k, v in stars.items())) \
+        if isinstance(stars, dict) else {}
     return Mission(
-        id=data["id"], number=data["number"], title=text_of(data["title"]), stars=data["stars"],
+        id=data["id"], number=data["number"], title=text_of(data["title"]),
+        stars=median_stars(stars_per_count) if stars_per_count else stars,
+        stars_per_count=stars_per_count,
         rounds=data["rounds"], lives=data["lives"], players=players,
         hand_numbers=hand.get("numbers", 10),
         hand_goals=hand.get("goals", len(data.get("goals", GOAL_IDS))),
@@ -89,7 +76,7 @@ def mission_from_data(data: dict[str, Any], source: str = "") -> Mission:
 
 
 #: Fields whose checks read another field: when that one is wrong, they are not checked.
-_DEPENDS = {"players": ("allowed_failures",), "goals": ("lives", "hand")}
+_DEPENDS = {"players": ("allowed_failures", "stars"), "goals": ("lives", "hand")}
 
 #: ("goal" | "challenge", id) -> "FILE:LINE" of a campaign's definition that has errors.
 Broken = dict[tuple[str, str], str]
@@ -129,9 +116,9 @@ class CampaignResult:
     documents: dict[str, Document] = field(default_factory=dict)
     #: the missions read without error, as a campaign, even when other files have errors
     usable: Campaign | None = None
-    #: the folders its files are read from (SOURCE_FOLDERS and those its patterns name), in
-    #: which an output would be read back as the campaign's files (build refuses them)
-    sources: list[Path] = field(default_factory=list)
+    #: the folders its patterns name, whose files it reads (workspace.Workspace.sources
+    #: adds the layout's folders)
+    pattern_folders: list[Path] = field(default_factory=list)
 
     def read(self, path: Path) -> Document | None:
         """Read one of the campaign's files, counting it; None (and a diagnostic) if it fails."""
@@ -204,7 +191,7 @@ def read_campaign(folder: Path, reading: Reading = Reading.WHOLE) -> CampaignRes
     doc = _read_campaign_file(folder, result, reading)
     if doc is None:
         return result
-    result.sources = _sources(doc, folder)
+    result.pattern_folders = _pattern_folders(doc, folder)
     languages = tuple(doc.data.get("languages", ["en"]))
     result.diagnostics += _name_languages(doc, languages)
     rulebook = standard_rulebook().extended(
@@ -225,14 +212,13 @@ def read_campaign(folder: Path, reading: Reading = Reading.WHOLE) -> CampaignRes
     return result
 
 
-def _sources(doc: Document, folder: Path) -> list[Path]:
-    """CampaignResult.sources: SOURCE_FOLDERS and the folder of each pattern of campaign.yaml
-    (authoring/paths.pattern_folder)."""
+def _pattern_folders(doc: Document, folder: Path) -> list[Path]:
+    """CampaignResult.pattern_folders: the folder of each pattern of campaign.yaml
+    (authoring/paths.pattern_folder), each once."""
     named = [pattern_folder(pattern) for key in ("missions", "goals", "challenges")
              for pattern in doc.data.get(key, [])
              if isinstance(pattern, str) and pattern_problem(pattern) is None]
-    return list(dict.fromkeys([folder / name for name in SOURCE_FOLDERS]
-                              + [folder / name for name in named if name is not None]))
+    return list(dict.fromkeys(folder / name for name in named if name is not None))
 
 
 def _read_campaign_file(folder: Path, result: CampaignResult, reading: Reading
@@ -436,7 +422,9 @@ def mission_to_data(mission: Mission) -> dict[str, Any]:
     """The mission as file data again (for game logs); mission_from_data reads it back."""
     data: dict[str, Any] = {
         "id": mission.id, "number": mission.number, "title": dict(mission.title),
-        "stars": mission.stars, "players": list(mission.players), "rounds": mission.rounds,
+        "stars": {str(k): v for k, v in mission.stars_per_count.items()}
+        if mission.stars_per_count else mission.stars,
+        "players": list(mission.players), "rounds": mission.rounds,
         "lives": mission.lives,
         "hand": {"numbers": mission.hand_numbers, "goals": mission.hand_goals},
         "order": str(mission.order),
@@ -464,29 +452,58 @@ def definition_to_data(definition: Definition) -> dict[str, Any]:
     return data
 
 
-def load_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...]]:
-    """A mission file ready to play: its campaign's goals, challenges and colours when it has
-    one. Raises InvalidInput with every error found."""
-    mission, rulebook, colors, _ = read_mission_file(path)
-    return mission, rulebook, colors
+@dataclass(frozen=True)
+class MissionFile:
+    """A mission file read and checked with its campaign's goals, challenges, colours and
+    action cards (the built-in ones outside a campaign), and the document it was read from:
+    a command that changes the file in place checks that it still says that first."""
+
+    mission: Mission
+    rulebook: Rulebook
+    colors: tuple[str, ...]
+    actions: Mapping[Action, ActionText]
+    document: Document
+    #: the campaign folder it was read in, absolute; None outside any campaign
+    campaign: Path | None
 
 
-def read_mission_file(path: Path) -> tuple[Mission, Rulebook, tuple[str, ...], Document]:
-    """load_mission_file, with the document the mission was read from: a command that changes
-    the file in place checks that it still says that before writing."""
-    doc = read_document(path, display(path))
-    rulebook, colors = standard_rulebook(), DEFAULT_COLORS
-    languages: tuple[str, ...] = ("en",)
-    broken: Broken = {}
+def read_mission_file(path: Path, document: Document | None = None,
+                      context: CampaignResult | None = None) -> MissionFile:
+    """The mission file `path` (its `document`, when already read) checked in its campaign
+    (`context`: that campaign read as Reading.CONTEXT, when already read). Raises HasErrors
+    with every error found, the campaign's own included; InvalidInput when it cannot be
+    read."""
+    doc = document if document is not None else read_document(path, display(path))
     folder = find_campaign(path)
+    campaign = None
     if folder is not None:
-        context = read_campaign(folder, Reading.CONTEXT)
+        context = context if context is not None else read_campaign(folder, Reading.CONTEXT)
         if context.campaign is None or errors(context.diagnostics):
             raise HasErrors(errors(context.diagnostics))
-        rulebook, languages = context.campaign.rulebook, context.campaign.languages
-        colors = context.campaign.colors
-        broken = context.broken
-    mission, found = check_mission(doc, rulebook, languages, broken)
+        campaign = context.campaign
+    rulebook = campaign.rulebook if campaign is not None else standard_rulebook()
+    mission, found = check_mission(doc, rulebook,
+                                   campaign.languages if campaign is not None else ("en",),
+                                   context.broken if context is not None else {})
     if mission is None:
         raise HasErrors(errors(found))
-    return mission, rulebook, colors, doc
+    return MissionFile(mission, rulebook,
+                       campaign.colors if campaign is not None else DEFAULT_COLORS,
+                       dict(campaign.actions if campaign is not None and campaign.actions
+                            else standard_actions()), doc, folder)
+
+
+def overfull_mission_cards(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:
+    """The mission cards' check (cardtext: rules blocks that cannot fit on a card of `card`'s
+    size) on the missions of a campaign read without error (even when other files have errors:
+    one run, every finding), each finding at the field of its mission file."""
+    found: list[Diagnostic] = []
+    if result.usable is not None:  # the missions without error, whatever the other files have
+        from synergy_forge.cardtext.mission import mission_card_findings  # the fonts: 70 ms
+
+        for finding in mission_card_findings(result.usable, card):
+            doc = result.documents.get(finding.source)
+            if doc is not None:
+                found.append(doc.diagnostic(finding.field, finding.message, finding.check,
+                                            key=True))
+    return found

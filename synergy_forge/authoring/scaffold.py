@@ -8,7 +8,6 @@ import os
 import re
 import shlex
 import unicodedata
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaig
 from synergy_forge.authoring.schema import validator
 from synergy_forge.cardtext.fonts import fit, missing_glyphs
 from synergy_forge.cardtext.geometry import card_boxes
-from synergy_forge.fileio import editable, open_regular, read_regular, replace_text, write_atomic
+from synergy_forge.fileio import read_regular, write_atomic
 from synergy_forge.resources import schemas_dir
 from synergy_forge.typography import typeset
 
@@ -26,9 +25,6 @@ from synergy_forge.typography import typeset
 #: relative paths inside the repository and still work after a clone (issue 22). A dot-folder:
 #: the tool's, not the designer's, and left alone by `validate FOLDER`.
 SCHEMAS_HOME = Path(".synergy") / "schemas"
-#: The first line that names a file's schema for yaml-language-server.
-SCHEMA_LINE = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S*?)"
-                         r"(mission|campaign|challenge|goal|round|action)\.schema\.json\s*$")
 
 
 def campaign_schemas(folder: Path) -> Path:
@@ -36,7 +32,7 @@ def campaign_schemas(folder: Path) -> Path:
     return folder / SCHEMAS_HOME
 
 
-def _schema_line(target: Path, kind: str, campaign: Path | None = None) -> str:
+def schema_line(target: Path, kind: str, campaign: Path | None = None) -> str:
     """The modeline of a new file: the campaign's copy of the schema, by a path relative to the
     file (it survives a clone); outside a campaign, the installed schemas."""
     schema = (campaign_schemas(campaign) if campaign is not None else schemas_dir()) / \
@@ -48,90 +44,9 @@ def _schema_line(target: Path, kind: str, campaign: Path | None = None) -> str:
     return f"# yaml-language-server: $schema={where.replace(os.sep, '/')}\n"
 
 
-@dataclass
-class SchemaState:
-    """How a campaign's copy of the schemas compares with this synergy-forge's."""
-
-    folder: Path
-    missing: list[str] = field(default_factory=list)
-    stale: list[str] = field(default_factory=list)
-    #: the campaign's files whose schema line points elsewhere than its copy
-    lines: list[Path] = field(default_factory=list)
-
-    @property
-    def current(self) -> bool:
-        return not (self.missing or self.stale or self.lines)
-
-
-def _shipped_schemas() -> dict[str, bytes]:
+def shipped_schemas() -> dict[str, bytes]:
+    """This synergy-forge's schemas, by file name."""
     return {p.name: read_regular(p) for p in sorted(schemas_dir().glob("*.schema.json"))}
-
-
-def _campaign_files(folder: Path) -> list[Path]:
-    """The YAML and JSON files of a campaign folder a schema line may head, dot-folders left
-    out."""
-    found = []
-    for here, subfolders, names in os.walk(folder):
-        subfolders[:] = sorted(s for s in subfolders if not s.startswith(".")
-                               and s not in ("node_modules", "__pycache__"))
-        found += [Path(here) / n for n in sorted(names)
-                  if n.endswith((".yaml", ".yml")) and not n.startswith(".")]
-    return found
-
-
-def _line_target(path: Path) -> tuple[str, str] | None:
-    """(path, kind) a file's first line names as its schema, if it has such a line."""
-    try:
-        with open_regular(path) as handle:  # a FIFO would block a plain open for ever
-            first = handle.readline(4096).decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        return None
-    match = SCHEMA_LINE.match(first.rstrip("\n"))
-    return (match.group(1) + match.group(2) + ".schema.json", match.group(2)) if match else None
-
-
-def schema_state(folder: Path) -> SchemaState:
-    state = SchemaState(campaign_schemas(folder))
-    for name, data in _shipped_schemas().items():
-        try:
-            if read_regular(state.folder / name) != data:
-                state.stale.append(name)
-        except OSError:  # missing, or not a file: a FIFO left there is refused by --update
-            state.missing.append(name)
-    for path in _campaign_files(folder):
-        line = _line_target(path)
-        if line is not None and \
-                (path.parent / line[0]).resolve() != (state.folder / f"{line[1]}.schema.json"
-                                                       ).resolve():
-            state.lines.append(path)
-    return state
-
-
-def write_schemas(folder: Path) -> list[Path]:
-    """Bring the campaign's copy of the schemas up to date with this synergy-forge, and point
-    the schema line of each of its files at it; the files written.
-
-    The designer's files are changed in place as `tune --write` changes a mission
-    (fileio.replace_text: a read-only one refused, a save made meanwhile kept), each checked
-    before anything is written (CannotWrite, exit 2: nothing written at all). The copies of
-    the schemas, the tool's own files, are written first, one by one: one that cannot be
-    (a FIFO in its place) stops the update there, exit 2, before any designer's file."""
-    written = []
-    state = schema_state(folder)
-    for path in state.lines:
-        editable(path)
-    shipped = _shipped_schemas()
-    for name in state.missing + state.stale:
-        written.append(write_atomic(state.folder / name, shipped[name]))
-    for path in state.lines:
-        line = _line_target(path)
-        assert line is not None
-        # As replace_text reads it (byte-order mark dropped, line ends kept), without
-        # blocking on a FIFO.
-        text = read_regular(path).decode("utf-8-sig")
-        replace_text(path, text, _schema_line(path, line[1], folder) + text.partition("\n")[2])
-        written.append(path)
-    return written
 
 
 def _title(mission_id: str, path: Path | None = None) -> tuple[str, str]:
@@ -207,13 +122,13 @@ def mission_text(path: Path, mission_id: str, number: int = 1,
         parts = {"en": en, "fr": fr}
         return "{" + ", ".join(f'{lang}: "{parts.get(lang, en)}"' for lang in languages) + "}"
 
-    return _schema_line(path, "mission", campaign) + f"""\
+    return schema_line(path, "mission", campaign) + f"""\
 # A mission card. Every field is explained in docs/mission-format.md; check it with
 #   synergy-forge validate {_shell_name(path)}
 id: {mission_id}                 # lower-case letters, digits and hyphens; unique in a campaign
 number: {number}                         # position in the campaign, from 1
 title: {text(*_title(mission_id, path))}
-stars: 1                          # difficulty as printed, 1 to 5
+stars: 1                          # printed difficulty 1 to 5; or per count: {{3: 1, 4: 2, 5: 1}}
 players: [3, 4, 5]                # the player counts it is made for
 rounds: 2                         # successful rounds needed to win (at most 7)
 lives: 3                          # failed rounds the group can afford
@@ -256,7 +171,7 @@ def write_new_mission(path: Path, force: bool = False) -> list[Path]:
     text = mission_text(path, mission_id_from(path, taken), number, languages, folder)
     written = [write_atomic(path, text, overwrite=force)]
     if folder is not None:
-        shipped = _shipped_schemas()
+        shipped = shipped_schemas()
         written += [write_atomic(campaign_schemas(folder) / name, data)
                     for name, data in shipped.items()
                     if not (campaign_schemas(folder) / name).is_file()]
@@ -291,7 +206,7 @@ def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> l
         return "\n".join(f'  {lang}: "{fr if lang == "fr" else en}"' for lang in languages)
 
     files = {
-        campaign: _schema_line(campaign, "campaign", folder) + f"""\
+        campaign: schema_line(campaign, "campaign", folder) + f"""\
 # A campaign: its missions and its own challenges and goal cards.
 name: {name}
 languages: [{langs}]              # every text should exist in each of these
@@ -300,7 +215,7 @@ challenges: [challenges/*.yaml]   # the campaign's own challenges
 goals: [goals/*.yaml]             # the campaign's own goal cards
 """,
         mission: mission_text(mission, "my-first-mission", 1, languages, folder),
-        challenge: _schema_line(challenge, "challenge", folder) + f"""\
+        challenge: schema_line(challenge, "challenge", folder) + f"""\
 # A challenge of this campaign. Kinds and their variables: docs/definitions.md
 id: odd-sum
 kind: constraint                  # true when a seat keeps the rule
@@ -310,7 +225,7 @@ text:
 {texts("Your sum must be odd.", "Votre somme doit être impaire.")}
 rule: "sum is odd"
 """,
-        goal: _schema_line(goal, "goal", folder) + f"""\
+        goal: schema_line(goal, "goal", folder) + f"""\
 # A goal card of this campaign: the rule is true when the seat meets it.
 id: close-call
 name:
@@ -329,4 +244,4 @@ rule: "(sum - 1) in others or (sum + 1) in others"
         raise FileExistsError(errno.EEXIST, "exists", str(taken))
     written = [write_atomic(path, text, overwrite=False) for path, text in files.items()]
     return written + [write_atomic(campaign_schemas(folder) / name, data)
-                      for name, data in _shipped_schemas().items()]
+                      for name, data in shipped_schemas().items()]

@@ -1,8 +1,9 @@
 """A mission card's texts: its rules block (what it says beyond its numbers), laid out between
 its title and flavour text, and the check that it fits, reported as `CardFinding`s.
 
-`validate` reports the findings at the mission's field (authoring/validate.py); the card's
-template prints the layout (templates/faces.html.j2), so that what is checked is what prints.
+`validate` reports the findings at the mission's field (authoring.loading.
+overfull_mission_cards); the card's template prints the layout (templates/faces.html.j2), so
+that what is checked is what prints.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from synergy_forge.cardtext.fonts import MM_PER_PT, fit, lines_needed
+from synergy_forge.cardtext.fonts import MM_PER_PT, fit, font, lines_needed
 from synergy_forge.cardtext.geometry import (
     MISSION_HEAD,
+    MISSION_STARS,
     MISSION_STATS,
     POKER,
     RULES_GAP,
@@ -22,7 +24,11 @@ from synergy_forge.cardtext.geometry import (
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import GOAL_IDS
 from synergy_forge.core.mission import Campaign, Mission
-from synergy_forge.typography import NBSP
+from synergy_forge.typography import NBSP, NNBSP
+
+#: The field a mission card's rules block gives as its own when it overflows (its data-what
+#: in templates/faces.html.j2): what the check here finds first, before any rendering.
+RULES_BLOCK = "challenges"
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,33 @@ def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[
     return lines
 
 
+#: Stars per player count: one line a count ("4p ★★★"), at the largest of these sizes at
+#: which the longest line fits the head's stars column (five stars fit at the last).
+STARS_PT = (7.0, 6.5, 6.0)
+STARS_LINE_HEIGHT = 1.1
+
+
+def stars_lines(mission: Mission, translator: Translator) -> dict[str, Any] | None:
+    """The head's stars column where the stars differ by player count: "lines", (label,
+    stars) a count, each label bold; "pt" and "style"; "height" in mm. None where every
+    count has the same stars (the five-star gauge)."""
+    per_count = mission.stars_per_count
+    if len(set(per_count.values())) < 2:
+        return None
+    # A narrow space after the label: five stars then fit the column at 6 pt.
+    lines = [(translator.gettext("{players}p").format(players=count), NNBSP + "★" * stars)
+             for count, stars in sorted(per_count.items())]
+    label, star = font(bold=True), font()
+
+    def width(pt: float) -> float:
+        return max(label.width(text, pt) + star.width(stars, pt) for text, stars in lines)
+
+    pt = next((pt for pt in STARS_PT if width(pt) <= MISSION_STARS), STARS_PT[-1])
+    return {"lines": lines, "pt": pt,
+            "height": round(len(lines) * pt * STARS_LINE_HEIGHT * MM_PER_PT + 0.5, 2),
+            "style": f"font-size:{pt}pt;line-height:{STARS_LINE_HEIGHT}"}
+
+
 def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
                    card: CardSize) -> dict[str, Any]:
     """A mission card's boxes: the title and the flavour text take the lines they need (at
@@ -103,14 +136,16 @@ def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
         height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
         taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
         heights[name] = height
-    top = max(MISSION_HEAD, heights["title"]) + MISSION_STATS
+    stars = stars_lines(mission, translator)
+    head = max(MISSION_HEAD, heights["title"], stars["height"] if stars else 0.0)
+    top = head + MISSION_STATS
     rules_box = replace(boxes["mission-rules"], height=round(
         card.height - 2 * card.safe - top - heights["flavor"] - 0.6, 2))
     rules = mission_lines(mission, campaign, translator)
     size = fit(list(rules), rules_box, RULES_GAP)
     return {"title": taken["title"], "flavor": taken["flavor"], "lines": rules,
             "fits": size is not None, "pt": size or rules_box.min_pt,
-            "head": f"height:{max(MISSION_HEAD, heights['title']):.2f}mm",
+            "head": f"height:{head:.2f}mm", "stars": stars,
             "rules": f"font-size:{size or rules_box.min_pt}pt;top:{top:.2f}mm;"
                      f"height:{rules_box.height}mm"}
 

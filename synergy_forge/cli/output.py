@@ -21,6 +21,11 @@ HTML_REPORT = OutputKind("an HTML report of synergy-forge",
                          b"<title>Playtest report</title>")
 
 
+def say(line: str) -> None:
+    """A use case's word on what it works on (which campaign), on stderr."""
+    click.echo(line, err=True)
+
+
 def show(rendered: Output) -> None:
     """The report on stdout (nothing at all when it is empty), its note on stderr."""
     if rendered.text:

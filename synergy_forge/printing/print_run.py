@@ -1,5 +1,5 @@
-"""A print run: what `build` does once it has a campaign read without errors, as one call
-(the command parses, reads and reports; `--watch` calls this on every save)."""
+"""A print run: every document of a campaign read without errors, written, as one call
+(workspace.build checks the campaign first and reports what it already found)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,6 @@ from synergy_forge.core.mission import Campaign
 from synergy_forge.errors import CannotWrite
 from synergy_forge.printing.build import build
 from synergy_forge.printing.jobs import Options, Rendered, jobs_for
-
-#: The field of a mission card's rules block (its data-what), which `validate` checks from the
-#: fonts' metrics before rendering: an overflow there is already reported at the mission file.
-RULES_BLOCK = "challenges"
 
 
 @dataclass(frozen=True)
@@ -49,13 +45,11 @@ def documents(languages: Collection[str]) -> int:
 
 def print_run(campaign: Campaign, out_dir: Path, languages: list[str], options: Options,
               jobs: int | None, *, cache: bool = True,
-              progress: Callable[[Rendered], None] | None = None,
-              checked: Collection[str] = (), workers: Any = None,
+              progress: Callable[[Rendered], None] | None = None, workers: Any = None,
               sources: Collection[Path] = ()) -> PrintRun:
-    """Every document of `campaign` in `languages`, written into `out_dir` (printing.build);
-    the rules blocks of the mission files in `checked` were found too long before rendering
-    and reported there, so their overflows are not counted twice. A folder or file that
-    cannot be written is CannotWrite (exit 2), nothing of the user's overwritten. `workers`:
+    """Every document of `campaign` in `languages`, written into `out_dir` (printing.build).
+    A folder or file that cannot be written is CannotWrite (exit 2), nothing of the user's
+    overwritten. `workers`:
     the multiprocessing context to start worker processes from (printing.build.build);
     `sources`: the folders the campaign's files are read from, which `out_dir` must stay out
     of (printing.output.check_output_folder)."""
@@ -64,7 +58,4 @@ def print_run(campaign: Campaign, out_dir: Path, languages: list[str], options: 
                       cache=cache, workers=workers, sources=sources)
     except OSError as exc:
         raise CannotWrite.from_os_error(exc, out_dir) from None
-    for rendered in built.results:
-        rendered.overflows = [o for o in rendered.overflows
-                              if not (o.field == RULES_BLOCK and o.source in checked)]
     return PrintRun(built.results, built.removed, built.drew, built.pieces)

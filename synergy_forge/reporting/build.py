@@ -1,5 +1,6 @@
-"""`build`'s report: the documents written, and what did not fit, was refused or is not
-translated (on stderr, as warnings and errors)."""
+"""`build`'s report: the campaign's problems before the print run, then the documents written
+and what did not fit, was refused or is not translated (on stderr, as warnings and
+errors)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from synergy_forge.reporting import Output
 
 if TYPE_CHECKING:
     from synergy_forge.authoring.yamlfile import Document
+    from synergy_forge.workspace.build import Kit, KitCheck
 
 #: Missing translations listed one by one; past this, a count.
 MISSING_SHOWN = 20
@@ -29,6 +31,25 @@ def _counted(paths: list[Path]) -> str:
         kinds[kind] = kinds.get(kind, 0) + 1
     said = [f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in sorted(kinds.items())]
     return " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+
+
+def check_text(check: KitCheck) -> Output:
+    """What reading the campaign found, on stderr before the print run starts."""
+    notes = [str(d) for d in check.diagnostics]
+    if check.campaign is None:
+        notes.append("the campaign has errors: nothing was built")
+    return Output("", "\n".join(notes))
+
+
+def kit_text(kit: Kit, out_dir: Path) -> Output:
+    """The print run's report (`text`), and how many mission cards the check before it
+    found too small for their rules."""
+    said = text(kit.run, out_dir, kit.check.result.documents)
+    cards = len(kit.check.cards)
+    if not cards:
+        return said
+    line = f"{cards} mission card(s) cannot hold their rules (errors above)"
+    return Output(said.text, f"{said.note}\n{line}" if said.note else line)
 
 
 def text(run: PrintRun, out_dir: Path, documents: Mapping[str, Document] | None = None

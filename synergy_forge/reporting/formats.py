@@ -26,7 +26,7 @@ class _Lazy:
 
 
 REPORTERS: dict[str, dict[str, Reporter]] = {
-    # validate: authoring.validate.Report
+    # validate: workspace.validate.Report
     "validate": {"text": _Lazy("validation", "text"), "json": _Lazy("validation", "to_json"),
                  "github": _Lazy("validation", "github")},
     # judge: authoring.judging.Judgement
@@ -34,8 +34,10 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # playtest: sim.playtest.PlaytestResult
     "playtest": {"text": _Lazy("playtest", "text"), "json": _Lazy("playtest", "to_json"),
                  "html": _Lazy("playtest", "html")},
-    # build: printing.print_run.PrintRun (the report's note: what does not fit, on stderr)
-    "build": {"text": _Lazy("build", "text")},
+    # build: workspace.build.KitCheck before the print run (its note: the campaign's
+    # problems), workspace.build.Kit after it (its note: what does not fit, on stderr)
+    "kit-check": {"text": _Lazy("build", "check_text")},
+    "build": {"text": _Lazy("build", "kit_text")},
     # playtest --human: a list of sim.calibration.Calibration
     "calibration": {"text": _Lazy("playtest", "human_text"),
                     "json": _Lazy("playtest", "human_json")},

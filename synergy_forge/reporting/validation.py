@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from synergy_forge.authoring.diagnostics import Diagnostic
-from synergy_forge.authoring.validate import Report
 from synergy_forge.reporting import Output
+from synergy_forge.workspace.validate import Report
 
 
 def text(report: Report, verbose: bool = False) -> Output:

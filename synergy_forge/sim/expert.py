@@ -42,8 +42,8 @@ from itertools import chain
 from math import comb
 from typing import TYPE_CHECKING, Any
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
@@ -55,7 +55,7 @@ from synergy_forge.sim.convention import (
     Rules,
     best_action,
     hand_value,
-    plan_round,
+    planned_card,
 )
 
 if TYPE_CHECKING:
@@ -287,12 +287,12 @@ def hidden_play(obs: Observation, decision: Decision) -> Any:
     if kind is DecisionKind.SECOND_NUMBER:
         tables = belief.card3_chances(obs)
         if tables is None:
-            return hidden_second(obs, decision.choices)
+            return hidden_second(obs, decision.cards)
         if any(c.color != obs.colors[me] for c in obs.hand):
             return None
         mine, placed = tables[me], obs.placed
         rulebook, challenges = obs.rulebook, obs.mission.challenges
-        return max(decision.choices, key=lambda c: (
+        return max(decision.cards, key=lambda c: (
             mine[pair_sum(rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]], c))
     if kind is not DecisionKind.FIRST_NUMBER and kind is not DecisionKind.GOAL:
         return None
@@ -308,11 +308,9 @@ def hidden_play(obs: Observation, decision: Decision) -> Any:
     if (played_first is not None and played_first.value != first) or \
             (played_goal is not None and played_goal.goal != goal):
         return None
-    for choice in decision.choices:
-        if (kind is DecisionKind.FIRST_NUMBER and choice.value == first) or \
-                (kind is DecisionKind.GOAL and choice.goal == goal):
-            return choice
-    return None
+    if kind is DecisionKind.GOAL:
+        return next((g for g in decision.goal_cards if g.goal == goal), None)
+    return next((c for c in decision.cards if c.value == first), None)
 
 
 def keep_card(rules: Rules, hand: tuple[NumberCard, ...],
@@ -364,7 +362,7 @@ class ExpertBot:
         if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
             return decision.choices[0]  # the convention: seat 0 first (any seat would do)
         if kind is DecisionKind.TAKE_BACK:
-            return keep_card(rules_of(obs), obs.hand, decision.choices)
+            return keep_card(rules_of(obs), obs.hand, decision.cards)
         known = public_hands(obs)
         if known is None:
             card = hidden_play(obs, decision)
@@ -385,12 +383,6 @@ class ExpertBot:
         rules = rules_of(obs)  # not before: where hands are hidden, no plan is made
         state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
-            return best_action(rules, state, decision.choices, obs.discards)
-        plan = plan_round(rules, state)
-        if plan is not None:
-            first, goal, second = plan.plays[obs.seat]
-            wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
-                      DecisionKind.SECOND_NUMBER: second}.get(kind)
-            if wanted in decision.choices:
-                return wanted
-        return self._fallback.choose(obs, decision)
+            return best_action(rules, state, decision.uses, obs.discards)
+        planned = planned_card(rules, state, decision)
+        return planned if planned is not None else self._fallback.choose(obs, decision)

@@ -8,10 +8,8 @@ at a time, for the mission and player count with the fewest games; the server re
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import multiprocessing
-import os
 import re
 import signal
 import sys
@@ -19,26 +17,13 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
-from synergy_forge.authoring.gamelog import PERSON, UnreadableLog, log_lines, parse_record
-from synergy_forge.authoring.loading import (
-    CAMPAIGN_FILE,
-    Reading,
-    check_mission,
-    display,
-    mission_from_data,
-    mission_to_data,
-    read_campaign,
-)
-from synergy_forge.authoring.validate import overfull_mission_cards
-from synergy_forge.authoring.yamlfile import read_document
-from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.authoring.diagnostics import Diagnostic, Severity
+from synergy_forge.authoring.loading import CAMPAIGN_FILE, display
+from synergy_forge.core.mission import Mission
 from synergy_forge.core.rulelang import RuleError
-from synergy_forge.fileio import open_regular
 from synergy_forge.pool import ignore_interrupt, stop_workers
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
@@ -53,10 +38,7 @@ from synergy_forge.sim.playtest import (
     star_range,
     wilson,
 )
-
-#: Errors that spoil only the printed card (a text that does not fit, a glyph the fonts lack):
-#: the mission is still shown, drawn and estimated.
-PRINT_ONLY = {"text.fit", "text.glyph"}
+from synergy_forge.workspace.snapshot import PeopleGames, Snapshot, read_snapshot
 
 #: Games per batch: small enough that a mission's first figures come within a second.
 BATCH = 20
@@ -66,158 +48,6 @@ ENOUGH = 1000
 #: The playtest command's default seed: the studio's figures are the same games.
 SEED = 1
 PREVIEW_DPI = 150
-#: The folder of a campaign where `synergy-forge table` adds each finished game's log.
-GAMES = "games"
-#: A game log is a few kilobytes; a bigger file in games/ is not read.
-MAX_LOG = 1 << 20
-
-
-@dataclass
-class Entry:
-    """One mission file as the studio shows it."""
-
-    file: str
-    diagnostics: list[Diagnostic]
-    mission: Mission | None = None  # None when the file has errors
-    number: int | None = None
-    title: str = ""
-    faces: tuple[str, str] | None = None  # front and back: hashes of their HTML
-    play_key: str = ""  # what the estimate depends on
-    rules_located: bool = False  # its rules block's overflow is a diagnostic at a line
-    people: PeopleGames | None = None  # games people played, logged in games/
-
-
-@dataclass
-class PeopleGames:
-    """The logged games of one mission that people played at the table (at least one seat
-    was a person's): those on the mission's rules as they are now, and on earlier rules."""
-
-    games: int = 0
-    wins: int = 0
-    earlier: int = 0
-
-    def as_data(self) -> dict[str, Any]:
-        low, high = wilson(self.wins, self.games)
-        return {"games": self.games, "wins": self.wins,
-                "rate": self.wins / self.games if self.games else None, "low": low,
-                "high": high, "earlier": self.earlier}
-
-
-@dataclass
-class Snapshot:
-    """The campaign as last read."""
-
-    name: str
-    entries: list[Entry]
-    problems: list[Diagnostic]  # diagnostics of files other than missions
-    campaign: Campaign | None = None
-
-
-def _play_key(mission: Mission, campaign: Campaign) -> str:
-    """Everything a game of `mission` depends on, not its title or flavour: a change to it
-    restarts the mission's estimate, a change to anything else does not."""
-    rules = campaign.rulebook
-    used = [rules.goal(g) for g in mission.goals] + \
-        [rules.challenge(c) for c in mission.challenges]
-    playing = dataclasses.replace(mission, title={}, flavor={}, source="")
-    text = repr((playing, [(d.id, d.kind, d.rule, d.direction, d.step) for d in used],
-                 campaign.colors))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _rules(data: dict[str, Any]) -> dict[str, Any]:
-    """A mission's data less what does not change its play (names, stars, number)."""
-    return {k: v for k, v in data.items() if k not in ("title", "flavor", "stars", "number")}
-
-
-def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, PeopleGames]:
-    """Per mission id, the games people played, from the logs in the campaign's games/: each
-    log's first record (the game: its mission, who sat where) and last (the outcome). A log
-    that cannot be read, or of a game of bots only, is skipped."""
-    current = {m.id: _rules(mission_to_data(m)) for m in missions}
-    found: dict[str, PeopleGames] = {}
-    for path in sorted((folder / GAMES).glob("*.jsonl")):
-        try:
-            if not path.is_file() or path.stat().st_size > MAX_LOG:
-                continue
-            with open_regular(path) as stream:  # its lines read as replay reads them
-                lines = [(n, text) for n, text in log_lines(stream) if text.strip()]
-            header, end = parse_record(*lines[0]), parse_record(*lines[-1])
-            mission, seats = header["mission"], header["bots"]
-            if header.get("type") != "game" or end.get("type") != "end" or \
-                    PERSON not in seats or mission["id"] not in current:
-                continue
-        except (OSError, UnreadableLog, IndexError, KeyError, TypeError, AttributeError):
-            continue
-        tally = found.setdefault(mission["id"], PeopleGames())
-        if _rules(mission) != current[mission["id"]]:
-            tally.earlier += 1
-            continue
-        tally.games += 1
-        tally.wins += end.get("result") == "won"
-    return found
-
-
-def read_snapshot(folder: Path, language: str | None) -> Snapshot:
-    """The campaign with every diagnostic `validate` gives; when some files have errors, the
-    other missions are still read, each on its own, so that their cards stay on show."""
-    result = read_campaign(folder)
-    rules = overfull_mission_cards(result)  # as validate: rules blocks that cannot fit
-    result.diagnostics += rules
-    campaign = result.campaign
-    by_file: dict[str, list[Diagnostic]] = {}
-    for diagnostic in result.diagnostics:
-        by_file.setdefault(diagnostic.file, []).append(diagnostic)
-    context = read_campaign(folder, Reading.CONTEXT) if campaign is None else result
-    if context.campaign is None:
-        return Snapshot(folder.name, [], sorted(result.diagnostics))
-    base = context.campaign
-    # The files that are not missions: the campaign's, and its goals' and challenges'.
-    own = {display(p) for p in context.paths} if campaign is None else \
-        {display(folder / CAMPAIGN_FILE)} | {d.origin.rsplit(":", 1)[0] for d in [
-            *base.rulebook.goals.values(), *base.rulebook.challenges.values()] if d.origin}
-    mission_files = sorted(display(p) for p in result.paths if display(p) not in own)
-    entries = []
-    for file in mission_files:
-        found = sorted(by_file.get(file, []))
-        entry = Entry(file, found, rules_located=any(d.file == file for d in rules))
-        if campaign is not None:
-            entry.mission = next((m for m in campaign.missions if m.source == file), None)
-        else:
-            doc = None
-            try:
-                doc = read_document(Path(file), file)
-                mission, _ = check_mission(doc, base.rulebook, base.languages)
-            except InvalidInput:  # read_campaign has already said why
-                mission = None
-            if not any(d.severity is Severity.ERROR for d in found):
-                entry.mission = mission
-            elif doc is not None and isinstance(doc.data, dict) and all(
-                    d.check in PRINT_ONLY for d in found if d.severity is Severity.ERROR):
-                # A text that cannot fit or be drawn spoils the print, not the mission: its
-                # card stays on show, with the overflow marked (README).
-                entry.mission = mission_from_data(doc.data, file)
-            elif doc is not None and isinstance(doc.data, dict):  # to place it in the list
-                number, title = doc.data.get("number"), doc.data.get("title")
-                entry.number = number if isinstance(number, int) else None
-                entry.title = title if isinstance(title, str) else \
-                    str((title or {}).get(language or "en", "")) if isinstance(title, dict) \
-                    else ""
-        entries.append(entry)
-    good = tuple(sorted((e.mission for e in entries if e.mission), key=lambda m: (m.number, m.id)))
-    shown = campaign or dataclasses.replace(base, missions=good)
-    for entry in entries:
-        if entry.mission is not None:
-            entry.number = entry.mission.number
-            entry.title = entry.mission.label(language or shown.languages[0])
-            entry.play_key = _play_key(entry.mission, shown)
-    entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
-    people = read_people_games(folder, [e.mission for e in entries if e.mission is not None])
-    for entry in entries:
-        entry.people = people.get(entry.mission.id) if entry.mission is not None else None
-    problems = sorted(d for f, ds in by_file.items() if f not in mission_files for d in ds)
-    name = shown.name.get(language or "en") or next(iter(shown.name.values()), folder.name)
-    return Snapshot(name, entries, problems, shown)
 
 
 def _estimate(tallies: dict[int, LadderTally], mission: Mission) -> dict[str, Any] | None:
@@ -435,7 +265,7 @@ class Studio:
                                     for d in entry.faces]
                 if mission is not None and entry.play_key in self.tallies:
                     item["estimate"] = _estimate(self.tallies[entry.play_key], mission)
-                item["people"] = entry.people.as_data() if entry.people else None
+                item["people"] = _people(entry.people) if entry.people else None
                 missions.append(item)
             return {"version": self.version, "campaign": snapshot.name,
                     "folder": _folder_name(self.folder), "problems": [_diagnostic(d) for d in
@@ -482,39 +312,24 @@ def _folder_name(folder: Path) -> str:
         return str(whole)
 
 
+def _people(played: PeopleGames) -> dict[str, Any]:
+    """People's games of a mission as the page shows them, with the 95% interval."""
+    low, high = wilson(played.wins, played.games)
+    return {"games": played.games, "wins": played.wins,
+            "rate": played.wins / played.games if played.games else None, "low": low,
+            "high": high, "earlier": played.earlier}
+
+
 def _diagnostic(d: Diagnostic) -> dict[str, Any]:
     return {"where": f"{d.file}:{d.line}:{d.column}", "severity": str(d.severity),
             "message": d.message, "check": d.check}
 
 
-def _identity(folder: Path) -> tuple[int, int] | None:
-    """The folder's (device, inode), or None when it is not there: a folder deleted and made
-    again is another folder, which the watcher must watch anew."""
-    try:
-        found = os.stat(folder)
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
-
-
-#: How often the watcher looks whether its folder is still the one it watches (seconds).
-RECHECK = 0.5
-
-
 def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
-    """Reload on every save of a campaign file, until the studio stops (runs in a thread).
-
-    The folder itself may go (deleted, renamed, replaced by a checkout): the watcher then
-    shows why the campaign cannot be read, waits for the folder to be back and watches the
-    new one."""
-    import watchfiles
-
-    root = os.path.abspath(studio.folder)
-
-    def campaign_file(change: watchfiles.Change, path: str) -> bool:
-        # A game log added to games/ by the table updates its mission's human results.
-        return path.endswith((".yaml", ".yml", ".json", ".jsonl")) or \
-            os.path.abspath(path) == root
+    """Reload on every save of a campaign file, or of a game log the table adds to games/,
+    until the studio stops (runs in a thread; workspace.watch)."""
+    from synergy_forge.workspace.watch import CAMPAIGN_FILES
+    from synergy_forge.workspace.watch import watch as watch_folder
 
     def reload() -> None:
         try:
@@ -523,31 +338,6 @@ def watch(studio: Studio, on_reload: Callable[[], None] | None = None) -> None:
             print(f"synergy-forge studio: internal error while reading the campaign: "
                   f"{type(exc).__name__}: {exc}; this is a bug, please report it",
                   file=sys.stderr)
-        if on_reload:
-            on_reload()
 
-    read: tuple[int, int] | None = (-1, -1)  # nothing read yet
-    while not studio.stopping.is_set():
-        armed = _identity(studio.folder)
-        if armed is None:  # gone: show why the campaign cannot be read, wait for it
-            if read is not None:
-                read = None
-                reload()
-            studio.stopping.wait(RECHECK)
-            continue
-        try:
-            # Watched first, then read: a save between the two is in the first changes.
-            for changes in watchfiles.watch(
-                    studio.folder, watch_filter=campaign_file, debounce=50, step=20,
-                    stop_event=studio.stopping, yield_on_timeout=True,
-                    rust_timeout=int(RECHECK * 1000), raise_interrupt=False):
-                if any(os.path.abspath(path) == root for _, path in changes):
-                    read = (-1, -1)  # the folder itself went or came: read it again, even
-                    break  # if a new one has the old one's inode, and watch it anew
-                if _identity(studio.folder) != armed:
-                    break  # deleted or replaced: watch the folder there now
-                if changes or read != armed:
-                    read = armed
-                    reload()
-        except (OSError, RuntimeError):  # the folder went while the watch was set up
-            studio.stopping.wait(RECHECK)
+    watch_folder(studio.folder, reload, studio.stopping, files=(*CAMPAIGN_FILES, ".jsonl"),
+                 after=on_reload)

@@ -12,13 +12,14 @@ from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.errors import CheckFailed
 from synergy_forge.printing.workers import prepare_workers
 
-from ..output import show
+from ..output import say, show
 from ..params import CARD_SIZE
 from ..progress import Progress
 
 if TYPE_CHECKING:
     from synergy_forge.core.mission import Campaign
     from synergy_forge.printing.jobs import Options
+    from synergy_forge.workspace.campaign import Workspace
 
 
 def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
@@ -77,10 +78,9 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     workers = prepare_workers() if jobs != 1 else None
     from synergy_forge.printing.jobs import PRESETS, Options
     from synergy_forge.printing.layout import LayoutError, fold_sheet, sheet
+    from synergy_forge.workspace.campaign import open_workspace
 
-    from ..inputs import current_campaign
-
-    folder = current_campaign(campaign_dir)
+    workspace = open_workspace(campaign_dir, say)
     if preset is not None:
         card_size = PRESETS[preset].card
     try:
@@ -90,11 +90,13 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base,
                       ink_saver=ink_saver, layout=sheet_layout, dtc=preset == "dtc",
                       full_bleed_backs=preset is not None)
-    built = _build_once(folder, lang, out_dir, options, jobs, not no_cache, workers)
+    def build_once() -> bool:
+        return _build_once(workspace.again(), lang, out_dir, options, jobs, not no_cache,
+                           workers)
+
     if watch:
-        _watch(folder, out_dir, lambda: _build_once(folder, lang, out_dir, options, jobs,
-                                                    not no_cache, workers))
-    elif not built:
+        _watch(workspace.folder, out_dir, build_once)
+    elif not build_once():
         raise CheckFailed()
 
 
@@ -152,65 +154,45 @@ def _url_problem(url: str) -> str | None:
 
 
 def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
-    """--watch: `build_once` again on every save of a campaign file, until Ctrl-C."""
-    import logging
+    """--watch: `build_once` once the campaign folder is watched, then on every save of a
+    campaign file, until Ctrl-C (exit 0 once it watches: that is how it ends)."""
+    import threading
 
-    import watchfiles
+    from synergy_forge.workspace.watch import watch
 
-    logging.getLogger("watchfiles").setLevel(logging.ERROR)  # its own Ctrl-C notice
-    outside = out_dir.resolve()
+    watching = False
 
-    def campaign_file(change: watchfiles.Change, path: str) -> bool:
-        return not Path(path).resolve().is_relative_to(outside) and \
-            path.endswith((".yaml", ".yml", ".json"))
+    def ready() -> None:  # said once saves are watched for again, so that none is missed
+        nonlocal watching
+        watching = True
+        click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
 
-    # The line is said once the watcher watches, so that a save made after it is seen: at the
-    # generator's first answer (its watcher is made when it starts; with a timeout shorter
-    # than a step, an empty answer comes at the first step when nothing was saved), and
-    # again after each rebuild (saves made during one are kept for the next answer).
-    said = False
     try:
-        for saved in watchfiles.watch(folder, watch_filter=campaign_file, debounce=200, step=50,
-                                      rust_timeout=1, yield_on_timeout=True,
-                                      raise_interrupt=False):
-            if saved:
-                build_once()
-            elif said:
-                continue
-            click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
-            said = True
+        watch(folder, build_once, threading.Event(), ignore=(out_dir,), after=ready,
+              debounce=200)
     except KeyboardInterrupt:
-        pass
+        if not watching:
+            raise
 
 
-def _build_once(folder: Path, lang: str, out_dir: Path, options: Options, jobs: int | None,
-                cache: bool, workers: Any = None) -> bool:
+def _build_once(workspace: Workspace, lang: str, out_dir: Path, options: Options,
+                jobs: int | None, cache: bool, workers: Any = None) -> bool:
     """One build; False when the campaign has errors or a text does not fit (reported here).
     Usage errors raise, and end even a --watch."""
-    from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.authoring.validate import overfull_mission_cards
-    from synergy_forge.printing.print_run import documents, print_run
+    from synergy_forge.printing.print_run import documents
     from synergy_forge.reporting.formats import render
+    from synergy_forge.workspace.build import check_kit, print_kit
 
-    result = read_campaign(folder)
-    # The mission cards' rules blocks, checked from the fonts' metrics before rendering: at
-    # their field, as validate reports them, and not again after rendering.
-    cards = overfull_mission_cards(result, options.card)
-    for diagnostic in result.diagnostics + cards:
-        click.echo(str(diagnostic), err=True)
-    if result.campaign is None:
-        click.echo("the campaign has errors: nothing was built", err=True)
+    check = check_kit(workspace, options.card)
+    show(render("kit-check", "text", check))
+    if check.campaign is None:
         return False
-    languages = _languages(result.campaign, lang)
+    languages = _languages(check.campaign, lang)
     with Progress(documents(languages), "Rendering") as bar:
-        run = print_run(result.campaign, out_dir, languages, options, jobs, cache=cache,
-                        progress=lambda r: bar.update(1), checked={d.file for d in cards},
-                        workers=workers, sources=result.sources)
-    show(render("build", "text", run, out_dir=out_dir, documents=result.documents))
-    if cards:
-        click.echo(f"{len(cards)} mission card(s) cannot hold their rules (errors above)",
-                   err=True)
-    return not run.overflows and not cards
+        kit = print_kit(check, out_dir, languages, options, jobs, cache=cache,
+                        progress=lambda r: bar.update(1), workers=workers)
+    show(render("build", "text", kit, out_dir=out_dir))
+    return kit.fits
 
 
 def _languages(campaign: Campaign, lang: str) -> list[str]:

@@ -8,7 +8,7 @@ import click
 
 from synergy_forge.reporting.formats import render
 
-from ..output import show
+from ..output import say, show
 from ..params import report_format
 
 
@@ -31,19 +31,9 @@ def command(files: tuple[Path, ...], fmt: str, data_rules: bool,
     Exits 0 with the verdict, whatever it is; 2 when a file cannot be judged.
     """
     from synergy_forge.authoring.diagnostics import InvalidInput
-    from synergy_forge.authoring.judging import judge_paths
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, display, find_campaign
+    from synergy_forge.workspace.rounds import judge_rounds
 
-    from ..inputs import current_campaign, shown
-
-    if campaign_dir is not None:
-        campaign_dir = current_campaign(campaign_dir)
-    here = find_campaign(Path.cwd()) if campaign_dir is None else None
-    judgement = judge_paths(files, native=not data_rules, campaign=campaign_dir,
-                            fallback=here and Path(display(here)))
-    if campaign_dir is None:
-        for folder in judgement.campaigns:
-            click.echo(f"using the campaign of {shown(folder / CAMPAIGN_FILE)}", err=True)
+    judgement = judge_rounds(files, not data_rules, campaign_dir, say)
     show(render("judge", fmt, judgement))
     if judgement.problems:
         raise InvalidInput(judgement.problems)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from ..output import GAME_LOG, write_output
 from ..params import BOTS, SEED, OutputFile, for_seats
 
 if TYPE_CHECKING:
+    from synergy_forge.authoring.loading import MissionFile
     from synergy_forge.core.engine import Game
 
 
@@ -41,9 +43,10 @@ def command(mission: str, player_count: int | None, seed: int | None, bots: tupl
     from synergy_forge.reporting.explain import outcome_text
     from synergy_forge.sim.play import play
 
-    from ..inputs import resolve_mission
+    from ..output import say
 
-    loaded, rulebook, colors = resolve_mission(mission)
+    found = _mission(mission, say)
+    loaded = found.mission
     player_count = player_count or (4 if 4 in loaded.players else loaded.players[0])
     if player_count not in loaded.players:
         raise click.BadParameter(f"mission {loaded.id} is for "
@@ -51,7 +54,7 @@ def command(mission: str, player_count: int | None, seed: int | None, bots: tupl
                                  param_hint="'--players'")
     names = list(for_seats(bots, player_count))
     seed = seed if seed is not None else random.SystemRandom().randrange(10**6)
-    game = Game(loaded, player_count, seed, rulebook, colors)
+    game = Game(loaded, player_count, seed, found.rulebook, found.colors)
     story = _Story(names, quiet)
     recorder = Recorder(game, names) if log_path is not None else None
     play(game, names, on_decision=recorder, after_round=story)
@@ -60,6 +63,17 @@ def command(mission: str, player_count: int | None, seed: int | None, bots: tupl
     click.echo(outcome_text(game.outcome))
     if recorder is not None and log_path is not None:
         _write_log(log_path, recorder.finish(game))
+
+
+def _mission(spec: str, say: Callable[[str], None]) -> MissionFile:
+    """MISSION, by file, number or id; one it does not name is a usage error."""
+    from synergy_forge.workspace.campaign import UnknownMission
+    from synergy_forge.workspace.play import mission_file
+
+    try:
+        return mission_file(spec, say)
+    except UnknownMission as exc:
+        raise click.BadParameter(str(exc), param_hint="'MISSION'") from None
 
 
 class _Story:

@@ -61,14 +61,15 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
     """
     from synergy_forge.sim.executors import executor_for
     from synergy_forge.sim.playtest import games_to_play, playtest
+    from synergy_forge.workspace.play import playables
 
-    from ..inputs import playables
+    from ..output import say
     from ..progress import Progress
 
     if logs:
         _human(logs, paths, games, seed, fmt, html_path, check, executor_for(scheduler, jobs))
         return
-    sources = playables(paths)
+    sources = playables(paths, say)
     total = games_to_play(sources, bots, player_counts, games)
     # A bar on a terminal for long runs; off a terminal, a plain line every few seconds.
     with Progress(total, "Playing", bar=total >= PROGRESS_FROM and fmt == "text") as bar:

@@ -25,26 +25,16 @@ def command(log_file: Path, campaign_dir: Path | None) -> None:
     included), 2 naming the first line that cannot be read (too long, not UTF-8, not JSON)
     or when the file or the campaign cannot be read at all.
     """
-    from synergy_forge.authoring.diagnostics import InvalidInput, errors
-    from synergy_forge.authoring.gamelog import replay_file
-    from synergy_forge.authoring.loading import Reading, display, find_campaign, read_campaign
     from synergy_forge.reporting.explain import outcome_text
-    from synergy_forge.resources import starter_campaign
+    from synergy_forge.workspace.play import replay
 
-    from ..inputs import current_campaign
+    from ..output import say
 
-    # The campaign checked against is named in the result line (no note needed).
-    folder = current_campaign(campaign_dir) if campaign_dir is not None else \
-        find_campaign(Path.cwd()) or starter_campaign()
-    result = read_campaign(folder, Reading.TO_PLAY)
-    if result.campaign is None:
-        raise InvalidInput(errors(result.diagnostics))
-    label = "the starter campaign" if folder == starter_campaign() else \
-        f"campaign {display(folder)}"
-    replayed = replay_file(log_file, result.campaign, label)
+    done = replay(log_file, campaign_dir, say)
+    replayed = done.replayed
     outcome = replayed.game.outcome
     assert outcome is not None  # replay returns finished games only
-    checked = f"mission {replayed.game.mission.id} as in {label}" if replayed.verified else \
-        "self-contained: mission not verified"
+    checked = f"mission {replayed.game.mission.id} as in {done.label}" if replayed.verified \
+        else "self-contained: mission not verified"
     click.echo(f"{log_file}: replayed {outcome.rounds_played} round(s): {outcome_text(outcome)} "
                f"(same outcome as recorded; {checked})")

@@ -27,7 +27,7 @@ def command(campaign_dir: Path | None, update: bool) -> None:
     """
     from synergy_forge import __version__
     from synergy_forge.authoring.loading import display
-    from synergy_forge.authoring.scaffold import schema_state
+    from synergy_forge.workspace.schemas import schema_state
 
     folder = _campaign(campaign_dir)
     state = schema_state(folder)
@@ -50,23 +50,24 @@ def command(campaign_dir: Path | None, update: bool) -> None:
 
 
 def _campaign(campaign_dir: Path | None) -> Path:
-    """The campaign of CAMPAIGN_DIR, else of the current folder (see current_campaign); never
-    the bundled starter campaign, which is synergy-forge's own."""
-    from synergy_forge.authoring.loading import CAMPAIGN_FILE, find_campaign
+    """The campaign of CAMPAIGN_DIR, else of the current folder (workspace.open_workspace);
+    never the bundled starter campaign, which is synergy-forge's own."""
+    from synergy_forge.authoring.loading import CAMPAIGN_FILE
+    from synergy_forge.workspace.campaign import open_workspace, workspace_here
 
-    from ..inputs import current_campaign
+    from ..output import say
 
-    if campaign_dir is None and find_campaign(Path.cwd()) is None:
+    if campaign_dir is None and workspace_here() is None:
         raise click.UsageError(f"no {CAMPAIGN_FILE} in this folder or above it: run this in "
                                "a campaign, or give its folder")
-    return current_campaign(campaign_dir)
+    return open_workspace(campaign_dir, say).folder
 
 
 def _update(folder: Path, schemas: Path, home: str) -> None:
     """--update: this synergy-forge's schemas written into the campaign's copy."""
     from synergy_forge import __version__
     from synergy_forge.authoring.loading import display
-    from synergy_forge.authoring.scaffold import write_schemas
+    from synergy_forge.workspace.schemas import write_schemas
 
     try:
         written = write_schemas(folder)

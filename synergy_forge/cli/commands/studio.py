@@ -27,11 +27,12 @@ def command(campaign_dir: Path | None, port: int, host: str, lang: str | None,
     Stop with Ctrl-C: the studio then exits 0 (it runs until stopped).
     """
     from synergy_forge.cardtext.i18n import available_languages
+    from synergy_forge.workspace.campaign import open_workspace
 
-    from ..inputs import current_campaign
+    from ..output import say
     from ..serving import browse, listening
 
-    folder = current_campaign(campaign_dir)
+    folder = open_workspace(campaign_dir, say).folder
     if lang is not None and lang not in available_languages():
         raise click.BadParameter(f"no translation for {lang!r}; available: "
                                  f"{', '.join(available_languages())}", param_hint="--lang")

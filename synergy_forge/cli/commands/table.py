@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from synergy_forge.core.mission import Mission
     from synergy_forge.table.model import Finished, GameTable
+    from synergy_forge.workspace.play import MissionToPlay
 
 DEFAULT_PORT = 8766
 
@@ -67,23 +68,41 @@ def command(source: str, mission_key: str | None, player_count: int | None,
     from synergy_forge.table.model import GameTable
     from synergy_forge.table.server import Tables, serve
 
-    from ..inputs import mission_to_play
     from ..serving import listening
 
-    mission, rulebook, colors, actions, campaign_dir = mission_to_play(source, mission_key)
-    player_count, seat_kinds = _seats(mission, player_count, humans, bots)
-    games = games_dir or _default_games(campaign_dir)
+    chosen = _mission(source, mission_key)
+    found = chosen.file
+    player_count, seat_kinds = _seats(found.mission, player_count, humans, bots)
+    games = games_dir or chosen.games
     # The seed deals every hand: a guessable one would let a player work the others' out.
     seed = seed if seed is not None else secrets.randbits(63)
     sock = listening(host, port, "anyone on your network with a seat's link can play that seat")
-    table = GameTable(mission, rulebook, colors, player_count, seed, seat_kinds,
-                      actions=actions, pace=pace,
+    table = GameTable(found.mission, found.rulebook, found.colors, player_count, seed,
+                      seat_kinds, actions=dict(found.actions), pace=pace,
                       on_end=lambda finished: _save(finished, log_path, games))
     serve(Tables([table]), sock, lambda: _ready(table, sock, host, no_browser))
     if table.game.outcome is None:
         click.echo("table stopped before the end of the game: no log written for it")
     else:
         click.echo("table stopped")
+
+
+def _mission(source: str, mission_key: str | None) -> MissionToPlay:
+    """MISSION-OR-CAMPAIGN and --mission; a mission they do not name is a usage error."""
+    from synergy_forge.workspace.campaign import UnknownMission
+    from synergy_forge.workspace.play import mission_to_play
+
+    from ..output import say
+
+    folder = Path(source).is_dir()
+    if mission_key is not None and not folder:
+        raise click.BadParameter("--mission chooses a mission of a campaign folder; "
+                                 f"{source} is already one mission", param_hint="'--mission'")
+    try:
+        return mission_to_play(source, mission_key, say)
+    except UnknownMission as exc:
+        raise click.BadParameter(str(exc), param_hint="'--mission'" if folder
+                                 else "'MISSION-OR-CAMPAIGN'") from None
 
 
 def _seats(mission: Mission, player_count: int | None, humans: int | None,
@@ -148,10 +167,6 @@ def _qr(link: str) -> None:
 
     segno.make(link, error="l").terminal(out=sys.stdout, compact=True, border=2)
     sys.stdout.flush()
-
-
-def _default_games(campaign_dir: Path | None) -> Path:
-    return (campaign_dir if campaign_dir is not None else Path(".")) / "games"
 
 
 def _save(finished: Finished, log_path: Path | None, games: Path) -> None:

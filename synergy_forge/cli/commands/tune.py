@@ -15,8 +15,7 @@ from ..params import PLAYER_COUNTS, SEED
 
 if TYPE_CHECKING:
     from synergy_forge.sim.tune import TuneResult
-
-    from ..inputs import Source
+    from synergy_forge.workspace.play import Source
 
 
 @click.command("tune")
@@ -57,15 +56,17 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
     from synergy_forge.fileio import editable
     from synergy_forge.sim.executors import executor_for
     from synergy_forge.sim.tune import tune_each
+    from synergy_forge.workspace.campaign import open_workspace
+    from synergy_forge.workspace.play import sources
 
-    from ..inputs import current_campaign, sources
+    from ..output import say
 
     if target is None or target.is_dir():
-        target = current_campaign(target)
+        target = open_workspace(target, say).folder
     if target.is_dir() and stars is not None:
         raise click.BadParameter("applies to one mission; in a campaign each mission is "
                                  "tuned to its declared stars", param_hint="--stars")
-    subjects = sources((target,))
+    subjects = sources((target,), say)
     _check_budget(subjects, counts, budget, games)
     if write and not target.is_dir():  # refused now rather than after the search
         editable(target)

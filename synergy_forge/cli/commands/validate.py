@@ -9,7 +9,7 @@ import click
 from synergy_forge.errors import CheckFailed, UnreadableInput
 from synergy_forge.reporting.formats import render
 
-from ..output import show
+from ..output import say, show
 from ..params import report_format
 
 
@@ -30,11 +30,10 @@ def command(paths: tuple[Path, ...], fmt: str, verbose: bool) -> None:
     allowed), 1 when there are errors (a file that cannot be read is one), 2 on a usage error
     (nothing to check is one).
     """
-    from synergy_forge.authoring.validate import validate_paths
+    from synergy_forge.workspace.campaign import open_workspace
+    from synergy_forge.workspace.validate import validate_paths
 
-    from ..inputs import current_campaign
-
-    report = validate_paths(list(paths) or [current_campaign()])
+    report = validate_paths(list(paths) or [open_workspace(None, say).folder])
     if verbose:
         for where, why in report.skipped:
             click.echo(f"skipped {where}: {why}", err=True)
