@@ -41,7 +41,7 @@ from synergy_forge.core.referee import pair_sum
 from synergy_forge.sim.chances import Support, grid_rules, success_chances
 from synergy_forge.sim.convention import Rules, pair_options
 from synergy_forge.sim.grid import NotOnGrid, Unsettled
-from synergy_forge.sim.policy import Opening, Solver, Type
+from synergy_forge.sim.policy import REPLY_PASSES, Opening, Solver, Type
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
 #: The opening of a round, per the public facts it depends on.
@@ -193,7 +193,7 @@ def _reply(policy: Opening, colors: tuple[str, ...], goal_first: bool,
             for j in range(n)]
     try:
         return Solver(rules, universe, axes, seat_options, goal_types, type_ways,
-                       goal_played=goal_first).solve()
+                      goal_played=goal_first).solve(REPLY_PASSES)
     except (Unsettled, NotOnGrid):
         return None
 

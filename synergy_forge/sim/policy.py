@@ -24,8 +24,10 @@ from synergy_forge.sim.convention import Rules, goal_ease
 #: chance that this round succeeds: a hand left with no legal pair costs the whole round.
 LATER = 0.01
 #: At most this many passes of the chain of best responses round the table (it stops sooner
-#: when a pass changes no seat's play: each seat's play is then a best response to the others').
-PASSES = 6
+#: when a pass changes no seat's play: each seat's play is then a best response to the others'):
+#: for the opening, and for the reply (on a smaller grid: each seat's card 1 is known).
+PASSES = 4
+REPLY_PASSES = 2
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
 #: A type: (per value 1..5, how many the hand holds; the distinct goals it holds).
@@ -107,7 +109,8 @@ class Solver:
         self.owner = [0] * n
         for j, p in enumerate(self.pos):
             self.owner[p] = j
-        self.met = _met_stacks(rules.rulebook, universe, tuple(axes))
+        self.met = _met_stacks(rules.rulebook, universe, tuple(axes),
+                               remember=type_ways is None)
         if rules.last_round:
             self.cost = np.zeros(len(universe))
         else:  # spend the hard goals, keep the easy ones for later (as the plan does)
@@ -278,12 +281,12 @@ class Solver:
         np.add.at(weights, (sums, goal), self.type_ways[i])
         return weights, (goal, row)
 
-    def solve(self) -> Opening:
+    def solve(self, passes: int | None = None) -> Opening:
         n = self.n
         weights = [self.blueprint(j) for j in range(n)]
         chances = [self.met_chance(p, weights[self.owner[p]]) for p in range(n)]
         plays: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0), np.empty(0))] * n
-        for _ in range(PASSES):
+        for _ in range(PASSES if passes is None else passes):
             changed = False
             for i in range(n):
                 weights[i], play = self.respond(i, self.table(i, chances, weights))
@@ -299,9 +302,10 @@ class Solver:
 
 
 def _met_stacks(rulebook: Any, universe: tuple[str, ...],
-                axes: tuple[tuple[int, ...], ...]) -> list[np.ndarray]:
+                axes: tuple[tuple[int, ...], ...], remember: bool) -> list[np.ndarray]:
     """Per seat p, per goal of `universe`, where that goal in front of p is met (R10) over the
-    grid of `axes`: an array (goal, *grid) of 0.0 and 1.0."""
+    grid of `axes`: an array (goal, *grid) of 0.0 and 1.0. Remembered where asked (an
+    opening's grid comes back round after round; a reply's, fixed by the cards shown, rarely)."""
     key = (rulebook, universe, axes)
     found = _METS.get(key)
     if found is not None:
@@ -313,6 +317,6 @@ def _met_stacks(rulebook: Any, universe: tuple[str, ...],
         grid = Grid(rulebook, (g,) * n, frozenset(), axes)
         for p in range(n):
             stacks[p][k] = grid.met(p)
-    return _METS.remember(key, stacks)
+    return _METS.remember(key, stacks) if remember else stacks
 
 
