@@ -5,7 +5,7 @@ CPU time per game there.
     nice -n 10 .venv/bin/python bench/hidden_table.py [--games 200] [--jobs 2]
         [--bots expert,oracle,coop,random,expert@0] [--missions ID,...] [--campaign DIR]
 
-`expert@0` is the expert at skill 0 (the ladder's lowest rung, a table of greedy seats). The
+`expert@K` is the ladder's table of K experts beside novices (`expert@0`: its lowest rung). The
 table is Markdown, as docs/bots.md shows it: per mission and bot, the rate over the three player
 counts, then 3/4/5 players in percent.
 """
@@ -33,7 +33,7 @@ def _run(job: tuple[str, str, int, str, int, int]) -> tuple[str, int, str, int, 
     start = time.process_time()
     tally = play_batch(mission, campaign.rulebook, campaign.colors, players, name,
                        [game_seed(seed, mission.id, players, i) for i in range(games)],
-                       skill=float(skill) if skill else None)
+                       experts=int(skill) if skill else None)
     return mission_id, players, bot, tally.wins, time.process_time() - start
 
 
