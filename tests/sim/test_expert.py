@@ -42,7 +42,7 @@ def campaign():
 
 #: Deck missions written to measure the expert where hands are hidden (bench/hidden/): hands
 #: of 4 to 10 number cards and 3 to 6 goals, goals passed, goal first, actions, super, hyper.
-HIDDEN = read_campaign(Path(__file__).resolve().parent.parent / "bench" / "hidden").campaign
+HIDDEN = read_campaign(Path(__file__).resolve().parents[2] / "bench" / "hidden").campaign
 
 
 def _hidden(mission_id: str) -> Mission:
