@@ -455,3 +455,64 @@ def test_validate_names_the_one_mission_that_sets_every_card_s_rules_smaller(tmp
     assert "warning: mission 24's card (fr) sets the rules text of every mission card to 8 pt: " \
            "without it they would be 11 pt" in result.output
     assert "(en)" not in result.output  # 9 pt in English: readable enough to say nothing
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_stats_labels_keep_clear_of_their_boxes_borders(language):
+    """Issue 44: drawn, "rounds to win" and "échecs permis" touched their boxes' borders
+    (0.1 mm from the line). Every line of every stats box of the starter's mission cards keeps
+    0.35 mm or more inside its box's border, on the poker card and a print shop's."""
+    from weasyprint import HTML
+
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.draw import RenderContext, url_fetcher
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import PRESETS, Job, Options
+    from synergy_forge.resources import templates_dir
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    px = 25.4 / 96  # mm
+    context = RenderContext()
+    tight: list[tuple[str, int, float]] = []
+    checked = 0
+    try:
+        for options in (Options(png=False), Options(card=PRESETS["dtc"].card, png=False)):
+            html, _ = html_for(Job("cards", language, "missions"), campaign, options,
+                               Translator(language))
+            document = HTML(string=html, base_url=str(templates_dir()) + "/",
+                            url_fetcher=url_fetcher([])).render(
+                stylesheets=[context.stylesheet], font_config=context.fonts)
+
+            def lines(box):
+                if type(box).__name__ == "LineBox":
+                    yield box
+                for child in getattr(box, "children", []):
+                    yield from lines(child)
+
+            def stats(box):
+                element = getattr(box, "element", None)
+                if element is not None and getattr(box, "element_tag", None) == "div" and \
+                        "stat" in (element.get("class") or "").split():
+                    yield box
+                    return
+                for child in getattr(box, "children", []):
+                    yield from stats(child)
+
+            for number, page in enumerate(document.pages, 1):
+                for stat in stats(page._page_box):
+                    left = stat.border_box_x() + stat.border_left_width
+                    right = stat.border_box_x() + stat.border_width() - stat.border_right_width
+                    for line in lines(stat):
+                        for piece in line.children:
+                            text = getattr(piece, "text", None)
+                            if text is None or not text.strip():
+                                continue
+                            checked += 1
+                            gap = min(piece.position_x - left,
+                                      right - piece.position_x - piece.margin_width()) * px
+                            if gap < 0.35:
+                                tight.append((text, number, round(gap, 2)))
+    finally:
+        context.release()
+    assert checked > 300 and tight == [], tight
