@@ -4,8 +4,8 @@ Routes (docs/table.md): the seat page `/seat/TOKEN` and its two assets; the JSON
 `/api/seat/TOKEN` (the seat's view), `/api/seat/TOKEN/choose` (POST a choice),
 `/api/seat/TOKEN/events` (the view again after every change, as server-sent events),
 `/api/seat/TOKEN/again` (POST: the same mission dealt again, once the game is over); the
-page's words, `/api/words`. Nothing else exists, and nothing lists the seats: a seat is
-reached only by its secret token.
+page's words, `/api/words`; the icon, `/favicon.ico`. Nothing else exists, and nothing lists
+the seats: a seat is reached only by its secret token.
 """
 
 from __future__ import annotations
@@ -91,7 +91,8 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
                            Route("/api/seat/{token}/choose", seat(_choose), methods=["POST"]),
                            Route("/api/seat/{token}/again", seat(_again), methods=["POST"]),
                            Route("/api/seat/{token}/events", seat(events)),
-                           Route("/api/words", _page_words)], hosts)
+                           Route("/api/words", _page_words),
+                           Route("/favicon.ico", web.favicon)], hosts)
 
 
 def _seat_of(tables: Tables, request: Request) -> tuple[GameTable, int] | Response:

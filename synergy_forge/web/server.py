@@ -82,6 +82,15 @@ class Assets:
         return Response(data, media_type=media, headers={"cache-control": "no-cache"})
 
 
+#: The apps' icon (the table's and the studio's), at /favicon.ico, where browsers ask for it
+#: unprompted on every page.
+ICON = Assets("synergy_forge.web", ("favicon.svg",))
+
+
+async def favicon(request: Any) -> Response:
+    return ICON.response("favicon.svg")
+
+
 def allowed_hosts(host: str, port: int) -> list[str]:
     """The Host headers the server answers: on the loopback, only names of this machine (a
     page elsewhere cannot reach it through a DNS name of its own pointing here); on every

@@ -19,9 +19,16 @@ function el(tag, className, text) {
   return node;
 }
 
+// A word with a count is {count, one, other} (table/words.py plurals, from the catalog's
+// ngettext forms): the form of its count in the page's language.
 function t(key, params) {
   const table = words ? (words[window.table.lang] || words.en) : null;
   let text = table && table[key] !== undefined ? table[key] : key;
+  if (typeof text === "object") {
+    const n = Number((params || {})[text.count]);
+    const category = new Intl.PluralRules(window.table.lang || "en").select(n);
+    text = text[category] !== undefined ? text[category] : text.other;
+  }
   for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
   return text;
 }
@@ -178,7 +185,7 @@ function drawTurn() {
       choices.append(choiceButton(item, seat.symbol + " " + t("give-to", { seat: item.seat }) +
                                   " (" + colorName(seat.color) + ")"));
     } else if (item.kind === "action") {
-      const text = item.action ? actionName(item.action.card) + ": " + actionText(item.action) : t("no-action");
+      const text = item.action ? actionName(item.action.card) + t("colon") + actionText(item.action) : t("no-action");
       choices.append(choiceButton(item, text));
     } else if (item.kind === "take-back") {
       choices.append(choiceButton(item, cardFace(item.card, "span"), cardText(item.card)));
@@ -188,7 +195,7 @@ function drawTurn() {
 
 function laidText(item) {
   if (item.card) return cardText(item.card);
-  if (item.kind === "action") return item.action ? actionName(item.action.card) + ": " + actionText(item.action) : t("no-action");
+  if (item.kind === "action") return item.action ? actionName(item.action.card) + t("colon") + actionText(item.action) : t("no-action");
   if (item.seat !== undefined) return t("give-to", { seat: item.seat });
   return "";
 }
@@ -231,10 +238,12 @@ function drawSeats() {
     const first = slot(s.table.first, t("first"));
     if (delta) first.append(el("span", "delta", delta));
     cards.append(first, slot(s.table.goal, t("goal")), slot(s.table.second, t("second")));
-    const counts = el("p", "counts", t("in-hand", s.hand) + " · " + t("in-deck", s.deck));
+    const counts = el("p", "counts", t("in-hand", { numbers: t("n-numbers", { n: s.hand.numbers }),
+                                                  goals: t("n-goals", { n: s.hand.goals }) }) +
+      " · " + t("in-deck", s.deck));
     const discards = el("div", "discards");
     if (s.discards.length) {
-      discards.append(el("span", "slot-label", t("discards") + ":"));
+      discards.append(el("span", "slot-label", t("discards") + t("colon").trimEnd()));
       for (const c of s.discards) discards.append(el("span", "chip c" + seatOfColor(c.color),
         c.kind === "goal" ? (goalDef(c.value).symbol || c.value) : String(c.value)));
     }
@@ -260,7 +269,7 @@ function drawMission() {
     facts.append(el("dt", null, t("challenges")));
     for (const c of m.challenges) {
       const dd = el("dd");
-      dd.append(el("strong", null, localized(c.name)), el("span", null, ": " + localized(c.text)));
+      dd.append(el("strong", null, localized(c.name)), el("span", null, t("colon") + localized(c.text)));
       facts.append(dd);
     }
   }
@@ -269,7 +278,7 @@ function drawMission() {
     const used = new Set(view.table.actions_available);
     for (const a of m.actions) {
       const dd = el("dd", used.has(a.card) ? null : "used");
-      dd.append(el("strong", null, a.card + " " + localized(a.name)), el("span", null, ": " + localized(a.text)));
+      dd.append(el("strong", null, a.card + " " + localized(a.name)), el("span", null, t("colon") + localized(a.text)));
       facts.append(dd);
     }
   }
@@ -283,11 +292,20 @@ function drawMission() {
   facts.append(goals);
 }
 
+// A seat's two number cards as the referee added them: an action card's change to a card
+// beside its printed value, "(1+1) + 4", so that the sum shown agrees with them.
+function arithmetic(s) {
+  const term = (printed, effective) => effective === undefined || effective === printed ? String(printed)
+    : "(" + printed + (effective > printed ? "+" : "−") + Math.abs(effective - printed) + ")";
+  return term(s.first.value, s.first_effective) + " + " + term(s.second.value, s.second_effective);
+}
+
 function roundSection(r) {
   const part = el("section", "round-played " + (r.success ? "won" : "failed"));
   part.append(el("h3", null, (r.success ? "✔ " : "✘ ") + t(r.success ? "round-won" : "round-lost", { round: r.round })));
   part.append(el("p", null, t("failures", { failures: r.failures, allowed: r.allowed_failures }) + " · " +
-    t("after-round", { lives: r.lives_after, won: r.rounds_won_after, rounds: view.table.mission.rounds })));
+    t("n-lives-left", { lives: r.lives_after }) + ", " +
+    t("rounds-won", { won: r.rounds_won_after, rounds: view.table.mission.rounds })));
   for (const a of r.actions) part.append(el("p", "action", t("used-action", { seat: a.seat, card: actionName(a.card), what: actionText(a) })));
   const table = el("table");
   const head = el("tr");
@@ -300,7 +318,7 @@ function roundSection(r) {
     if (!s.counted) result += " · " + t("ignored");
     for (const v of s.violations) result += " · " + t("breaks", { what: v });
     tr.append(el("td", null, view.table.seats[s.seat].symbol + " " + s.seat),
-              el("td", null, s.first.value + " + " + s.second.value),
+              el("td", null, arithmetic(s)),
               el("td", null, (goal.symbol || "") + " " + localized(goal.name)),
               el("td", null, s.sum), el("td", s.met ? "met" : "missed", result));
     table.append(tr);
@@ -311,7 +329,7 @@ function roundSection(r) {
   box.append(table);
   part.append(box);
   const details = el("details");
-  details.append(el("summary", null, t("referee")), el("pre", null, r.text));
+  details.append(el("summary", null, t("referee")), el("pre", null, localized(r.texts) || r.text));
   part.append(details);
   return part;
 }
