@@ -4,7 +4,7 @@ summary, the documented JSON object (docs/playtest.md) and an HTML report with c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,9 +12,7 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting import Output
 from synergy_forge.reporting.losses import loss_cause, loss_label
-from synergy_forge.reporting.people import changed_json, changes_text
 from synergy_forge.resources import templates_dir
-from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration, PlayedGame
 from synergy_forge.sim.playtest import (
     LADDER,
     SKILL_BANDS,
@@ -313,93 +311,3 @@ def html(result: PlaytestResult) -> Output:
         result=result, missions=rows, losses=losses, reasons=reasons, colors=BOT_COLORS,
         star_bot=STAR_BOT, skill_bands=SKILL_BANDS, ladder=LADDER, target=TARGET,
         describe_stars=describe_stars, needs=needs))
-
-
-# -- playtest --human: people's games beside the ladder (sim.calibration) ---------------------
-
-
-def _fitted(c: Calibration) -> str:
-    if c.fitted is None:
-        return "no games"
-    spread = f" [{c.fitted_low:.2f}, {c.fitted_high:.2f}]" if c.fitted_low != c.fitted_high \
-        else ""
-    return f"{c.fitted:.2f}{spread}"
-
-
-def _explained(c: Calibration) -> str:
-    """What skill explains the people's games; beyond the ladder, that it cannot say."""
-    if c.fitted_edge is not None:
-        # The level people fell short of (or beat): the least (most) often won.
-        level = (min if c.fitted_edge == "below" else max)(
-            c.levels, key=lambda lv: lv.tally.win_rate)
-        name = STAR_BOT if level.skill >= LADDER[-1] else f"skill {level.skill:g}"
-        which = "least" if c.fitted_edge == "below" else "most"
-        return (f"{c.fitted_edge} every level of the ladder: the one that wins {which}, "
-                f"{name}, wins {_pct(level.tally.win_rate)}")
-    said = f"best explained by skill {_fitted(c)}"
-    if c.fitted is None or c.skill is None:
-        return said
-    side = "above" if c.fitted > c.skill else "below" if c.fitted < c.skill else "at"
-    return f"{said}: {side} the skill the estimate says a table needs"
-
-
-def human_text(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
-               games: int = 0, seed: int = 1, changed: Sequence[PlayedGame] = (),
-               include_changed: bool = False) -> Output:
-    lines = [f"{logs} game log(s); people's games beside the skill ladder ({games} games per "
-             f"level, seed {seed})"]
-    if without_people:
-        lines.append(f"  {without_people} game(s) without a person left out")
-    if changed:
-        lines.append(f"  {len(changed)} log(s) of a mission whose play changed since, "
-                     + ("each counted as the mission it was:" if include_changed else
-                        "left out (--include-changed counts each as the mission it was):"))
-        lines += [f"    {g.source}: {g.mission.number} {g.mission.id}: {changes_text(g.changes)}"
-                  for g in changed]
-    if not calibrations:
-        lines.append("  no game with a person in these logs: nothing to calibrate")
-    for c in calibrations:
-        low, high = c.interval
-        fewest, most = c.stars
-        lines.append(f"{c.mission.number:>3} {c.mission.label()} at {c.players} players "
-                     f"(declared {c.mission.stars}★)")
-        lines.append(f"      people: {c.wins} of {c.games} won, {_pct(c.rate)} "
-                     f"{_interval(low, high)}; {c.people_seats} of {c.games * c.players} seats "
-                     "played by people")
-        lines.append(f"      estimate: {describe_stars(fewest, most)}, needs skill "
-                     f"{skill_text(c.skill)}; skill ladder: {ladder_line(c.levels)}")
-        lines.append(f"      their games are {_explained(c)}")
-        if not c.enough:
-            lines.append(f"      ! only {c.games} game(s): about {ENOUGH_GAMES} per mission and "
-                         "player count place a table within one step of the ladder "
-                         "(docs/difficulty.md)")
-    return Output("\n".join(lines))
-
-
-def human_json(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
-               games: int = 0, seed: int = 1, changed: Sequence[PlayedGame] = (),
-               include_changed: bool = False) -> Output:
-    out = []
-    for c in calibrations:
-        low, high = c.interval
-        fewest, most = c.stars
-        out.append({
-            "id": c.mission.id, "number": c.mission.number, "title": c.mission.label(),
-            "declared_stars": c.mission.stars, "players": c.players,
-            "people": {"games": c.games, "wins": c.wins, "win_rate": _rate(c.rate),
-                       "ci_low": _rate(low), "ci_high": _rate(high),
-                       "people_seats": c.people_seats, "logs": c.sources},
-            "estimate": {"bot": STAR_BOT, "target_win_rate": TARGET,
-                         "skill_needed": _skill(c.skill), "skill_low": _skill(c.skill_low),
-                         "skill_high": _skill(c.skill_high), "stars_low": fewest,
-                         "stars_high": most, "stars": describe_stars(fewest, most),
-                         "levels": [{"skill": lv.skill, **_tally_to_json(lv.tally)}
-                                    for lv in c.levels]},
-            "fitted_skill": _skill(c.fitted), "fitted_low": _skill(c.fitted_low),
-            "fitted_high": _skill(c.fitted_high), "fitted_edge": c.fitted_edge,
-            "enough_games": c.enough,
-        })
-    return Output(json.dumps({"logs": logs, "games_without_people": without_people,
-                              "games": games, "seed": seed, "ladder": list(LADDER),
-                              "changed": changed_json(changed, include_changed),
-                              "calibrations": out}, indent=2, ensure_ascii=False))

@@ -1,21 +1,17 @@
-"""Calibration against people: how often people won a mission, beside the estimate, and the
-skill on the ladder that best explains their games (`playtest --human LOG...`).
+"""Calibration against people (`playtest [CAMPAIGN] --human LOG...`): people's games from
+logs set against the skill ladder of every mission of the campaign, through one model of
+people across missions (sim.people).
 
 The games come from logs (`play --log`, the browser table), replayed by the caller: here each
 is a mission, a player count, how many seats people played and whether it was won. Per
-mission and player count, the expert is played at every level of the skill ladder on the
-same seeds as `playtest`, giving a win rate per level; between levels the rate is taken on a
-straight line. The skill that best explains the people's games is the one under which their
-wins and losses are most likely (maximum likelihood on a grid of skills), and its range the
-skills whose likelihood is within a factor LIKELIHOOD_RANGE of the best (about a 95% range).
-People who win less often than every level (or more often than every level) are beyond the
-ladder: the likelihood is best at its weakest (strongest) level, and that is all it can say.
+mission and player count the expert is played at every level of the skill ladder on the same
+seeds as `playtest`; between levels the win rate is taken on a straight line, and that curve
+is what the model reads (any Callable[[float], float] would do).
 """
 
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -23,27 +19,11 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.playhash import PlayChange, play_hash
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor
-from synergy_forge.sim.playtest import (
-    LADDER,
-    STAR_BOT,
-    Level,
-    Playable,
-    Tally,
-    estimate_of,
-    run,
-    star_range,
-    wilson,
-)
+from synergy_forge.sim.people import Cell, Curve, Discrepancy, PeopleFit, Prediction, fit
+from synergy_forge.sim.playtest import LADDER, STAR_BOT, Playable, Tally, run
 
 #: The names a log gives a seat that a person played (the table writes "person").
 PEOPLE = frozenset({"person", "human"})
-#: Skills tried when fitting, 0 to 1.
-FIT_STEPS = 100
-#: A skill is in the range when its likelihood is at least the best one's divided by this
-#: (exp(1.92): the likelihood-ratio range that covers about 95%).
-LIKELIHOOD_RANGE = math.exp(1.92)
-#: Games per mission and player count below which the fit says little (docs/difficulty.md).
-ENOUGH_GAMES = 30
 
 
 @dataclass(frozen=True)
@@ -63,144 +43,116 @@ class PlayedGame:
     changes: tuple[PlayChange, ...] = ()
 
     @property
-    def played(self) -> tuple[str, str, int]:
-        """What the game counts with: the mission by id and play (core.playhash: a re-rated
-        or re-titled mission is the same, a changed one another), and the player count."""
-        return self.mission.id, play_hash(self.mission, self.rulebook), self.players
+    def key(self) -> str:
+        """The mission the game counts for: a campaign's mission by its id, any other (a
+        mission the campaign changed since, or does not have) by its id and content hash
+        (core.playhash: a re-rated or re-titled mission is the same, a changed one another)."""
+        if self.known is not None and not self.changes:
+            return self.mission.id
+        return f"{self.mission.id}@{play_hash(self.mission, self.rulebook)}"
+
+
+def curve(points: Sequence[tuple[float, float]]) -> Curve:
+    """Win rate at any skill, on straight lines between (skill, rate) points, flat beyond."""
+    ordered = sorted(points)
+
+    def rate(skill: float) -> float:
+        if skill <= ordered[0][0]:
+            return ordered[0][1]
+        for (s0, r0), (s1, r1) in itertools.pairwise(ordered):
+            if skill <= s1:
+                return r0 + (r1 - r0) * (skill - s0) / (s1 - s0)
+        return ordered[-1][1]
+    return rate
+
+
+@dataclass
+class Row:
+    """One mission at one player count: its ladder there, people's games there and the
+    model's prediction."""
+
+    key: str
+    mission: Mission
+    players: int
+    in_campaign: bool
+    levels: list[tuple[float, Tally]]  # the ladder at this count, lowest skill first
+    games: int = 0
+    wins: int = 0
+    people_seats: int = 0  # every game's seats played by people, added up
+    sources: list[str] = field(default_factory=list)
+    prediction: Prediction | None = None
 
 
 @dataclass
 class Calibration:
-    """People's games of one mission at one player count, beside the ladder's."""
+    """The model fitted to people's games, by mission and player count."""
 
-    mission: Mission
-    players: int
-    games: int
-    wins: int
-    people_seats: int  # every game's seats played by people, added up
-    sources: list[str] = field(default_factory=list)
-    levels: list[Level] = field(default_factory=list)
-    skill: float | None = None  # the skill the estimate says a table needs
-    skill_low: float | None = None
-    skill_high: float | None = None
-    #: the skill under which the people's games are most likely, and its range
-    fitted: float | None = None
-    fitted_low: float | None = None
-    fitted_high: float | None = None
-    #: "below" when people won less often than every level of the ladder, "above" when more
-    #: often than every level: the fit is then the ladder's edge, not a skill found inside it
-    fitted_edge: str | None = None
+    model: PeopleFit
+    rows: list[Row]  # the campaign's missions by number and player count, then the others
 
-    @property
-    def rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+    def mission(self, key: str) -> Mission:
+        return next(r.mission for r in self.rows if r.key == key)
 
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson(self.wins, self.games)
+    def discrepancies(self) -> list[tuple[Mission, Discrepancy]]:
+        return [(self.mission(d.mission), d) for d in self.model.discrepancies]
 
-    @property
-    def stars(self) -> tuple[int, int]:
-        return star_range(self.skill_low, self.skill_high)
-
-    @property
-    def enough(self) -> bool:
-        return self.games >= ENOUGH_GAMES
+    def next(self, count: int = 5) -> list[Row]:
+        """The missions and player counts whose games would teach the most, first."""
+        order = {(p.mission, p.players): n for n, p in enumerate(self.model.next(count))}
+        return sorted((r for r in self.rows if (r.key, r.players) in order),
+                      key=lambda r: order[(r.key, r.players)])
 
 
-def curve(levels: Sequence[Level]) -> Callable[[float], float]:
-    """The ladder's win rate at any skill, on straight lines between the levels played."""
-    points = [(lv.skill, lv.tally.win_rate) for lv in levels]
-
-    def rate(skill: float) -> float:
-        if skill <= points[0][0]:
-            return points[0][1]
-        for (s0, r0), (s1, r1) in itertools.pairwise(points):
-            if skill <= s1:
-                return r0 + (r1 - r0) * (skill - s0) / (s1 - s0)
-        return points[-1][1]
-    return rate
-
-
-def beyond(levels: Sequence[Level], wins: int, games: int) -> str | None:
-    """"below" when `wins` of `games` is a lower rate than every level's, "above" when a
-    higher one than every level's, else None (some skill on the ladder wins as often)."""
-    if not games or not levels:
-        return None
-    rates = [lv.tally.win_rate for lv in levels]
-    if wins / games < min(rates):
-        return "below"
-    if wins / games > max(rates):
-        return "above"
-    return None
-
-
-def fit(levels: Sequence[Level], wins: int, games: int) -> tuple[float, float, float] | None:
-    """(best skill, lowest, highest in range) for `wins` of `games`; None without games."""
-    if not games or not levels:
-        return None
-    rate = curve(levels)
-    floor = 0.5 / (10 * games)  # a level that never won still allows a rare win
-
-    def likelihood(skill: float) -> float:
-        p = min(max(rate(skill), floor), 1 - floor)
-        return wins * math.log(p) + (games - wins) * math.log(1 - p)
-
-    skills = [LADDER[0] + (LADDER[-1] - LADDER[0]) * i / FIT_STEPS for i in range(FIT_STEPS + 1)]
-    values = [likelihood(s) for s in skills]
-    top = max(values)
-    # Ties (a flat stretch of the curve, or all of it) say nothing about where in the stretch
-    # people are: the least skill that explains their games, as the skill needed is the least
-    # that reaches the target; the most only for people above every level.
-    best = [s for s, v in zip(skills, values, strict=True) if v >= top - 1e-9]
-    inside = [s for s, v in zip(skills, values, strict=True)
-              if v >= top - math.log(LIKELIHOOD_RANGE)]
-    chosen = max(best) if beyond(levels, wins, games) == "above" else min(best)
-    return chosen, min(inside), max(inside)
-
-
-def group(played: Sequence[PlayedGame]) -> list[Calibration]:
-    """People's games by mission (as played: a changed mission is another) and player count,
-    in the order first seen; games without a person are left out."""
-    found: dict[tuple[str, str, int], Calibration] = {}
+def calibrate(played: Sequence[PlayedGame], campaign: Sequence[Playable], games: int,
+              seed: int, executor: Executor | None = None,
+              progress: Callable[[int], None] | None = None) -> Calibration:
+    """Every mission of `campaign` at each of its player counts, and every other mission
+    people played at the counts they played it (`played`: games without a person count for
+    nothing; another mission is one the campaign changed since, or does not have), on the
+    ladder with
+    `games` seeded games per level (the seeds `playtest --seed` uses); then the model."""
+    subjects: dict[str, tuple[Playable, bool]] = {p.mission.id: (p, True) for p in campaign}
+    others: dict[int, list[Playable]] = {}  # missions not the campaign's, at the counts played
     for game in played:
-        if not game.people:
-            continue
-        calibration = found.get(game.played)
-        if calibration is None:
-            calibration = found[game.played] = Calibration(game.mission, game.players, 0, 0, 0)
-        calibration.games += 1
-        calibration.wins += game.won
-        calibration.people_seats += game.people
-        calibration.sources.append(game.source)
-    return list(found.values())
+        if game.people and game.key not in subjects:
+            subjects[game.key] = (Playable(game.mission, game.rulebook, game.colors), False)
+        if game.people and not subjects[game.key][1] and \
+                subjects[game.key][0] not in others.setdefault(game.players, []):
+            others[game.players].append(subjects[game.key][0])
+    cells = run(list(campaign), [STAR_BOT], None, games, seed, progress=progress,
+                executor=executor, walk=False)
+    for count, playables in sorted(others.items()):
+        cells += run(playables, [STAR_BOT], [count], games, seed, progress=progress,
+                     executor=executor, walk=False)
+    by_mission = {id(playable.mission): k for k, (playable, _) in subjects.items()}
+    rows: dict[tuple[str, int], Row] = {}
+    for cell in cells:
+        assert cell.skill is not None
+        key = by_mission[id(cell.mission)]
+        row = rows.setdefault((key, cell.player_count), Row(
+            key, cell.mission, cell.player_count, subjects[key][1], []))
+        row.levels.append((cell.skill, cell.tally))
+    for game in played:
+        if game.people and (game.key, game.players) in rows:
+            row = rows[(game.key, game.players)]
+            row.games += 1
+            row.wins += game.won
+            row.people_seats += game.people
+            row.sources.append(game.source)
+    ordered = sorted(rows.values(), key=lambda r: (not r.in_campaign, r.mission.number,
+                                                   r.key, r.players))
+    for row in ordered:
+        row.levels.sort(key=lambda level: level[0])
+    model = fit([Cell(r.key, r.players, curve([(s, t.win_rate) for s, t in r.levels]),
+                      r.games, r.wins) for r in ordered])
+    for row, prediction in zip(ordered, model.predictions, strict=True):
+        row.prediction = prediction
+    return Calibration(model, ordered)
 
 
-def calibrate(played: Sequence[PlayedGame], games: int, seed: int,
-              executor: Executor | None = None,
-              progress: Callable[[int], None] | None = None) -> list[Calibration]:
-    """Per mission and player count people played: their win rate, the ladder's rates on
-    `games` seeded games per level (the seeds `playtest --seed` uses) and the fit."""
-    calibrations = group(played)
-    firsts = {id(c): next(g for g in played if g.people and g.mission == c.mission
-                          and g.players == c.players) for c in calibrations}
-    for calibration in calibrations:
-        first = firsts[id(calibration)]
-        cells = run([Playable(first.mission, first.rulebook, first.colors)], [STAR_BOT],
-                    [calibration.players], games, seed, progress=progress, executor=executor,
-                    walk=False)
-        levels: dict[float, Level] = {}
-        for cell in cells:
-            assert cell.skill is not None
-            level = levels.setdefault(cell.skill, Level(cell.skill, Tally(), {}))
-            level.tally.add(cell.tally)
-            level.by_count.setdefault(cell.player_count, Tally()).add(cell.tally)
-        calibration.levels = [levels[s] for s in sorted(levels)]
-        calibration.skill, calibration.skill_low, calibration.skill_high = \
-            estimate_of(calibration.levels)
-        fitted = fit(calibration.levels, calibration.wins, calibration.games)
-        if fitted is not None:
-            calibration.fitted, calibration.fitted_low, calibration.fitted_high = fitted
-            calibration.fitted_edge = beyond(calibration.levels, calibration.wins,
-                                             calibration.games)
-    return calibrations
+def games_to_play(played: Sequence[PlayedGame], campaign: Sequence[Playable],
+                  games: int) -> int:
+    """How many games `calibrate` plays (for its progress)."""
+    known = {p.mission.id for p in campaign}
+    others = {(g.key, g.players) for g in played if g.people and g.key not in known}
+    return games * len(LADDER) * (sum(len(p.mission.players) for p in campaign) + len(others))

@@ -92,10 +92,10 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
 def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: int, fmt: str,
            html_path: Path | None, check: bool, include_changed: bool,
            executor: Executor) -> None:
-    """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then set people's
-    games beside the ladder."""
-    from synergy_forge.sim.calibration import calibrate, group
-    from synergy_forge.sim.playtest import LADDER
+    """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then fit the
+    model of people over the ladder of every mission (sim.calibration)."""
+    from synergy_forge.reporting.people import Context
+    from synergy_forge.sim.calibration import calibrate, games_to_play
     from synergy_forge.workspace.people import people_logs
 
     from ..output import say
@@ -104,17 +104,18 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
     if len(paths) > 1 or (paths and not paths[0].is_dir()):
         raise click.UsageError("--human compares the logs with one campaign: give its folder "
                                "(default: the current folder's campaign), not mission files")
-    if fmt == "html" or html_path is not None or check:
-        raise click.UsageError("--human reports as text or JSON only, without --check")
+    if check:
+        raise click.UsageError("--human reports; --check goes with a playtest of PATHS")
     read = people_logs(_log_files(logs), paths[0] if paths else None, say)
     kept = [g for g in read.played if include_changed or not g.changes]
-    total = games * len(LADDER) * len(group(kept))
-    with Progress(total, "Playing", bar=False) as bar:
-        calibrations = calibrate(kept, games, seed, executor=executor, progress=bar.update)
-    show(render("calibration", fmt, calibrations, logs=len(read.files),
-                without_people=sum(1 for g in kept if not g.people), games=games, seed=seed,
-                changed=[g for g in read.played if g.changes and g.people],
-                include_changed=include_changed))
+    total = games_to_play(kept, read.playables, games)
+    with Progress(total, "Playing", bar=total >= PROGRESS_FROM and fmt == "text") as bar:
+        result = calibrate(kept, read.playables, games, seed, executor, bar.update)
+    context = Context(len(read.files), sum(1 for g in kept if not g.people), games, seed,
+                      [g for g in read.played if g.changes and g.people], include_changed)
+    show(render("calibration", fmt, result, context=context))
+    if html_path is not None:
+        write_report(html_path, render("calibration", "html", result, context=context))
 
 
 def _log_files(logs: tuple[Path, ...]) -> list[Path]:
