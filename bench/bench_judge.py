@@ -14,8 +14,9 @@ import random
 import time
 
 from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, NumberCard
-from synergy_forge.core.referee import ActionUse, SeatPlay, Table, judge, settle
+from synergy_forge.core.referee import SeatPlay, Table, judge, settle
 
 CHALLENGES = ("minimum-5", "double-plus-3")
 

@@ -14,8 +14,9 @@ from click.testing import CliRunner
 
 from synergy_forge.__main__ import collect_less
 from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
-from synergy_forge.core.referee import ActionUse, SeatPlay, Table
+from synergy_forge.core.referee import SeatPlay, Table
 from synergy_forge.core.rules import Rulebook
 
 # The suite collects garbage as the command does (synergy_forge/__main__.py), its workers too.

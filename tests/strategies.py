@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import (
     CHALLENGE_IDS,
     DEFAULT_COLORS,
@@ -17,7 +18,7 @@ from synergy_forge.core.cards import (
     Action,
     NumberCard,
 )
-from synergy_forge.core.referee import ActionUse, SeatPlay, Table
+from synergy_forge.core.referee import SeatPlay, Table
 
 #: SYNERGY_PROPERTY_EXAMPLES=N: N examples per property test, drawn afresh on every run, for a
 #: deep run (docs/fuzzing.md). Unset, each test runs its own few examples, derandomized: the
@@ -279,3 +280,27 @@ def out_races(draw) -> tuple[str, int, str]:
                                    ".tmp"]))
     return folder, draw(st.integers(0, 12)), draw(st.sampled_from(["link", "file", "fifo",
                                                                     "link-to-file"]))
+
+
+#: What a seat sends to a table (docs/table.md): an id of its view now, an id of any view it
+#: was shown before (of this game or an earlier one at the table), or such an id changed.
+TABLE_MOVES = st.sampled_from(["legal", "seen", "changed"])
+
+
+@st.composite
+def changed_ids(draw, choice_id: str) -> str:
+    """A choice id (`g1.r2.s5.KIND.CHOICE`) with one part changed: the game, the round or the
+    step another number, another kind, the choice's text cut, extended or another's."""
+    parts = choice_id.split(".", 4)
+    at = draw(st.integers(0, 4))
+    if at < 3:
+        number = int(parts[at][1:])
+        parts[at] = parts[at][0] + str(draw(st.sampled_from([number - 1, number + 1, 0, 99])))
+    elif at == 3:
+        parts[at] = draw(st.sampled_from(["super", "hyper", "first-number", "goal", "action",
+                                          "second-number", "take-back", "Goal", ""]))
+    else:
+        text = parts[at]
+        parts[at] = draw(st.sampled_from([text[:-1], text + "0", text + ".take=red:1", "none",
+                                          "seat0", "red:1", text.upper()]))
+    return ".".join(parts)

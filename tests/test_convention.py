@@ -1,22 +1,28 @@
-"""The table convention's memos (sim/convention.py): a plan is the same whatever the memos hold,
-and a campaign's goal rule that fails on some table fails a plan exactly where the plan's own
-order of checks reaches it, no sooner (the goals met on a table are remembered for every goal
-at once, so the memo asks rules the plan would not have asked).
+"""The table convention (sim/convention.py): a plan is the same whatever the memos hold; a
+campaign's goal rule that fails on some table fails a plan exactly where the plan's own order
+of checks reaches it, no sooner (the goals met on a table are remembered for every goal at
+once, so the memo asks rules the plan would not have asked); an action the plan tries lays the
+round out as the engine plays it.
 """
 
 from __future__ import annotations
+
+import random
 
 import pytest
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.cards import NumberCard
-from synergy_forge.core.engine import GoalCard
+from synergy_forge.core.actions import ActionUse
+from synergy_forge.core.cards import Action, GoalCard, NumberCard
+from synergy_forge.core.choices import DecisionKind
+from synergy_forge.core.engine import Game
 from synergy_forge.core.memo import forget_all
 from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule
 from synergy_forge.core.rules import Definition
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import convention
+from synergy_forge.sim.expert import round_state
 from synergy_forge.sim.playtest import game_seed, play_batch
 
 #: Fails (a division by zero) where the seat's sum is 6.
@@ -65,7 +71,6 @@ def test_a_plan_is_the_same_from_empty_memos(number, monkeypatch):
         return plan_round(rules, state)
 
     monkeypatch.setattr(convention, "plan_round", recorded)
-    monkeypatch.setattr("synergy_forge.sim.expert.plan_round", recorded)
     forget_all()
     for players in (3, 5):
         seeds = [game_seed(1, mission.id, players, i) for i in range(3)]
@@ -125,3 +130,38 @@ def test_a_failing_goal_rule_fails_a_plan_where_the_ascent_scores_it():
     assert convention.EXHAUSTIVE_LIMIT < 4 ** 5
     with pytest.raises(RuleError):
         convention.plan_round(rules, state)
+
+
+def test_an_action_the_plan_tries_lays_the_round_out_as_the_engine_plays_it():
+    """The bots try each action use on the round as they believe it (`after_action`); with the
+    true hands, that is exactly what the engine makes of it (R13): the first cards, F and G's
+    changes, the goal cards, the J users and the user's hand. Every use of every action card,
+    in random games of the starter missions that have them."""
+    campaign = read_campaign(starter_campaign()).campaign
+    tried = set()
+    for mission in campaign.missions:
+        if not mission.actions:
+            continue
+        for seed in range(4):
+            game = Game(mission, 4 if 4 in mission.players else mission.players[0], seed,
+                        campaign.rulebook, campaign.colors)
+            rng = random.Random(seed)
+            while not game.over:
+                decisions = game.pending()
+                if decisions[0].kind is DecisionKind.ACTION:
+                    seat = decisions[0].seat
+                    state = round_state(game.observe(seat), tuple(game.hands),
+                                        tuple(game.goal_hands))
+                    for use in decisions[0].choices:
+                        if not isinstance(use, ActionUse):
+                            continue
+                        tried.add(use.card)
+                        after = convention.after_action(state, use, game.discards)
+                        twin = game.copy()
+                        twin.apply([use])
+                        placed = twin.arrangement()
+                        assert (after.firsts, after.deltas, after.goals, after.ignored) == (
+                            placed.firsts, placed.deltas, placed.goals, placed.ignored), use
+                        assert sorted(after.hands[seat]) == sorted(twin.hands[seat]), use
+                game.apply([rng.choice(d.choices) for d in decisions])
+    assert tried == set(Action)

@@ -15,9 +15,11 @@ from synergy_forge.core.cards import (
     DEFAULT_COLORS,
     NUMBER_VALUES,
     Action,
+    GoalCard,
     NumberCard,
 )
-from synergy_forge.core.engine import DecisionKind, Game, GoalCard, IllegalChoice
+from synergy_forge.core.choices import DecisionKind, IllegalChoice
+from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason, table_problems
 from synergy_forge.resources import starter_campaign

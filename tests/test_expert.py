@@ -16,12 +16,12 @@ from itertools import chain
 import pytest
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.cards import Action, NumberCard
-from synergy_forge.core.engine import Game, GoalCard
+from synergy_forge.core.actions import ActionUse
+from synergy_forge.core.cards import Action, GoalCard, NumberCard
+from synergy_forge.core.engine import Game
 from synergy_forge.core.memo import forget_all
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import ActionUse
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import expert as expert_module
 from synergy_forge.sim.bots import BOTS, GreedyBot, make_bot, view_for

@@ -25,8 +25,10 @@ from hypothesis_jsonschema import from_schema
 from strategies import (
     FOLDER_EVENTS,
     PRINTING_COMMANDS,
+    TABLE_MOVES,
     UNWRITABLE,
     campaign_patterns,
+    changed_ids,
     failing_rules,
     folder_entries,
     header_forgeries,
@@ -35,6 +37,7 @@ from strategies import (
     seeds,
     yaml_numbers,
 )
+from tablekit import make_table, people
 from workspace import invoke_within
 
 from synergy_forge.authoring.gamelog import game_from_header
@@ -44,6 +47,7 @@ from synergy_forge.cli import main
 from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS
 from synergy_forge.core.playhash import play_hash
 from synergy_forge.resources import starter_campaign
+from synergy_forge.table.model import Refused
 from synergy_forge.workspace.validate import validate_file
 
 scalars = st.none() | st.booleans() | st.integers(-10, 100) | st.floats(allow_nan=False) | \
@@ -418,6 +422,43 @@ def test_every_game_play_accepts_replays(tmp_path_factory, seed, mission):
         assert invoke("replay", log).exit_code == 0
     else:
         assert played.exit_code == 2 and "--seed" in played.output, played.output
+
+
+@settings(FUZZ, max_examples=FUZZ_EXAMPLES)
+@given(st.data(), st.integers(0, 2**32))
+def test_a_table_takes_exactly_the_ids_of_the_view_now(data, seed):
+    """Class stale ids: whatever id a seat sends (one of its view now, one it was shown in an
+    earlier state of this game or of an earlier game at the table, or one of those changed),
+    the table takes it exactly when it is one of the seat's legal choices now, and an id shown
+    in another state never is (after "again", rounds count from 1 again); any other is refused
+    with 409 and changes nothing."""
+    table = make_table("30", people(3), seed=seed)  # super, hyper and four action cards
+    shown: dict[str, tuple[int, int]] = {}  # id -> (game at the table, decisions applied)
+    for _ in range(80):
+        if table.game.over:
+            table.again(seed=data.draw(st.integers(0, 2**32)))
+        now = (table.number, len(table.recorder.records))
+        seat = data.draw(st.integers(0, 2))
+        before = table.view_json(seat)
+        legal = [item["id"] for item in json.loads(before)["legal"]]
+        for choice in legal:
+            assert shown.setdefault(choice, now) == now, f"{choice} was shown before"
+        move = data.draw(TABLE_MOVES)
+        if move == "legal" and legal:
+            sent = data.draw(st.sampled_from(legal))
+        elif move == "seen" and shown:
+            sent = data.draw(st.sampled_from(sorted(shown)))
+        elif shown:
+            sent = data.draw(changed_ids(data.draw(st.sampled_from(sorted(shown)))))
+        else:
+            continue
+        try:
+            table.choose(seat, sent)
+        except Refused as refused:
+            assert refused.status == 409 and sent not in legal, (sent, refused.message)
+            assert table.view_json(seat) == before  # refused: nothing changed
+        else:
+            assert sent in legal and shown[sent] == now, sent
 
 
 @pytest.fixture(scope="module")

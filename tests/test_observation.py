@@ -26,8 +26,8 @@ import pytest
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.authoring.roundfile import read_round
-from synergy_forge.core.cards import Action, NumberCard, Order
-from synergy_forge.core.engine import Game, GoalCard
+from synergy_forge.core.cards import Action, GoalCard, NumberCard, Order
+from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import judge

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import make_table
 
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import Action, NumberCard
-from synergy_forge.core.referee import ActionUse, IllegalRound, LossReason, judge
+from synergy_forge.core.referee import IllegalRound, LossReason, judge
 
 
 def met(verdict):

@@ -272,6 +272,8 @@ def test_stale_choices_are_refused():
         version = table.changes.version
         status, data, _ = client.choose(tokens[0], first)
         assert status == 409 and table.changes.version == version
+        assert "made for round 1, step 0, and the game is now at round 1, step 1" in \
+            data["error"]
 
 
 @pytest.mark.parametrize("body, kind, status", [
@@ -438,6 +440,31 @@ def test_the_same_mission_dealt_again_once_the_game_is_over():
     assert len(ended) == 2 and ended[0][0]["seed"] != ended[1][0]["seed"]
     for records in ended:  # each game's log replays on its own
         assert replay(write_log(records).splitlines()).outcome is not None
+
+
+def test_a_choice_of_the_previous_game_is_refused_after_again():
+    """After "again" the new game's rounds count from 1 again: an id from a view of the
+    previous game names that game, and the engine refuses it (409) every time, even where the
+    same card is legal in the new deal, which is the case for each try here."""
+    table = make_table("5", people(3), seed=SEED)
+    with serving(table) as (client, _):
+        token = table.tokens[0]
+        for game in range(1, 6):
+            old = client.view(token)[1]["legal"][0]
+            play_randomly(client, table, random.Random(game))
+            # A new deal in which the same card is legal again at the same point.
+            table.again(seed=next(s for s in range(100, 1000) if old["card"] in [
+                {"kind": "number", "color": c.color, "value": c.value}
+                for c in Game(table.game.mission, 3, s, table.game.rulebook,
+                              table.game.colors).pending()[0].choices]))
+            _, view, raw = client.view(token)
+            assert view["table"]["game"] == game + 1
+            assert old["card"] in [item["card"] for item in view["legal"]]
+            assert old["id"] not in [item["id"] for item in view["legal"]]
+            status, data, _ = client.choose(token, old["id"])
+            assert status == 409, data
+            assert f"made in game {game}, and this is game {game + 1}" in data["error"]
+            assert client.view(token)[2] == raw  # refused: nothing changed
 
 
 def test_a_mission_lost_to_a_challenge_says_which_seat_could_not_keep_it():

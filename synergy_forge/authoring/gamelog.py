@@ -8,7 +8,7 @@ then one record per decision, in the order the engine asked; last, the outcome.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -19,80 +19,25 @@ from synergy_forge.authoring.diagnostics import errors
 from synergy_forge.authoring.loading import check_mission, definition_to_data, mission_to_data
 from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document
-from synergy_forge.core.cards import GOAL_IDS, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, Game, GoalCard, IllegalChoice
+from synergy_forge.core.cards import GOAL_IDS
+from synergy_forge.core.choices import (
+    Choice,
+    Decision,
+    IllegalChoice,
+    NotationError,
+    choice_from_json,
+    choice_json,
+)
+from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.playhash import PlayChange, play_changes
-from synergy_forge.core.referee import ActionUse
 from synergy_forge.core.rules import Definition, Rulebook
-from synergy_forge.errors import EXIT_BAD_INPUT, UnreadableInput, WrongInput
+from synergy_forge.errors import UnreadableInput, WrongInput
 from synergy_forge.fileio import open_regular
 
 LOG_FORMAT = 1
 #: What the game record's `bots` says of a seat a person played (`synergy-forge table`).
 PERSON = "person"
-
-
-def encode(choice: Any) -> Any:
-    """A choice as JSON data."""
-    if choice is None or isinstance(choice, int):
-        return choice
-    if isinstance(choice, NumberCard):
-        return {"value": choice.value, "color": choice.color}
-    if isinstance(choice, GoalCard):
-        return {"goal": choice.goal, "color": choice.color}
-    if isinstance(choice, ActionUse):
-        return action_data(choice, encode)
-    raise TypeError(f"cannot record {choice!r}")
-
-
-def action_data(use: ActionUse, card: Callable[[NumberCard], Any]) -> dict[str, Any]:
-    """A use of an action card as JSON data, each number card it names written by `card`:
-    the game log's shape, which the table's page reads too (with its own cards)."""
-    data: dict[str, Any] = {"card": str(use.card), "seat": use.seat}
-    if use.target is not None:
-        data["target"] = use.target
-    if use.other is not None:
-        data["other"] = use.other
-    if use.seats is not None:
-        data["seats"] = list(use.seats)
-    if use.replacement is not None:
-        data["with"] = card(use.replacement)
-    if use.cards is not None:
-        data["cards"] = [card(c) for c in use.cards]
-    return data
-
-
-def decode(data: Any, kind: DecisionKind) -> Any:
-    """A recorded choice back as a value; raises ValueError when it is not the shape `kind`
-    takes. The record already passed its schema (gamelog.schema.json): types are exact."""
-    if kind in (DecisionKind.SUPER, DecisionKind.HYPER):
-        if not isinstance(data, int) or isinstance(data, bool):
-            raise ValueError(f"a {kind} choice is a seat number")
-        return data
-    if kind is DecisionKind.GOAL:
-        if not isinstance(data, dict) or set(data) != {"goal", "color"}:
-            raise ValueError("a goal choice is a goal card {goal, color}")
-        return GoalCard(data["goal"], data["color"])
-    if kind in (DecisionKind.FIRST_NUMBER, DecisionKind.SECOND_NUMBER, DecisionKind.TAKE_BACK):
-        return _card(data, f"a {kind} choice")
-    if data is None:
-        return None
-    if not isinstance(data, dict) or "card" not in data:
-        raise ValueError("an action choice is an action use {card, seat, ...} or null")
-    return ActionUse(
-        Action(data["card"]), data["seat"], target=data.get("target"), other=data.get("other"),
-        seats=tuple(data["seats"]) if "seats" in data else None,
-        replacement=_card(data["with"], "'with'") if "with" in data else None,
-        cards=tuple(_card(c, "each of 'cards'") for c in data["cards"])
-        if "cards" in data else None,
-    )
-
-
-def _card(data: Any, what: str) -> NumberCard:
-    if not isinstance(data, dict) or set(data) != {"value", "color"}:
-        raise ValueError(f"{what} is a number card {{value, color}}")
-    return NumberCard(data["value"], data["color"])
 
 
 def header(game: Game, bots: Sequence[str]) -> dict[str, Any]:
@@ -116,10 +61,11 @@ def outcome_record(game: Game) -> dict[str, Any]:
             "rounds_played": outcome.rounds_played}
 
 
-def decision_record(game: Game, decision: Decision, choice: Any) -> dict[str, Any]:
-    """One decision as a log record (the game's position, the seat, what it chose)."""
+def decision_record(game: Game, decision: Decision, choice: Choice) -> dict[str, Any]:
+    """One decision as a log record (the game's position, the seat, what it chose as JSON:
+    `choices.choice_json`)."""
     return {"type": "decision", "round": game.round_number, "seat": decision.seat,
-            "kind": str(decision.kind), "choice": encode(choice)}
+            "kind": str(decision.kind), "choice": choice_json(choice)}
 
 
 class Recorder:
@@ -129,7 +75,7 @@ class Recorder:
     def __init__(self, game: Game, bots: Sequence[str]) -> None:
         self.records: list[dict[str, Any]] = [header(game, bots)]
 
-    def __call__(self, game: Game, decision: Decision, choice: Any) -> None:
+    def __call__(self, game: Game, decision: Decision, choice: Choice) -> None:
         self.records.append(decision_record(game, decision, choice))
 
     def finish(self, game: Game) -> list[dict[str, Any]]:
@@ -143,7 +89,7 @@ def write_log(records: Iterable[dict[str, Any]]) -> str:
 
 
 class ReplayError(WrongInput):
-    """The log disagrees with the engine or its format (exit 1): `line` is the first record
+    """The log disagrees with the engine or its format: `line` is the first record
     that does (at `column`, when known within it), `message` says how, `file` names the log
     (set by `replay`)."""
 
@@ -156,11 +102,9 @@ class ReplayError(WrongInput):
 
 
 class UnreadableLog(ReplayError, UnreadableInput):
-    """The log, or one of its lines, cannot be read (exit 2): the file is missing or is no
-    regular file, or a line is too long, not UTF-8 or not JSON. A line that is JSON but not
-    the record the engine expects is a ReplayError (exit 1)."""
-
-    exit_code = EXIT_BAD_INPUT
+    """The log, or one of its lines, cannot be read: the file is missing or is no regular
+    file, or a line is too long, not UTF-8 or not JSON. A line that is JSON but not the
+    record the engine expects is a plain ReplayError."""
 
 
 #: The longest line a log may hold: a game record with a campaign's definitions is a few
@@ -454,7 +398,7 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | 
     header = game_from_header(first[1], first[0], known, label, changed)
     game = header.game
     while not game.over:
-        choices = []
+        choices: list[Choice] = []
         for decision in game.pending():
             expected = f"seat {decision.seat}'s {decision.kind} decision " + \
                 _round_name(game.round_number)
@@ -472,8 +416,8 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | 
                                   f"{record['seat']}'s {record['kind']} decision "
                                   f"{_round_name(record['round'])}")
             try:
-                choice = decode(record["choice"], decision.kind)
-            except ValueError as exc:
+                choice = choice_from_json(decision.kind, record["choice"])
+            except NotationError as exc:
                 raise ReplayError(number, f"the choice cannot be read: {exc}") from None
             if choice not in decision.choices:
                 shown = json.dumps(record["choice"])

@@ -10,8 +10,9 @@ from typing import Any
 from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput
 from synergy_forge.authoring.schema import schema_problems
 from synergy_forge.authoring.yamlfile import Document, read_document
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
-from synergy_forge.core.referee import ActionUse, SeatPlay, Table, table_problems, unknown
+from synergy_forge.core.referee import SeatPlay, Table, table_problems, unknown
 from synergy_forge.core.rules import Rulebook
 
 

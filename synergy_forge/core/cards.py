@@ -86,6 +86,16 @@ class NumberCard(NamedTuple):
         return f"{self.color} {self.value}"
 
 
+class GoalCard(NamedTuple):
+    """A printed goal card: a goal in a colour (a NamedTuple for the reason NumberCard is)."""
+
+    goal: str
+    color: str
+
+    def __str__(self) -> str:
+        return f"{self.color} {self.goal}"
+
+
 def pair_action_cards(used_together: list[frozenset[Action]]) -> list[tuple[Action, Action]] | None:
     """Two action cards a physical card, so that no mission uses both faces of one card.
 

@@ -2,10 +2,13 @@
 
 A `Game` is a state machine. `pending()` says whose decisions are due and what the legal
 choices are; `apply()` takes one choice per pending decision, checks each is legal, and moves
-the game on to the next decisions (or its end). Simultaneous plays (cards 1, 2 and 3, taking a
-card back) are all collected before any is revealed; the action step asks seats one by one in
-seat order (R12). Rounds are settled by the same referee as `judge` (`referee.settle`), and
-actions move cards through the same `referee.arrange`.
+the game on to the next decisions (or its end). Each state has an id (`state`: the game's
+number in its series, the round, the step) and each choice an id in core's one notation
+(`choices`), so a front end hands the engine the id it was shown and the engine refuses one
+made for another state or game (`choice_of`, `apply(..., state)`). Simultaneous plays (cards
+1, 2 and 3, taking a card back) are all collected before any is revealed; the action step asks
+seats one by one in seat order (R12). Rounds are settled by the same referee as `judge`
+(`referee.settle`), and actions move cards through the same `referee.arrange`.
 
 A game is three things apart (OpenSpiel's split): its `Setup`, fixed at the start (mission,
 player count, seed, rulebook, colours); its state, which `apply` moves on and `copy()` branches
@@ -24,15 +27,34 @@ import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import combinations
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar
 
-from synergy_forge.core.cards import DEFAULT_COLORS, NUMBER_VALUES, Action, NumberCard, Order
+from synergy_forge.core.actions import ACTIONS, ActionUse, Asked
+from synergy_forge.core.cards import (
+    DEFAULT_COLORS,
+    NUMBER_VALUES,
+    Action,
+    GoalCard,
+    NumberCard,
+    Order,
+)
+from synergy_forge.core.choices import (
+    Choice,
+    Decision,
+    DecisionKind,
+    IllegalChoice,
+    NotationError,
+    StaleChoice,
+    StateId,
+    choice_id,
+    choice_text,
+    parse_choice,
+    read_choice_id,
+)
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation, Omniscient, omniscient_view, public_view
 from synergy_forge.core.referee import (
-    ActionUse,
     Arrangement,
     LossReason,
     SeatPlay,
@@ -43,45 +65,8 @@ from synergy_forge.core.referee import (
     settle,
 )
 from synergy_forge.core.rules import ChallengePlan, Rulebook
-from synergy_forge.errors import WrongInput
-
-
-class GoalCard(NamedTuple):
-    """A printed goal card: a goal in a colour (a NamedTuple for the reason NumberCard is)."""
-
-    goal: str
-    color: str
-
-    def __str__(self) -> str:
-        return f"{self.color} {self.goal}"
-
 
 _T = TypeVar("_T")
-
-
-class DecisionKind(StrEnum):
-    SUPER = "super"  # the group gives the super card to a seat (R24); asked of seat 0
-    HYPER = "hyper"  # likewise the hyper card
-    FIRST_NUMBER = "first-number"
-    GOAL = "goal"
-    ACTION = "action"  # None (no action) or an ActionUse
-    SECOND_NUMBER = "second-number"
-    TAKE_BACK = "take-back"  # which played number card returns to the hand (R17)
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    kind: DecisionKind
-    seat: int
-    choices: tuple[Any, ...]
-
-
-class IllegalChoice(WrongInput, ValueError):
-    """A choice the rules do not allow; `rule` names the ruling or decision it breaks."""
-
-    def __init__(self, message: str, rule: str) -> None:
-        super().__init__(f"{message} ({rule})")
-        self.rule = rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +138,7 @@ class Game:
     """One mission played by `players` seats: its setup and its state."""
 
     def __init__(self, mission: Mission, players: int, seed: int, rulebook: Rulebook,
-                 colors: Sequence[str] = DEFAULT_COLORS) -> None:
+                 colors: Sequence[str] = DEFAULT_COLORS, *, number: int = 1) -> None:
         if players not in mission.players:
             raise ValueError(f"mission {mission.id} is for {mission.players} players, "
                              f"not {players}")
@@ -161,6 +146,10 @@ class Game:
             raise ValueError(f"{players} players need {players} colours, got {len(colors)}")
         self.setup = Setup(mission, players, seed, rulebook, tuple(colors[:players]),
                            rulebook.plan(mission.challenges), mission.failures_allowed(players))
+        #: this game's number in the series its dealer plays (a table's games: 1, 2, ...),
+        #: so that a choice made for an earlier game is refused (`StateId`)
+        self.number = number
+        self.steps = 0  # decisions applied since the deal
         rng = random.Random(seed)
         # R2: every seat shuffles its own number and goal cards into two decks and draws.
         # Hands, decks (drawn from the end) and rows are tuples: a copy of the game shares
@@ -259,6 +248,11 @@ class Game:
     def over(self) -> bool:
         return self.outcome is not None
 
+    @property
+    def state(self) -> StateId:
+        """The state the pending decisions are asked in: this game, its round, its step."""
+        return StateId(self.number, self.round_number, self.steps)
+
     # -- decisions ----------------------------------------------------------------------------
 
     def pending(self) -> list[Decision]:
@@ -309,54 +303,70 @@ class Game:
                      if not pair_sum(rulebook, challenges, first, card, delta)[1])
 
     def action_choices(self, seat: int) -> tuple[ActionUse, ...]:
-        """Every legal use of an available action card by `seat` now (R12–R15)."""
+        """Every legal use of an available action card by `seat` now (R12–R15), card by card
+        in alphabetical order (`actions.ACTIONS`)."""
         if not self.available or any(use.seat == seat for use in self.actions):
             return ()  # R12: one action per seat per round
-        n = self.players
-        holder = seat in (self.super_seat, self.hyper_seat)
-        out: list[ActionUse] = []
-        for card in sorted(self.available):
-            if card is Action.A:
-                numbers_in_row = _distinct([c for c in self.discards[seat]
-                                            if isinstance(c, NumberCard)])
-                out += [ActionUse(card, seat, cards=(c,)) for c in numbers_in_row]
-            elif card is Action.C:
-                row = sorted(c for c in self.discards[seat] if isinstance(c, NumberCard))
-                pairs = sorted(set(combinations(row, 2)))
-                out += [ActionUse(card, seat, cards=pair) for pair in pairs]
-            elif card is Action.B:
-                out += [ActionUse(card, seat, replacement=c) for c in _distinct(self.hands[seat])]
-            elif card is Action.D:
-                out += [ActionUse(card, seat, other=t) for t in range(n) if t != seat]
-            elif card in (Action.E, Action.I):
-                out += [ActionUse(card, seat, seats=(a, b)) for a, b in combinations(range(n), 2)]
-            elif card in (Action.F, Action.G):
-                out += [ActionUse(card, seat, target=t) for t in range(n)]
-            elif card in (Action.H, Action.J) and not holder:  # R15
-                out.append(ActionUse(card, seat))
-        return tuple(out)
+        asked = Asked(seat, self.players, seat in (self.super_seat, self.hyper_seat),
+                      _distinct(self.hands[seat]),
+                      tuple(sorted(c for c in self.discards[seat] if isinstance(c, NumberCard))))
+        return tuple(use for card in sorted(self.available)
+                     for use in ACTIONS[card].uses(card, asked))
 
-    def refusal(self, decision: Decision, choice: Any, shown: str | None = None
+    def refusal(self, decision: Decision, choice: Choice, shown: str | None = None
                 ) -> IllegalChoice:
-        """Why `choice` (written `shown`, default its repr) is not one of `decision`'s: the
+        """Why `choice` (written `shown`, default its text) is not one of `decision`'s: the
         error, naming the rule it breaks (a second number card in the hand that breaks a
         challenge: R9; one not in the hand: the hand)."""
         rule = _rule_of(decision)
         if decision.kind is DecisionKind.SECOND_NUMBER and choice not in self.hands[decision.seat]:
             rule = "the card must be in your hand"
-        return IllegalChoice(_refusal(decision, choice if shown is None else shown), rule)
+        if shown is None:
+            try:
+                shown = choice_text(choice)
+            except TypeError:  # not even a choice's type: a bot's mistake, say what it was
+                shown = repr(choice)
+        return IllegalChoice(_refusal(decision, shown), rule)
 
-    def apply(self, choices: Sequence[Any]) -> None:
-        """Make the pending decisions, one choice each in the order `pending()` gave them."""
+    def choice_id(self, decision: Decision, choice: Choice) -> str:
+        """The id of `choice` of a pending `decision` in this state (`choices.choice_id`)."""
+        return choice_id(self.state, decision.kind, choice)
+
+    def choice_of(self, seat: int, text: str) -> Choice:
+        """The choice a choice id (`choice_id`) names for `seat`'s pending decision. Raises
+        StaleChoice for an id of another state or game, IllegalChoice for one that is no legal
+        choice of that decision (or when the seat has none)."""
+        kind, written = read_choice_id(text, self.state)
+        decision = next((d for d in self.pending() if d.seat == seat), None)
+        if decision is None or kind is not decision.kind:
+            raise IllegalChoice(f"seat {seat} is asked for its {decision.kind} choice, not a "
+                                f"{kind} choice" if decision else f"seat {seat} has no decision "
+                                "to make now", "the engine")
+        try:
+            choice = parse_choice(kind, seat, written)
+        except NotationError as exc:
+            raise IllegalChoice(str(exc), _rule_of(decision)) from None
+        if choice not in decision.choices:
+            raise self.refusal(decision, choice)
+        return choice
+
+    def apply(self, choices: Sequence[Choice], state: StateId | None = None) -> None:
+        """Make the pending decisions, one choice each in the order `pending()` gave them;
+        with `state`, only in that state (else StaleChoice: the choices were made for
+        another)."""
+        if state is not None and state != self.state:
+            raise StaleChoice(state, self.state)
         decisions = self.pending()
-        self._pending = None
-        self._public = None
         if len(choices) != len(decisions):
             raise IllegalChoice(f"{len(decisions)} decision(s) are due, got {len(choices)}",
                                 "engine")
         for decision, choice in zip(decisions, choices, strict=True):
             if choice not in decision.choices:
                 raise self.refusal(decision, choice)
+        self._pending = None
+        self._public = None
+        if decisions:
+            self.steps += 1
         _STEPS[self._phase].apply(self, decisions, choices)
         self._skip_automatic()
 
@@ -449,13 +459,10 @@ class Game:
     def _use_action(self, use: ActionUse) -> None:
         self.available = self.available - {use.card}
         seat = use.seat
-        for card in use.cards or ():  # A and C: back from the discard row to the hand
+        for card in use.cards or ():  # A and C: out of the discard row (into the hand below)
             self.discards[seat] = _without(self.discards[seat], card)
-            self.hands[seat] += (card,)
-        if use.card is Action.B:  # the first card on the table for one in the hand
-            assert use.replacement is not None
-            on_table = self.arrangement().firsts[seat]
-            self.hands[seat] = (*_without(self.hands[seat], use.replacement), on_table)
+        self.hands[seat] = ACTIONS[use.card].on_hand(self.hands[seat], use,
+                                                     self.arrangement().firsts[seat])
         self.actions = (*self.actions, use)
         self._arrangement = None
 
@@ -563,8 +570,7 @@ def _rule_of(decision: Decision) -> str:
     }.get(decision.kind, "the card must be in your hand")
 
 
-def _refusal(decision: Decision, choice: Any) -> str:
-    shown = choice if isinstance(choice, str) else repr(choice)
+def _refusal(decision: Decision, shown: str) -> str:
     return f"seat {decision.seat} cannot choose {shown} for {decision.kind}"
 
 

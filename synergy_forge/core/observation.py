@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from synergy_forge.core.cards import Action, NumberCard
+from synergy_forge.core.actions import ActionUse
+from synergy_forge.core.cards import Action, GoalCard, NumberCard
 from synergy_forge.core.mission import Mission
-from synergy_forge.core.referee import ActionUse, Arrangement
+from synergy_forge.core.referee import Arrangement
 from synergy_forge.core.rules import Rulebook
 
 if TYPE_CHECKING:
-    from synergy_forge.core.engine import Game, GoalCard, Setup
+    from synergy_forge.core.engine import Game, Setup
 
 
 class Observation(NamedTuple):

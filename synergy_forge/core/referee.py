@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, overload
 
+from synergy_forge.core.actions import ActionUse, Layout, lay_out
 from synergy_forge.core.cards import (
     CARD_VALUES,
     DEFAULT_COLORS,
@@ -34,19 +35,6 @@ class SeatPlay:
     first: NumberCard
     second: NumberCard
     goal: str
-
-
-@dataclass(frozen=True, slots=True)
-class ActionUse:
-    """One action card used in the action step (R12, R13). Which fields matter depends on card."""
-
-    card: Action
-    seat: int
-    target: int | None = None  # F, G: the seat whose first number card changes
-    other: int | None = None  # D: the seat whose goal card is exchanged with the user's
-    seats: tuple[int, int] | None = None  # E, I: the two seats whose cards are exchanged
-    replacement: NumberCard | None = None  # B: the card from the user's hand
-    cards: tuple[NumberCard, ...] | None = None  # A, C: the cards taken from the discard row
 
 
 @dataclass(frozen=True)
@@ -138,7 +126,7 @@ class Verdict(NamedTuple):
 
 class IllegalRound(UnreadableInput, ValueError):
     """A table no real round can produce: the problems say where, by action index or seat.
-    Exit 2: such a table cannot be judged."""
+    Unreadable input: such a table cannot be judged."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         super().__init__("; ".join(p.message for p in problems))
@@ -373,53 +361,22 @@ def arrange(firsts: Sequence[Any], goals: Sequence[Any], actions: Sequence[Actio
             direction: int = 0) -> Arrangement:
     """Pass the goal cards (R4), then resolve the actions in order (R12, R13).
 
-    The referee and the game engine both call this: the one place where actions move cards.
-    `firsts` and `goals` may be any objects (the engine passes its physical cards); they are
-    only moved between seats.
+    The referee, the game engine and the bots all call this; what each card does is its entry
+    in `actions.ACTIONS`. `firsts` and `goals` may be any objects (the engine passes its
+    physical cards); they are only moved between seats.
     """
-    firsts, goals = list(firsts), list(goals)
-    deltas, ignored, extra = _arrange(firsts, goals, actions, direction)
-    return Arrangement(tuple(firsts), tuple(deltas), tuple(goals), frozenset(ignored), extra)
+    laid = _laid_out(list(firsts), list(goals), actions, direction)
+    return Arrangement(tuple(laid.firsts), tuple(laid.deltas), tuple(laid.goals),
+                       frozenset(laid.ignored), laid.extra_failures)
 
 
-def _arrange(firsts: list[Any], goals: list[Any], actions: Sequence[ActionUse],
-             direction: int) -> tuple[list[int], set[int], int]:
-    n = len(firsts)
+def _laid_out(firsts: list[Any], goals: list[Any], actions: Sequence[ActionUse],
+              direction: int) -> Layout:
+    """R4's passing, then each action's effect (`actions.ACTIONS`), on these lists."""
     if direction:
-        k = -direction % n
+        k = -direction % len(firsts)
         goals[:] = goals[k:] + goals[:k]
-    deltas = [0] * n
-    ignored: set[int] = set()
-    extra_failures = 0
-    # Every use here names what its card needs (table_problems checks a round file's; the
-    # engine builds only such uses): the asserts say so to the type checker.
-    for use in actions:
-        card = use.card
-        if card is Action.F or card is Action.G:
-            assert use.target is not None
-            deltas[use.target] += 1 if card is Action.F else -1
-        elif card is Action.B:
-            firsts[use.seat] = use.replacement
-            deltas[use.seat] = 0  # S2: F/G leave with the card
-        elif card is Action.I:
-            assert use.seats is not None
-            a, b = use.seats
-            firsts[a], firsts[b] = firsts[b], firsts[a]
-            deltas[a], deltas[b] = deltas[b], deltas[a]  # S2: F/G travel with the card
-        elif card is Action.D:
-            o = use.other
-            assert o is not None
-            goals[use.seat], goals[o] = goals[o], goals[use.seat]
-        elif card is Action.E:
-            assert use.seats is not None
-            a, b = use.seats
-            goals[a], goals[b] = goals[b], goals[a]
-        elif card is Action.H:
-            extra_failures += 1
-        elif card is Action.J:
-            ignored.add(use.seat)  # R14
-        # A and C move cards from the discard row to the hand: the table does not change.
-    return deltas, ignored, extra_failures
+    return lay_out(Layout(firsts, goals), actions)
 
 
 def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
@@ -440,6 +397,22 @@ def seat_sum(plan: ChallengePlan, first: NumberCard, second: NumberCard,
         if not check(c1, c2, e1, e2, total, identical):
             broken += (cid,)
     return e1, e2, c1, c2, total, identical, broken
+
+
+def colour_pair_sums(plan: ChallengePlan) -> list[int]:
+    """The sum of every way a seat may lay two of its colour's ten number cards (first, then
+    second; each copy apart, so a sum comes as often as its pairs are dealt) that keeps the
+    challenges (R5–R9): what a seat makes when nothing else is known of its hand. Empty when
+    no pair keeps them."""
+    cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
+    sums = []
+    for i, a in enumerate(cards):
+        for j, b in enumerate(cards):
+            if i != j:
+                e = seat_sum(plan, a, b, 0)
+                if not e[6]:
+                    sums.append(e[4])
+    return sums
 
 
 def pair_sum(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard,
@@ -548,7 +521,8 @@ def settle(table: Table, rulebook: Rulebook) -> Verdict:
     goals = [p.goal for p in plays]
     firsts = [p.first for p in plays]
     if table.actions or plan.direction:
-        deltas, ignored, extra_failures = _arrange(firsts, goals, table.actions, plan.direction)
+        laid = _laid_out(firsts, goals, table.actions, plan.direction)
+        deltas, ignored, extra_failures = laid.deltas, laid.ignored, laid.extra_failures
     else:
         deltas, ignored, extra_failures = [0] * n, set(), 0
 

@@ -201,7 +201,7 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str,
             name = pngs[index]
             # A face asked for its TTS image alone (a kit built before without --tts, or
             # seeded from one) keeps its whole PNG: the same bytes, as its key is the same,
-            # and encoding it again was most of such a piece's time.
+            # and encoding it again would cost more than the rest of the piece.
             if not whole(folder / f"{name}.png"):
                 write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
                               durable=False)
@@ -282,7 +282,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     # A face's PNG is keyed by its own HTML: a face on two pages (a number deck has two
     # cards of each value, the same face twice), or in two pieces, is rasterised once, by
     # the first piece that needs it; a document waits for the piece that makes each of its
-    # PNGs. (Every page was rasterised: a starter kit's 296 PNGs for 246 different ones.)
+    # PNGs.
     rasterised_by: dict[str, str] = {}  # PNG name -> the piece making it
     for index in order:
         for key, html, face_keys in documents[index].pieces():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.engine import Game, RoundRecord
-from synergy_forge.core.referee import ActionUse
 from synergy_forge.reporting.explain import verdict_text
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import random
 from typing import Any, Protocol
 
-from synergy_forge.core.engine import Decision, Game
+from synergy_forge.core.choices import Choice, Decision
+from synergy_forge.core.engine import Game
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation, Omniscient
 from synergy_forge.sim.coop import CoopBot
@@ -33,7 +34,7 @@ from synergy_forge.sim.oracle import OracleBot
 class Bot(Protocol):
     name: str
 
-    def choose(self, observation: Any, decision: Decision) -> Any: ...
+    def choose(self, observation: Any, decision: Decision) -> Choice: ...
 
 
 #: What a bot is shown (`sees`), when it does not say: its seat's observation.
@@ -50,7 +51,7 @@ class RandomBot:
     def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
         self.rng = rng
 
-    def choose(self, observation: Observation, decision: Decision) -> Any:
+    def choose(self, observation: Observation, decision: Decision) -> Choice:
         return self.rng.choice(decision.choices)
 
 

@@ -29,10 +29,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
+from synergy_forge.core.actions import ACTIONS, ActionUse, Layout, lay_out
+from synergy_forge.core.cards import Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import INFALLIBLE
-from synergy_forge.core.referee import ActionUse, pair_sum, round_succeeds
+from synergy_forge.core.referee import colour_pair_sums, pair_sum, round_succeeds
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules
 from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
@@ -129,15 +131,7 @@ def goal_ease(rules: Rules) -> dict[str, float]:
     found = _GOAL_EASE.get(key)
     if found is not None:
         return found
-    sums = []
-    cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
-    for a in cards:
-        for b in cards:
-            if a is not b:
-                total, broken = pair_sum(rules.rulebook, rules.challenges, a, b)
-                if not broken:
-                    sums.append(total)
-    sums = sums or [0]
+    sums = colour_pair_sums(rules.rulebook.plan(rules.challenges)) or [0]
     rng = random.Random(0)
     checks = rules.rulebook.goal_checks
     n = rules.players
@@ -480,40 +474,32 @@ def _first_met(tests: list[list[tuple[Any, Any, float]]], counted: list[bool],
 
 def after_action(state: RoundState, use: ActionUse,
                  discards: Sequence[Sequence[Any]]) -> RoundState:
-    """The round as it would lie after `use` (R13), the user's hand included (A, B, C)."""
-    firsts, deltas, goals = list(state.firsts), list(state.deltas), list(state.goals)
+    """The round as it would lie after `use`, the user's hand included (R13: each card's
+    entry in `actions.ACTIONS`, as the engine plays it). H's failure allowed is the plan's
+    `Rules.allowed` (`best_action`)."""
+    laid = lay_out(Layout(list(state.firsts), list(state.goals), list(state.deltas),
+                          set(state.ignored)), (use,))
     hands = list(state.hands)
-    ignored = state.ignored
-    card, seat = use.card, use.seat
-    if card is Action.F or card is Action.G:
-        assert use.target is not None
-        deltas[use.target] += 1 if card is Action.F else -1
-    elif card is Action.B:
-        assert use.replacement is not None
-        hand = list(hands[seat])
-        hand.remove(use.replacement)
-        old = firsts[seat]
-        assert old is not None
-        hands[seat] = (*hand, old)
-        firsts[seat], deltas[seat] = use.replacement, 0  # S2: F/G leave with the card
-    elif card is Action.I:
-        assert use.seats is not None
-        a, b = use.seats
-        firsts[a], firsts[b] = firsts[b], firsts[a]
-        deltas[a], deltas[b] = deltas[b], deltas[a]
-    elif card is Action.D:
-        assert use.other is not None
-        goals[seat], goals[use.other] = goals[use.other], goals[seat]
-    elif card is Action.E:
-        assert use.seats is not None
-        a, b = use.seats
-        goals[a], goals[b] = goals[b], goals[a]
-    elif card is Action.J:
-        ignored = ignored | {seat}
-    elif use.cards:  # A, C: back from the discard row to the hand
-        hands[seat] = (*hands[seat], *use.cards)
-    return replace(state, hands=tuple(hands), firsts=tuple(firsts), deltas=tuple(deltas),
-                   goals=tuple(goals), ignored=frozenset(ignored))
+    first = state.firsts[use.seat]
+    assert first is not None  # the action step comes after card 1 (R3)
+    hands[use.seat] = ACTIONS[use.card].on_hand(hands[use.seat], use, first)
+    return replace(state, hands=tuple(hands), firsts=tuple(laid.firsts),
+                   deltas=tuple(laid.deltas), goals=tuple(laid.goals),
+                   ignored=frozenset(laid.ignored))
+
+
+def planned_card(rules: Rules, state: RoundState,
+                 decision: Decision) -> NumberCard | GoalCard | None:
+    """The card the convention's plan lays for `decision` (a first number, a goal, a second
+    number), when it is one of the decision's choices; None when there is no plan (some seat
+    has no legal pair: R9 ends the mission whatever is played) or it is not."""
+    plan = plan_round(rules, state)
+    if plan is None:
+        return None
+    first, goal, second = plan.plays[decision.seat]
+    wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
+              DecisionKind.SECOND_NUMBER: second}.get(decision.kind)
+    return wanted if wanted is not None and wanted in decision.choices else None
 
 
 def best_action(rules: Rules, state: RoundState, uses: Sequence[ActionUse | None],

@@ -15,15 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.cards import Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import (
-    arrange,
-    pair_sum,
-    seat_sum,
-)
+from synergy_forge.core.referee import arrange, colour_pair_sums, pair_sum
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules, success_chances
 from synergy_forge.sim.greedy import GreedyBot
@@ -57,7 +53,7 @@ class CoopBot(GreedyBot):
             return decision.choices[0]
         kind = decision.kind
         if kind is DecisionKind.SECOND_NUMBER:
-            chances = self.round_chances(observation, list(decision.choices))
+            chances = self.round_chances(observation, list(decision.cards))
             return self._pick(decision.choices, lambda c: chances[c])
         if kind is DecisionKind.ACTION:
             return self._coop_action(observation, decision)
@@ -144,7 +140,7 @@ class CoopBot(GreedyBot):
         """H when the round is more likely lost than won; else an action on its own cards that
         raises its chance clearly (the greedy bot's)."""
         hand = list(obs.hand)
-        h = next((u for u in decision.choices[1:] if u.card is Action.H), None)
+        h = next((u for u in decision.uses[1:] if u is not None and u.card is Action.H), None)
         if h is not None and hand:
             base = max(self.round_chances(obs, hand).values())
             if base < 0.5 and \
@@ -172,16 +168,7 @@ class _Opening:
 
     def __init__(self, rulebook: Rulebook, challenges: tuple[str, ...], goals: tuple[str, ...],
                  players: int) -> None:
-        plan = rulebook.plan(challenges)
-        cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
-        pair_sums = []
-        for i, a in enumerate(cards):
-            for j, b in enumerate(cards):
-                if i != j:
-                    e = seat_sum(plan, a, b, 0)
-                    if not e[6]:
-                        pair_sums.append(e[4])
-        pair_sums = pair_sums or [0]
+        pair_sums = colour_pair_sums(rulebook.plan(challenges)) or [0]
         self.sums = tuple(sorted(set(pair_sums)))
         self.goals = tuple(sorted(set(goals)))
         self.checks = rulebook.goal_checks

@@ -43,8 +43,8 @@ from itertools import chain
 from math import comb
 from typing import TYPE_CHECKING, Any
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import pair_sum
@@ -54,7 +54,7 @@ from synergy_forge.sim.convention import (
     Rules,
     best_action,
     hand_value,
-    plan_round,
+    planned_card,
 )
 
 if TYPE_CHECKING:
@@ -318,11 +318,11 @@ class ExpertBot:
         if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
             return decision.choices[0]  # the convention: seat 0 first (any seat would do)
         if kind is DecisionKind.TAKE_BACK:
-            return keep_card(rules_of(obs), obs.hand, decision.choices)
+            return keep_card(rules_of(obs), obs.hand, decision.cards)
         known = public_hands(obs)
         if known is None:
             if kind is DecisionKind.SECOND_NUMBER:
-                card = hidden_second(obs, decision.choices)
+                card = hidden_second(obs, decision.cards)
                 if card is not None:
                     return card
             return self._fallback.choose(obs, decision)
@@ -334,12 +334,6 @@ class ExpertBot:
         rules = rules_of(obs)  # not before: where hands are hidden, no plan is made
         state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
-            return best_action(rules, state, decision.choices, obs.discards)
-        plan = plan_round(rules, state)
-        if plan is not None:
-            first, goal, second = plan.plays[obs.seat]
-            wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
-                      DecisionKind.SECOND_NUMBER: second}.get(kind)
-            if wanted in decision.choices:
-                return wanted
-        return self._fallback.choose(obs, decision)
+            return best_action(rules, state, decision.uses, obs.discards)
+        planned = planned_card(rules, state, decision)
+        return planned if planned is not None else self._fallback.choose(obs, decision)

@@ -20,15 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from synergy_forge.core.cards import NUMBER_VALUES, Action, NumberCard
-from synergy_forge.core.engine import Decision, DecisionKind, GoalCard
+from synergy_forge.core.actions import ACTIONS, ActionUse, Layout, lay_out
+from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import (
-    arrange,
-    pair_sum,
-    seat_sum,
-)
+from synergy_forge.core.referee import colour_pair_sums, pair_sum
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Support, goal_chances, grid_rules
 from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
@@ -85,7 +82,7 @@ class GreedyBot:
         if kind is DecisionKind.ACTION:
             return self._action(observation, decision)
         if kind is DecisionKind.TAKE_BACK:
-            return _keep(observation, decision.choices)
+            return _keep(observation, decision.cards)
         return self.rng.choice(decision.choices)
 
     # -- the model of the others -----------------------------------------------------------
@@ -142,16 +139,7 @@ class GreedyBot:
         found = _AFFINITY.get(key)
         if found is not None:
             return found
-        plan = obs.rulebook.plan(obs.mission.challenges)
-        pair_sums = []
-        cards = [NumberCard(v, "x") for v in NUMBER_VALUES]
-        for i, a in enumerate(cards):
-            for j, b in enumerate(cards):
-                if i != j:
-                    e = seat_sum(plan, a, b, 0)
-                    if not e[6]:
-                        pair_sums.append(e[4])
-        pair_sums = pair_sums or [0]
+        pair_sums = colour_pair_sums(obs.rulebook.plan(obs.mission.challenges)) or [0]
         rng = random.Random(0)
         samples = [[rng.choice(pair_sums) for _ in range(obs.players - 1)]
                    for _ in range(AFFINITY_SAMPLES)]
@@ -210,7 +198,7 @@ class GreedyBot:
 
     def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
         if self._passing(obs):
-            return self.rng.choice(decision.choices)  # R4: not the goal this seat must meet
+            return self.rng.choice(decision.goal_cards)  # R4: not the goal this seat must meet
         first = obs.placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
         key = ("goal", obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players,
@@ -233,7 +221,7 @@ class GreedyBot:
         placed = obs.placed  # at card 3, every first card and goal lies on the table
         first = placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
-        sums = {c: _pair(obs, first, c, delta)[0] for c in decision.choices}
+        sums = {c: _pair(obs, first, c, delta)[0] for c in decision.cards}
         chances = self._goal_chances(obs, [g.goal for g in placed.goals], set(sums.values()))
         return self._pick(decision.choices, lambda c: chances[sums[c]])
 
@@ -242,28 +230,24 @@ class GreedyBot:
         table = obs.table
         hand = list(obs.hand)
 
-        def best(use: Any) -> float:
-            used = [*obs.actions_used, use] if use is not None else list(obs.actions_used)
-            firsts = [t[0] for t in table]
-            goals = [t[1] for t in table]
-            placed = arrange(firsts, goals, used[len(obs.actions_used):])
-            first = placed.firsts[obs.seat]
-            delta = obs.deltas[obs.seat] + placed.deltas[obs.seat]
-            own_hand = list(hand)
-            if use is not None and use.card is Action.B:
-                delta = 0  # S2: changes leave with the card
-                own_hand.remove(use.replacement)
-                own_hand.append(obs.placed.firsts[obs.seat])
-            sums = self._plan_sums(obs, first, delta, own_hand)
+        def best(use: ActionUse | None) -> float:
+            # The table as it lies, after `use` (`actions.ACTIONS`: B's card comes back).
+            placed = lay_out(Layout([t[0] for t in table], [t[1] for t in table],
+                                    list(obs.deltas)), () if use is None else (use,))
+            own_hand = hand if use is None else list(ACTIONS[use.card].on_hand(
+                tuple(hand), use, obs.placed.firsts[obs.seat]))
+            sums = self._plan_sums(obs, placed.firsts[obs.seat], placed.deltas[obs.seat],
+                                   own_hand)
             if not sums:
                 return 0.0
             return max(self._goal_chances(obs, [g.goal for g in placed.goals], sums).values())
 
-        relevant: list[Callable[[Any], bool]] = [
+        relevant: list[Callable[[ActionUse], bool]] = [
             lambda u: u.card in (Action.F, Action.G) and u.target == obs.seat,
             lambda u: u.card in (Action.B, Action.D),
         ]
-        candidates = [u for u in decision.choices[1:] if any(r(u) for r in relevant)]
+        candidates = [u for u in decision.uses[1:]
+                      if u is not None and any(r(u) for r in relevant)]
         if not candidates:
             return None
         baseline = best(None)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from synergy_forge.core.engine import Decision, DecisionKind
+from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.observation import Omniscient
-from synergy_forge.sim.convention import best_action, plan_round
+from synergy_forge.sim.convention import best_action, planned_card
 from synergy_forge.sim.expert import keep_card, round_state, rules_of
 from synergy_forge.sim.greedy import ScoreMemory
 
@@ -39,16 +39,11 @@ class OracleBot:
         view = observation.views[decision.seat]
         rules = rules_of(view)
         if kind is DecisionKind.TAKE_BACK:
-            return keep_card(rules, view.hand, decision.choices)
+            return keep_card(rules, view.hand, decision.cards)
         state = round_state(view, tuple(tuple(sorted(h)) for h in observation.hands),
                             tuple(tuple(sorted(h)) for h in observation.goal_hands))
         if kind is DecisionKind.ACTION:
-            return best_action(rules, state, decision.choices, view.discards)
-        plan = plan_round(rules, state)
-        if plan is not None:
-            first, goal, second = plan.plays[decision.seat]
-            wanted = {DecisionKind.FIRST_NUMBER: first, DecisionKind.GOAL: goal,
-                      DecisionKind.SECOND_NUMBER: second}.get(kind)
-            if wanted in decision.choices:
-                return wanted
-        return decision.choices[0]  # no legal pair for some seat: R9 ends the mission anyway
+            return best_action(rules, state, decision.uses, view.discards)
+        card = planned_card(rules, state, decision)
+        # None: no legal pair for some seat, and R9 ends the mission whatever is played
+        return card if card is not None else decision.choices[0]

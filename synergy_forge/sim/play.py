@@ -7,14 +7,14 @@ lives in `authoring.gamelog`, the narration in `reporting.narrate`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from synergy_forge.core.engine import Decision, Game
+from synergy_forge.core.choices import Choice, Decision
+from synergy_forge.core.engine import Game
 from synergy_forge.sim.bots import SEES_SEAT, Bot, SeatMemories, make_bot
 
 
 def play(game: Game, bot_names: Sequence[str], *,
-         on_decision: Callable[[Game, Decision, Any], None] | None = None,
+         on_decision: Callable[[Game, Decision, Choice], None] | None = None,
          after_round: Callable[[Game], None] | None = None,
          skill: float | None = None, memories: SeatMemories | None = None) -> Game:
     """Play `game` to its end with one bot per seat; returns it, finished.

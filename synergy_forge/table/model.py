@@ -17,13 +17,13 @@ from typing import Any, NamedTuple
 
 from synergy_forge.authoring.gamelog import Recorder, decision_record
 from synergy_forge.core.cards import Action
-from synergy_forge.core.engine import Decision, Game
+from synergy_forge.core.choices import Choice, Decision, IllegalChoice, StaleChoice, StateId
+from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import SeatMemories, make_bot, view_for
 from synergy_forge.table.view import (
     PERSON,
-    choice_id,
     mission_card,
     outcome,
     own_view,
@@ -78,8 +78,7 @@ class GameTable:
         self._bots_due = threading.Condition(self.lock)
         self.changes = Changes()
         self.stopping = threading.Event()
-        self.chosen: dict[int, Any] = {}  # this step's choices so far, face down
-        self.step = 0  # decisions applied so far
+        self.chosen: dict[int, Choice] = {}  # this step's choices so far, face down
         self.rounds: list[dict[str, Any]] = []
         self.card = mission_card(mission, players, self.game.allowed_failures, rulebook,
                                  actions or {})
@@ -109,8 +108,8 @@ class GameTable:
                 public["game"] = self.number
                 self._public = (version, json.dumps(public, ensure_ascii=False,
                                                     separators=(",", ":")))
-            own = own_view(seen, self.seats, self._decision(seat), self.chosen.get(seat),
-                           seat in self.chosen, self.result, version)
+            own = own_view(seen, game.state, self.seats, self._decision(seat),
+                           self.chosen.get(seat), seat in self.chosen, self.result, version)
             public_text = self._public[1]
         text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
         return f'{text[:-1]},"table":{public_text}}}'
@@ -122,26 +121,32 @@ class GameTable:
     # -- choosing -------------------------------------------------------------------------
 
     def choose(self, seat: int, choice: str) -> None:
-        """Take `seat`'s choice (a legal item's id), or raise Refused; nothing changes then."""
+        """Take `seat`'s choice (a legal item's id), or raise Refused; nothing changes then.
+        The engine reads the id (`Game.choice_of`): one made for an earlier step or an
+        earlier game at this table is refused as such."""
         with self.lock:
             game = self.game
             if game.over:
                 raise Refused(409, "the game is over")
-            decision = self._decision(seat)
-            if decision is None:
+            if self._decision(seat) is None:
                 raise Refused(409, "it is not your turn")
             if seat in self.chosen:
                 raise Refused(409, "you have already chosen; waiting for the other players")
-            legal = {choice_id(game.round_number, decision, c): c for c in decision.choices}
-            if choice not in legal:
+            try:
+                made = game.choice_of(seat, choice)
+            except StaleChoice as exc:
+                raise Refused(409, f"{exc.message}: ask the seat's view for its legal "
+                              "choices now") from None
+            except IllegalChoice:
                 raise Refused(409, f"{choice[:80]!r} is not a legal choice now: ask the seat's "
-                              "view for its legal choices")
-            self._take(seat, legal[choice])
+                              "view for its legal choices") from None
+            self._take(seat, made, game.state)
         self._after_change()
 
-    def _take(self, seat: int, choice: Any) -> None:
-        """Lay `seat`'s choice face down; when every pending decision has one, the engine
-        applies them all (and checks each again). Called with the lock held."""
+    def _take(self, seat: int, choice: Choice, state: StateId) -> None:
+        """Lay `seat`'s choice, made in `state`, face down; when every pending decision has
+        one, the engine applies them all (and checks each again, and the state). Called with
+        the lock held."""
         self.chosen[seat] = choice
         game = self.game
         pending = game.pending()
@@ -150,10 +155,9 @@ class GameTable:
             # Each record holds the game's position before its decision: made before apply.
             records = [decision_record(game, d, c) for d, c in zip(pending, choices, strict=True)]
             before = len(game.history)
-            game.apply(choices)
+            game.apply(choices, state)
             self.recorder.records += records
             self.chosen = {}
-            self.step += 1
             for record in game.history[before:]:
                 self.rounds.append(round_summary(game, record))
             if game.over:
@@ -181,14 +185,14 @@ class GameTable:
                 raise Refused(409, "the game is not over")
             setup = self.game.setup
             seed = secrets.randbits(63) if seed is None else seed
-            self.game = Game(setup.mission, setup.players, seed, setup.rulebook, setup.colors)
+            self.game = Game(setup.mission, setup.players, seed, setup.rulebook, setup.colors,
+                             number=self.number + 1)
             self.bots = {s: make_bot(kind, seed, s, memories=self.memories)
                          for s, kind in enumerate(self.seats)
                          if kind != PERSON}
             self.recorder = Recorder(self.game, self.seats)
             self.records, self.chosen, self.rounds, self._told = None, {}, [], False
             self.result = None
-            self.step += 1
             self.number += 1
             self.changes.publish()
             self._bots_due.notify_all()
@@ -208,11 +212,11 @@ class GameTable:
                 if not due:  # people's turn, or the game is over (it may be dealt again)
                     self._bots_due.wait(timeout=1.0)
                     continue
-                step = self.step
+                state = self.game.state
             if self.stopping.wait(self.pace):
                 return
             with self.lock:
-                if self.step != step:
+                if self.game.state != state:
                     continue
                 asked = [(d, view_for(self.bots[d.seat], self.game, d.seat))
                          for d in self._bot_decisions()]
@@ -225,10 +229,10 @@ class GameTable:
                       f"{exc}; this is a bug, please report it", file=sys.stderr)
                 return
             with self.lock:
-                if self.step == step:
+                if self.game.state == state:  # else the game moved on while they thought
                     for decision, choice in made:
                         if decision.seat not in self.chosen:
-                            self._take(decision.seat, choice)
+                            self._take(decision.seat, choice, state)
             self._after_change()
 
     def stop(self) -> None:

@@ -3,8 +3,9 @@
 order and no seed can reach it.
 
 Every card is an object with `kind` ("number" or "goal"), `color` and `value` (a number, or a
-goal's id). A choice is known by an id that names its round, its kind and what it picks, so an
-id from an earlier view is never mistaken for a choice of a later one.
+goal's id). A choice is known by its id (`core.choices.choice_id`): the game, its round and
+step, the decision's kind and what it picks, so the engine refuses an id from an earlier view
+or an earlier game rather than take it for a choice of a later one.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from synergy_forge.authoring.gamelog import PERSON, action_data
-from synergy_forge.core.cards import COLOR_SYMBOLS, Action, NumberCard
-from synergy_forge.core.engine import Decision, Game, GoalCard, Outcome, RoundRecord
+from synergy_forge.authoring.gamelog import PERSON
+from synergy_forge.core.actions import ActionUse
+from synergy_forge.core.cards import COLOR_SYMBOLS, Action, GoalCard, NumberCard
+from synergy_forge.core.choices import Choice, Decision, StateId, choice_id, use_json
+from synergy_forge.core.engine import Game, Outcome, RoundRecord
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import ActionUse, LossReason
+from synergy_forge.core.referee import LossReason
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.reporting.explain import outcome_text, verdict_to_json
 from synergy_forge.reporting.narrate import describe_action, round_story
@@ -36,44 +39,16 @@ def card(c: NumberCard | GoalCard | None) -> dict[str, Any] | None:
     return {"kind": "number", "color": c.color, "value": c.value}
 
 
-def _detail(choice: Any) -> str:
-    if choice is None:
-        return "none"
-    if isinstance(choice, int):
-        return f"seat{choice}"
-    if isinstance(choice, NumberCard):
-        return f"{choice.color}-{choice.value}"
-    if isinstance(choice, GoalCard):
-        return f"{choice.color}-{choice.goal}"
-    assert isinstance(choice, ActionUse)
-    parts = [str(choice.card)]
-    if choice.target is not None:
-        parts.append(f"target{choice.target}")
-    if choice.other is not None:
-        parts.append(f"other{choice.other}")
-    if choice.seats is not None:
-        parts.append(f"seats{choice.seats[0]}-{choice.seats[1]}")
-    if choice.replacement is not None:
-        parts.append(f"with-{_detail(choice.replacement)}")
-    for taken in choice.cards or ():
-        parts.append(f"take-{_detail(taken)}")
-    return ".".join(parts)
-
-
-def choice_id(round_number: int, decision: Decision, choice: Any) -> str:
-    """'2.first-number.red-3': a seat has at most one decision of a kind in a round, so the
-    id is never the id of another decision's choice."""
-    return f"{round_number}.{decision.kind}.{_detail(choice)}"
-
-
 def action_use(use: ActionUse) -> dict[str, Any]:
     """A use of an action card for the page: the game log's shape with the page's cards, and
     what it does in words."""
-    return {**action_data(use, card), "text": describe_action(use)}
+    return {**use_json(use, card), "text": describe_action(use)}
 
 
-def legal_item(round_number: int, decision: Decision, choice: Any) -> dict[str, Any]:
-    item: dict[str, Any] = {"id": choice_id(round_number, decision, choice),
+def legal_item(state: StateId, decision: Decision, choice: Choice) -> dict[str, Any]:
+    """A choice for the page: its id (`choices.choice_id`, which names the game's state, so
+    one from an earlier view is refused), its kind, and what it picks."""
+    item: dict[str, Any] = {"id": choice_id(state, decision.kind, choice),
                             "kind": str(decision.kind)}
     if isinstance(choice, NumberCard | GoalCard):
         item["card"] = card(choice)
@@ -152,7 +127,7 @@ def outcome(game: Game) -> dict[str, Any] | None:
 
 
 def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decision],
-                chosen: Mapping[int, Any], mission: dict[str, Any],
+                chosen: Mapping[int, Choice], mission: dict[str, Any],
                 rounds: Sequence[dict[str, Any]], result: Outcome | None) -> dict[str, Any]:
     """What every seat sees alike, from one seat's observation (its face-up part only): the
     mission, each seat's cards on the table, counts and discard rows, whose turn it is."""
@@ -185,17 +160,17 @@ def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decis
     }
 
 
-def own_view(seen: Observation, seats: Sequence[str], decision: Decision | None,
-             chosen: Any, has_chosen: bool, result: dict[str, Any] | None,
-             version: int) -> dict[str, Any]:
+def own_view(seen: Observation, state: StateId, seats: Sequence[str],
+             decision: Decision | None, chosen: Choice, has_chosen: bool,
+             result: dict[str, Any] | None, version: int) -> dict[str, Any]:
     """The part of a seat's view that is its own: its hands, its face-down choice, its legal
-    choices (none when it is not its turn)."""
+    choices (none when it is not its turn), their ids made in `state`."""
     seat = seen.seat
     legal = [] if decision is None or has_chosen else \
-        [legal_item(seen.round_number, decision, c) for c in decision.choices]
+        [legal_item(state, decision, c) for c in decision.choices]
     laid = None
     if has_chosen:
-        laid = legal_item(seen.round_number, decision, chosen) if decision else None
+        laid = legal_item(state, decision, chosen) if decision else None
     return {
         "seat": seat, "color": seen.colors[seat], "symbol": symbol(seat),
         "player": PERSON if seats[seat] == PERSON else seats[seat],
