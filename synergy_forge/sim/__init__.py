@@ -3,4 +3,5 @@ round it cannot see (`chances`), the `bots` (`greedy`, `coop`, the `expert` with
 `convention` and `search`, the `oracle`), whole games (`play`), the `playtest` that plays every
 mission many times and rates it in stars, on local processes or a cluster (`executors`),
 `tune` (the settings that give a mission its stars), the `calibration` against people's
-games and the model of `people` across missions it fits. Imports only `core`: missions and rulebooks come in loaded, as values."""
+games and the model of `people` across missions it fits. Imports only `core`: missions and
+rulebooks come in loaded, as values."""

@@ -47,9 +47,11 @@ PROGRESS_FROM = 2000
 @click.option("--human", "logs", multiple=True, metavar="LOG",
               type=click.Path(exists=True, path_type=Path),
               help="Game logs people played (`play --log`, the table), or folders of *.jsonl "
-              "logs; repeat for more. Compares them with the campaign PATHS names (one "
-              "folder; default: the current one) and prints, per mission and player count, "
-              "the people's win rate beside the estimate, instead of a playtest.")
+              "logs; repeat for more. Instead of a playtest: one model of people over their "
+              "games and the ladder of every mission of the campaign PATHS names (one "
+              "folder; default: the current one): the population's skill, each mission's "
+              "predicted win rate for people, where they contradict the ladder, what to "
+              "playtest next (docs/playtest.md).")
 @click.option("--include-changed", is_flag=True, help="With --human: also count the logs of "
               "missions whose play changed since (settings, goals, challenges), each as the "
               "mission it was; without it they are named and left out.")
