@@ -12,10 +12,10 @@ from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.core.cards import Action
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
-from synergy_forge.sim.calibration import curve
+from synergy_forge.sim.ladder import RUNGS, Curve
 from synergy_forge.sim.people import Cell, fit
 from synergy_forge.sim.play import play
-from synergy_forge.sim.playtest import STAR_BOT, Playable, game_seed, run
+from synergy_forge.sim.playtest import STAR_BOT, Playable, estimates, game_seed, run
 
 COLORS = ("red", "yellow", "green", "blue", "purple")
 CHALLENGES = ("difference", "double-plus-3", "even", "five-is-ten", "goals-left",
@@ -60,23 +60,26 @@ def population_games(mission: Mission, games: int, seed: int) -> list[bool]:
 
 @dataclass
 class World:
-    """Missions with the ladder's curve points and the population's games on each."""
+    """Missions with their ladder (each table's wins and games, k = 0..players experts) and
+    the population's games on each."""
 
     missions: list[Mission]
-    points: dict[str, list[tuple[float, float]]]
+    tables: dict[str, tuple[tuple[int, ...], tuple[int, ...]]]
     games: dict[str, list[bool]]
+
+    def curve(self, mission: Mission) -> Curve:
+        wins, games = self.tables[mission.id]
+        return Curve(mission.players[0], wins, games)
 
 
 def world(missions: int, ladder_games: int, people_games: int, seed: int) -> World:
     drawn = drawn_missions(missions, seed)
     rulebook = standard_rulebook()
-    cells = run([Playable(m, rulebook, COLORS) for m in drawn], [STAR_BOT], None, ladder_games,
-                seed, jobs=1, walk=False)
-    points: dict[str, list[tuple[float, float]]] = {m.id: [] for m in drawn}
-    for cell in cells:
-        assert cell.skill is not None
-        points[cell.mission.id].append((cell.skill, cell.tally.win_rate))
-    return World(drawn, points, {m.id: population_games(m, people_games, seed)
+    found = estimates(run([Playable(m, rulebook, COLORS) for m in drawn], [STAR_BOT], None,
+                          ladder_games, seed, jobs=1, walk=False))
+    tables = {e.mission.id: (e.by_count[e.mission.players[0]].curve.wins,
+                             e.by_count[e.mission.players[0]].curve.games) for e in found}
+    return World(drawn, tables, {m.id: population_games(m, people_games, seed)
                                  for m in drawn})
 
 
@@ -105,7 +108,7 @@ def coverage(w: World, trained: int, games: int, splits: int, seed: int) -> Cove
         cells = []
         for m in w.missions:
             won = rng.sample(w.games[m.id], games) if m.id in train else []
-            cells.append(Cell(m.id, m.players[0], curve(w.points[m.id]), len(won), sum(won)))
+            cells.append(Cell(m.id, m.players[0], w.curve(m).rate, len(won), sum(won)))
         for p in fit(cells).predictions:
             if p.mission in train:
                 continue
@@ -138,7 +141,7 @@ if __name__ == "__main__":  # the figures in docs/difficulty.md
           f"games each: {time.time() - start:.0f} s")
     for m in made.missions:
         rate = sum(made.games[m.id]) / len(made.games[m.id])
-        ladder_line = " ".join(f"{r:.2f}" for _, r in sorted(made.points[m.id]))
+        ladder_line = " ".join(f"{made.curve(m).rate(r):.2f}" for r in RUNGS)
         print(f"  {m.id} at {m.players[0]}: ladder {ladder_line}  population {rate:.2f}")
     for trained, games in ((8, 10), (12, 20), (16, 30)):
         c = coverage(made, trained, games, 20, seed)

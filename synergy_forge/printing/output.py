@@ -92,8 +92,9 @@ def inside(root: Path, relative: Path) -> Path:
     return root / relative
 
 
-#: What a build writes in OUT/<lang>/: PDFs, PNGs and the TTS saved object.
-OUTPUT_SUFFIXES = (".pdf", ".png", ".json")
+#: What a build writes in OUT/<lang>/: PDFs, PNGs, the TTS saved object and a print shop's
+#: manifest (JSON and CSV).
+OUTPUT_SUFFIXES = (".pdf", ".png", ".json", ".csv")
 
 
 def forget(root: Path, languages: Collection[str], written: Collection[Path]) -> list[Path]:

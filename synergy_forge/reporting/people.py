@@ -11,10 +11,11 @@ from typing import Any
 
 from synergy_forge.core.playhash import PlayChange
 from synergy_forge.reporting import Output
+from synergy_forge.reporting.playtest import ladder_line
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.calibration import Calibration, PlayedGame, Row
+from synergy_forge.sim.ladder import RUNGS
 from synergy_forge.sim.people import LEVEL, NEXT_GAMES, Interval, Prediction
-from synergy_forge.sim.playtest import LADDER, STAR_BOT
 
 #: How long a changed value may be in a line before it is cut.
 SHOWN = 40
@@ -28,7 +29,7 @@ class Context:
 
     logs: int = 0
     without_people: int = 0
-    games: int = 0  # per level of the ladder
+    games: int = 0  # the ladder's, per mission and player count to start (--games)
     seed: int = 1
     changed: Sequence[PlayedGame] = ()
     include_changed: bool = False
@@ -60,8 +61,7 @@ def _rate(i: Interval) -> str:
 
 
 def _levels(row: Row) -> str:
-    return "  ".join(f"{STAR_BOT if s >= LADDER[-1] else f'@{s:g}'} {_pct(t.win_rate)}"
-                     for s, t in reversed(row.levels))
+    return ladder_line(row.ladder.curve)
 
 
 def _name(row: Row) -> str:
@@ -81,7 +81,8 @@ def text(result: Calibration, context: Context | None = None) -> Output:
     m = result.model
     pct = round(LEVEL * 100)
     lines = [f"{c.logs} game log(s), {m.games} game(s) with people; the skill ladder of every "
-             f"mission ({c.games} games a level, seed {c.seed}); intervals {pct}%"]
+             f"mission (tables of experts and novices, {c.games} games per mission and player "
+             f"count to start, seed {c.seed}); intervals {pct}%"]
     if c.without_people:
         lines.append(f"  {c.without_people} game(s) without a person left out")
     if c.changed:
@@ -146,8 +147,9 @@ def _row_json(r: Row) -> dict[str, Any]:
         "people_seats": r.people_seats, "logs": r.sources,
         "predicted": _interval_json(p.rate), "ladder_only": _interval_json(p.ladder),
         "information_bits": round(p.information, 4),
-        "levels": [{"skill": s, "games": t.games, "wins": t.wins,
-                    "win_rate": round(t.win_rate, 4)} for s, t in r.levels],
+        "ladder": [{"skill": s, "win_rate": round(r.ladder.curve.rate(s), 4)} for s in RUNGS],
+        "tables": [{"experts": k, "games": r.ladder.curve.games[k],
+                    "wins": r.ladder.curve.wins[k]} for k in range(r.players + 1)],
     }
 
 
@@ -175,7 +177,7 @@ def to_json(result: Calibration, context: Context | None = None) -> Output:
     }
     return Output(json.dumps({
         "logs": c.logs, "games_without_people": c.without_people, "games": c.games,
-        "seed": c.seed, "ladder": list(LADDER),
+        "seed": c.seed, "rungs": list(RUNGS),
         "changed": changed_json(c.changed, c.include_changed), "people": people,
     }, indent=2, ensure_ascii=False))
 

@@ -4,14 +4,13 @@ people across missions (sim.people).
 
 The games come from logs (`play --log`, the browser table), replayed by the caller: here each
 is a mission, a player count, how many seats people played and whether it was won. Per
-mission and player count the expert is played at every level of the skill ladder on the same
-seeds as `playtest`; between levels the win rate is taken on a straight line, and that curve
-is what the model reads (any Callable[[float], float] would do).
+mission and player count the ladder is played on the same seeds as `playtest` (every table
+of it, sim.ladder), which gives its win rate at any skill: that curve is all the model reads
+(any Callable[[float], float] would do).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -19,8 +18,9 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.playhash import PlayChange, play_hash
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor
-from synergy_forge.sim.people import Cell, Curve, Discrepancy, PeopleFit, Prediction, fit
-from synergy_forge.sim.playtest import LADDER, STAR_BOT, Playable, Tally, run
+from synergy_forge.sim.people import Cell, Discrepancy, PeopleFit, Prediction, fit
+from synergy_forge.sim.playtest import STAR_BOT, CountEstimate, Playable, estimates, run
+from synergy_forge.sim.playtest import games_to_play as ladder_games
 
 #: The names a log gives a seat that a person played (the table writes "person").
 PEOPLE = frozenset({"person", "human"})
@@ -52,20 +52,6 @@ class PlayedGame:
         return f"{self.mission.id}@{play_hash(self.mission, self.rulebook)}"
 
 
-def curve(points: Sequence[tuple[float, float]]) -> Curve:
-    """Win rate at any skill, on straight lines between (skill, rate) points, flat beyond."""
-    ordered = sorted(points)
-
-    def rate(skill: float) -> float:
-        if skill <= ordered[0][0]:
-            return ordered[0][1]
-        for (s0, r0), (s1, r1) in itertools.pairwise(ordered):
-            if skill <= s1:
-                return r0 + (r1 - r0) * (skill - s0) / (s1 - s0)
-        return ordered[-1][1]
-    return rate
-
-
 @dataclass
 class Row:
     """One mission at one player count: its ladder there, people's games there and the
@@ -75,7 +61,7 @@ class Row:
     mission: Mission
     players: int
     in_campaign: bool
-    levels: list[tuple[float, Tally]]  # the ladder at this count, lowest skill first
+    ladder: CountEstimate  # its curve, tables and reading at this player count
     games: int = 0
     wins: int = 0
     people_seats: int = 0  # every game's seats played by people, added up
@@ -109,29 +95,22 @@ def calibrate(played: Sequence[PlayedGame], campaign: Sequence[Playable], games:
     """Every mission of `campaign` at each of its player counts, and every other mission
     people played at the counts they played it (`played`: games without a person count for
     nothing; another mission is one the campaign changed since, or does not have), on the
-    ladder with
-    `games` seeded games per level (the seeds `playtest --seed` uses); then the model."""
-    subjects: dict[str, tuple[Playable, bool]] = {p.mission.id: (p, True) for p in campaign}
-    others: dict[int, list[Playable]] = {}  # missions not the campaign's, at the counts played
-    for game in played:
-        if game.people and game.key not in subjects:
-            subjects[game.key] = (Playable(game.mission, game.rulebook, game.colors), False)
-        if game.people and not subjects[game.key][1] and \
-                subjects[game.key][0] not in others.setdefault(game.players, []):
-            others[game.players].append(subjects[game.key][0])
-    cells = run(list(campaign), [STAR_BOT], None, games, seed, progress=progress,
-                executor=executor, walk=False)
-    for count, playables in sorted(others.items()):
-        cells += run(playables, [STAR_BOT], [count], games, seed, progress=progress,
-                     executor=executor, walk=False)
-    by_mission = {id(playable.mission): k for k, (playable, _) in subjects.items()}
-    rows: dict[tuple[str, int], Row] = {}
-    for cell in cells:
-        assert cell.skill is not None
-        key = by_mission[id(cell.mission)]
-        row = rows.setdefault((key, cell.player_count), Row(
-            key, cell.mission, cell.player_count, subjects[key][1], []))
-        row.levels.append((cell.skill, cell.tally))
+    ladder with `games` seeded games to start (the seeds `playtest --seed` uses); then the
+    model."""
+    found: dict[tuple[str, int], CountEstimate] = {}
+    for estimate in estimates(run(list(campaign), [STAR_BOT], None, games, seed,
+                                  progress=progress, executor=executor, walk=False)):
+        for count, ladder in estimate.by_count.items():
+            found[(estimate.mission.id, count)] = ladder
+    subjects = {p.mission.id: (p.mission, True) for p in campaign}
+    for key, count, playable in _others(played, campaign):
+        # Alone: another version of a campaign's mission has its id, which estimates join by.
+        (estimate,) = estimates(run([playable], [STAR_BOT], [count], games, seed,
+                                    progress=progress, executor=executor, walk=False))
+        found[(key, count)] = estimate.by_count[count]
+        subjects[key] = (playable.mission, False)
+    rows = {(key, count): Row(key, subjects[key][0], count, subjects[key][1], ladder)
+            for (key, count), ladder in found.items()}
     for game in played:
         if game.people and (game.key, game.players) in rows:
             row = rows[(game.key, game.players)]
@@ -141,18 +120,28 @@ def calibrate(played: Sequence[PlayedGame], campaign: Sequence[Playable], games:
             row.sources.append(game.source)
     ordered = sorted(rows.values(), key=lambda r: (not r.in_campaign, r.mission.number,
                                                    r.key, r.players))
-    for row in ordered:
-        row.levels.sort(key=lambda level: level[0])
-    model = fit([Cell(r.key, r.players, curve([(s, t.win_rate) for s, t in r.levels]),
-                      r.games, r.wins) for r in ordered])
+    model = fit([Cell(r.key, r.players, r.ladder.curve.rate, r.games, r.wins)
+                 for r in ordered])
     for row, prediction in zip(ordered, model.predictions, strict=True):
         row.prediction = prediction
     return Calibration(model, ordered)
 
 
+def _others(played: Sequence[PlayedGame], campaign: Sequence[Playable]
+            ) -> list[tuple[str, int, Playable]]:
+    """The missions people played that are not the campaign's, each at each count played."""
+    known = {p.mission.id for p in campaign}
+    found: dict[tuple[str, int], Playable] = {}
+    for game in played:
+        if game.people and game.key not in known:
+            found.setdefault((game.key, game.players),
+                             Playable(game.mission, game.rulebook, game.colors))
+    return [(key, count, playable) for (key, count), playable in found.items()]
+
+
 def games_to_play(played: Sequence[PlayedGame], campaign: Sequence[Playable],
                   games: int) -> int:
-    """How many games `calibrate` plays (for its progress)."""
-    known = {p.mission.id for p in campaign}
-    others = {(g.key, g.players) for g in played if g.people and g.key not in known}
-    return games * len(LADDER) * (sum(len(p.mission.players) for p in campaign) + len(others))
+    """How many games `calibrate` plays at most (for its progress)."""
+    return ladder_games(list(campaign), [STAR_BOT], None, games) + sum(
+        ladder_games([playable], [STAR_BOT], [count], games)
+        for _, count, playable in _others(played, campaign))
