@@ -119,14 +119,14 @@ goals: [even-keel]
 """
 
 
-def test_people_who_keep_losing_where_every_level_wins_contradict_the_ladder(tmp_path):
+def test_people_who_keep_losing_where_even_novices_win_contradict_the_ladder(tmp_path):
     camp = tmp_path / "camp"
     assert CliRunner().invoke(main, ["new", "campaign", str(camp)]).exit_code == 0
     (camp / "goals" / "even-keel.yaml").write_text(EVEN_KEEL)
     (camp / "missions" / "02-easy.yaml").write_text(EASY)
     folder = tmp_path / "logs"
     folder.mkdir()
-    for seed in (1, 2, 4, 8):  # random bots lose these games: people's losses
+    for seed in (1, 2, 4, 8, 12, 15, 22, 25):  # random bots lose these: people's losses
         path = folder / f"game-{seed}.jsonl"
         CliRunner().invoke(main, ["play", str(camp / "missions" / "02-easy.yaml"), "--players",
                                   "3", "--seed", str(seed), "--bots", "random", "--log",
@@ -146,7 +146,7 @@ def test_people_who_keep_losing_where_every_level_wins_contradict_the_ladder(tmp
     assert found["id"] == "easy" and found["contradicts"] and found["high"] < 0
     assert easy["predicted"]["win_rate"] < easy["ladder_only"]["win_rate"]
     text = CliRunner().invoke(main, args)
-    assert "2 Easy: people win less often than the ladder says at their skill (0 of 4" \
+    assert "2 Easy: people win less often than the ladder says at their skill (0 of 8" \
         in text.stdout
 
 
