@@ -52,7 +52,7 @@ def population_games(mission: Mission, games: int, seed: int) -> list[bool]:
     for i in range(games):
         game = Game(mission, players, game_seed(seed + 7, mission.id, players, i), rulebook,
                     COLORS)
-        play(game, rng.choices(names, weights, k=players), skill=1.0)
+        play(game, rng.choices(names, weights, k=players))
         assert game.outcome is not None
         out.append(game.outcome.won)
     return out

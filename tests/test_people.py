@@ -114,7 +114,7 @@ def test_a_population_of_mixed_bots_lands_in_its_intervals_as_often_as_claimed()
     claimed: from 78% to 98% of the 200. The 25 splits share 16 missions, so the 200 are
     far from independent: the tolerance is about two standard deviations of a coverage
     measured on some 16 missions (sqrt(0.09 / 16) = 7.5 points). Without each mission's
-    discrepancy (the ladder taken as exact), about 60% land inside (docs/difficulty.md)."""
+    discrepancy (the ladder taken as exact), 48% land inside (docs/difficulty.md)."""
     made = world(missions=16, ladder_games=24, people_games=60, seed=2)
     found = coverage(made, trained=8, games=12, splits=25, seed=2)
     assert found.total == 200

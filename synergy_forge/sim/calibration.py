@@ -83,7 +83,7 @@ class Calibration:
         return [(self.mission(d.mission), d) for d in self.model.discrepancies]
 
     def next(self, count: int = 5) -> list[Row]:
-        """The missions and player counts whose games would teach the most, first."""
+        """The missions whose games would teach the most, first, each at its best count."""
         order = {(p.mission, p.players): n for n, p in enumerate(self.model.next(count))}
         return sorted((r for r in self.rows if (r.key, r.players) in order),
                       key=lambda r: order[(r.key, r.players)])

@@ -56,7 +56,7 @@ TAU_SCALE = 1.0
 DISCREPANCY_DOF = 3.0
 #: Points each curve is read at; the model interpolates between them.
 CURVE_POINTS = 201
-#: Bins of win rate "playtest next" weighs the grid's rates in.
+#: Bins of win rate a prediction's posterior is kept in (for "playtest next" and `chances`).
 INFORMATION_BINS = 500
 
 
@@ -143,9 +143,13 @@ class PeopleFit:
     discrepancies: list[Discrepancy] = field(default_factory=list)
 
     def next(self, count: int = 5) -> list[Prediction]:
-        """The missions and player counts whose games would teach the most, first."""
-        return sorted(self.predictions, key=lambda p: (-p.information, p.mission,
-                                                       p.players))[:count]
+        """The `count` missions whose games would teach the most, first, each at the player
+        count where they would teach it most (its counts share its discrepancy)."""
+        best: dict[str, Prediction] = {}
+        for p in sorted(self.predictions, key=lambda p: (-p.information, p.mission,
+                                                         p.players)):
+            best.setdefault(p.mission, p)
+        return list(best.values())[:count]
 
 
 def _logistic(x: Array) -> Array:
