@@ -64,7 +64,9 @@ def test_human_logs_fit_one_model_over_every_mission_of_the_campaign(tmp_path):
     assert 0 <= population["low"] <= population["skill"] <= population["high"] <= 1
     assert people["games"] == 4 and people["level"] == 0.9
     assert [d["id"] for d in people["discrepancies"]] == ["first-notes"]
-    assert len(people["next"]) == 5 and all(n["information_bits"] >= 0 for n in people["next"])
+    # Each mission once, at the count its games would teach the most.
+    assert sorted(n["id"] for n in people["next"]) == ["first-notes", "quiet-room"]
+    assert all(n["information_bits"] >= 0 for n in people["next"])
     # The text says the same in words; the HTML page is a report --html may replace.
     page = tmp_path / "people.html"
     text = CliRunner().invoke(main, [*args, "--html", str(page)])
