@@ -58,7 +58,8 @@ class GameTable:
 
     def __init__(self, mission: Mission, rulebook: Rulebook, colors: Sequence[str],
                  players: int, seed: int, seats: Sequence[str], *,
-                 actions: Mapping[Action, ActionText] | None = None, pace: float = 1.0,
+                 actions: Mapping[Action, ActionText] | None = None,
+                 campaign: Mapping[str, str] | None = None, pace: float = 1.0,
                  on_end: Callable[[Finished], None] | None = None) -> None:
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
@@ -81,7 +82,7 @@ class GameTable:
         self.chosen: dict[int, Choice] = {}  # this step's choices so far, face down
         self.rounds: list[dict[str, Any]] = []
         self.card = mission_card(mission, players, self.game.allowed_failures, rulebook,
-                                 actions or {})
+                                 actions or {}, campaign or {})
         self._public: tuple[int, str] | None = None
         self._told = False  # on_end called
         self.number = 1  # of the games played at this table, this one

@@ -79,9 +79,11 @@ def legal_item(state: StateId, decision: Decision, choice: Choice) -> dict[str, 
 
 
 def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook: Rulebook,
-                 actions: Mapping[Action, ActionText]) -> dict[str, Any]:
+                 actions: Mapping[Action, ActionText],
+                 campaign: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The mission card as printed, with every name and text in each language it has; the
-    stars and allowed failures are those of this table's player count."""
+    stars and allowed failures are those of this table's player count; `campaign` its
+    campaign's name (the page's title)."""
     def definition(kind: str, key: str) -> dict[str, Any]:
         d = rulebook.goal(key) if kind == "goal" else rulebook.challenge(key)
         data = {"id": d.id, "name": dict(d.name), "text": dict(d.text)}
@@ -96,6 +98,7 @@ def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook
 
     return {
         "id": mission.id, "number": mission.number, "title": dict(mission.title),
+        "campaign": dict(campaign or {}),
         "flavor": dict(mission.flavor), "stars": mission.stars_at(players),
         "rounds": mission.rounds,
         "lives": mission.lives, "players": players, "allowed_failures": allowed_failures,

@@ -121,3 +121,23 @@ def test_the_seat_page_links_the_icon_and_reads_the_words_it_is_given():
     page = ASSETS.response("index.html").body.decode()
     assert '<link rel="icon" href="/favicon.ico"' in page
     assert json.loads(json.dumps(words()))["fr"]["referee"] == "Les mots de l'arbitre"
+
+
+def test_the_seat_page_is_titled_with_the_campaign_s_name():
+    """Issue 43: the pages named no campaign (the studio its folder's). The table's mission
+    card carries its campaign's name in each language; the page puts it in its title."""
+    from synergy_forge.authoring.definitions import standard_actions
+    from synergy_forge.table.model import GameTable
+    from synergy_forge.table.server import ASSETS
+
+    found = mission_file("1", lambda line: None)
+    assert found.name["en"] == "Starter campaign" and found.name["fr"]
+    table = GameTable(found.mission, found.rulebook, found.colors, 3, 1,
+                      ["person", "greedy", "greedy"], actions=standard_actions(),
+                      campaign=found.name)
+    try:
+        assert table.view(0)["table"]["mission"]["campaign"] == dict(found.name)
+    finally:
+        table.stop()
+    script = ASSETS.response("table.js").body.decode()
+    assert 'localized(m.campaign) || t("page-title")' in script

@@ -78,7 +78,7 @@ def command(source: str, mission_key: str | None, player_count: int | None,
     seed = seed if seed is not None else secrets.randbits(63)
     sock = listening(host, port, "anyone on your network with a seat's link can play that seat")
     table = GameTable(found.mission, found.rulebook, found.colors, player_count, seed,
-                      seat_kinds, actions=dict(found.actions), pace=pace,
+                      seat_kinds, actions=dict(found.actions), campaign=found.name, pace=pace,
                       on_end=lambda finished: _save(finished, log_path, games))
     serve(Tables([table]), sock, lambda: _ready(table, sock, host, no_browser))
     if table.game.outcome is None:

@@ -143,7 +143,7 @@ function drawHeader() {
   const m = view.table.mission;
   const title = t("mission-title", { number: m.number, title: localized(m.title) });
   document.getElementById("title").textContent = title;
-  document.title = title + " · " + t("page-title");
+  document.title = title + " · " + (localized(m.campaign) || t("page-title"));  // its campaign's name
   const seat = view.table.seats[view.seat];
   const counters = document.getElementById("counters");
   counters.replaceChildren(
