@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from synergy_forge.authoring.gamelog import PERSON
@@ -44,11 +45,11 @@ def card(c: NumberCard | GoalCard | None) -> dict[str, Any] | None:
 
 
 @cache
-def _languages() -> dict[str, Words]:
+def _languages() -> Mapping[str, Words]:
     """The seat page's languages, each with the referee's words in it (English as `play`
     says them, the others from the kit's catalog)."""
-    return {language: ENGLISH if language == "en" else Translator(language)
-            for language in LANGUAGES}
+    return MappingProxyType({language: ENGLISH if language == "en" else Translator(language)
+                             for language in LANGUAGES})
 
 
 def in_every_language(say: Callable[[Words], str]) -> dict[str, str]:
