@@ -18,6 +18,7 @@ from synergy_forge.reporting.playtest import finding_text
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.estimate import Estimate
 from synergy_forge.sim.ladder import RUNGS, SKILL_BANDS, TARGET, Reading
+from synergy_forge.typography import typeset
 from synergy_forge.workspace.build import KitCheck
 from synergy_forge.workspace.publish import Download, Published, Site
 
@@ -69,18 +70,6 @@ def estimate_data(site: Site, estimate: Estimate | None) -> dict[str, Any] | Non
             "players_apart": [c.players for c in estimate.counts_apart()]}
 
 
-def _people(site: Site, entry: Any) -> list[dict[str, Any]]:
-    out = []
-    for c in sorted(entry.people, key=lambda c: c.players):
-        low, high = c.interval
-        out.append({"players": c.players, "games": c.games, "wins": c.wins,
-                    "win_rate": round(c.rate, 4), "low": round(low, 4), "high": round(high, 4),
-                    "fitted_skill": _skill(c.fitted), "fitted_low": _skill(c.fitted_low),
-                    "fitted_high": _skill(c.fitted_high), "fitted_edge": c.fitted_edge,
-                    "enough": c.enough})
-    return out
-
-
 def play_command(site: Site, mission: Mission) -> str:
     """How to play the mission at a table, one browser per player (docs/table.md)."""
     if site.starter:
@@ -104,8 +93,7 @@ def campaign_data(site: Site) -> dict[str, Any]:
             "images": {lang: site.images[(lang, f"mission-{m.number:02d}")]
                        for lang in site.languages if (lang, f"mission-{m.number:02d}")
                        in site.images},
-            "estimate": estimate_data(site, entry.estimate),
-            "people": _people(site, entry)}
+            "estimate": estimate_data(site, entry.estimate)}
         if m.stars_per_count:
             data["stars_per_players"] = {str(p): s for p, s in sorted(m.stars_per_count.items())}
         missions.append(data)
@@ -179,6 +167,10 @@ def _chart(estimate: Estimate, players: int | None = None) -> dict[str, Any]:
             "bands": [x(b) for b, _ in SKILL_BANDS], "x": x, "y": y, **CHART}
 
 
+def _stars(tr: Translator, n: int) -> str:
+    return tr.ngettext("%(num)s star", "%(num)s stars", n) % {"num": n}
+
+
 def _alt(mission: Mission | None, site: Site, tr: Translator) -> str:
     """What a mission card says, for its image's alt text: its number and title, stars,
     rounds, lives, who may miss, then its rules block and flavour text."""
@@ -190,13 +182,19 @@ def _alt(mission: Mission | None, site: Site, tr: Translator) -> str:
     allowed = ", ".join(_("{allowed} at {players} players").format(players=p, allowed=a)
                         for p, a in sorted(mission.allowed_failures.items())
                         if p in mission.players)
-    parts = [head, "★" * mission.stars,
+    if mission.stars_per_count:
+        stars = ", ".join(f"{_('{players}p').format(players=p)} {_stars(tr, s)}"
+                          for p, s in sorted(mission.stars_per_count.items()))
+    else:
+        stars = _stars(tr, mission.stars)
+    parts = [head, stars,
              f"{mission.rounds} {_('rounds to win')}", f"{mission.lives} {_('lives')}",
              f"{_('May miss their goal')}: {allowed}"]
     parts += [f"{label}: {text}" for label, text in mission_lines(mission, site.campaign, tr)]
     if mission.flavor:
         parts.append(tr.text(mission.flavor))
-    return ". ".join(p.rstrip(".") for p in parts) + "."
+    # Typeset whole: the labels joined here get French spacing before their colons too.
+    return typeset(". ".join(p.rstrip(".") for p in parts) + ".", tr.language)
 
 
 def _environment(tr: Translator) -> Any:

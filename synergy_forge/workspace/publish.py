@@ -1,7 +1,7 @@
 """`publish`: a campaign's website, made from the same files. The kit is built into OUT/kit
 (workspace.build, the build's own cache and rules), each mission's difficulty is estimated on
 the skill ladder (sim.playtest) or read back from the estimate an earlier publish kept under
-the mission's content hash (core.playhash), and people's games are set beside it. The pages
+the mission's content hash (core.playhash). The pages
 are rendered by the front end's `pages` (reporting.publish); every file of the site is
 written inside OUT only when its bytes changed, and the files an earlier publish wrote that
 this one no longer makes are removed (docs/publish.md)."""
@@ -13,9 +13,9 @@ import io
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -26,11 +26,9 @@ from synergy_forge.core.referee import LossReason
 from synergy_forge.fileio import read_regular, same_beneath, unlink_beneath, write_beneath
 from synergy_forge.printing.output import check_output_folder, inside, locked
 from synergy_forge.workspace.build import Kit, KitCheck, print_kit
-from synergy_forge.workspace.people import PeopleLogs, people_logs
 
 if TYPE_CHECKING:
     from synergy_forge.printing.jobs import Options
-    from synergy_forge.sim.calibration import Calibration
     from synergy_forge.sim.estimate import Estimate
     from synergy_forge.sim.executors import Executor
     from synergy_forge.sim.tables import Cell
@@ -74,8 +72,6 @@ class MissionEntry:
     hash: str
     estimate: Estimate | None
     reused: bool = False
-    #: people's games at each player count (sim.calibration), where logs were given
-    people: list[Calibration] = field(default_factory=list)
 
     @property
     def games(self) -> int:
@@ -114,9 +110,6 @@ class Site:
     downloads: list[Download]
     #: the card images' width and height in pixels
     image_size: tuple[int, int] = (CARD_PIXELS, CARD_PIXELS)
-    #: people's logs read (`--human`), and those left out for a changed mission
-    logs: int = 0
-    people_changed: list[Any] = field(default_factory=list)
 
     @property
     def campaign(self) -> Campaign:
@@ -171,19 +164,16 @@ Stage = Callable[[str, int], AbstractContextManager[Any]]
 
 
 def publish(check: KitCheck, out_dir: Path, settings: Settings, pages: Pages, *,
-            people: Sequence[Path] = (), executor: Executor | None = None,
+            executor: Executor | None = None,
             stage: Stage = quiet, workers: Any = None) -> Published:
     """The site of the checked campaign (it has no errors) in OUT: its kit built, each
-    mission estimated (or its estimate reused), people's `logs` replayed against it, the
-    pages rendered by `pages`, every file written when it changed. One publish at a time per
-    folder (printing.output.locked)."""
+    mission estimated (or its estimate reused), the pages rendered by `pages`, every file
+    written when it changed. One publish at a time per folder (printing.output.locked)."""
     from synergy_forge.printing.print_run import documents
 
     campaign = check.campaign
     assert campaign is not None  # a campaign with errors publishes nothing
     check_site_folder(check, out_dir)
-    # People's logs are replayed first: one the engine disagrees with stops before any work.
-    read = people_logs(people, check.workspace.folder, lambda _: None) if people else None
     with locked(out_dir):
         with stage("Rendering", documents(settings.languages)) as bar:
             kit = print_kit(check, out_dir / KIT, settings.languages, settings.options,
@@ -193,8 +183,6 @@ def publish(check: KitCheck, out_dir: Path, settings: Settings, pages: Pages, *,
         site = Site(check, kit, settings.languages, entries, settings.games, settings.seed,
                     __version__, {}, _downloads(kit, out_dir))
         images = _card_images(site)
-        if read is not None:
-            _people(site, read, executor)
         files = {**images, **pages(site)}
         written, unchanged, removed = write_site(out_dir, files)
     return Published(site, written, unchanged, removed, played)
@@ -280,22 +268,6 @@ def _estimates(campaign: Campaign, out_dir: Path, settings: Settings,
                       json.dumps(record, indent=1, sort_keys=True).encode("utf-8"))
     return [MissionEntry(m, hashes[m.id], found.get(m.id), m.id not in fresh)
             for m in campaign.missions], len(to_play)
-
-
-def _people(site: Site, read: PeopleLogs, executor: Executor | None) -> None:
-    """People's games (`--human`), replayed against the campaign, set beside the ladder at
-    their mission and player count (sim.calibration), each on its mission's entry; the logs
-    of a mission whose play changed since are left out."""
-    from synergy_forge.sim.calibration import calibrate
-
-    kept = [g for g in read.played if not g.changes]
-    site.logs = len(read.files)
-    site.people_changed = [g for g in read.played if g.changes and g.people]
-    by_id = {e.mission.id: e for e in site.missions}
-    for calibration in calibrate(kept, site.games, site.seed, executor=executor):
-        entry = by_id.get(calibration.mission.id)
-        if entry is not None:
-            entry.people.append(calibration)
 
 
 # -- images and downloads -----------------------------------------------------------------------

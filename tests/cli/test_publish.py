@@ -127,7 +127,9 @@ def test_every_link_and_image_resolves_inside_the_site(site: Path):
             assert image.get("alt") is not None, (page, image)
     mission = (site / "missions" / "02-m2.html").read_text(encoding="utf-8")
     # The card's alt text says what the card says, the challenge's rule included.
-    assert 'alt="Mission 2: Second. ★. 2 rounds to win. 2 lives.' in mission
+    assert 'alt="Mission 2: Second. 1 star. 2 rounds to win. 2 lives.' in mission
+    third = (site / "missions" / "03-m3.fr.html").read_text(encoding="utf-8")
+    assert 'alt="Mission 3\u202f: Third fr. 3p 1 étoile, 4p 2 étoiles, 5p 3 étoiles.' in third
     assert "<dt>At least\u00a05</dt><dd>Your sum may not be below\u00a05.</dd>" in mission
     for landmark in ("<header", "<nav", "<main", "<footer"):
         assert landmark in mission
