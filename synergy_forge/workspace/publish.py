@@ -24,7 +24,12 @@ from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.playhash import play_hash
 from synergy_forge.core.referee import LossReason
 from synergy_forge.fileio import read_regular, same_beneath, unlink_beneath, write_beneath
-from synergy_forge.printing.output import check_output_folder, inside, locked
+from synergy_forge.printing.output import (
+    OutputFolderError,
+    check_output_folder,
+    inside,
+    locked,
+)
 from synergy_forge.workspace.build import Kit, KitCheck, print_kit
 
 if TYPE_CHECKING:
@@ -141,10 +146,22 @@ class Published:
 Pages = Callable[[Site], Mapping[str, bytes]]
 
 
+#: The names a site has at its top, which a folder of someone else's may have too.
+SITE_NAMES = ("index.html", "campaign.json", "site.css", "site.js", "missions", CARDS)
+
+
 def check_site_folder(check: KitCheck, out_dir: Path) -> None:
     """--out as `build --out` takes it (printing.output.check_output_folder): not the
-    campaign folder, not a folder it reads files from, no link inside. Before any work."""
+    campaign folder, not a folder it reads files from, no link inside; and not a website
+    that no publish made (its index.html would be replaced). Before any work."""
     check_output_folder(out_dir, check.workspace.folder, check.workspace.sources)
+    if (out_dir / STATE / WRITTEN_FILE).is_file():
+        return  # an earlier publish's: its files are the ones it replaces
+    found = sorted(name for name in SITE_NAMES if os.path.lexists(out_dir / name))
+    if found:
+        raise OutputFolderError(
+            f"--out {out_dir}: holds {', '.join(found)}, which synergy-forge publish did not "
+            "write there: choose a new or empty folder (nothing was written)")
 
 
 class _Quiet:

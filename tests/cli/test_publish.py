@@ -7,6 +7,7 @@ played), changed (one estimate played again) and broken (nothing published)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from html.parser import HTMLParser
@@ -163,6 +164,18 @@ def test_the_french_pages_are_french_with_a_switch_back(site: Path):
     assert 'href="index.fr.html"' in index
 
 
+def test_the_colours_hold_aa_contrast(site: Path):
+    """Every colour text is set in (site.css's variables) against both backgrounds, the
+    page's paper and the cards' white: WCAG AA, 4.5 to 1."""
+    from synergy_forge.printing.kit import AA, contrast
+
+    css = (site / "site.css").read_text(encoding="utf-8")
+    colours = dict(re.findall(r"--([a-z]+): (#[0-9a-f]{6});", css))
+    for text in ("ink", "muted", "accent", "star", "warn"):
+        for background in ("paper", "card"):
+            assert contrast(colours[text], colours[background]) >= AA, (text, background)
+
+
 @pytest.mark.parametrize("size", [PHONE, LAPTOP], ids=["phone", "laptop"])
 def test_the_pages_open_from_file_without_an_error_and_fit(site: Path, browser, size):
     context = browser.new_context(viewport=size)
@@ -180,8 +193,12 @@ def test_the_pages_open_from_file_without_an_error_and_fit(site: Path, browser, 
                                    "!i.naturalWidth).map(i => i.src)")
             assert broken == [], name
         assert problems == []
-        # The filters: by player count, then by challenge, from the keyboard.
+        # The keyboard's first stop skips to the content, and shows itself.
         page.goto((site / "index.html").as_uri())
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.className") == "skip"
+        assert page.locator("a.skip").bounding_box()["width"] > 20
+        # The filters: by challenge, then by stars from the keyboard.
         shown = page.locator("#gallery > li:visible")
         assert shown.count() == 3
         page.select_option("#f-challenge", "minimum-5")
@@ -243,3 +260,12 @@ def test_out_follows_the_builds_rules(tmp_path: Path):
     assert result.exit_code == 2, result.output
     assert "a folder the campaign reads its files from" in result.output
     assert not (tmp_path / "camp" / "missions" / "web").exists()
+    # A website no publish made is not written over.
+    (tmp_path / "web").mkdir()
+    (tmp_path / "web" / "index.html").write_text("my own page", encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        result = CliRunner().invoke(main, ["publish", "camp", "--out", "web"])
+    assert result.exit_code == 2, result.output
+    assert "holds index.html, which synergy-forge publish did not write there" in result.output
+    assert os.listdir(tmp_path / "web") == ["index.html"]
