@@ -42,9 +42,9 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # workspace.publish.Published after it
     "publish-check": {"text": _Lazy("publish", "check_text")},
     "publish": {"text": _Lazy("publish", "text")},
-    # playtest --human: a list of sim.calibration.Calibration
-    "calibration": {"text": _Lazy("playtest", "human_text"),
-                    "json": _Lazy("playtest", "human_json")},
+    # playtest --human: sim.calibration.Calibration (its context: reporting.people.Context)
+    "calibration": {"text": _Lazy("people", "text"), "json": _Lazy("people", "to_json"),
+                    "html": _Lazy("people", "html")},
 }
 
 
