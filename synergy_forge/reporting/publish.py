@@ -17,10 +17,10 @@ from synergy_forge.reporting import Output
 from synergy_forge.reporting.playtest import finding_text
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.estimate import Estimate
-from synergy_forge.sim.ladder import RUNGS, SKILL_BANDS, TARGET, Reading
+from synergy_forge.sim.ladder import RUNGS, SKILL_BANDS, TARGET, Reading, wilson
 from synergy_forge.typography import typeset
 from synergy_forge.workspace.build import KitCheck
-from synergy_forge.workspace.publish import Download, Published, Site
+from synergy_forge.workspace.publish import Download, MissionEntry, Published, Site
 
 #: Each language by its own name, for the language switch.
 LANGUAGE_NAMES = {"en": "English", "fr": "Français"}
@@ -70,6 +70,22 @@ def estimate_data(site: Site, estimate: Estimate | None) -> dict[str, Any] | Non
             "players_apart": [c.players for c in estimate.counts_apart()]}
 
 
+def _interval(i: Any) -> dict[str, float]:
+    return {"value": round(i.value, 4), "low": round(i.low, 4), "high": round(i.high, 4)}
+
+
+def people_data(entry: MissionEntry) -> list[dict[str, Any]]:
+    """People's games of a mission per player count, with the model's predicted rate."""
+    out = []
+    for p in entry.people:
+        low, high = wilson(p.wins, p.games)
+        out.append({"players": p.players, "games": p.games, "wins": p.wins,
+                    "win_rate": round(p.wins / p.games, 4), "low": round(low, 4),
+                    "high": round(high, 4), "predicted": _interval(p.prediction.rate),
+                    "ladder": _interval(p.prediction.ladder)})
+    return out
+
+
 def play_command(site: Site, mission: Mission) -> str:
     """How to play the mission at a table, one browser per player (docs/table.md)."""
     if site.starter:
@@ -93,7 +109,11 @@ def campaign_data(site: Site) -> dict[str, Any]:
             "images": {lang: site.images[(lang, f"mission-{m.number:02d}")]
                        for lang in site.languages if (lang, f"mission-{m.number:02d}")
                        in site.images},
-            "estimate": estimate_data(site, entry.estimate)}
+            "estimate": estimate_data(site, entry.estimate),
+            "people": people_data(entry)}
+        if entry.discrepancy is not None:
+            data["discrepancy"] = {**_interval(entry.discrepancy.delta),
+                                   "contradicts": entry.discrepancy.contradicts}
         if m.stars_per_count:
             data["stars_per_players"] = {str(p): s for p, s in sorted(m.stars_per_count.items())}
         missions.append(data)
@@ -102,6 +122,10 @@ def campaign_data(site: Site) -> dict[str, Any]:
             "estimate": {"target_win_rate": TARGET, "rungs": list(RUNGS),
                          "skill_bands": [{"below_skill": b, "stars": s}
                                          for b, s in SKILL_BANDS]},
+            "people": None if site.people is None else {
+                "logs": site.logs, "games": site.people.games, "left_out": site.left_out,
+                "skill": _interval(site.people.skill),
+                "middle_half": [round(s, 4) for s in site.people.middle_half]},
             "missions": missions,
             "kit": [{"language": d.language, "kind": d.kind, "group": d.group,
                      "path": d.path, "bytes": d.bytes} for d in site.downloads]}
@@ -206,7 +230,7 @@ def _environment(tr: Translator) -> Any:
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.install_gettext_callables(  # type: ignore[attr-defined]
         tr.gettext, tr.ngettext, newstyle=True)
-    env.globals.update(t=tr.text, size=_size, pct=_pct, chart=_chart)
+    env.globals.update(t=tr.text, size=_size, pct=_pct, chart=_chart, wilson=wilson)
     return env
 
 
@@ -311,6 +335,12 @@ def text(published: Published, out_dir: Any) -> Output:
              f"{removed}",
              f"Published {len(site.missions)} mission(s) in {', '.join(site.languages)} "
              f"in {out_dir}: open {index}"]
+    if site.people is not None:
+        lines.insert(0, f"  people: {site.people.games} game(s) from {site.logs} log(s), "
+                        f"{site.left_out} left out (no person, or a mission changed since)")
+    elif site.logs:
+        lines.insert(0, f"  people: no game of the campaign's missions as they are now with a "
+                        f"person in {site.logs} log(s)")
     notes = [f"warning: mission {e.mission.number} {e.mission.id} has no estimate"
              for e in site.missions if e.estimate is None]
     return Output("\n".join(lines), "\n".join(notes))

@@ -1,7 +1,8 @@
 """`publish`: a campaign's website, made from the same files. The kit is built into OUT/kit
 (workspace.build, the build's own cache and rules), each mission's difficulty is estimated on
 the skill ladder (sim.playtest) or read back from the estimate an earlier publish kept under
-the mission's content hash (core.playhash). The pages
+the mission's content hash (core.playhash); people's games (`--human`) are set against the
+ladders in one model of people (sim.people). The pages
 are rendered by the front end's `pages` (reporting.publish); every file of the site is
 written inside OUT only when its bytes changed, and the files an earlier publish wrote that
 this one no longer makes are removed (docs/publish.md)."""
@@ -13,9 +14,9 @@ import io
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -31,11 +32,13 @@ from synergy_forge.printing.output import (
     locked,
 )
 from synergy_forge.workspace.build import Kit, KitCheck, print_kit
+from synergy_forge.workspace.people import PeopleLogs, people_logs
 
 if TYPE_CHECKING:
     from synergy_forge.printing.jobs import Options
     from synergy_forge.sim.estimate import Estimate
     from synergy_forge.sim.executors import Executor
+    from synergy_forge.sim.people import Discrepancy, PeopleFit, Prediction
     from synergy_forge.sim.tables import Cell
 
 #: OUT/kit: what `build --out OUT/kit` writes (PDFs, 300 DPI PNGs, its cache in kit/.cache).
@@ -68,6 +71,17 @@ class Settings:
     cache: bool = True
 
 
+@dataclass(frozen=True)
+class PeopleAt:
+    """People's games of a mission at one player count, and their long-run win rate there
+    as the model of people predicts it (sim.people)."""
+
+    players: int
+    games: int
+    wins: int
+    prediction: Prediction
+
+
 @dataclass
 class MissionEntry:
     """One mission of the site: its content hash, and its estimate with where it comes from
@@ -77,6 +91,10 @@ class MissionEntry:
     hash: str
     estimate: Estimate | None
     reused: bool = False
+    #: people's games at each player count they played it, with the model's prediction
+    people: list[PeopleAt] = field(default_factory=list)
+    #: how much better (> 0) or worse people do here than the ladder says at their skill
+    discrepancy: Discrepancy | None = None
 
     @property
     def games(self) -> int:
@@ -115,6 +133,12 @@ class Site:
     downloads: list[Download]
     #: the card images' width and height in pixels
     image_size: tuple[int, int] = (CARD_PIXELS, CARD_PIXELS)
+    #: the model of people, fitted where `--human` logs were given (sim.people)
+    people: PeopleFit | None = None
+    #: the logs read, and their games left out: no person played, or the mission's play
+    #: changed since (or the campaign has no such mission)
+    logs: int = 0
+    left_out: int = 0
 
     @property
     def campaign(self) -> Campaign:
@@ -181,16 +205,19 @@ Stage = Callable[[str, int], AbstractContextManager[Any]]
 
 
 def publish(check: KitCheck, out_dir: Path, settings: Settings, pages: Pages, *,
-            executor: Executor | None = None,
+            people: Sequence[Path] = (), executor: Executor | None = None,
             stage: Stage = quiet, workers: Any = None) -> Published:
     """The site of the checked campaign (it has no errors) in OUT: its kit built, each
-    mission estimated (or its estimate reused), the pages rendered by `pages`, every file
-    written when it changed. One publish at a time per folder (printing.output.locked)."""
+    mission estimated (or its estimate reused), people's logs `people` replayed against it
+    and set against the ladders, the pages rendered by `pages`, every file written when it
+    changed. One publish at a time per folder (printing.output.locked)."""
     from synergy_forge.printing.print_run import documents
 
     campaign = check.campaign
     assert campaign is not None  # a campaign with errors publishes nothing
     check_site_folder(check, out_dir)
+    # People's logs are replayed first: one the engine disagrees with stops before any work.
+    read = people_logs(people, check.workspace.folder, lambda _: None) if people else None
     with locked(out_dir):
         with stage("Rendering", documents(settings.languages)) as bar:
             kit = print_kit(check, out_dir / KIT, settings.languages, settings.options,
@@ -200,6 +227,8 @@ def publish(check: KitCheck, out_dir: Path, settings: Settings, pages: Pages, *,
         site = Site(check, kit, settings.languages, entries, settings.games, settings.seed,
                     __version__, {}, _downloads(kit, out_dir))
         images = _card_images(site)
+        if read is not None:
+            _people(site, read)
         files = {**images, **pages(site)}
         written, unchanged, removed = write_site(out_dir, files)
     return Published(site, written, unchanged, removed, played)
@@ -285,6 +314,38 @@ def _estimates(campaign: Campaign, out_dir: Path, settings: Settings,
                       json.dumps(record, indent=1, sort_keys=True).encode("utf-8"))
     return [MissionEntry(m, hashes[m.id], found.get(m.id), m.id not in fresh)
             for m in campaign.missions], len(to_play)
+
+
+def _people(site: Site, read: PeopleLogs) -> None:
+    """People's games of the campaign's missions as they are now, set against each mission's
+    ladder at each player count in one model of people (sim.people.fit, as `playtest
+    --human` fits it): on each entry, its games and the model's prediction where people
+    played it, and its discrepancy."""
+    from synergy_forge.sim.people import Cell as PeopleCell
+    from synergy_forge.sim.people import fit
+
+    entries = {e.mission.id: e for e in site.missions}
+    tallies: dict[tuple[str, int], list[int]] = {}
+    for game in read.played:
+        if game.people and game.key in entries:  # the key of a changed mission is another
+            tally = tallies.setdefault((game.key, game.players), [0, 0])
+            tally[0] += 1
+            tally[1] += game.won
+    site.logs = len(read.files)
+    site.left_out = len(read.played) - sum(games for games, _ in tallies.values())
+    cells = [PeopleCell(e.mission.id, count, ladder.curve.rate,
+                        *tallies.get((e.mission.id, count), (0, 0)))
+             for e in site.missions if e.estimate is not None
+             for count, ladder in sorted(e.estimate.by_count.items())]
+    if not any(c.games for c in cells):
+        return
+    site.people = fit(cells)
+    for cell, prediction in zip(cells, site.people.predictions, strict=True):
+        if cell.games:
+            entries[cell.mission].people.append(
+                PeopleAt(cell.players, cell.games, cell.wins, prediction))
+    for discrepancy in site.people.discrepancies:
+        entries[discrepancy.mission].discrepancy = discrepancy
 
 
 # -- images and downloads -----------------------------------------------------------------------

@@ -240,6 +240,40 @@ def test_publishing_again_rewrites_nothing_and_a_change_replays_one_mission(
     assert page.stat().st_mtime_ns == before[page]
 
 
+def test_peoples_games_are_on_their_missions_pages(site: Path, tmp_path: Path):
+    """Two people and a bot at three seats, in logs of mission 1 (a play log whose seats are
+    then named as the table names people's): the page and campaign.json show their games
+    and what the model of people predicts; the other missions show none."""
+    root = tmp_path
+    shutil.copytree(site.parent / "camp", root / "camp")
+    shutil.copytree(site, root / "site", symlinks=True)
+    (root / "logs").mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root / "camp")
+        for seed in (1, 2, 3):
+            log = root / "logs" / f"m1-{seed}.jsonl"
+            played = CliRunner().invoke(main, ["play", "1", "--players", "3", "--seed",
+                                               str(seed), "--bots", "coop", "--quiet",
+                                               "--log", str(log)])
+            assert played.exit_code == 0, played.output
+            header, rest = log.read_text(encoding="utf-8").split("\n", 1)
+            data = json.loads(header)
+            data["bots"] = ["person", "person", "coop"]
+            log.write_text(json.dumps(data) + "\n" + rest, encoding="utf-8")
+    result = publish(root, "--human", "logs")
+    assert result.exit_code == 0, result.output
+    assert "people: 3 game(s) from 3 log(s), 0 left out" in result.output
+    data = json.loads((root / "site" / "campaign.json").read_text(encoding="utf-8"))
+    (people,) = data["missions"][0]["people"]
+    assert people["players"] == 3 and people["games"] == 3
+    assert 0 <= people["predicted"]["low"] <= people["predicted"]["value"] <= 1
+    assert data["missions"][1]["people"] == [] and data["people"]["games"] == 3
+    page = (root / "site" / "missions" / "01-m1.html").read_text(encoding="utf-8")
+    assert "People’s games" in page and f"{people['wins']} of 3" in page
+    assert "People’s games" not in (root / "site" / "missions" / "02-m2.html").read_text(
+        encoding="utf-8")
+
+
 def test_a_campaign_with_errors_publishes_nothing(tmp_path: Path):
     campaign(tmp_path / "camp")
     (tmp_path / "camp" / "missions" / "2.yaml").write_text(

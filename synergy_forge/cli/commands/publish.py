@@ -14,7 +14,7 @@ from ..output import say, show
 from ..params import SEED
 from ..progress import Progress
 from .build import _check_options, _languages, _out_folder
-from .playtest import PROGRESS_FROM
+from .playtest import PROGRESS_FROM, _log_files
 
 
 @click.command("publish")
@@ -28,6 +28,11 @@ from .playtest import PROGRESS_FROM
               help="Games per mission and player count for the estimates, as "
               "`playtest --games` plays them.")
 @click.option("--seed", type=SEED, default=1, show_default=True)
+@click.option("--human", "logs", multiple=True, metavar="LOG",
+              type=click.Path(exists=True, path_type=Path),
+              help="Game logs people played (`play --log`, the table), or folders of *.jsonl "
+              "logs; repeat for more. Each mission page shows their games and what the model "
+              "of people predicts (as `playtest --human`).")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True,
               help="The kit's paper.")
 @click.option("--tts", is_flag=True, help="Also offer the kit for Tabletop Simulator "
@@ -39,7 +44,7 @@ from .playtest import PROGRESS_FROM
 @click.option("--scheduler", metavar="ADDR", help="Play on a Dask cluster (tcp://HOST:PORT), "
               "as `playtest --scheduler`.")
 def command(campaign_dir: Path | None, out_dir: Path, lang: str, games: int, seed: int,
-            paper: str, tts: bool, tts_url_base: str | None,
+            logs: tuple[Path, ...], paper: str, tts: bool, tts_url_base: str | None,
             jobs: int | None, scheduler: str | None) -> None:
     """Write CAMPAIGN_DIR's website into --out: a gallery of its missions, a page per
     mission (its card, its rules in words, its stars and where they come from, its content
@@ -74,8 +79,8 @@ def command(campaign_dir: Path | None, out_dir: Path, lang: str, games: int, see
     def stage(label: str, total: int) -> Progress:
         return Progress(total, label, bar=label != "Playing" or total >= PROGRESS_FROM)
 
-    published = publish(check, out_dir, settings, pages, executor=executor_for(scheduler, jobs),
-                        stage=stage, workers=workers)
+    published = publish(check, out_dir, settings, pages, people=_log_files(logs),
+                        executor=executor_for(scheduler, jobs), stage=stage, workers=workers)
     show(render("publish", "text", published, out_dir=out_dir))
     if not published.site.kit.fits:
         raise CheckFailed()
