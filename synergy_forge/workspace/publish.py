@@ -10,7 +10,6 @@ this one no longer makes are removed (docs/publish.md)."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 from collections import Counter
@@ -373,7 +372,7 @@ def _downloads(kit: Kit, out_dir: Path) -> list[Download]:
 def _card_images(site: Site) -> dict[str, bytes]:
     """Each mission face (and the mission cards' back) of the kit's PNGs, at CARD_PIXELS
     across: site path -> PNG bytes; `site.images` says where each face is."""
-    from PIL import Image
+    from synergy_forge.printing.preview import shrunk
 
     files: dict[str, bytes] = {}
     for r in site.kit.run.results:
@@ -382,17 +381,7 @@ def _card_images(site: Site) -> dict[str, bytes]:
         for png in r.pngs:
             key = Path(png).stem
             site_path = f"{CARDS}/{r.job.language}/{key}.png"
-            with Image.open(io.BytesIO(read_regular(Path(png)))) as image:
-                image.load()
-                small = image.convert("RGB")
-            height = round(small.height * CARD_PIXELS / small.width)
-            small = small.resize((CARD_PIXELS, height), Image.Resampling.LANCZOS)
-            site.image_size = (CARD_PIXELS, height)
-            out = io.BytesIO()
-            # A palette of 256 colours: the cards' flat inks and their type's edges, at half
-            # the bytes of full colour (Pillow's median cut: the same bytes on every run).
-            small.quantize(256, dither=Image.Dither.NONE).save(out, "PNG", optimize=True)
-            files[site_path] = out.getvalue()
+            files[site_path], site.image_size = shrunk(read_regular(Path(png)), CARD_PIXELS)
             site.images[(r.job.language, key)] = site_path
     return files
 
