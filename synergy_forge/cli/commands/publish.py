@@ -49,13 +49,11 @@ def command(campaign_dir: Path | None, out_dir: Path, lang: str, games: int, see
     """Write CAMPAIGN_DIR's website into --out: a gallery of its missions, a page per
     mission (its card, its rules in words, its stars and where they come from, its content
     hash), campaign.json and the print-and-play kit, in each of its languages (default: the
-    campaign of the current folder or the nearest one above it; the bundled starter campaign
-    when there is none).
+    campaign of the current folder or the nearest one above it, else the starter campaign).
 
     Every link is relative: open OUT/index.html, or put OUT on any static host. Publishing
     again reuses the kit's cache and each unchanged mission's estimate, and rewrites only what
-    changed. A campaign with errors publishes nothing (exit 1).
-    """
+    changed. A campaign with errors publishes nothing (exit 1)."""
     _check_options(False, tts, tts_url_base, None)
     workers = prepare_workers() if jobs != 1 else None
     from synergy_forge.cardtext.geometry import POKER
