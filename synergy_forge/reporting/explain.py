@@ -72,7 +72,7 @@ def _sum_steps(seat: SeatVerdict, verdict: Verdict, rulebook: Rulebook,
 
 
 def _listing(values: list[int], tr: Words) -> str:
-    return ", ".join(str(v) for v in values) or tr.gettext("none")
+    return ", ".join(str(v) for v in values) or tr.pgettext("sums", "none")
 
 
 def explain(verdict: Verdict, seat: SeatVerdict, rulebook: Rulebook,
@@ -163,7 +163,7 @@ def verdict_text(verdict: Verdict, rulebook: Rulebook, tr: Words = ENGLISH) -> s
 def outcome_text(outcome: Outcome, tr: Words = ENGLISH) -> str:
     """'Won', or 'Lost: ' and why (R20, R21)."""
     if outcome.won:
-        return tr.gettext("Won")
+        return tr.pgettext("outcome", "Won")
     assert outcome.reason is not None, "the engine says why every lost mission was lost"
     return tr.gettext("Lost: {cause}").format(cause=loss_cause(outcome.reason, tr))
 

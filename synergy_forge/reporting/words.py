@@ -15,6 +15,9 @@ class _English:
     def gettext(self, message: str) -> str:
         return message
 
+    def pgettext(self, context: str, message: str) -> str:
+        return message
+
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         return singular if n == 1 else plural
 
