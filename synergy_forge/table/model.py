@@ -22,6 +22,7 @@ from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import SeatMemories, make_bot, view_for
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.table.view import (
     PERSON,
     mission_card,
@@ -32,7 +33,8 @@ from synergy_forge.table.view import (
 )
 from synergy_forge.web.server import Changes
 
-#: Bots of every table share memories per seat (sim.bots): one bot thinks at a time.
+#: One bot thinks at a time, whatever its table: the bots of every table share the machine's
+#: cores with the people's pages (each table's bots have their own memories and model).
 _BOTS_THINKING = threading.Lock()
 
 
@@ -68,7 +70,9 @@ class GameTable:
         self.tokens = {seat: secrets.token_urlsafe(24)
                        for seat, kind in enumerate(self.seats) if kind == PERSON}
         self.memories = SeatMemories()  # the bots', kept across this table's games
-        self.bots = {seat: make_bot(kind, seed, seat, memories=self.memories)
+        self.mission_model = MissionModel()  # what they work out of the mission, likewise
+        self.bots = {seat: make_bot(kind, seed, seat, memories=self.memories,
+                                    model=self.mission_model)
                      for seat, kind in enumerate(self.seats) if kind != PERSON}
         self.pace = pace
         self.on_end = on_end
@@ -187,7 +191,8 @@ class GameTable:
             seed = secrets.randbits(63) if seed is None else seed
             self.game = Game(setup.mission, setup.players, seed, setup.rulebook, setup.colors,
                              number=self.number + 1)
-            self.bots = {s: make_bot(kind, seed, s, memories=self.memories)
+            self.bots = {s: make_bot(kind, seed, s, memories=self.memories,
+                                     model=self.mission_model)
                          for s, kind in enumerate(self.seats)
                          if kind != PERSON}
             self.recorder = Recorder(self.game, self.seats)
