@@ -511,7 +511,7 @@ def settle(table: Table, rulebook: Rulebook, plan: ChallengePlan | None = None) 
     """`judge` without the legality checks, for callers that only build legal tables; `plan`
     is the table's challenges' (`Rulebook.plan`), given by a caller that holds it.
 
-    Written for speed (the playtester's inner loop); tests/test_properties.py and the
+    Written for speed (the playtester's inner loop); tests/core/test_properties.py and the
     rulings tests hold it to docs/rules.md.
     """
     plays = table.plays

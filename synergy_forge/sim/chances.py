@@ -14,7 +14,7 @@ Two ways, one answer:
   seat of a round shares it (kept in the mission model, sim.model); each seat then weighs it by
   its own view of the others.
 - table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
-tests/test_chances.py holds the two to each other.
+tests/sim/test_chances.py holds the two to each other.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def goal_chances(model: MissionModel, rulebook: Rulebook, goals: Sequence[str],
 
 def _chances(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
              ignored: frozenset[int], seat: int, supports: Sequence[Support],
-             own: Sequence[int], on_grid: Callable[[_Grid], np.ndarray], question: tuple,
+             own: Sequence[int], on_grid: Callable[[Grid], np.ndarray], question: tuple,
              wins: Callable[[list[bool], int], bool], remember: bool = True
              ) -> dict[int, float]:
     if not remember:
@@ -107,7 +107,7 @@ def _chances(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
 
 def _answer(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
             ignored: frozenset[int], seat: int, supports: Sequence[Support],
-            own: Sequence[int], on_grid: Callable[[_Grid], np.ndarray], question: tuple,
+            own: Sequence[int], on_grid: Callable[[Grid], np.ndarray], question: tuple,
             wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     rules = grid_rules(model, rulebook)
     if all(rules.get(g) is not None for g in goals):
@@ -130,7 +130,7 @@ def grid_rules(model: MissionModel, rulebook: Rulebook) -> Mapping[str, GridRule
 
 def _by_grid(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
              ignored: frozenset[int], seat: int, supports: Sequence[Support],
-             own: Sequence[int], on_grid: Callable[[_Grid], np.ndarray]) -> dict[int, float]:
+             own: Sequence[int], on_grid: Callable[[Grid], np.ndarray]) -> dict[int, float]:
     axes = [s.sums for s in supports]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
@@ -138,8 +138,7 @@ def _by_grid(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
     key = (rulebook, goals, ignored, tuple(axes))
     grid = model.grids.get(key)
     if grid is None:
-        grid = model.grids.remember(key, _Grid(grid_rules(model, rulebook), goals, ignored,
-                                               axes))
+        grid = model.grids.remember(key, Grid(grid_rules(model, rulebook), goals, ignored, axes))
     operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
     for j in range(len(goals)):
@@ -153,7 +152,7 @@ def _by_grid(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
     return {s: by_sum[index[s]] / total for s in own}
 
 
-class _Grid:
+class Grid:
     """Every table of one round's possible sums (the product of `axes`), one axis per seat:
     which seats meet their goal, and from that which tables win the round. Raises Unsettled
     (or NotOnGrid) when a goal's rule cannot answer on some table.

@@ -165,9 +165,8 @@ class _Option(NamedTuple):
     lost: float  # hand value if it fails
 
 
-def _options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
-             first: NumberCard | None,
-             delta: int) -> tuple[_Option, ...]:
+def pair_options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
+                 first: NumberCard | None, delta: int) -> tuple[_Option, ...]:
     """A seat's possible sums, each with the pair that leaves the best hand (sorted)."""
     # A seat's hand and first card stay as they are for most of a round's replans.
     key = (rules.rulebook, rules.challenges, rules.last_round, hand, first, delta)
@@ -220,7 +219,7 @@ def plan_round(model: MissionModel, rules: Rules, state: RoundState) -> Plan | N
 
 def _plan(model: MissionModel, rules: Rules, state: RoundState) -> Plan | None:
     n = rules.players
-    options = [_options(model, rules, state.hands[i], state.firsts[i], state.deltas[i])
+    options = [pair_options(model, rules, state.hands[i], state.firsts[i], state.deltas[i])
                for i in range(n)]
     if not all(options):
         return None

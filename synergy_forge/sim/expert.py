@@ -7,7 +7,7 @@ actions used this round and those still available (`actions_used`, `actions_avai
 public counts of every seat's hands and decks (`hand_numbers`, `hand_goals`, `deck_numbers`,
 `deck_goals`); and `lives`, `rounds_won`, `round_number`, `super_seat`, `hyper_seat`. Nothing
 hidden is in an observation (no other hand, no deck order, no seed), and
-tests/test_expert.py proves the expert reaches nothing else: its choices do not change when the
+tests/sim/test_expert.py proves the expert reaches nothing else: its choices do not change when the
 hidden cards are dealt differently, and a proxy records every field it reads.
 
 How it plays:
@@ -21,14 +21,13 @@ How it plays:
   did not follow it. Actions are used in seat order (R12) when the plan says one turns a lost
   round into a won one (`convention.best_action`). The take-back keeps the card that leaves
   the most legal sums for later rounds (R17).
-- Where hands are dealt from decks and cannot be counted, card 1 and the goal are the coop
-  bot's (its belief: each unseen card equally likely, the challenges kept). Card 3 is a chain
-  of searches every seat computes alike (`card3_chances`), SPARTA-style: the blueprint is the
-  coop bot's card 3; seat 0 best-responds to the others playing it, each seat after it to the
-  earlier seats' searched play and the later seats' blueprint, over every deal of the hands
-  they may hold (the unseen cards of their colour, hand and deck, with their public hand
-  size). The take-back is the expert's. Mission 5: 91/78/79% at 3/4/5 players with the
-  blueprint alone, 100/100/100% with the chain (100 games each).
+- Where hands are dealt from decks and cannot be counted, every seat plays a policy over the
+  public belief (synergy_forge.sim.belief): for every hand each seat may hold (the deals of
+  its colour's unseen cards, R2), card 1, the goal card and card 2 as a chain of best
+  responses finds them, computed alike at every seat from public facts; each seat looks up its
+  own hand. Card 3 is a chain of searches over the hands each seat may still hold after what
+  it showed. Where that policy does not apply, card 1 and the goal are the coop bot's and card
+  3 the chain over every unseen card (`card3_chances`). The take-back is the expert's.
 
 Partial skill is not the expert's business: the skill ladder seats experts beside novices
 (sim.ladder), each playing its own way for the whole game.
@@ -45,7 +44,9 @@ from typing import Any
 from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
+from synergy_forge.sim import belief
 from synergy_forge.sim.chances import Support, success_chances
 from synergy_forge.sim.convention import (
     RoundState,
@@ -63,6 +64,15 @@ _EACH_VALUE = Counter(NUMBER_VALUES)
 _UNKNOWN: Any = object()
 
 
+def counts_every_hand(mission: Mission) -> bool:
+    """Whether the expert counts every hand of `mission` from its first round: every number
+    card and goal card is dealt into the hands (no decks, R2) and no I can move a number card
+    to another colour's seat (R13). Where it does, the expert and the oracle play the same
+    games; elsewhere the oracle's wins over the expert's measure the bot, not the mission."""
+    return mission.hand_numbers >= len(NUMBER_VALUES) and \
+        mission.hand_goals >= len(mission.goals) and Action.I not in mission.actions
+
+
 def rules_of(model: MissionModel, obs: Observation) -> Rules:
     """The mission's facts a plan depends on, from the observation (all public)."""
     mission, n = obs.mission, obs.players
@@ -72,8 +82,9 @@ def rules_of(model: MissionModel, obs: Observation) -> Rules:
                  obs.super_seat, obs.hyper_seat, obs.rounds_won + 1 >= mission.rounds)
 
 
-def public_hands(model: MissionModel, obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
-                                            tuple[tuple[GoalCard, ...], ...], bool] | None:
+def public_hands(model: MissionModel, obs: Observation
+                 ) -> tuple[tuple[tuple[NumberCard, ...], ...],
+                            tuple[tuple[GoalCard, ...], ...], bool] | None:
     """Every seat's number hand, when the face-up cards tell it exactly, and its goal cards not
     yet seen: its goal hand exactly when no seat has goal cards left in its deck (the bool says
     so), else the goal hand and the goal deck together. None when some seat still has number
@@ -257,14 +268,49 @@ def hidden_second(model: MissionModel, obs: Observation,
                   choices: tuple[NumberCard, ...]) -> NumberCard | None:
     """This seat's link of the chain (`card3_chances`): the card with the best chance that the
     round succeeds (ties: the higher card); None when the chain does not apply."""
-    tables = card3_chances(model, obs)
+    return _best_second(model, obs, card3_chances(model, obs), choices)
+
+
+def _best_second(model: MissionModel, obs: Observation,
+                 tables: tuple[dict[int, float], ...] | None,
+                 choices: tuple[NumberCard, ...]) -> NumberCard | None:
+    """The card whose sum has the best chance in this seat's table (ties: the higher card)."""
     me = obs.seat
     if tables is None or any(c.color != obs.colors[me] for c in obs.hand):
         return None  # a card of another colour in hand (I): not on the chain's axis
     mine, placed = tables[me], obs.placed
-    rulebook, challenges = obs.rulebook, obs.mission.challenges
-    return max(choices, key=lambda c: (mine[model.pair_sum(
-        rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]], c))
+    pairs = model.pairs(obs.rulebook, obs.mission.challenges)
+    return max(choices, key=lambda c: (mine[pairs[placed.firsts[me], c, placed.deltas[me]][0]],
+                                       c))
+
+
+def hidden_play(model: MissionModel, obs: Observation, decision: Decision) -> Any:
+    """Where hands are hidden: card 1 and the goal as the round's opening policy says for this
+    seat's own hands (`belief.opening`), card 3 by the chain of searches over what the others
+    showed (`belief.card3_chances`, else `card3_chances`); None where neither applies."""
+    kind, me = decision.kind, obs.seat
+    if kind is DecisionKind.SECOND_NUMBER:
+        tables = belief.card3_chances(model, obs)
+        if tables is None:
+            return hidden_second(model, obs, decision.cards)
+        return _best_second(model, obs, tables, decision.cards)
+    if kind is not DecisionKind.FIRST_NUMBER and kind is not DecisionKind.GOAL:
+        return None
+    plan = belief.planned(model, obs)
+    if plan is None:
+        return None
+    first, goal, _ = plan
+    placed = obs.placed
+    played_first = placed.firsts[me]
+    played_goal = placed.goals[(me + model.plan(obs.rulebook, obs.mission.challenges).direction)
+                               % obs.players]
+    # A seat that left the opening (a casual move) does not come back to it half-way.
+    if (played_first is not None and played_first.value != first) or \
+            (played_goal is not None and played_goal.goal != goal):
+        return None
+    if kind is DecisionKind.GOAL:
+        return next((g for g in decision.goal_cards if g.goal == goal), None)
+    return next((c for c in decision.cards if c.value == first), None)
 
 
 def keep_card(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
@@ -303,12 +349,17 @@ class ExpertBot:
             return keep_card(model, rules_of(model, obs), obs.hand, decision.cards)
         known = public_hands(model, obs)
         if known is None:
-            if kind is DecisionKind.SECOND_NUMBER:
-                card = hidden_second(model, obs, decision.cards)
-                if card is not None:
-                    return card
+            card = hidden_play(model, obs, decision)
+            if card is not None:
+                return card
             return self._fallback.choose(obs, decision)
         hands, goal_hands, goals_known = known
+        if not goals_known and kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL):
+            # Goal cards in decks: the opening weighs every goal hand each seat may hold (a
+            # plan made with every unseen goal as the others' would not know which they hold).
+            card = hidden_play(model, obs, decision)
+            if card is not None:
+                return card
         if kind is DecisionKind.GOAL and not goals_known:
             # The goal cards the others may hold are all those not yet seen; this seat knows
             # its own, and plans with them (the others replan with the goals on the table).

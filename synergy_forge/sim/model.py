@@ -26,8 +26,11 @@ from synergy_forge.core.referee import PairSums
 from synergy_forge.core.rules import ChallengePlan, Rulebook
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from synergy_forge.sim.chances import Support
     from synergy_forge.sim.grid import GridRule
+    from synergy_forge.sim.policy import Opening
 
 
 class MissionModel:
@@ -77,6 +80,20 @@ class MissionModel:
         self.chains: Memo[tuple[Any, ...], Any] = Memo(1024)
         #: the deals a hand may be, per (unseen values, hand size)
         self.deals: Memo[tuple[Any, ...], Any] = Memo(4096)
+
+        # -- the expert's policy where hands are hidden (sim.belief, sim.policy) -----------
+        #: the opening policy of a round, per the public facts it depends on
+        self.opening_policies: Memo[tuple[Any, ...], Opening | None] = Memo(256)
+        #: the hands of a size a pool may deal, with their ways, per (pool, size)
+        self.dealt: Memo[tuple[Any, ...], tuple[tuple[tuple[Any, ...], int], ...]] = Memo(4096)
+        #: the policy for card 2 of a round, per public facts
+        self.replies: Memo[tuple[Any, ...], Opening | None] = Memo(1024)
+        #: the chain of card-3 searches over the opening's posterior, per public facts
+        self.posterior_chains: Memo[tuple[Any, ...],
+                                    tuple[dict[int, float], ...] | None] = Memo(1024)
+        #: where each goal is met on a grid of sums, per (rulebook, goals, the grid's axes);
+        #: its arrays are only read
+        self.met_stacks: Memo[tuple[Any, ...], list[np.ndarray]] = Memo(8)
 
         # -- the table convention (sim.convention) ----------------------------------------
         #: the plan of a round, per (rules, round state)
