@@ -159,7 +159,7 @@ class Grid:
 
     A seat's goal is run on the grid when it is first asked about (the greedy bot asks about
     its own goal only), except a rule that some table may leave unsettled, run at once: the
-    grid then fails whole, as it always did, and the referee's way answers (`_answer`).
+    grid then fails whole, and the referee's way answers (`_answer`).
     """
 
     def __init__(self, rules: Mapping[str, GridRule | None], goals: tuple[str, ...],
