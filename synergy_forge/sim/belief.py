@@ -47,7 +47,7 @@ _EACH_VALUE = Counter(NUMBER_VALUES)
 _UNKNOWN: Any = object()
 
 
-def _dealt(model: MissionModel, pool: Sequence[tuple[Any, int]],
+def dealt(model: MissionModel, pool: Sequence[tuple[Any, int]],
            size: int) -> tuple[tuple[tuple[Any, ...], int], ...]:
     """Every hand of `size` cards from `pool` ((item, copies) pairs, in order): per hand, how
     many of each item it holds, and its number of ways (R2: each deal equally likely)."""
@@ -205,10 +205,10 @@ def _opening(model: MissionModel, rules: Rules, colors: tuple[str, ...],
     for j in range(n):
         color = colors[j]
         pool = [(v, _EACH_VALUE[v] - seen[NumberCard(v, color)]) for v in values]
-        hands = _dealt(model, pool, numbers[j])
+        hands = dealt(model, pool, numbers[j])
         goal_pool = [(g, goal_copies[g] - seen[GoalCard(g, color)])
                      for g in sorted(goal_copies)]
-        goal_hands = _dealt(model, goal_pool, goals[j])
+        goal_hands = dealt(model, goal_pool, goals[j])
         if not hands or not goal_hands or numbers[j] < 2 or goals[j] < 1:
             return None  # R21: this seat cannot play a round
         number_types.append(hands)
@@ -328,7 +328,7 @@ def _card3(model: MissionModel, obs: Observation,
             size = obs.hand_numbers[j]
             items = [(v, pool[v]) for v in sorted(pool) if pool[v] > 0]
             deals.append([(frozenset(v for (v, _), k in zip(items, held, strict=True) if k),
-                           None, ways) for held, ways in _dealt(model, items, size)])
+                           None, ways) for held, ways in dealt(model, items, size)])
 
     def chances(j: int, supports: list[Support]) -> dict[int, float]:
         return success_chances(model, rulebook, goals, placed.ignored, allowed,

@@ -38,7 +38,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from itertools import chain
-from math import comb
 from typing import Any
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
@@ -146,24 +145,12 @@ def _hands_of(model: MissionModel, pool: Counter[int],
     set with how many ways of dealing a hand of just those values there are (each deal equally
     likely, R2). Which card a hand plays depends only on the values it holds (`played`), so
     hands holding the same values are counted together: fewer to look through."""
-    values = sorted(v for v, k in pool.items() if k > 0)
-    key = (tuple((v, pool[v]) for v in values), size)
-    found = model.deals.get(key)
-    if found is not None:
-        return found
+    items = [(v, k) for v, k in sorted(pool.items()) if k > 0]
     out: dict[frozenset[int], int] = {}
-
-    def walk(i: int, left: int, held: tuple[int, ...], ways: int) -> None:
-        if i == len(values):
-            if left == 0:
-                out[frozenset(held)] = out.get(frozenset(held), 0) + ways
-            return
-        v = values[i]
-        for k in range(min(pool[v], left) + 1):
-            walk(i + 1, left - k, (*held, v) if k else held, ways * comb(pool[v], k))
-
-    walk(0, size, (), 1)
-    return model.deals.remember(key, tuple(out.items()))
+    for held, ways in belief.dealt(model, items, size):
+        values = frozenset(v for (v, _), k in zip(items, held, strict=True) if k)
+        out[values] = out.get(values, 0) + ways
+    return tuple(out.items())
 
 
 def card3_chances(model: MissionModel,

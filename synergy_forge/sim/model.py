@@ -78,8 +78,6 @@ class MissionModel:
         self.counted: Memo[tuple[Any, ...], Any] = Memo(4096)
         #: the chain of card-3 searches of a round, per public facts
         self.chains: Memo[tuple[Any, ...], Any] = Memo(1024)
-        #: the deals a hand may be, per (unseen values, hand size)
-        self.deals: Memo[tuple[Any, ...], Any] = Memo(4096)
 
         # -- the expert's policy where hands are hidden (sim.belief, sim.policy) -----------
         #: the opening policy of a round, per the public facts it depends on

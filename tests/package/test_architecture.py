@@ -1,4 +1,4 @@
-"""The package's shape, read from its source (issue 24): state passed explicitly, nothing
+"""The package's shape, read from its source: state passed explicitly, nothing
 process-wide changed, modules small enough to read.
 
 - no `global` statement;

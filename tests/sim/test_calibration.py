@@ -155,7 +155,7 @@ def test_people_who_lose_where_every_level_wins_are_below_the_ladder_not_above_i
 
 
 def test_human_logs_follow_play_not_stars_or_titles(tmp_path):
-    """Issue 43 item 6: a re-rated, re-titled mission keeps its people's games; one whose
+    """A re-rated, re-titled mission keeps its people's games; one whose
     play changed since is named, left out, and counted apart only when asked."""
     import shutil
 
