@@ -15,8 +15,8 @@ used once a mission.
 What a plan is worth later is a heuristic of the hands it leaves (`hand_value`): how many
 different sums a hand can still make while keeping the challenges (R9), so that a seat keeps
 the card that leaves legal pairs for the rounds to come (mission 9's `maximum-7`).
-Everything here is a pure function of its arguments; what it remembers (in the mission model
-it is handed, sim.model) is nothing else.
+Everything here is a pure function of its arguments; what it remembers is kept in the mission
+model it is handed (sim.model).
 """
 
 from __future__ import annotations
@@ -177,8 +177,7 @@ def pair_options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...]
 
 
 def _seat_options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
-                  first: NumberCard | None,
-                  delta: int) -> tuple[_Option, ...]:
+                  first: NumberCard | None, delta: int) -> tuple[_Option, ...]:
     by_sum: dict[int, _Option] = {}
     rulebook, challenges = rules.rulebook, rules.challenges
     firsts = [first] if first is not None else sorted(set(hand))
