@@ -29,6 +29,7 @@ from support.strategies import (
     TABLE_MOVES,
     UNWRITABLE,
     campaign_patterns,
+    campaign_writes,
     changed_ids,
     failing_rules,
     folder_entries,
@@ -755,3 +756,64 @@ def test_nothing_outside_out_is_written_or_deleted_whatever_happens_to_its_folde
             shutil.rmtree(out / swapped, ignore_errors=True)
             shutil.move(moved, out / swapped)
         shutil.rmtree(outside)
+
+
+@settings(COMMANDS, max_examples=max(6, FUZZ_EXAMPLES))
+@given(campaign_writes())
+def test_nothing_outside_the_campaign_nor_a_users_file_is_written(case):
+    """Class 11: `schemas --update` and `new campaign .` in a folder whose .synergy/schemas/
+    holds links out of the campaign, the user's files, FIFOs: exit 0 or 2 in one line; a file
+    outside the campaign and every file not of ours stay as they were; on exit 0 each copy is
+    this synergy-forge's schema."""
+    from synergy_forge.authoring.scaffold import shipped_schemas, write_campaign
+
+    command, targets = case
+    root = Path(tempfile.mkdtemp(prefix="fuzz-writes-"))
+    try:
+        outside = root / "outside.txt"
+        outside.write_text("the user's\n")
+        campaign = root / "c"
+        schemas = campaign / ".synergy" / "schemas"
+        if command == "schemas":
+            write_campaign(campaign, ("en",))
+            for name in targets:
+                (schemas / name).unlink()
+        else:
+            schemas.mkdir(parents=True)
+        shipped = shipped_schemas()
+        kept: dict[Path, bytes] = {}
+        for name, what in targets.items():
+            path = schemas / name
+            if what in ("ours", "old"):
+                path.write_bytes(shipped[name] if what == "ours" else
+                                 shipped[name].replace(b'"title"', b'"old": 1, "title"', 1))
+            elif what == "user":
+                path.write_text("mine\n")
+                kept[path] = b"mine\n"
+            elif what == "link-out":
+                path.symlink_to(outside)
+            elif what == "dangling-out":
+                path.symlink_to(root / "nowhere.json")
+            elif what == "link-in":
+                (campaign / "inside.json").write_bytes(shipped[name])
+                path.symlink_to(campaign / "inside.json")
+            elif what == "fifo":
+                os.mkfifo(path)
+            elif what == "folder":
+                path.mkdir()
+        args = ("schemas", "--update", campaign) if command == "schemas" else \
+            ("new", "campaign", campaign)
+        done = invoke_within(*args)
+        assert done.exit_code in (0, 2), done.output
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+        assert outside.read_text() == "the user's\n"
+        assert not (root / "nowhere.json").exists()
+        for path, data in kept.items():
+            assert path.read_bytes() == data
+        if done.exit_code == 0:
+            for name in targets:
+                assert (schemas / name).read_bytes() == shipped[name], name
+        else:
+            assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    finally:
+        shutil.rmtree(root)

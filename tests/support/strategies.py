@@ -304,3 +304,20 @@ def changed_ids(draw, choice_id: str) -> str:
         parts[at] = draw(st.sampled_from([text[:-1], text + "0", text + ".take=red:1", "none",
                                           "seat0", "red:1", text.upper()]))
     return ".".join(parts)
+
+
+#: What may stand at a name a command writes into a campaign (the write policy, class 11):
+#: nothing, our own earlier output, another file of the user's, a link to a file outside the
+#: campaign, a dangling link out of it, a link to a file inside it, a FIFO, a folder.
+WRITE_TARGETS = st.sampled_from(["missing", "ours", "old", "user", "link-out", "dangling-out",
+                                 "link-in", "fifo", "folder"])
+
+
+@st.composite
+def campaign_writes(draw) -> tuple[str, dict[str, str]]:
+    """(command, {schema file name: what stands there}) for `schemas --update` or
+    `new campaign .` in a folder whose .synergy/schemas/ a cloned repository brought."""
+    names = st.sampled_from(["mission.schema.json", "goal.schema.json",
+                             "campaign.schema.json", "round.schema.json"])
+    return (draw(st.sampled_from(["schemas", "new"])),
+            draw(st.dictionaries(names, WRITE_TARGETS, min_size=1, max_size=4)))

@@ -177,7 +177,7 @@ def _save(finished: Finished, log_path: Path | None, games: Path) -> None:
 
     from synergy_forge.authoring.gamelog import write_log
     from synergy_forge.errors import CannotWrite
-    from synergy_forge.fileio import write_atomic
+    from synergy_forge.fileio import write_atomic, write_inside
     from synergy_forge.reporting.explain import outcome_text
 
     game, records = finished.game, finished.records
@@ -191,8 +191,12 @@ def _save(finished: Finished, log_path: Path | None, games: Path) -> None:
     targets = [(log_path, True)] if log_path is not None else []
     targets.append((games / f"{game.mission.id}-{stamp}-{secrets.token_hex(3)}.jsonl", False))
     for path, overwrite in targets:
-        try:  # --log by the output policy; the games folder's new name never replaces a file
-            write_atomic(path, text, overwrite=overwrite, kind=GAME_LOG if overwrite else None)
+        try:  # --log by the output policy; the games folder's new name never replaces a file,
+            # nor leaves the campaign through a link
+            if overwrite:
+                write_atomic(path, text, kind=GAME_LOG)
+            else:
+                write_inside(games.parent, path, text)
         except (OSError, CannotWrite) as exc:
             error = exc if isinstance(exc, CannotWrite) else CannotWrite.from_os_error(exc, path)
             click.echo(error.format_message(), err=True)
