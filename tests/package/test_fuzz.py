@@ -34,6 +34,7 @@ from support.strategies import (
     failing_rules,
     folder_entries,
     header_forgeries,
+    hostile_findings,
     out_races,
     scheduler_addresses,
     seeds,
@@ -815,5 +816,32 @@ def test_nothing_outside_the_campaign_nor_a_users_file_is_written(case):
                 assert (schemas / name).read_bytes() == shipped[name], name
         else:
             assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    finally:
+        shutil.rmtree(root)
+
+
+@settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
+@given(hostile_findings())
+def test_many_findings_and_invisible_characters_answer_in_a_screenful(case):
+    """Class 12: a mission whose list holds up to 30,000 wrong items, and perhaps a direction
+    control or another invisible character in its title: validate exits 1 within its
+    deadline, in at most MAX_REPEATED lines per kind of finding and one count, and never
+    prints the invisible character."""
+    from synergy_forge.authoring.diagnostics import MAX_REPEATED
+
+    field, count, char = case
+    root = Path(tempfile.mkdtemp(prefix="fuzz-findings-"))
+    try:
+        mission = root / "m.yaml"
+        items = ",".join(["1.5"] * count)
+        mission.write_text(f"id: m\nnumber: 1\ntitle: 'Night{char} shift'\nstars: 1\n"
+                           f"rounds: 3\nlives: 2\n{field}: [{items}]\n")
+        done = invoke_within("validate", mission, seconds=60)
+        assert done.exit_code in (0, 1), done.output
+        lines = done.stdout.splitlines()
+        assert len(lines) <= 2 * MAX_REPEATED + 4, len(lines)
+        if char:
+            assert done.exit_code == 1 and "invisible formatting character" in done.stdout
+        assert not any(c in done.output for c in "\u202e\u202d\u202a\u2066\u2067\u2069\u200b")
     finally:
         shutil.rmtree(root)

@@ -321,3 +321,18 @@ def campaign_writes(draw) -> tuple[str, dict[str, str]]:
                              "campaign.schema.json", "round.schema.json"])
     return (draw(st.sampled_from(["schemas", "new"])),
             draw(st.dictionaries(names, WRITE_TARGETS, min_size=1, max_size=4)))
+
+
+#: Invisible characters a text may smuggle in (class 12): direction overrides and isolates,
+#: marks, zero-width spaces, a word joiner, a byte-order mark inside, a tag.
+INVISIBLES = st.sampled_from(["\u202e", "\u202d", "\u202a", "\u2066", "\u2067", "\u2069",
+                              "\u200e", "\u200f", "\u061c", "\u200b", "\u2060", "\ufeff",
+                              "\u00ad", "\U000e0041"])
+
+
+@st.composite
+def hostile_findings(draw) -> tuple[str, int, str]:
+    """(field of a mission, how many wrong items its list holds, an invisible character or
+    "") for a file of many findings (class 12)."""
+    return (draw(st.sampled_from(["challenges", "players", "actions", "goals"])),
+            draw(st.integers(0, 30_000)), draw(st.just("") | INVISIBLES))
