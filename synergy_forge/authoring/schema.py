@@ -87,7 +87,7 @@ def schema_problems(doc: Document, kind: str,
                     part: str = "") -> tuple[list[Diagnostic], set[str | int]]:
     """schema_diagnostics, and the top-level fields they are in (an unknown field included),
     so that later checks can still look at every other field."""
-    found = []
+    found: list[Diagnostic] = []
     fields: set[str | int] = set()
     more = 0
     errors = validator(kind, part).iter_errors(doc.data)
