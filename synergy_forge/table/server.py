@@ -201,5 +201,4 @@ def serve(tables: Tables, sock: socket.socket, on_ready: Callable[[], None]) -> 
     threads = [threading.Thread(target=t.run_bots, name=f"table-bots-{i}", daemon=True)
                for i, t in enumerate(tables.tables) if t.bots]
     on_ready()
-    web.serve(create_app(tables, web.allowed_hosts(host, port)), sock, tables.stop, threads=threads,
-              options={"limit_concurrency": 1000})
+    web.serve(create_app(tables, web.allowed_hosts(host, port)), sock, tables.stop, threads=threads)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
@@ -31,6 +32,7 @@ from support.strategies import (
     campaign_patterns,
     campaign_writes,
     changed_ids,
+    connection_floods,
     failing_rules,
     folder_entries,
     header_forgeries,
@@ -845,3 +847,35 @@ def test_many_findings_and_invisible_characters_answer_in_a_screenful(case):
         assert not any(c in done.output for c in "\u202e\u202d\u202a\u2066\u2067\u2069\u200b")
     finally:
         shutil.rmtree(root)
+
+
+FLOOD_SENDS = {"nothing": b"", "half": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+               "garbage": b"\x00\xffnot http at all\r\n\r\n",
+               "request": b"GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"}
+
+
+@settings(COMMANDS, max_examples=max(3, FUZZ_EXAMPLES // 4),
+          deadline=timedelta(seconds=90))
+@given(connection_floods())
+@pytest.mark.slow
+def test_no_flood_of_connections_starves_a_seat(flood):
+    """Class 13: whatever one client opens and sends, at whatever open-file limit, the seat's
+    page answers from another address meanwhile and after, and the server's stderr stays a
+    few lines (no traceback, no line per connection or request)."""
+    from support.web_limits import hold, seat_page, stderr_lines, table
+
+    files, count, source, sends = flood
+    with table(files) as (link, port, process):
+        held = hold(port, count, source)
+        try:
+            for sock in held:
+                with contextlib.suppress(OSError):
+                    sock.sendall(FLOOD_SENDS[sends])
+            assert seat_page(link) == 200
+        finally:
+            for sock in held:
+                sock.close()
+        assert seat_page(link) == 200
+        lines = stderr_lines(process)
+    assert not any("Traceback" in line for line in lines), lines[:10]
+    assert len(lines) <= 3, lines[:10]

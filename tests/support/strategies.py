@@ -336,3 +336,13 @@ def hostile_findings(draw) -> tuple[str, int, str]:
     "") for a file of many findings (class 12)."""
     return (draw(st.sampled_from(["challenges", "players", "actions", "goals"])),
             draw(st.integers(0, 30_000)), draw(st.just("") | INVISIBLES))
+
+
+@st.composite
+def connection_floods(draw) -> tuple[int, int, str, str]:
+    """(open-file limit, connections, loopback address they come from, what each sends) of a
+    client flooding a server (class 13): nothing, half a request's head, bytes that are no
+    HTTP, or whole requests on kept-alive connections."""
+    return (draw(st.sampled_from([128, 256, 1024])), draw(st.integers(0, 700)),
+            f"127.0.0.{draw(st.integers(2, 9))}",
+            draw(st.sampled_from(["nothing", "half", "garbage", "request"])))
