@@ -237,9 +237,53 @@ def language_problem(languages: tuple[str, ...]) -> str | None:
     return None
 
 
+def workflow_text() -> str:
+    """The GitHub workflow `new campaign` writes, as docs/ci.md shows it: validate on every
+    push and pull request, each problem an annotation at its line."""
+    from synergy_forge import __version__
+
+    return f"""\
+# .github/workflows/missions.yml
+name: missions
+on: [push, pull_request]
+jobs:
+  validate:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with: {{python-version: "3.11"}}
+      - run: pip install "git+SYNERGY_FORGE_GIT@v{__version__}"
+      - run: synergy-forge validate --format github .
+"""
+
+
+def pre_commit_text() -> str:
+    """The pre-commit configuration `new campaign` writes, as docs/ci.md shows it."""
+    from synergy_forge import __version__
+
+    return f"""\
+# .pre-commit-config.yaml
+repos:
+  - repo: SYNERGY_FORGE_GIT
+    rev: v{__version__}
+    hooks:
+      - id: synergy-forge-validate
+"""
+
+
+#: What git leaves out of a campaign's repository: the kit `build` writes, `playtest --html`
+#: reports beside it.
+GITIGNORE = "# made by synergy-forge build and playtest --html: made again at will\noutput/\n"
+
+
 def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> list[Path]:
-    """A campaign folder; refuses (FileExistsError, nothing written) when one of its files
-    is already there: a campaign.yaml, or a mission, goal or challenge of the same name. The
+    """A campaign folder, laid out as a repository (docs/ci.md): campaign.yaml, a first
+    mission, a challenge and a goal card of its own, a round for `judge` in rounds/, the
+    GitHub workflow and pre-commit configuration that validate it, a .gitignore for the kit,
+    and the copy of the schemas. Refuses (FileExistsError, nothing written) when one of its
+    files is already there, but for the repository's .gitignore, workflow and pre-commit
+    configuration: those of its own are kept, and none written in their place. The
     languages are ones language_problem accepts."""
     langs = ", ".join(languages)
     names = {"en": "My campaign", "fr": "Ma campagne"}
@@ -248,6 +292,7 @@ def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> l
     mission = folder / "missions" / "01-my-first-mission.yaml"
     challenge = folder / "challenges" / "odd-sum.yaml"
     goal = folder / "goals" / "close-call.yaml"
+    round_file = folder / "rounds" / "close-call.yaml"
 
     def texts(en: str, fr: str) -> str:
         return "\n".join(f'  {lang}: "{fr if lang == "fr" else en}"' for lang in languages)
@@ -283,7 +328,24 @@ text:
        "Soyez à exactement 1 de la somme d'un autre joueur.")}
 rule: "(sum - 1) in others or (sum + 1) in others"
 """,
+        round_file: schema_line(round_file, "round", folder) + """\
+# A round for `synergy-forge judge rounds/close-call.yaml`: the cards each seat played and
+# the goal it chose; the referee says who met their goal and whether the round is won.
+allowed_failures: 1
+seats:
+  - numbers: [2, 4]               # a sum of 6: 5 and 7 are played too, so it is met
+    goal: close-call
+  - numbers: [1, 4]               # 5
+    goal: close-call
+  - numbers: [3, 4]               # 7
+    goal: close-call
+""",
     }
+    # The repository's own files: a repository that has its own already keeps them.
+    files.update({path: text for path, text in (
+        (folder / ".github" / "workflows" / "missions.yml", workflow_text()),
+        (folder / ".pre-commit-config.yaml", pre_commit_text()),
+        (folder / ".gitignore", GITIGNORE)) if not os.path.lexists(path)})
     # Every name checked before any is written: a file found at the third write would leave
     # half a campaign behind, and a second run would then refuse its campaign.yaml.
     copies = {campaign_schemas(folder) / name: data for name, data in shipped_schemas().items()}

@@ -47,9 +47,9 @@ def mission_file(spec: str, say: Say) -> MissionFile:
         return _in(workspace, spec)
     except UnknownMission as exc:
         raise UnknownMission(
-            f"{spec}: no such file, nor a mission number or id of the campaign in "
-            f"{display(workspace.folder)} (numbers {numbers_text(exc.numbers)})", exc.folder,
-            exc.numbers) from None
+            f"{spec}: no such file, nor a mission number or id of {workspace.named}{exc.hint} "
+            f"(its mission numbers: {numbers_text(exc.numbers)})", exc.folder, exc.numbers,
+            exc.hint) from None
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,8 @@ def schema_lines(folder: Path) -> dict[Path, Path]:
     """Each YAML file's schema, as its first line names it, resolved from the file."""
     found = {}
     for path in folder.rglob("*.yaml"):
-        if ".git" in path.parts:
-            continue
+        if any(part.startswith(".") for part in path.relative_to(folder).parts):
+            continue  # .git, and the tools' own (.pre-commit-config.yaml)
         match = LINE.match(path.read_text(encoding="utf-8"))
         assert match, f"{path} has no schema line"
         assert not os.path.isabs(match.group(1)) and "/synergy_forge/" not in match.group(1)
@@ -78,7 +78,7 @@ def clone(tmp_path) -> Path:
 
 def test_every_schema_line_of_a_cloned_campaign_names_the_campaigns_own_schemas(clone):
     lines = schema_lines(clone)
-    assert len(lines) == 5  # campaign, two missions, a challenge, a goal
+    assert len(lines) == 6  # campaign, two missions, a challenge, a goal, a round
     for path, schema in lines.items():
         assert schema.is_file(), f"{path}: {schema} does not exist in the clone"
         assert schema.parent == (clone / ".synergy" / "schemas").resolve()

@@ -164,3 +164,16 @@ def test_a_bare_build_in_a_subfolder_builds_into_the_campaigns_output(campaign, 
         run("build", "--jobs", "1", cwd=folder)
         assert [Path(os.path.abspath(folder / p)) for p in seen] == \
             [Path(os.path.abspath(campaign / "output"))], folder
+
+
+def test_new_campaign_in_a_repository_keeps_its_own_gitignore_and_workflows(tmp_path):
+    """A repository with its own .gitignore, workflow or pre-commit configuration: those stay
+    as they are, and the campaign's other files are written."""
+    (tmp_path / ".gitignore").write_text("node_modules/\n")
+    (tmp_path / ".pre-commit-config.yaml").write_text("repos: []\n")
+    made = run("new", "campaign", ".", cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / ".gitignore").read_text() == "node_modules/\n"
+    assert (tmp_path / ".pre-commit-config.yaml").read_text() == "repos: []\n"
+    assert (tmp_path / ".github" / "workflows" / "missions.yml").is_file()
+    assert (tmp_path / "rounds" / "close-call.yaml").is_file()

@@ -106,7 +106,8 @@ def _free_port_in_use() -> socket.socket:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["99"], "99: no such file, nor a mission number or id of the campaign in"),
+    (["99"], "99: no such file, nor a mission number or id of the bundled starter campaign "
+             "(its mission numbers: 1 to 30)"),
     (["5", "--port", "70000"], "'--port': 70000 is not in the range 0<=x<=65535"),
     (["5", "--port", "http"], "'--port': 'http' is not a valid integer"),
     (["5", "--humans", "4", "--players", "3"], "4 people cannot sit at a table of 3"),
