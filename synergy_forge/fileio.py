@@ -100,15 +100,15 @@ def output_problem(path: Path, kind: OutputKind) -> str | None:
 
 
 def outside_problem(root: Path, path: Path) -> str | None:
-    """Why `path` may not be written as a file of the folder `root`: it, or a folder on its
-    way, is a link (dangling or not) that leads out of `root` (a sentence ending "nothing was
-    written"); None when the file it names is inside `root`."""
+    """Why `path` may not be written as a file of the folder `root` (a campaign's): it, or a
+    folder on its way, is a link (dangling or not) that leads out of `root` (a sentence
+    ending "nothing was written"); None when the file it names is inside `root`."""
     home = os.path.realpath(root)
     target = os.path.realpath(path)
     if os.path.commonpath([home, target]) == home:
         return None
-    return f"leads out of {root} through a link (to {target}): nothing is written " \
-        "through it; nothing was written (remove the link, or write elsewhere)"
+    return f"leads out of the campaign's folder through a link (to {target}): nothing was " \
+        "written (remove the link, or write elsewhere)"
 
 
 def write_inside(root: Path, path: Path, data: bytes | str, *,
