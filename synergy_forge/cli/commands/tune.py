@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,26 +71,33 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
     _check_budget(subjects, counts, budget, games)
     if write and not target.is_dir():  # refused now rather than after the search
         editable(target)
+    worst = _tune(subjects, lambda progress: tune_each(
+        [s.playable for s in subjects], stars, counts=counts, budget=budget, games=games,
+        seed=seed, with_actions=with_actions, executor=executor_for(scheduler, jobs),
+        valid_for=lambda p: no_new_problems(p.mission, p.rulebook), progress=progress),
+        budget, counts, seed, write)
+    if worst:  # once the progress said it is done
+        raise click.exceptions.Exit(worst)
+
+
+def _tune(subjects: list[Source],
+          search: Callable[[Callable[[int, int], None]], Iterator[TuneResult | None]],
+          budget: int, counts: tuple[int, ...] | None, seed: int, write: bool) -> int:
+    """The `search`, told its progress, shown as settings tried, games played out of the
+    budget and time left at most (a search often ends before its budget); each mission's
+    report as it ends. The worst exit code (_report)."""
     tried = 0
 
     def settings() -> str:
         return f"{tried} setting(s) tried"
 
-    # The budget is what a search may play at most: it often ends sooner.
     with Progress(budget * len(subjects), "Tuning", detail=settings, unit="games") as bar:
         def told(new: int, played: int) -> None:
             nonlocal tried
             tried += new
             bar.update(played)
 
-        found = tune_each([s.playable for s in subjects], stars, counts=counts, budget=budget,
-                          games=games, seed=seed, with_actions=with_actions,
-                          executor=executor_for(scheduler, jobs),
-                          valid_for=lambda p: no_new_problems(p.mission, p.rulebook),
-                          progress=told)
-        worst = _report(subjects, found, counts, seed, write)
-    if worst:  # once the progress said it is done
-        raise click.exceptions.Exit(worst)
+        return _report(subjects, search(told), counts, seed, write)
 
 
 def _check_budget(subjects: list[Source], counts: tuple[int, ...] | None, budget: int,
