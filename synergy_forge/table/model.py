@@ -20,7 +20,6 @@ from synergy_forge.core.cards import Action
 from synergy_forge.core.choices import Choice, Decision, IllegalChoice, StaleChoice, StateId
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
-from synergy_forge.core.rulelang import RuleError
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import SeatMemories, make_bot, view_for
 from synergy_forge.table.view import (
@@ -87,9 +86,6 @@ class GameTable:
         self._told = False  # on_end called
         self.number = 1  # of the games played at this table, this one
         self.result: dict[str, Any] | None = None  # the outcome as the view gives it
-        #: a campaign rule that failed in play ("FILE:LINE: the rule … fails for …"): the
-        #: game cannot go on, and every seat is told why (RuleError)
-        self.broken: str | None = None
 
     @property
     def people(self) -> list[int]:
@@ -97,11 +93,8 @@ class GameTable:
 
     # -- what a seat sees -----------------------------------------------------------------
 
-    def _pending(self) -> list[Decision]:
-        return [] if self.broken is not None else list(self.game.pending())
-
     def _decision(self, seat: int) -> Decision | None:
-        return next((d for d in self._pending() if d.seat == seat), None)
+        return next((d for d in self.game.pending() if d.seat == seat), None)
 
     def view_json(self, seat: int) -> str:
         """The seat's view (docs/table.md) as JSON text: its own part, then the public part,
@@ -110,7 +103,7 @@ class GameTable:
             game, version = self.game, self.changes.version
             seen = game.observe(seat)
             if self._public is None or self._public[0] != version:
-                public = public_view(seen, self.seats, self._pending(), self.chosen, self.card,
+                public = public_view(seen, self.seats, game.pending(), self.chosen, self.card,
                                      self.rounds, game.outcome)
                 public["game"] = self.number
                 self._public = (version, json.dumps(public, ensure_ascii=False,
@@ -133,7 +126,7 @@ class GameTable:
         earlier game at this table is refused as such."""
         with self.lock:
             game = self.game
-            if game.over or self.broken is not None:
+            if game.over:
                 raise Refused(409, "the game is over")
             if self._decision(seat) is None:
                 raise Refused(409, "it is not your turn")
@@ -147,10 +140,7 @@ class GameTable:
             except IllegalChoice:
                 raise Refused(409, f"{choice[:80]!r} is not a legal choice now: ask the seat's "
                               "view for its legal choices") from None
-            try:
-                self._take(seat, made, game.state)
-            except RuleError as exc:
-                self._break(exc)
+            self._take(seat, made, game.state)
         self._after_change()
 
     def _take(self, seat: int, choice: Choice, state: StateId) -> None:
@@ -176,22 +166,6 @@ class GameTable:
         self.changes.publish()
         self._bots_due.notify_all()
 
-    def _break(self, exc: RuleError) -> None:
-        """End the game on a campaign rule that fails in play (it passed validate's search):
-        every seat's view says which rule, where and for what input, and so does the
-        terminal, in one line. Called with the lock held."""
-        self.broken = str(exc)
-        game = self.game
-        self.result = {"won": False, "reason": "rule-failed", "text": self.broken,
-                       "rule": self.broken, "rounds_won": game.rounds_won,
-                       "lives": game.lives, "rounds_played": len(game.history), "stuck": []}
-        self.chosen = {}
-        print(f"synergy-forge table: error: {self.broken}; the game cannot go on (every seat "
-              "was told): mend the rule, then `synergy-forge validate`", file=sys.stderr,
-              flush=True)
-        self.changes.publish()
-        self._bots_due.notify_all()
-
     def _after_change(self) -> None:
         """Outside the lock: the end of the game is told once (the log is written then),
         with the game as it ended, whatever happens at the table meanwhile."""
@@ -207,7 +181,7 @@ class GameTable:
         """Deal the same mission again at the same seats, once the game is over (its log is
         kept: on_end had it); raises Refused before then."""
         with self.lock:
-            if not self.game.over and self.broken is None:
+            if not self.game.over:
                 raise Refused(409, "the game is not over")
             setup = self.game.setup
             seed = secrets.randbits(63) if seed is None else seed
@@ -218,7 +192,7 @@ class GameTable:
                          if kind != PERSON}
             self.recorder = Recorder(self.game, self.seats)
             self.records, self.chosen, self.rounds, self._told = None, {}, [], False
-            self.result = self.broken = None
+            self.result = None
             self.number += 1
             self.changes.publish()
             self._bots_due.notify_all()
@@ -226,7 +200,7 @@ class GameTable:
     # -- bots -----------------------------------------------------------------------------
 
     def _bot_decisions(self) -> list[Decision]:
-        return [d for d in self._pending() if d.seat in self.bots and d.seat not in
+        return [d for d in self.game.pending() if d.seat in self.bots and d.seat not in
                 self.chosen]
 
     def run_bots(self) -> None:
@@ -250,23 +224,15 @@ class GameTable:
             try:
                 with _BOTS_THINKING:
                     made = [(d, self.bots[d.seat].choose(seen, d)) for d, seen in asked]
-            except RuleError as exc:  # the campaign's rule, weighed by the bot's plan
-                with self.lock:
-                    if self.game.state == state and self.broken is None:
-                        self._break(exc)
-                continue
             except Exception as exc:  # our mistake: say so; the people's pages still work
                 print(f"synergy-forge table: internal error in a bot: {type(exc).__name__}: "
                       f"{exc}; this is a bug, please report it", file=sys.stderr)
                 return
             with self.lock:
-                if self.game.state == state and self.broken is None:  # else it moved on
-                    try:
-                        for decision, choice in made:
-                            if decision.seat not in self.chosen:
-                                self._take(decision.seat, choice, state)
-                    except RuleError as exc:
-                        self._break(exc)
+                if self.game.state == state:  # else the game moved on while they thought
+                    for decision, choice in made:
+                        if decision.seat not in self.chosen:
+                            self._take(decision.seat, choice, state)
             self._after_change()
 
     def stop(self) -> None:

@@ -79,8 +79,6 @@ OWN: dict[str, tuple[str, str]] = {
     "lost-numbers": ("a player had fewer than two number cards",
                      "un joueur avait moins de deux cartes nombre"),
     "lost-goals": ("a player had no goal card left", "un joueur n'avait plus de carte Objectif"),
-    "rule-failed": ("The game cannot go on: a rule of the campaign fails here",
-                    "La partie ne peut continuer : une règle de la campagne échoue ici"),
     "connecting": ("connecting…", "connexion…"),
     "live": ("live", "en direct"),
     "lost-connection": ("connection lost; reconnecting…", "connexion perdue ; reconnexion…"),

@@ -339,11 +339,6 @@ function drawOutcome() {
   box.hidden = !outcome;
   if (!outcome) return;
   box.className = "outcome " + (outcome.won ? "won" : "lost");
-  if (outcome.reason === "rule-failed") {
-    // A campaign rule failed in play: which rule, where, for what input (as text, never HTML).
-    box.replaceChildren(el("h2", null, t("rule-failed")), el("pre", "rule", outcome.rule));
-    return;
-  }
   const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
   box.replaceChildren(head);
   if (!outcome.won && outcome.reason) {
