@@ -24,10 +24,13 @@ from synergy_forge.web.server import allowed_hosts, listen
 from synergy_forge.workspace.play import mission_file
 
 
-def make_table(mission: str, seats: list[str], seed: int = 1, pace: float = 0.0) -> GameTable:
+def make_table(mission: str, seats: list[str], seed: int = 1, pace: float = 0.0,
+               **options: Any) -> GameTable:
+    """A table of `mission` (a starter mission's number), as `table` opens it; `options` go to
+    GameTable (a store, the table's options)."""
     found = mission_file(mission, print)
     return GameTable(found.mission, found.rulebook, found.colors, len(seats), seed, seats,
-                     actions=standard_actions(), pace=pace)
+                     actions=standard_actions(), pace=pace, **options)
 
 
 def people(n: int) -> list[str]:
@@ -62,6 +65,17 @@ class Client:
     def view(self, token: str) -> tuple[int, Any, bytes]:
         status, _, data = self.polite("GET", f"/api/seat/{token}")
         return status, json.loads(data), data
+
+    def get(self, path: str) -> tuple[int, Any]:
+        """A JSON resource: its status and data."""
+        status, _, data = self.polite("GET", path)
+        return status, json.loads(data)
+
+    def post(self, path: str, data: Any) -> tuple[int, Any]:
+        """A JSON object posted (a host's control): the status and the answer."""
+        status, _, answer = self.polite("POST", path, json.dumps(data).encode(),
+                                        {"content-type": "application/json"})
+        return status, json.loads(answer)
 
     def choose(self, token: str, choice: Any) -> tuple[int, Any, bytes]:
         status, _, data = self.polite("POST", f"/api/seat/{token}/choose",
@@ -118,16 +132,17 @@ class _Server(uvicorn.Server):
 
 
 @contextmanager
-def serving(*tables: GameTable) -> Iterator[tuple[Client, Tables]]:
-    group = Tables(list(tables))
+def serving(*tables: GameTable, idle: float | None = None) -> Iterator[tuple[Client, Tables]]:
     sock = listen("127.0.0.1", 0)
     port = sock.getsockname()[1]
+    group = Tables(list(tables), f"http://127.0.0.1:{port}", idle)
     config = uvicorn.Config(create_app(group, allowed_hosts("127.0.0.1", port)),
                             lifespan="off", log_level="warning", access_log=False)
     server = _Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    bots = [threading.Thread(target=t.run_bots, daemon=True) for t in tables if t.bots]
+    # Every table's bots' thread, as `table` runs them: the host may hand any seat to a bot.
+    bots = [threading.Thread(target=t.run_bots, daemon=True) for t in tables]
     for bot in bots:
         bot.start()
     server.ready.wait(timeout=10)

@@ -28,14 +28,14 @@ LINK = re.compile(r"^seat (\d+): (http://127\.0\.0\.1:\d+/seat/[A-Za-z0-9_-]{32}
 class TableProcess:
     """`synergy-forge table …` in a subprocess, its seat links read from its first lines."""
 
-    def __init__(self, *args: str, cwd: Path | None = None) -> None:
+    def __init__(self, *args: str, cwd: Path | None = None, port: int = 0) -> None:
         import tempfile
 
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
         # Never the repository: a finished game's log goes to games/ of the current folder.
         cwd = cwd or Path(tempfile.mkdtemp(prefix="table-"))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "synergy_forge", "table", *args, "--port", "0",
+            [sys.executable, "-m", "synergy_forge", "table", *args, "--port", str(port),
              "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=env, cwd=cwd)
         assert self.process.stdout is not None
@@ -45,6 +45,8 @@ class TableProcess:
         self.links: dict[int, str] = {}
         self.bots: dict[int, str] = {}
         players = int(re.search(r": (\d) players", self.heading).group(1))
+        self.host = self._line("host")
+        self.watch = self._line("watch")
         for _ in range(players):
             line = self.process.stdout.readline().rstrip("\n")
             found = LINK.match(line)
@@ -54,6 +56,13 @@ class TableProcess:
                 bot = re.fullmatch(r"seat (\d+): bot (\S+)", line)
                 assert bot, line
                 self.bots[int(bot.group(1))] = bot.group(2)
+
+    def _line(self, name: str) -> str:
+        line = self.process.stdout.readline().rstrip("\n")
+        found = re.fullmatch(rf"{name}: (http://127\.0\.0\.1:\d+/{name}/[A-Za-z0-9_-]{{32}})",
+                             line)
+        assert found, line
+        return found.group(1)
 
     def stop(self) -> tuple[int, str, str]:
         self.process.send_signal(signal.SIGINT)
@@ -154,6 +163,9 @@ def test_a_campaign_keeps_its_games_in_its_games_folder(tmp_path):
     assert code == 0
     assert len(list((campaign / "games").glob("first-notes-*.jsonl"))) == 1
     assert len(list((campaign / "games").glob("warm-up-*.jsonl"))) == 1, out
+    # Its tables were kept in the campaign's own folder, out of its git.
+    assert (campaign / ".synergy" / "tables.sqlite3").is_file()
+    assert "tables.sqlite3*" in (campaign / ".synergy" / ".gitignore").read_text().splitlines()
 
 
 def _free_port_in_use() -> socket.socket:
@@ -215,7 +227,7 @@ def test_every_interface_is_a_choice_said_aloud_and_each_link_has_its_qr_code_on
     text = b""
     deadline = time.monotonic() + 30
     try:
-        while text.count(b"seat ") < 3 or not text.rstrip().endswith(b"bot coop"):
+        while b"Who can join" not in text or not text.endswith(b"\n"):
             assert time.monotonic() < deadline, text.decode(errors="replace")
             text += os.read(leader, 65536)
         process.send_signal(signal.SIGINT)
@@ -228,6 +240,9 @@ def test_every_interface_is_a_choice_said_aloud_and_each_link_has_its_qr_code_on
         os.close(leader)
     assert "\nwarning: listening on 0.0.0.0: anyone on your network" in "\n" + err
     lines = text.decode().replace("\r\n", "\n")
+    # Said plainly: who can join, and how.
+    assert "Who can join: anyone on this machine's networks" in lines
+    assert "unless your router forwards this port" in lines
     links = re.findall(r"^seat \d: (http://\S+)$", lines, flags=re.MULTILINE)
     assert len(links) == 2 and not any("0.0.0.0" in link for link in links)
     for link in links:
