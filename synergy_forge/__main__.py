@@ -2,7 +2,7 @@
 
 Kept tiny, with the command line imported inside `run`: a Ctrl-C while the program is still
 starting (importing click and the package takes a good tenth of a second) is then handled
-like any other, not shown as a traceback of the import.
+like any other, not shown as a traceback of the import. Only the exit codes come first.
 """
 
 import _thread
@@ -10,14 +10,14 @@ import gc
 import os
 import sys
 
+from synergy_forge.cli.exits import EXIT_INTERRUPTED
+
 
 def collect_less() -> None:
-    """Python looks for garbage cycles after every 700 new objects by default. Drawing a kit
-    makes millions of short-lived ones (WeasyPrint's boxes and styles), and a tenth of its time
-    went to those searches; every 50,000 objects costs a few megabytes at most (issue 24,
-    docs/performance.md). The outputs do not depend on it. Called on import: in the command,
-    and in every worker that imports this module again (spawn, the build's fork server); the
-    test suite calls it too (tests/conftest.py), so that it runs the product as the command does."""
+    """Look for garbage cycles every 50,000 new objects, not 700: a kit's millions of
+    short-lived WeasyPrint objects made the searches a cost of their own (docs/performance.md).
+    Called on import, so workers that import this module (spawn, the fork server) and the
+    test suite (tests/conftest.py) run as the command does."""
     gc.set_threshold(50_000, 20, 20)
 
 
@@ -48,18 +48,16 @@ def _interrupt_again(unraisable: "sys.UnraisableHookArgs") -> None:
 def run() -> None:
     sys.unraisablehook = _interrupt_again
     try:
-        from synergy_forge.cli.main import run as program
+        from synergy_forge.cli.group import run as program
     except KeyboardInterrupt:  # nothing started yet: nothing to stop
         sys.stderr.write("interrupted\n")
         sys.stderr.flush()
-        os._exit(130)  # cli.main.EXIT_INTERRUPTED
+        os._exit(EXIT_INTERRUPTED)
     try:
         program()
     finally:
-        # The command is done and has closed what it wrote. What is left on the heap is thrown
-        # away at exit; frozen, it is not searched for garbage cycles again while the
-        # interpreter shuts down: a playtest's exit took 0.4 s of CPU, a build's 0.65 s, a
-        # validate's 0.1 s, after their output (docs/performance.md).
+        # The command is done; what is left on the heap is thrown away at exit, so it is not
+        # searched for garbage cycles again while the interpreter shuts down.
         gc.freeze()
 
 

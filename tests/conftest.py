@@ -204,13 +204,15 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     every_job = render.jobs_for
 
     def cards_only(languages: list[str]) -> list:
-        return [job for job in every_job(languages) if job.kind == "cards"]
+        return [job for job in every_job(languages) if job.kind == "cards"
+                or (job.kind, job.group) == ("sheets", "numbers")]
 
     def build(root: Path) -> None:
         root.mkdir()
         small_campaign(root, "Mission", SHOP)
-        # The cards documents alone (their DTC decks are made from them): no test reads this
-        # kit's sheets, rulebook, challenge sheet or calibration page, which were about half
+        # The cards documents alone (their DTC decks are made from them), and the number
+        # sheets (a shop's backs framed on a home sheet: test_build): no test reads this kit's
+        # other sheets, rulebook, challenge sheet or calibration page, which were about half
         # of its drawing; the print-and-play PDF is then made of the mission cards.
         with contextlib.chdir(root), pytest.MonkeyPatch.context() as patch:
             patch.setattr(render, "jobs_for", cards_only)

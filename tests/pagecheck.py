@@ -175,3 +175,56 @@ def _low_contrast(page: pdfium.PdfPage, index: int, image: np.ndarray, scale: fl
                                      needed))
     text.close()
     return len(rings), found
+
+
+#: The shifts a back must bear (layout.SHIFT, each way and diagonally), in mm.
+SHIFTS = [(dx, dy) for dx in (-2.0, 0.0, 2.0) for dy in (-2.0, 0.0, 2.0) if dx or dy]
+#: A pixel with a channel this dark or darker is ink; the kit's paper is #fbfaf7, the sheet's
+#: white 255.
+INK = 235
+
+
+def foreign_ink(path: Path, layout, pages: list[int], dpi: float = 100.0
+                ) -> list[tuple[int, int, tuple[float, float], int]]:
+    """The ink a back would show on its edge when printed off by one of SHIFTS: (page, slot,
+    shift, pixels) for each card of `pages` (back pages of `path`, laid out as `layout`, a
+    layout.Sheet) whose outer strip shows any. A card is cut anywhere within its bleed, so its
+    outer strip runs from its bleed's edge to 0.5 mm inside its trim: with the back landing 2
+    mm off, that strip shows what lies from 2.5 mm inside the trim to 2 mm beyond the bleed,
+    all of which must be paper (the backs' frame is paper over the bleed and 3 mm of the
+    card). In the fold layout, the side a back shares with its own front (the fold) shows that
+    front: not another card's, and not checked here."""
+    px = dpi / 25.4
+    found = []
+    document = pdfium.PdfDocument(path)
+    try:
+        for index in pages:
+            image = document[index].render(scale=dpi / 72, rev_byteorder=True).to_numpy()[..., :3]
+            dark = (image < INK).any(axis=2)
+            for dx, dy in SHIFTS:
+                # The printed back moved by (dx, dy): the card at a slot shows what lay at
+                # (x - dx, y - dy); beyond the page's edge, nothing.
+                sx, sy = round(dx * px), round(dy * px)
+                shifted = np.zeros_like(dark)
+                h, w = dark.shape
+                shifted[max(sy, 0):h + min(sy, 0), max(sx, 0):w + min(sx, 0)] = \
+                    dark[max(-sy, 0):h - max(sy, 0), max(-sx, 0):w - max(sx, 0)]
+                for number, slot in enumerate(layout.backs):
+                    b, card = slot.bleed, layout.card
+                    outer = (slot.x - b.left, slot.y - b.top, slot.x + card.width + b.right,
+                             slot.y + card.height + b.bottom)
+                    inner = [slot.x + 0.5, slot.y + 0.5, slot.x + card.width - 0.5,
+                             slot.y + card.height - 0.5]
+                    if layout.fold:  # the fold: this card's own front beyond it
+                        inner[0] = outer[0]
+                    x0, y0, x1, y1 = (round(v * px) for v in outer)
+                    i0, j0, i1, j1 = (round(v * px) for v in inner)
+                    strip = shifted[y0:y1, x0:x1].copy()
+                    strip[j0 - y0:j1 - y0, i0 - x0:i1 - x0] = False
+                    if layout.fold and sx > 0:  # what comes in over the fold: its front
+                        strip[:, :sx] = False
+                    if strip.any():
+                        found.append((index, number, (dx, dy), int(strip.sum())))
+    finally:
+        document.close()
+    return found

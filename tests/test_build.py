@@ -6,7 +6,7 @@ import contextlib
 import json
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -768,15 +768,16 @@ def page_ink(path: Path) -> list[float]:
 
 #: The ink saver's kits (ink_saver_kits): paper and layout, each built from the one before's
 #: cache.
-INK_SAVER_KITS = (("a4", "duplex"), ("letter", "duplex"), ("letter", "fold"))
+INK_SAVER_KITS = (("a4", "duplex"), ("a4", "fold"), ("letter", "duplex"),
+                  ("letter", "fold"))
 
 
 @pytest.fixture(scope="session")
 def ink_saver_kits(tmp_path_factory, small_kit) -> Path:
     """ROOT/camp (small_kit's campaign: two missions, every deck and every kind of card and
     back the starter's thirty missions have) and its English kits built with --ink-saver, by
-    a relative path, in ROOT/a4-duplex, ROOT/letter-duplex and ROOT/letter-fold, once per
-    test run (conftest.once_per_run: this module's tests are spread over xdist's workers).
+    a relative path, in ROOT/a4-duplex, ROOT/a4-fold, ROOT/letter-duplex and ROOT/letter-fold,
+    once per test run (conftest.once_per_run: this module's tests are spread over xdist's workers).
     The A4 build starts from small_kit's cache: the pieces the ink saver leaves alone (the
     rulebook, the challenge sheet, the calibration page) are not drawn again; every card and
     sheet is. Each later build starts from the one before's cache: the same cards, other
@@ -862,6 +863,69 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., Any]:
         return render.Built([], [], 0, 0)
 
     return build
+
+
+@pytest.mark.parametrize("shop", ["tgc", "mpc"])
+def test_a_shop_preset_writes_a_manifest_of_face_back_and_quantity(tmp_path, shop):
+    """Issue 44: the PNG folders did not say which back goes with which face, nor how many of
+    each. With a tgc or mpc preset the build writes png/<shop>-manifest.csv and .json (the
+    build's own `_manifest`, on the documents the build plans: no drawing needed): one row per
+    different card in print order, in the shop's words, every card counted once, the files
+    those the build writes, and two copies one row only when their pictures are the same (the
+    same cache key: the same face HTML)."""
+    import csv
+
+    from synergy_forge.authoring.loading import read_campaign
+    from synergy_forge.printing import build as render
+    from synergy_forge.printing.html import single_faces
+    from synergy_forge.printing.jobs import PRESETS, Options
+    from synergy_forge.printing.kit import build_kit
+
+    folder = small_campaign(tmp_path, "Mission", SHOP)
+    (folder / "missions" / "3.yaml").write_text(
+        "id: m3\nnumber: 3\ntitle: {en: Three, fr: Trois}\nstars: 1\nrounds: 2\nlives: 2\n",
+        encoding="utf-8")
+    campaign = read_campaign(folder).campaign
+    assert campaign is not None
+    options = Options(card=PRESETS[shop].card, shop=shop, full_bleed_backs=True)
+    cards = [d for d in render.plan(campaign, ["fr"], options) if d.job.kind == "cards"]
+    out = tmp_path / "out"
+    out.mkdir()
+    written = render._manifest(campaign, out, "fr", options, cards)
+    assert [r.path.name for r in written] == [f"{shop}-manifest.csv", f"{shop}-manifest.json"]
+    words = {"tgc": ["deck", "Face", "Back", "Quantity"],
+             "mpc": ["deck", "Front", "Back", "Quantity"]}[shop]
+    with open(out / "fr" / "png" / f"{shop}-manifest.csv", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == words
+    kit = build_kit(campaign)
+    assert sum(int(r[3]) for r in rows[1:]) == sum(len(c) for c in kit.values()) == \
+        written[0].pages
+    files = {f"{g}/{face.key}.png" for g, c in kit.items() for face in single_faces(c)}
+    assert {r[1] for r in rows[1:]} | {r[2] for r in rows[1:]} <= files
+    by_deck: dict[str, list[list[str]]] = {}
+    for row in rows[1:]:
+        by_deck.setdefault(row[0], []).append(row)
+    # Three missions on two cards: mission 2 is the back of mission 1, a plain back behind 3.
+    assert by_deck["missions"] == [
+        ["missions", "missions/mission-01.png", "missions/mission-02.png", "1"],
+        ["missions", "missions/mission-03.png", "missions/back-mission.png", "1"]]
+    # Two number cards of each value, one picture: one row of 2, behind its colour's back.
+    assert len(by_deck["numbers"]) == 25 and {r[3] for r in by_deck["numbers"]} == {"2"}
+    assert by_deck["numbers"][0] == ["numbers", "numbers/number-0-0.png",
+                                     "numbers/back-number-0.png", "2"]
+    key_of = {face.key: key for d in cards for face, key in zip(d.faces, d.face_keys,
+                                                              strict=True)}
+    assert key_of["number-0-0"] == key_of["number-0-1"] != key_of["number-0-2"]
+    # The action cards as the build pairs them, each letter once.
+    assert sorted(r[1][-5] + r[2][-5] for r in by_deck["actions"]) == \
+        sorted(c.front.data + c.back.data for c in kit["actions"])
+    manifest = json.loads((out / "fr" / "png" / f"{shop}-manifest.json").read_text("utf-8"))
+    assert manifest["shop"] == {"tgc": "The Game Crafter", "mpc": "MakePlayingCards"}[shop]
+    assert (manifest["image"]["width"], manifest["image"]["height"]) == PRESETS[shop].pixels
+    assert [[d["deck"], *row.values()] for d in manifest["decks"] for row in d["rows"]] == \
+        [[r[0], r[1], r[2], int(r[3])] for r in rows[1:]]
+    assert {d["deck"]: d["backs"] for d in manifest["decks"]}["numbers"] == 5
 
 
 @pytest.mark.parametrize("preset", ["tgc", "mpc"])
@@ -1043,7 +1107,8 @@ def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
     """Issue 21: cut guides continue the crop marks across the sheet, through the gutters.
     None lies on any card's trim (a line there would stay on a card cut 1 to 2 mm off): an
     edge with a gutter or the margin beside it has its guide GUIDE_GAP outside it, a line
-    two cards share has guides only where it crosses a gutter; every cut line has one."""
+    two cards share has guides only where it crosses a gutter; every cut line of a front has
+    one, along the front. (In the fold layout the backs' edges have none: issue 44, below.)"""
     from synergy_forge.printing.layout import EDGE, GUIDE, GUIDE_GAP, fold_sheet
 
     layout = fold_sheet(paper) if fold else sheet(paper)
@@ -1058,16 +1123,24 @@ def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
             overlap_x = min(guide.x + guide.width, x + w) - max(guide.x, x)
             overlap_y = min(guide.y + guide.height, y + h) - max(guide.y, y)
             assert overlap_x <= 1e-6 or overlap_y <= 1e-6, (guide, (x, y))
-    cuts_x = {round(v, 3) for x, _, w, _ in trims for v in (x, x + w)}
-    cuts_y = {round(v, 3) for _, y, _, h in trims for v in (y, y + h)}
-    for cut in cuts_x:
-        assert any(g.width == GUIDE and abs(g.x + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
-                   for g in layout.guides + layout.fold_guides), cut
-    for cut in cuts_y:
-        assert any(g.height == GUIDE and abs(g.y + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
-                   for g in layout.guides), cut
+    # Along the front itself in the fold layout; on a duplex sheet somewhere along the line
+    # (a shared cut line is guided through the gutters).
+    fold_lines = {round(b.x, 3) for b in layout.backs} if fold else set()
+    for front in layout.fronts:
+        for cut in {round(front.x, 3), round(front.x + card.width, 3)} - fold_lines:
+            assert any(g.width == GUIDE and abs(g.x + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                       and (not fold or (g.y < front.y + card.height
+                                         and g.y + g.height > front.y))
+                       for g in layout.guides), (front, cut)
+        for cut in (front.y, front.y + card.height):
+            assert any(g.height == GUIDE and abs(g.y + GUIDE / 2 - cut) <= GUIDE_GAP + GUIDE
+                       and (not fold or (g.x < front.x + card.width
+                                         and g.x + g.width > front.x))
+                       for g in layout.guides), (front, cut)
     # A shared cut line (A4's columns, Letter's rows) is guided through the gutters only.
     if not fold:
+        cuts_x = {round(v, 3) for x, _, w, _ in trims for v in (x, x + w)}
+        cuts_y = {round(v, 3) for _, y, _, h in trims for v in (y, y + h)}
         shared = layout.gutter_x == 0
         inner = sorted(cuts_x if shared else cuts_y)[1:-1]
         for cut in inner:
@@ -1076,6 +1149,99 @@ def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
             assert pieces and all((g.height if shared else g.width)
                                   <= max(layout.gutter_x, layout.gutter_y) + 1e-6
                                   for g in pieces)
+
+
+@pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
+                                             ("letter", True)])
+def test_nothing_is_drawn_within_a_back_s_reach(paper, fold):
+    """Issue 44: no label, crop mark or cut guide within the card's bleed and 2 mm of any
+    back's trim (`Sheet.reach`), where a duplex shift, a fold or a cut 2 mm off would carry it
+    onto one back and not the others (on A4 and Letter the back pages keep no label and no
+    crop mark: their margins are within reach). The fronts' own marks and label would be
+    (what the back pages had before), and the fold layout's crop marks beside the backs keep
+    their length where the margin allows."""
+    from synergy_forge.printing.layout import LABEL, MIN_MARK, PRINTABLE, SHIFT, fold_sheet
+
+    layout = fold_sheet(paper) if fold else sheet(paper)
+    zones = [layout.reach(b) for b in layout.backs]
+    assert all(z[0] <= b.x - layout.card.bleed - SHIFT for z, b in zip(zones, layout.backs,
+                                                                       strict=True))
+
+    def within(mark) -> bool:
+        return any(mark.x < z[2] and z[0] < mark.x + mark.width and mark.y < z[3]
+                   and z[1] < mark.y + mark.height for z in zones)
+
+    drawn = (layout.marks + layout.folds + layout.guides + layout.fold_guides) if fold \
+        else layout.back_marks
+    assert not [m for m in drawn if within(m)]
+    if fold:
+        # Above the first front, out of the backs' reach but for its last 5 mm (the label's
+        # own length is the rendered test's to check, below: it is text).
+        first = layout.fronts[0]
+        assert layout.label == (first.x + layout.card.width / 2, PRINTABLE + LABEL / 2, False)
+        assert not any(z[0] < first.x + layout.card.width - layout.card.bleed - SHIFT - 0.25
+                       and z[2] > first.x for z in zones)
+        assert len(layout.marks) >= 8 and all(
+            max(m.width, m.height) >= MIN_MARK - 1e-6 and min(m.x, m.y) >= PRINTABLE - 1e-6
+            for m in layout.marks + layout.folds)
+    else:
+        assert layout.back_marks == () and layout.back_label is None
+        assert any(within(m) for m in layout.marks)  # the check sees what it looks for
+
+
+def group_backs(folder: Path, fold: bool) -> Iterator[tuple[Path, list[int]]]:
+    """Each group's sheets PDF in `folder` and its pages that hold backs: every other page
+    of a duplex kit, every page of a fold kit."""
+    from synergy_forge.printing.kit import GROUPS
+
+    for group in GROUPS:
+        path = folder / f"{group}.pdf"
+        count = pages(path)
+        yield path, list(range(count) if fold else range(1, count, 2))
+
+
+def test_no_back_shows_foreign_ink_when_printed_2_mm_off_a4(starter_kit):
+    """Issue 44: every back page of the A4 kit (English and French), shifted 2 mm each way
+    and diagonally: the outer strip of no card shows ink (pagecheck.foreign_ink: a crop
+    mark, a label, a neighbour's panel). The ink saver's kits, A4 and Letter, duplex and
+    fold, below; the Letter kit's full backs in test_table_ready.py."""
+    from pagecheck import foreign_ink
+
+    layout = sheet("a4")
+    for language in ("en", "fr"):
+        for path, backs in group_backs(starter_kit / language, False):
+            assert not foreign_ink(path, layout, backs), (language, path.name)
+    # The check sees ink where there is some: the fronts, with their marks, label and guides.
+    path = starter_kit / "en" / "numbers.pdf"
+    assert len(foreign_ink(path, layout, [0])) > 9
+
+
+def test_a_shop_s_full_bleed_backs_are_framed_on_the_home_sheets(shop_kit):
+    """A preset's backs run to the edge of their bleed (for the shop's cut), and sheets of
+    them, duplex at home, showed a neighbour's colour on a 2 mm shift (the numbers' second
+    sheet: red beside yellow). On the sheets each back is drawn inside the home backs' paper
+    frame (conftest.shop_kit: DriveThruCards' poker card, its number sheets)."""
+    from pagecheck import foreign_ink
+
+    from synergy_forge.printing.jobs import PRESETS
+
+    path = shop_kit / "out" / "fr" / "numbers.pdf"
+    layout = sheet("a4", PRESETS["dtc"].card)
+    assert not foreign_ink(path, layout, list(range(1, pages(path), 2)))
+
+
+def test_no_ink_saver_back_shows_foreign_ink_when_printed_2_mm_off(ink_saver_kits):
+    """Issue 44: A4 and Letter, duplex and fold (where the fold or cut may be 2 mm off: the
+    pairs lie far enough apart that the next pair's front is out of reach)."""
+    from pagecheck import foreign_ink
+
+    from synergy_forge.printing.layout import fold_sheet
+
+    for paper, layout in INK_SAVER_KITS:
+        fold = layout == "fold"
+        shape = fold_sheet(paper) if fold else sheet(paper)
+        for path, backs in group_backs(ink_saver_kits / f"{paper}-{layout}" / "en", fold):
+            assert not foreign_ink(path, shape, backs), (paper, layout, path.name)
 
 
 def test_cut_guides_are_on_the_fronts_never_on_the_backs():

@@ -15,14 +15,23 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.diagnostics import Diagnostic, HasErrors, InvalidInput, Severity
+from synergy_forge.authoring.edit import EditError
 from synergy_forge.authoring.gamelog import ReplayError, UnreadableLog, replay_log
 from synergy_forge.cli import main
+from synergy_forge.cli.exits import exit_code
 from synergy_forge.cli.params import BOTS, CARD_SIZE, PLAYER_COUNTS
 from synergy_forge.core.choices import IllegalChoice
 from synergy_forge.core.referee import IllegalRound, Problem
 from synergy_forge.core.rulelang import RuleError
-from synergy_forge.errors import CannotWrite, CheckFailed, SynergyForgeError
+from synergy_forge.errors import (
+    CannotRun,
+    CannotWrite,
+    ChangedMeanwhile,
+    CheckFailed,
+    NoCampaign,
+    SynergyForgeError,
+)
 from synergy_forge.reporting.validation import annotation, escape_data, escape_property
 from synergy_forge.resources import starter_campaign
 
@@ -35,6 +44,7 @@ def run(*args: str):
 
 @pytest.mark.parametrize(("error", "code"), [
     (InvalidInput([]), 2),
+    (HasErrors([]), 1),
     (RuleError("the rule does not compile", "goals/x.yaml:4"), 2),
     (IllegalRound([Problem(("seats", 0), "no such card")]), 2),
     (IllegalChoice("seat 1 cannot play that", "R9"), 1),
@@ -42,10 +52,41 @@ def run(*args: str):
     (UnreadableLog(5, "not JSON"), 2),
     (CheckFailed(), 1),
     (CannotWrite("out/x.pdf", "cannot write: Permission denied"), 2),
+    (ChangedMeanwhile("m.yaml"), 1),
+    (EditError("m.yaml: a layout this editor does not change"), 1),
+    (NoCampaign("x/campaign.yaml: no campaign"), 2),
+    (CannotRun("cannot listen"), 2),
 ])
-def test_every_error_is_a_synergy_forge_error_with_its_exit_code(error, code):
+def test_every_error_is_a_synergy_forge_error_and_the_cli_gives_its_exit_code(error, code):
     assert isinstance(error, SynergyForgeError)
-    assert error.exit_code == code
+    assert exit_code(error) == code
+
+
+@pytest.mark.parametrize(("error", "code"), [
+    (KeyboardInterrupt(), 130), (BrokenPipeError(), 141), (FileNotFoundError(), 2),
+    (ValueError("a bug"), 3)])
+def test_what_is_not_an_error_of_ours_has_its_exit_code_in_the_same_table(error, code):
+    assert exit_code(error) == code
+
+
+def test_no_layer_below_the_cli_carries_an_exit_code():
+    """The numbers are the command line's (cli/exits.py): an error type says what went
+    wrong, and nothing else in the package names an exit code."""
+    import ast
+
+    import synergy_forge
+
+    package = Path(synergy_forge.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if path.parent.name == "cli" or path.parent.parent.name == "cli":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            name = node.attr if isinstance(node, ast.Attribute) else \
+                node.id if isinstance(node, ast.Name) else getattr(node, "arg", None)
+            if isinstance(name, str) and (name == "exit_code" or name.startswith("EXIT_")):
+                found.append(f"{path.relative_to(package)}:{node.lineno}")
+    assert found == [] or all(f.startswith("__main__.py") for f in found), found
 
 
 def test_layer_errors_stay_value_errors_for_their_callers():

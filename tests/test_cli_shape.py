@@ -74,7 +74,7 @@ def test_json_is_the_same_as_format_json_in_every_command_that_has_formats() -> 
     everywhere; both are the one option pair of cli.params.report_format."""
     import click
 
-    from synergy_forge.cli.main import main
+    from synergy_forge.cli.group import main
     from synergy_forge.cli.params import JSON_FLAG
 
     ctx = click.Context(main)
@@ -98,7 +98,7 @@ def test_json_is_the_same_as_format_json_in_every_command_that_has_formats() -> 
 def test_json_and_format_json_print_the_same(args: list[str]) -> None:
     from click.testing import CliRunner
 
-    from synergy_forge.cli.main import main
+    from synergy_forge.cli.group import main
 
     root = COMMANDS.parents[2]
     args = [args[0], str(root / args[1])]
@@ -120,7 +120,7 @@ def test_json_and_format_json_print_the_same(args: list[str]) -> None:
 def test_json_with_another_format_is_a_usage_error_not_one_dropped(args: list[str]) -> None:
     from click.testing import CliRunner
 
-    from synergy_forge.cli.main import main
+    from synergy_forge.cli.group import main
 
     root = COMMANDS.parents[2]
     result = CliRunner().invoke(main, [str(root / a) if a.startswith("missions/") else a
@@ -133,7 +133,7 @@ def test_json_with_another_format_is_a_usage_error_not_one_dropped(args: list[st
 def test_json_with_format_json_is_json() -> None:
     from click.testing import CliRunner
 
-    from synergy_forge.cli.main import main
+    from synergy_forge.cli.group import main
 
     mission = str(COMMANDS.parents[2] / "missions/starter/missions/01-first-notes.yaml")
     both = CliRunner().invoke(main, ["validate", mission, "--format", "json", "--json"])

@@ -332,3 +332,129 @@ def test_the_preset_is_dtc_s_card(tmp_path):
                                         "--out", str(tmp_path / "x")])
     assert refused.exit_code == 2 and "drop --no-png" in refused.output
     assert not (tmp_path / "x").exists()
+
+
+def test_black_text_is_100_percent_k_and_overprints(built):
+    """Issue 44: the kit's black (#1d1d1f) and dark grey (#444, 88% K as converted) text, small
+    text above all, printed as screened K and knocked out of the colours under it: in the
+    decks every character drawn in a neutral fill of 70% K or more is 100% K, in a graphics
+    state that overprints (OP and op true, OPM 1); lighter and coloured text is left alone.
+    Read from the decks' content streams, each text-showing operator with the colour and
+    overprint in force."""
+    texts = {"black": 0, "other": 0}
+    for path in sorted((built / "out" / "fr" / "dtc").glob("*.pdf")):
+        with pikepdf.open(path) as pdf:
+            for page in pdf.pages:
+                for holder, resources in content_streams(page.obj):
+                    states = dict((resources.get("/ExtGState") or {}).items()) \
+                        if resources is not None else {}
+                    colour, overprint, saved = [0, 0, 0, 1], False, []
+                    for operands, op in pikepdf.parse_content_stream(holder):
+                        name = str(op)
+                        if name == "q":
+                            saved.append((colour, overprint))
+                        elif name == "Q":
+                            colour, overprint = saved.pop()
+                        elif name == "k":
+                            colour = [float(v) for v in operands]
+                        elif name == "gs" and "/op" in states[str(operands[0])]:
+                            state = states[str(operands[0])]
+                            overprint = bool(state.op) and int(state.get("/OPM", 0)) == 1
+                        elif name in ("Tj", "TJ"):
+                            dark = colour[:3] == [0, 0, 0] and colour[3] >= 0.7
+                            texts["black" if dark else "other"] += 1
+                            if dark:
+                                assert colour[3] == 1 and overprint, (path.name, colour)
+                            else:
+                                assert not overprint, (path.name, colour)
+    assert texts["black"] > 100 and texts["other"] > 20, texts
+
+
+def test_every_deck_passes_our_preflight(built):
+    """The build runs printing.preflight on every deck (and stops on what it finds): the
+    decks it wrote pass it."""
+    from synergy_forge.printing.jobs import PRESETS
+    from synergy_forge.printing.preflight import preflight
+    from synergy_forge.printing.press import TAC as LIMIT
+
+    decks = sorted((built / "out" / "fr" / "dtc").glob("*.pdf"))
+    assert len(decks) == len(GROUPS)
+    for path in decks:
+        assert preflight(path.read_bytes(), PRESETS["dtc"].card, LIMIT) == [], path.name
+
+
+def broken(tmp_path: Path, press: Press, change: Any) -> bytes:
+    """A made-up page converted into a deck, then changed by `change(pdf)` as a file a
+    careless tool could have written."""
+    made_up_pdf(tmp_path / "rgb.pdf")
+    data = dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up", press)
+    with pikepdf.open(BytesIO(data)) as pdf:
+        change(pdf)
+        buffer = BytesIO()
+        pdf.save(buffer)
+    return buffer.getvalue()
+
+
+def no_trim_box(pdf: pikepdf.Pdf) -> None:
+    del pdf.pages[0].obj["/TrimBox"]
+
+
+def narrow_bleed(pdf: pikepdf.Pdf) -> None:
+    pdf.pages[1].obj.BleedBox = pikepdf.Array([4, 4, 194, 266])
+
+
+def rgb_again(pdf: pikepdf.Pdf) -> None:
+    face = drawn_form(pdf.pages[0])
+    face.write(b"1 0 0 rg 0 0 5 5 re f " + face.read_bytes())
+
+
+def heavy_ink(pdf: pikepdf.Pdf) -> None:
+    face = drawn_form(pdf.pages[0])
+    face.write(b"1 1 1 0 k 0 0 5 5 re f " + face.read_bytes())
+
+
+def grey_text(pdf: pikepdf.Pdf) -> None:
+    face = drawn_form(pdf.pages[0])
+    face.write(face.read_bytes() + b" BT 0 0 0 0.88 k /F1 8 Tf (x) Tj ET")
+
+
+def half_opaque(pdf: pikepdf.Pdf) -> None:
+    face = drawn_form(pdf.pages[0])
+    face.Resources.ExtGState.G0.ca = 0.5
+
+
+def no_version(pdf: pikepdf.Pdf) -> None:
+    del pdf.docinfo["/GTS_PDFXVersion"]
+
+
+def no_intent(pdf: pikepdf.Pdf) -> None:
+    del pdf.Root["/OutputIntents"]
+
+
+def font_not_embedded(pdf: pikepdf.Pdf) -> None:
+    face = drawn_form(pdf.pages[0])
+    face.Resources.Font = pikepdf.Dictionary(F1=pikepdf.Dictionary(
+        Type=pikepdf.Name.Font, Subtype=pikepdf.Name.TrueType,
+        BaseFont=pikepdf.Name("/Forgotten"), FontDescriptor=pikepdf.Dictionary(
+            Type=pikepdf.Name.FontDescriptor, FontName=pikepdf.Name("/Forgotten"))))
+
+
+@pytest.mark.parametrize(("change", "found"), [
+    (no_trim_box, "page 1: no TrimBox"),
+    (narrow_bleed, "page 2: bleed of 1.76, 1.76, 1.76, 1.76 mm, not 3.175 mm on every side"),
+    (rgb_again, "page 1: colour in RGB (rg)"),
+    (heavy_ink, "page 1: total ink 300%, over 240%"),
+    (grey_text, "page 1: black text at 88% K, knocking out"),
+    (half_opaque, "page 1: transparency (opacity ca 0.5)"),
+    (no_version, "no PDF/X-1a version (GTS_PDFXVersion) in the Info dictionary"),
+    (no_intent, "0 PDF/X output intents, where one is needed"),
+    (font_not_embedded, "page 1: font /Forgotten not embedded"),
+])
+def test_the_preflight_finds_what_a_shop_would_refuse(tmp_path, press, change, found):
+    from synergy_forge.printing.jobs import PRESETS
+    from synergy_forge.printing.preflight import preflight
+
+    card = PRESETS["dtc"].card
+    made_up_pdf(tmp_path / "rgb.pdf")
+    assert preflight(dtc.deck(tmp_path / "rgb.pdf", [0, 0], "made up", press), card, 2.4) == []
+    assert found in preflight(broken(tmp_path, press, change), card, 2.4)

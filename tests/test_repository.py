@@ -167,7 +167,7 @@ def test_the_documented_pre_commit_set_up_passes_then_fails_at_the_line(reposito
     assert re.search(r"synergy-forge validate\.+Passed", output), output[-3000:]
     # Installed from the clone into the hook's environment (the one found first on its path;
     # this checkout's editable install is not on PYTHONPATH's folder).
-    assert list(home.glob("repo*/py_env-*/lib/python*/site-packages/synergy_forge/cli/main.py"))
+    assert list(home.glob("repo*/py_env-*/lib/python*/site-packages/synergy_forge/cli/group.py"))
     mission = repository / "missions" / "01-my-first-mission.yaml"
     mission.write_text(mission.read_text().replace("lives: 3", "livez: 3"))
     failed = hook()

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from synergy_forge.cli import main
+from synergy_forge.cli.exits import exit_code
 from synergy_forge.errors import CannotWrite, ChangedMeanwhile
 from synergy_forge.fileio import replace_text, write_atomic
 
@@ -97,7 +98,7 @@ def test_replace_text_refuses_a_read_only_file_and_writes_nothing(tmp_path):
     path.chmod(0o444)
     with pytest.raises(CannotWrite, match=r"m\.yaml: is read-only") as caught:
         replace_text(path, "a: 1\n", "a: 2\n")
-    assert caught.value.exit_code == 2
+    assert exit_code(caught.value) == 2
     assert path.read_text() == "a: 1\n" and path.stat().st_mode & 0o777 == 0o444
 
 
@@ -106,7 +107,7 @@ def test_replace_text_never_writes_over_a_save_made_since_the_file_was_read(tmp_
     path.write_text("a: 1\nlives: 5\n")  # the user's save, after the command read "a: 1"
     with pytest.raises(ChangedMeanwhile, match="changed since it was read") as caught:
         replace_text(path, "a: 1\n", "a: 2\n")
-    assert caught.value.exit_code == 1
+    assert exit_code(caught.value) == 1
     assert path.read_text() == "a: 1\nlives: 5\n"
     assert [p.name for p in tmp_path.iterdir()] == ["m.yaml"]
     path.unlink()  # removed meanwhile: not made again either

@@ -147,8 +147,15 @@ def test_card_ids_match_their_sheets_and_decks_their_cards(kit):
             assert entries.setdefault(number, entry) == entry  # one sheet per deck number
             if thing["Name"] == "Deck":
                 assert thing["CustomDeck"][number] == entry
-    ids = [c["CardID"] for c in every_card(save)]
-    assert len(ids) == len(set(ids))
+    cards = every_card(save)
+    assert len({c["GUID"] for c in cards}) == len(cards)
+    # Two cards share a CardID (a cell of their sheet) only when they are copies of one card
+    # (the two number cards of a value): a sheet holds each different face once.
+    named: dict[int, set[str]] = {}
+    for card in cards:
+        named.setdefault(card["CardID"], set()).add(card["Nickname"])
+    assert all(len(names) == 1 for names in named.values())
+    assert len(named) < len(cards)
     # No two decks are stacked on one spot.
     spots = [(t["Transform"]["posX"], t["Transform"]["posZ"]) for t in save["ObjectStates"]]
     assert len(spots) == len(set(spots))

@@ -361,3 +361,133 @@ def test_no_heading_is_left_at_a_page_foot(kit, language, heading, follows):
             assert lines[-1] != heading
             return
     pytest.fail(f"no page with {heading!r}")
+
+
+# -- the rulebook as a booklet (issue 44) ---------------------------------------------------------
+
+def text_lines(path: Path) -> list[str]:
+    """Every line of text of a PDF as PDFium reads it back, a hyphenated word's two halves on
+    their own lines (PDFium joins them with U+FFFE)."""
+    return [line for page in pages(path)
+            for line in page.replace("\r", "").replace("\ufffe", "\n").split("\n")]
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_rulebook_is_set_in_two_columns_of_60_to_75_characters(kit, language):
+    """Issue 44: the rulebook ran 93 characters a line (up to 123). In two columns of DejaVu
+    Sans Condensed, hyphenated: the running text's lines (45 characters or more: table cells
+    and paragraphs' last lines are shorter) are 60 to 75 characters by their median, and no
+    line is longer than 75 (A4 here; Letter in test_table_ready.py)."""
+    import statistics
+
+    lines = text_lines(kit / language / "rulebook.pdf")
+    body = [len(line) for line in lines if len(line) >= 45]
+    assert len(body) > 100
+    assert 60 <= statistics.median(body) <= 75, statistics.median(body)
+    assert max(len(line) for line in lines) <= 75, max(lines, key=len)
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_rulebook_page_is_numbered(kit, language):
+    text = pages(kit / language / "rulebook.pdf")
+    assert len(text) >= 3
+    for number, page in enumerate(text, start=1):
+        assert f"{number} / {len(text)}" in plain(page), number
+    assert not re.search(r"\d / \d", plain(pages(kit / language / "challenges.pdf")[0]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language, paper", [("en", "a4"), ("fr", "letter")])
+def test_no_table_of_the_rulebook_is_split(language, paper):
+    """Issue 44: the goals table was split across two pages. Laid out by WeasyPrint from the
+    rulebook's HTML: each table (goals, action cards, the example round, challenges) is one
+    box, on one page and in one column (a table split over pages or columns is two boxes of
+    one element)."""
+    from weasyprint import HTML
+    from weasyprint.formatting_structure.boxes import TableBox
+
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.draw import RenderContext, url_fetcher
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+    from synergy_forge.resources import templates_dir
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    html, _ = html_for(Job("rulebook", language), campaign, Options(paper=paper, png=False),
+                       Translator(language))
+    context = RenderContext()
+    try:
+        document = HTML(string=html, base_url=str(templates_dir()) + "/",
+                        url_fetcher=url_fetcher([])).render(
+            stylesheets=[context.stylesheet], font_config=context.fonts)
+    finally:
+        context.release()
+    seen: list[int] = []
+
+    def walk(box) -> None:
+        if isinstance(box, TableBox):
+            seen.append(id(box.element))
+            return
+        for child in getattr(box, "children", []):
+            walk(child)
+
+    for page in document.pages:
+        walk(page._page_box)
+    assert len(set(seen)) >= 4 and len(seen) == len(set(seen)), len(seen) - len(set(seen))
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_challenge_sheet_is_one_page_read_across_a_table(kit, language):
+    """Issue 44: the challenge sheet was set at 9 pt with half its page empty. Its size is
+    the largest at which it fills its one page (printing.html.challenge_sheet_pt): for the
+    starter's 16 challenges, 13 pt or more on A4, every challenge's name and rule at it."""
+    from collections import Counter
+
+    path = kit / language / "challenges.pdf"
+    assert len(pages(path)) == 1
+    sizes = Counter(round(size, 1) for _, char, size in character_sizes(path)
+                    if char.isalpha())
+    # the names and rules: the commonest size (the title, the notice and "From" aside)
+    assert sizes.most_common(1)[0][0] >= 13.0, sizes
+    text = plain(pages(path)[0])
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    for challenge in campaign.rulebook.challenges.values():
+        assert plain(typeset(challenge.name[language], language)) in text
+
+
+def test_the_rulebook_lists_the_components_the_build_checks(kit):
+    """Issue 44: the component list counts what the kit prints (printing.components, which
+    the build checks against what the engine deals and plays for every mission)."""
+    from synergy_forge.printing.components import components
+    from synergy_forge.printing.kit import build_kit
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    box = components(build_kit(campaign))
+    assert (box.numbers, box.goal_cards, box.own_goal_cards, box.missions, box.mission_cards,
+            len(box.actions), box.action_cards) == (50, 35, 5, 30, 15, 10, 5)
+    english = plain(" ".join(pages(kit / "en" / "rulebook.pdf")))
+    for words in (f"{box.numbers} number cards: in each of the {box.colours} colours",
+                  f"{box.goal_cards} goal cards of the base set",
+                  f"{box.own_goal_cards} goal cards of this campaign",
+                  f"{box.missions} missions on {box.mission_cards} cards",
+                  f"{len(box.actions)} action cards (A to J) on {box.action_cards} cards",
+                  "a rounds card (0 to 7), and 2 coins", "16 to 19 mm"):
+        assert words in english, words
+    french = plain(" ".join(pages(kit / "fr" / "rulebook.pdf")))
+    assert f"{box.missions} missions sur {box.mission_cards} cartes" in french
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_rulebook_states_its_three_rulings_as_rulings(kit, language):
+    """Issue 44: three statements stricter than the published rules (one action card a
+    player a round, a mission lost when a round starts without a goal card, super and hyper
+    holders for the whole mission) are printed as this kit's rulings, with their ids in
+    docs/rules.md."""
+    text = plain(" ".join(pages(kit / language / "rulebook.pdf")))
+    for ruling in ("R12", "R22", "R24"):
+        assert ruling in text, ruling
+    rules = (Path(__file__).resolve().parent.parent / "docs" / "rules.md").read_text("utf-8")
+    assert " ".join(rules.split()).count("*Checked against the published rulebook:*") == 3

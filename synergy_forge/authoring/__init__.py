@@ -1,5 +1,6 @@
 """What designers write, read and checked: the YAML reader with positions (`yamlfile`),
-`diagnostics` at FILE:LINE:COLUMN, the JSON Schemas (`schema`), goal and challenge
-`definitions`, `loading` missions and campaigns, `lint` (checks beyond the schema), round
-files for `judge` (`roundfile`), `validate`, the `scaffold` of new files, and the game log's
-encoding and replay (`gamelog`). Imports only `core`."""
+`diagnostics` at FILE:LINE:COLUMN, the JSON Schemas (`schema`), the campaign's path policy
+(`paths`), goal and challenge `definitions`, `loading` missions and campaigns, `lint` (checks
+beyond the schema) and its `flavour` texts' numbers, round files (`roundfile`) and `judging`
+them, the `scaffold` of new files, the game log's encoding and replay (`gamelog`), and `edit`
+(a mission's values changed in place). Imports `cardtext` and `core`."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from synergy_forge.errors import EXIT_FAILED, UnreadableInput
+from synergy_forge.errors import UnreadableInput
 
 
 class Severity(StrEnum):
@@ -43,7 +43,7 @@ class Diagnostic:
 
 
 class InvalidInput(UnreadableInput):
-    """Raised at the edge when a file cannot be used; carries every diagnostic found (exit 2)."""
+    """Raised at the edge when a file cannot be used; carries every diagnostic found."""
 
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         super().__init__("\n".join(str(d) for d in diagnostics))
@@ -54,11 +54,9 @@ class InvalidInput(UnreadableInput):
 
 
 class HasErrors(InvalidInput):
-    """A campaign or mission that was read but has the errors `validate` reports: exit 1, the
-    same from every command that is given it (validate, build, playtest, tune, play), while a
-    file that cannot be read at all stays InvalidInput's exit 2."""
-
-    exit_code = EXIT_FAILED
+    """A campaign or mission that was read but has the errors `validate` reports: the same
+    failure from every command that is given it (validate, build, playtest, tune, play), not
+    a file that cannot be read at all (cli/exits.py tells them apart)."""
 
 
 def errors(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

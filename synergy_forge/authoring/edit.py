@@ -24,7 +24,7 @@ from synergy_forge.authoring.schema import schema_diagnostics
 from synergy_forge.authoring.yamlfile import Document, parse_document
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.errors import EXIT_FAILED, CannotWrite, ChangedMeanwhile
+from synergy_forge.errors import CannotWrite, ChangedMeanwhile, WrongInput
 from synergy_forge.fileio import replace_text
 
 #: The top-level keys in the documented order: a missing key is added after the last of these
@@ -42,7 +42,7 @@ class _Span:
     flow: bool  # a flow collection ({...} or [...]) or a scalar, rather than a block
 
 
-class EditError(Exception):
+class EditError(WrongInput):
     """The file's layout is one this editor does not change by itself."""
 
 
@@ -289,8 +289,8 @@ def candidate_problems(mission: Mission, rulebook: Rulebook,
 
 def no_new_problems(mission: Mission, rulebook: Rulebook) -> Callable[[Mission], bool]:
     """Whether a candidate setting of `mission` may be proposed: it earns no error and no
-    warning of validate's that the mission did not already have (issue 22: "never proposes
-    what validate would warn about")."""
+    warning of validate's that the mission did not already have: tune never proposes what
+    validate would warn about."""
     had = {d.check for d in candidate_problems(mission, rulebook, warnings=True)}
 
     def valid(candidate: Mission) -> bool:
@@ -303,12 +303,15 @@ def no_new_problems(mission: Mission, rulebook: Rulebook) -> Callable[[Mission],
 @dataclass(frozen=True)
 class Edit:
     """A change of a mission file: the text it would say (None: it could not be made), whether
-    it was written, and why not when it could not be (with the exit code that goes with it)."""
+    it was written, and why not when it could not be."""
 
     text: str | None
     written: bool = False
-    error: str = ""
-    exit_code: int = 0
+    failure: EditError | CannotWrite | ChangedMeanwhile | None = None
+
+    @property
+    def error(self) -> str:
+        return "" if self.failure is None else str(self.failure)
 
 
 def edit_mission(path: Path, read: str, before: Mission, after: Mission, write: bool) -> Edit:
@@ -320,7 +323,5 @@ def edit_mission(path: Path, read: str, before: Mission, after: Mission, write: 
             rewrite_mission(path, read, before, after, str(path))
             return Edit(edited, written=True)
         return Edit(edited)
-    except EditError as exc:
-        return Edit(None, error=str(exc), exit_code=EXIT_FAILED)
-    except (CannotWrite, ChangedMeanwhile) as exc:
-        return Edit(None, error=exc.format_message(), exit_code=exc.exit_code)
+    except (EditError, CannotWrite, ChangedMeanwhile) as exc:
+        return Edit(None, failure=exc)

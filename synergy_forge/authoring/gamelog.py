@@ -31,7 +31,7 @@ from synergy_forge.core.choices import (
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Campaign, Mission
 from synergy_forge.core.rules import Definition, Rulebook
-from synergy_forge.errors import EXIT_BAD_INPUT, UnreadableInput, WrongInput
+from synergy_forge.errors import UnreadableInput, WrongInput
 from synergy_forge.fileio import open_regular
 
 LOG_FORMAT = 1
@@ -113,7 +113,7 @@ def write_log(records: Iterable[dict[str, Any]]) -> str:
 
 
 class ReplayError(WrongInput):
-    """The log disagrees with the engine or its format (exit 1): `line` is the first record
+    """The log disagrees with the engine or its format: `line` is the first record
     that does (at `column`, when known within it), `message` says how, `file` names the log
     (set by `replay`)."""
 
@@ -126,11 +126,9 @@ class ReplayError(WrongInput):
 
 
 class UnreadableLog(ReplayError, UnreadableInput):
-    """The log, or one of its lines, cannot be read (exit 2): the file is missing or is no
-    regular file, or a line is too long, not UTF-8 or not JSON. A line that is JSON but not
-    the record the engine expects is a ReplayError (exit 1)."""
-
-    exit_code = EXIT_BAD_INPUT
+    """The log, or one of its lines, cannot be read: the file is missing or is no regular
+    file, or a line is too long, not UTF-8 or not JSON. A line that is JSON but not the
+    record the engine expects is a plain ReplayError."""
 
 
 #: The longest line a log may hold: a game record with a campaign's definitions is a few

@@ -22,7 +22,7 @@ from synergy_forge.resources import schemas_dir
 from synergy_forge.typography import typeset
 
 #: Where a campaign keeps its copy of the schemas, so that the schema lines of its files are
-#: relative paths inside the repository and still work after a clone (issue 22). A dot-folder:
+#: relative paths inside the repository and still work after a clone. A dot-folder:
 #: the tool's, not the designer's, and left alone by `validate FOLDER`.
 SCHEMAS_HOME = Path(".synergy") / "schemas"
 

@@ -40,7 +40,7 @@ MISSION_NUMBER = 8.5  # the number's column
 MISSION_STARS = 13.5  # the stars' column (five stars at 8 pt)
 #: the stats row below the head (rounds, lives, may miss, super/hyper) with its margin, in mm
 MISSION_STATS = 11.0
-#: The rules block of a mission card is read from a seat: never smaller than this (issue 21).
+#: The rules block of a mission card is read from a seat: never smaller than this.
 RULES_MIN_PT = 8.0
 
 

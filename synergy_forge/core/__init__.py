@@ -1,7 +1,8 @@
-"""The game itself, pure: cards, goals and challenges as data (`rules`, with their `native`
-twins), the action cards' uses and effects (`actions`, one table), the round `referee`, the
-`mission` and campaign model, the `choices` a game asks for and their one notation (ids, JSON
-values, the state id), the `engine` that plays a whole mission (its setup, its state, what each
-seat may observe), and `memo`, the bounded memos each module keeps for itself. No files, no
-processes, no output formats: everything here is a value in, a value out, and imports nothing
-else of the package but its shared errors."""
+"""The game itself, pure: `cards`, goals and challenges as data (`rules`, written in the rule
+language of `rulelang`, with their `native` twins), the action cards' uses and effects
+(`actions`, one table), the round `referee`, the `mission` and campaign model, the `choices` a
+game asks for and their one notation (ids, JSON values, the state id), the `engine` that plays
+a whole mission (its setup, its state), what each seat may see of it (`observation`), and
+`memo`, the bounded memos each module keeps for itself. No files, no processes, no output
+formats: everything here is a value in, a value out, and imports nothing else of the package
+but its shared errors."""

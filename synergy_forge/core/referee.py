@@ -126,7 +126,7 @@ class Verdict(NamedTuple):
 
 class IllegalRound(UnreadableInput, ValueError):
     """A table no real round can produce: the problems say where, by action index or seat.
-    Exit 2: such a table cannot be judged."""
+    Unreadable input: such a table cannot be judged."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:
         super().__init__("; ".join(p.message for p in problems))

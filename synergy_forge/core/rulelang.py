@@ -111,8 +111,8 @@ def _sandbox() -> ImmutableSandboxedEnvironment:
 
 class RuleError(UnreadableInput, ValueError):
     """A rule that does not compile, names a variable its kind does not have, or fails on an
-    input; `origin` is where it was written ("file:line", or "" when unknown). Exit 2: the
-    campaign's rule cannot be used."""
+    input; `origin` is where it was written ("file:line", or "" when unknown). Unreadable
+    input: the campaign's rule cannot be used."""
 
     def __init__(self, detail: str, origin: str = "") -> None:
         super().__init__(f"{origin}: {detail}" if origin else detail)
@@ -410,8 +410,8 @@ def _compiled(tree: nodes.Expr) -> Callable[[dict[str, Any]], Any]:
     body = [nodes.Assign(nodes.Name("result", "store"), tree, lineno=1)]
     template = sandbox.from_string(nodes.Template(body, lineno=1))
     # Every call copies the template's globals into a new context. Jinja keeps them as a
-    # ChainMap over the sandbox's, and copying a ChainMap was two thirds of a rule's cost;
-    # the sandbox's globals never change, so a plain dict of the same items is the same.
+    # ChainMap over the sandbox's, costly to copy (docs/performance.md); the sandbox's globals
+    # never change, so a plain dict of the same items is the same.
     template.globals = dict(template.globals)
     known, render, new_context = template.globals, template.root_render_func, \
         template.new_context

@@ -28,6 +28,7 @@ from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import open_beneath, read_regular, write_beneath
 from synergy_forge.pool import run_units
+from synergy_forge.printing.components import check as check_components
 from synergy_forge.printing.draw import PNG_DPI, RenderContext, draw, page_images, png_bytes
 from synergy_forge.printing.html import (
     environment,
@@ -39,6 +40,7 @@ from synergy_forge.printing.html import (
 )
 from synergy_forge.printing.jobs import COMBINED, Job, Options, Overflow, Rendered, jobs_for
 from synergy_forge.printing.kit import Face, build_kit
+from synergy_forge.printing.manifest import SHOPS
 from synergy_forge.printing.output import TEMP_DIR, check_output_folder, forget, inside, locked
 from synergy_forge.printing.pdf import Placed, impose, merge
 from synergy_forge.printing.store import (
@@ -53,6 +55,9 @@ from synergy_forge.printing.store import (
     sheets_listed,
     whole,
 )
+
+#: How far inside its trim a back's panel starts, in mm (templates/kit.css .back-panel).
+BACK_FRAME = 3.0
 
 #: Card faces per piece of a cards document. A piece is one WeasyPrint document: fewer,
 #: larger pieces cost less (each is parsed, laid out and written with its own font subsets),
@@ -95,9 +100,11 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
          store: Path | None = None, root: Path | None = None) -> list[_Document]:
     """Every document of the build as its pieces. With `store`, the compiled templates are kept
     in STORE/templates/ (Jinja's bytecode cache, checked against the templates' sources):
-    compiling them is half the time of a rebuild's HTML."""
+    compiling them is half the time of a rebuild's HTML. Raises components.KitMismatch when
+    the kit would not hold the cards the engine deals and plays (printing/components.py)."""
     assets = assets_digest()
     kit = build_kit(campaign)
+    check_components(campaign, kit)  # the printed game is the one the engine plays
     layout = sheet_for(options)
     documents = []
     compiled = None
@@ -139,8 +146,13 @@ def plan(campaign: Campaign, languages: list[str], options: Options,
         for document in sheets:
             cards = document.cards = cards_of[document.job.group]
             page_of = {face.key: index for index, face in enumerate(cards.faces)}
+            # A shop's full-bleed back shows its panel alone on a home sheet, inside the
+            # paper frame the sheet draws (sheets.html.j2): a duplex shift then shows no
+            # neighbour's colour.
+            frame = BACK_FRAME if options.full_bleed_backs else 0.0
             document.placed = [
-                [Placed(*divmod(page_of[face.key], FACES_PER_PIECE), slot.x, slot.y, slot.bleed)
+                [Placed(*divmod(page_of[face.key], FACES_PER_PIECE), slot.x, slot.y, slot.bleed,
+                        frame if face.kind == "back" else 0.0)
                  for slot, face in page["cards"]]
                 for page in sheet_pages(kit[document.job.group], layout)]
     return documents
@@ -177,7 +189,7 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str,
                  pngs: list[str | None], tts: CardSize | None, root: str) -> float:
     """Render one piece into the cache: KEY.pdf and KEY.json (written last: its presence says
     the PDF is whole), then for each page with a name in `pngs`, NAME.png at 300 DPI and, with
-    `tts`, NAME-tts.png (the card cut and shrunk for Tabletop Simulator's sheets, printing/tts.py).
+    `tts`, NAME-tts.ppm (the card cut and shrunk for Tabletop Simulator's sheets, printing/tts.py).
     A piece whose PDF is cached already is only rasterised. Runs in a worker process, with
     that worker's own `context`; every file is written inside `root` (the output folder)
     through fileio.write_beneath."""
@@ -195,19 +207,19 @@ def render_piece(context: RenderContext, html: str, key: str, cache: str,
         write_beneath(out, folder / f"{key}.json", json.dumps(meta), durable=False)
     wanted = [index for index, name in enumerate(pngs) if name]
     if wanted:
-        from synergy_forge.printing.tts import shrink
+        from synergy_forge.printing.tts import ppm_bytes, shrink
 
         for index, image in page_images(pdf, PNG_DPI, wanted):
             name = pngs[index]
             # A face asked for its TTS image alone (a kit built before without --tts, or
             # seeded from one) keeps its whole PNG: the same bytes, as its key is the same,
-            # and encoding it again was most of such a piece's time.
+            # and encoding it again would cost more than the rest of the piece.
             if not whole(folder / f"{name}.png"):
                 write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
                               durable=False)
             if tts is not None:
-                write_beneath(out, folder / f"{name}-tts.png",
-                              png_bytes(shrink(tts, image), None, 1), durable=False)
+                write_beneath(out, folder / f"{name}-tts.ppm", ppm_bytes(shrink(tts, image)),
+                              durable=False)
     return time.perf_counter() - started
 
 
@@ -282,7 +294,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     # A face's PNG is keyed by its own HTML: a face on two pages (a number deck has two
     # cards of each value, the same face twice), or in two pieces, is rasterised once, by
     # the first piece that needs it; a document waits for the piece that makes each of its
-    # PNGs. (Every page was rasterised: a starter kit's 296 PNGs for 246 different ones.)
+    # PNGs.
     rasterised_by: dict[str, str] = {}  # PNG name -> the piece making it
     for index in order:
         for key, html, face_keys in documents[index].pieces():
@@ -291,7 +303,7 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
             waits_for: list[str] = []
             for name in face_keys:
                 wanted = not whole(store / f"{name}.png") or bool(
-                    tts and not whole(store / f"{name}-tts.png"))
+                    tts and not whole(store / f"{name}-tts.ppm"))
                 if wanted and name in rasterised_by:
                     waits_for.append(rasterised_by[name])
                     wanted = False
@@ -328,7 +340,8 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
             # composition is hidden behind the drawing instead of following it.
             _tts_sheets(campaign, out_dir, document, options, store, used)
         if document.sides:
-            results.append(_dtc_deck(document, rendered.key, out_dir, store, used, press))
+            results.append(_dtc_deck(document, rendered.key, out_dir, store, used, press,
+                                     options.card))
         if progress:
             progress(rendered)
 
@@ -361,6 +374,10 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
                                                  for n in COMBINED], duplex), 0.0))
         if options.tts:
             results.append(_tts(campaign, out_dir, language, options))
+        if options.png and options.shop in SHOPS:
+            results += _manifest(campaign, out_dir, language, options,
+                                 [d for d in documents if d.job.kind == "cards"
+                                  and d.job.language == language])
     prune(out_dir, store, used)
     return results, len(todo), len(pieces)
 
@@ -415,12 +432,14 @@ def _assemble(document: _Document, out_dir: Path, store: Path, used: set[str]) -
 
 
 def _dtc_deck(cards: _Document, key: str, out_dir: Path, store: Path, used: set[str],
-              press: list[Any]) -> Rendered:
+              press: list[Any], card: CardSize) -> Rendered:
     """A group's deck for DriveThruCards (printing/dtc.py), made from its cards document (whose
-    cache key is `key`) and cached under the hash of that and of the card order. `press`
-    holds the colour conversion (printing/press.py) once a deck has made it."""
+    cache key is `key`) and cached under the hash of that and of the card order, then
+    preflighted (printing/preflight.py). `press` holds the colour conversion
+    (printing/press.py) once a deck has made it."""
     from synergy_forge.printing import dtc
-    from synergy_forge.printing.press import Press
+    from synergy_forge.printing.preflight import preflight
+    from synergy_forge.printing.press import TAC, Press
 
     started = time.perf_counter()
     job = Job("dtc", cards.job.language, cards.job.group)
@@ -432,6 +451,14 @@ def _dtc_deck(cards: _Document, key: str, out_dir: Path, store: Path, used: set[
         write_beneath(out_dir, store / f"{deck}.pdf",
                       dtc.deck(store / f"{key}.pdf", cards.sides, cards.title, press[0]),
                       durable=False)
+    # Our own preflight, on the file as written (cached or not): what a shop's would refuse
+    # stops the build, naming the deck.
+    problems = preflight(read_regular(store / f"{deck}.pdf"), card, TAC)
+    if problems:
+        raise dtc.NotPrintable(f"{cards.title} ({job.name}): the preflight found "
+                               + "; ".join(problems[:5])
+                               + (f" (and {len(problems) - 5} more)" if len(problems) > 5
+                                  else ""))
     target = place(out_dir, inside(out_dir, Path(job.language) / job.name),
                    store / f"{deck}.pdf")
     return Rendered(job, target, len(cards.sides), time.perf_counter() - started, key=deck)
@@ -449,7 +476,7 @@ def _tts_sheets(campaign: Campaign, out_dir: Path, cards: _Document, options: Op
     used.add(key)
     names = sheets_listed(store, key)
     if names is None:
-        shrunk = {face.key: str(store / f"{name}-tts.png")  # made by render_piece
+        shrunk = {face.key: str(store / f"{name}-tts.ppm")  # made by render_piece
                   for face, name in zip(cards.faces, cards.face_keys, strict=True)}
         tts.compose_group(None, tts.sheet_files(campaign, language, group), shrunk, str(store),
                           key, out_dir)
@@ -457,6 +484,31 @@ def _tts_sheets(campaign: Campaign, out_dir: Path, cards: _Document, options: Op
     folder = inside(out_dir, Path(language) / "tts")
     for name in names:
         place(out_dir, folder / name, store / f"{key}-{name}")
+
+
+def _manifest(campaign: Campaign, out_dir: Path, language: str, options: Options,
+              cards: list[_Document]) -> list[Rendered]:
+    """The print shop's manifest of face, back and quantity (printing/manifest.py), in
+    OUT/<lang>/png/ beside the images it names, as CSV and JSON."""
+    from synergy_forge.printing import manifest
+    from synergy_forge.printing.jobs import PRESETS
+
+    assert options.shop is not None
+    shop = manifest.SHOPS[options.shop]
+    images = {(d.job.group, face.key): (f"{d.job.group}/{face.key}.png", key)
+              for d in cards for face, key in zip(d.faces, d.face_keys, strict=True)}
+    rows = manifest.rows(build_kit(campaign), lambda group, face: images[group, face.key])
+    title = Translator(language).text(dict(campaign.name))
+    written = []
+    for name, text in zip(manifest.file_names(options.shop), (
+            manifest.csv_text(shop, rows),
+            manifest.json_text(shop, rows, title, language, PRESETS[options.shop].pixels)),
+            strict=True):
+        path = inside(out_dir, Path(language) / "png" / name)
+        write_beneath(out_dir, path, text)
+        written.append(Rendered(Job("manifest", language, name.name), path,
+                                sum(r.quantity for r in rows), 0.0))
+    return written
 
 
 def _tts(campaign: Campaign, out_dir: Path, language: str, options: Options) -> Rendered:

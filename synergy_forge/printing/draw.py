@@ -163,8 +163,8 @@ def draw(html: str, context: RenderContext) -> Drawn:
 
 
 def overflows(document: Any) -> list[str]:
-    """Every `.fit` box whose content runs past its own bottom or right edge (issue 11: a word
-    wider than its box is clipped as surely as a text too tall). A block counts by its border
+    """Every `.fit` box whose content runs past its own bottom or right edge (a word wider
+    than its box is clipped as surely as a text too tall). A block counts by its border
     box: its margins are never drawn, so a paragraph's bottom margin below the box's last line
     (a mission card's rules block: a RULES_GAP after each paragraph, which cardtext.fonts.fit
     counts only between them) clips nothing. Inline boxes count by their margin boxes, the

@@ -29,7 +29,7 @@ from synergy_forge.errors import WrongInput
 from synergy_forge.printing.press import Press
 
 #: Part of the cache key of every deck: raise it when what deck() makes changes.
-VERSION = "3"
+VERSION = "4"  # 4: black text 100% K, overprinting
 #: The registered characterisation DTC prints to (ICC's registry), named without a profile.
 OUTPUT_CONDITION = "CGATS TR 001"
 REGISTRY = "http://www.color.org"
@@ -38,6 +38,36 @@ PDFX_VERSION = "PDF/X-1:2003"
 FIXED_DATE = "D:20260101000000+00'00'"
 
 _RGB_OPERATORS = {"rg": "k", "RG": "K", "g": "k", "G": "K"}
+#: Text in a neutral fill this dark or darker prints in 100% K, overprinting.
+BLACK_TEXT = Decimal("0.7")
+BLACK = (Decimal(0), Decimal(0), Decimal(0), Decimal(1))
+#: The graphics states that turn overprint on (for black text) and off, in each form that
+#: uses them.
+OVERPRINT, KNOCKOUT = "/SFOverprint", "/SFKnockout"
+
+
+def _black_text(fill: tuple[Decimal, ...]) -> bool:
+    c, m, y, k = fill
+    return c == m == y == 0 and k >= BLACK_TEXT
+
+
+def _add_overprint_states(holder: Any) -> None:
+    """The OVERPRINT and KNOCKOUT graphics states in `holder`'s resources (its own copy of
+    the dictionary: another form may share it)."""
+    import pikepdf
+
+    def copy(dictionary: Any) -> Any:
+        if dictionary is None:
+            return pikepdf.Dictionary()
+        return pikepdf.Dictionary({str(key): dictionary[key] for key in dictionary})
+
+    resources = copy(holder.get("/Resources"))
+    states = copy(resources.get("/ExtGState"))
+    states[OVERPRINT] = pikepdf.Dictionary(Type=pikepdf.Name.ExtGState, OP=True, op=True,
+                                           OPM=1)
+    states[KNOCKOUT] = pikepdf.Dictionary(Type=pikepdf.Name.ExtGState, OP=False, op=False)
+    resources.ExtGState = states
+    holder.Resources = resources
 _SET_COLOUR = {"sc": False, "scn": False, "SC": True, "SCN": True}  # operator: stroke?
 
 
@@ -100,7 +130,11 @@ class _Converter:
         return True
 
     def stream(self, holder: Any, resources: Any) -> None:
-        """One content stream (a form XObject or tiling pattern, whole) and its resources."""
+        """One content stream (a form XObject or tiling pattern, whole) and its resources.
+        Black and dark grey text (a neutral fill of at least BLACK_TEXT K) prints as 100% K
+        overprinting what is under it: a screened grey breaks small letters into dots, and
+        black that knocks out leaves a white rim wherever the plates are a hair out of
+        register (printing.preflight checks both)."""
         import pikepdf
 
         if not self.first_time(holder):
@@ -108,7 +142,9 @@ class _Converter:
         self.resources(resources)
         result = []
         state = ["gray", "gray"]  # fill and stroke colour spaces
-        saved: list[list[str]] = []
+        fill: tuple[Decimal, ...] = BLACK  # the fill colour, in CMYK
+        saved: list[tuple[list[str], tuple[Decimal, ...]]] = []
+        text = overprinting = False
         for instruction in pikepdf.parse_content_stream(holder):
             if isinstance(instruction, pikepdf.ContentStreamInlineImage):
                 raise self.refuse("an inline image")
@@ -116,9 +152,9 @@ class _Converter:
             operator = instruction.operator
             name = str(operator)
             if name == "q":
-                saved.append(list(state))
+                saved.append((list(state), fill))
             elif name == "Q" and saved:
-                state = saved.pop()
+                state, fill = saved.pop()
             elif name in _RGB_OPERATORS:
                 operands, operator = self.cmyk(operands), pikepdf.Operator(
                     _RGB_OPERATORS[name])
@@ -130,7 +166,31 @@ class _Converter:
                     operands = [pikepdf.Name.DeviceCMYK]
             elif name in _SET_COLOUR and state[_SET_COLOUR[name]] in ("rgb", "gray"):
                 operands = self.cmyk(operands)
+            if str(operator) == "k" or (str(operator) in ("sc", "scn") and len(operands) == 4
+                                        and state[0] in ("rgb", "gray", "cmyk")):
+                fill = tuple(Decimal(str(v)) for v in operands)
+            if name == "ET" and overprinting:  # back to the colour and state set outside
+                result.append((operands, operator))
+                result += [([pikepdf.Name(KNOCKOUT)], pikepdf.Operator("gs")),
+                           (list(fill), pikepdf.Operator("k"))]
+                text = overprinting = False
+                continue
             result.append((operands, operator))
+            if name == "BT":
+                text = True
+            if text and (name == "BT" or str(operator) in ("k", "sc", "scn")):
+                black = _black_text(fill)
+                if black != overprinting:
+                    result.append(([pikepdf.Name(OVERPRINT if black else KNOCKOUT)],
+                                   pikepdf.Operator("gs")))
+                    overprinting = black
+                if black and fill != BLACK:
+                    result.append((list(BLACK), pikepdf.Operator("k")))
+            elif name == "ET":
+                text = False
+        if any(op == pikepdf.Operator("gs") and operands[:1] == [pikepdf.Name(OVERPRINT)]
+               for operands, op in result):
+            _add_overprint_states(holder)
         holder.write(pikepdf.unparse_content_stream(result))
         if "/Group" in holder:  # a transparency group of opaque content: drawn the same
             del holder["/Group"]

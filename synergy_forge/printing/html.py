@@ -9,17 +9,18 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
-from synergy_forge.cardtext.fonts import fit
+from synergy_forge.cardtext.fonts import Box, fit
 from synergy_forge.cardtext.geometry import RULES_GAP, card_boxes
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.cardtext.mission import goal_changes, mission_layout
 from synergy_forge.core.cards import GOAL_IDS, Action
 from synergy_forge.core.mission import Campaign
+from synergy_forge.printing.components import components
 from synergy_forge.printing.jobs import Job, Options
 from synergy_forge.printing.kit import (
+    PAPER,
     SYMBOLS,
     Face,
-    action_pairs,
     build_kit,
     colours,
     example_round,
@@ -69,6 +70,12 @@ def environment(translator: Translator, campaign: Campaign,
         size, and the check after rendering reports it."""
         return f"font-size:{fit(text, boxes[box]) or boxes[box].min_pt}pt"
 
+    def fitted_in(text: str, width: float, height: float, pt: float) -> str:
+        """The font size of `text` in a box of its own (a lives or rounds card's text, under
+        its circles), from `pt` down to the smallest a card prints."""
+        box = Box(width, height, pt)
+        return f"font-size:{fit(str(text), box) or box.min_pt}pt"
+
     def layout(mission: Any) -> dict[str, Any]:
         return mission_layout(mission, campaign, translator, card)
 
@@ -77,6 +84,7 @@ def environment(translator: Translator, campaign: Campaign,
         colours=lambda i: ";".join(f"--{k}:{v}" for k, v in colours(i).items()),
         symbol=lambda i: SYMBOLS[i] if i is not None else "",
         fitted=fitted,
+        fitted_in=fitted_in,
         mission_layout=layout,
         rules_gap=RULES_GAP,
         goal_changes=goal_changes,
@@ -85,6 +93,10 @@ def environment(translator: Translator, campaign: Campaign,
         action=lambda letter: actions[Action(letter)],
         default_goals=list(GOAL_IDS),
         language=translator.language,
+        full_bleed_backs=options.full_bleed_backs,
+        notice_text=NOTICE,
+        challenges_lead=LEAD,
+        paper_colour=PAPER,
         # The <body>'s classes: what the build's options change in kit.css.
         body_class=" ".join(name for name, on in (("ink-saver", options.ink_saver),
                                                   ("full-bleed-backs", options.full_bleed_backs))
@@ -164,18 +176,75 @@ def html_for(job: Job, campaign: Campaign, options: Options, translator: Transla
         # (a goal no mission uses is not printed, so the rulebook does not list it either).
         added = {g for m in campaign.missions for g in goal_changes(m)[1]}
         goals += [g for g in campaign.rulebook.goals.values() if not g.builtin and g.id in added]
+        challenges = list(campaign.rulebook.challenges.values())
         html = env.get_template("rulebook.html.j2").render(
             title=title, paper=paper, parts=parts, goals=goals,
-            actions=sorted(campaign.actions.items()),
-            challenges=list(campaign.rulebook.challenges.values()),
-            kit=kit, campaign=campaign, paired=action_pairs(campaign) is not None,
+            actions=sorted(campaign.actions.items()), challenges=challenges,
+            kit=kit, box=components(kit), campaign=campaign,
             colour_symbols=SYMBOLS[:len(campaign.colors)],
-            example=example_round(campaign))
+            example=example_round(campaign), text_width=TEXT_WIDTH,
+            sheet_pt=challenge_sheet_pt(challenges, translator, PAPERS[options.paper])
+            if job.kind == "challenges" else None)
         return html, []
     html = env.get_template("calibration.html.j2").render(
         title=title, paper=paper, crosses=calibration_crosses(options.paper), cross=CROSS,
         scale=SCALE, fold=options.layout == "fold")
     return html, []
+
+
+def N_(message: str) -> str:  # gettext's name for "extract now, translate later"
+    return message
+
+
+#: The fan-made notice (the rulebook's first page, the challenge sheet; measured by
+#: challenge_sheet_pt) and the lead of the rulebook's challenge list (rulebook.html.j2).
+NOTICE = N_("Synergy is a game by Robert Brouwer, published by Jolly Dutch. This kit is "
+            "fan-made and unofficial: it is not affiliated with or endorsed by Jolly Dutch or "
+            "Robert Brouwer. To play Synergy, get the published game.")
+LEAD = N_("Missions add challenges, in this order as you play. Some are rules every card you "
+          "lay must keep: a player who cannot keep them loses the mission for everyone. Others "
+          "change how cards count or how your sum is made.")
+
+#: The rulebook's and challenge sheet's width of text, in mm, the same on A4 and Letter (the
+#: rulebook's columns, two of 92 mm, hold 60 to 75 characters on both), and their top and
+#: bottom margins (rulebook.html.j2's @page).
+TEXT_WIDTH = 190.0
+TOP_BOTTOM = 12.0 + 14.0
+#: The challenge sheet's text: the largest size from LARGEST_PT down to SMALLEST_PT (half
+#: points) at which its table fills one page.
+LARGEST_PT, SMALLEST_PT = 18.0, 10.0
+#: Room left on the sheet for what the metrics do not see (the renderer's own rounding), mm.
+SLACK = 4.0
+
+
+def challenge_sheet_pt(challenges: list[Any], translator: Translator,
+                       paper: tuple[float, float]) -> float:
+    """The challenge sheet's font size, read across a table: the largest at which its title,
+    notice and table (a row per challenge: its name, its rule, the first mission that brings
+    it; the columns as rulebook.html.j2 sets them) fit on one page, from the fonts' metrics
+    (cardtext.fonts)."""
+    from synergy_forge.cardtext.fonts import MM_PER_PT, lines_needed
+
+    width, height = TEXT_WIDTH, paper[1] - TOP_BOTTOM
+    texts = [(translator.text(dict(c.name)), translator.text(dict(c.text))) for c in challenges]
+    notice = translator.gettext(NOTICE)
+    pt = LARGEST_PT
+    while pt > SMALLEST_PT:
+        line = pt * 1.25 * MM_PER_PT
+        name_w = 0.3 * width - 3.0  # a cell's padding, both sides
+        from_w = 7 * 0.75 * pt * MM_PER_PT
+        text_w = width - name_w - from_w - 9.0
+        used = 20 * 1.25 * MM_PER_PT + 4  # the title
+        used += (lines_needed(notice, width - 3.3, 0.7 * pt) or 9) * 0.7 * line + 4
+        used += line + 2.7  # the header row
+        for name, text in texts:
+            rows = max(lines_needed(name, name_w, pt, bold=True) or 9,
+                       lines_needed(text, text_w, pt) or 9)
+            used += rows * line + 2.7
+        if used <= height - SLACK:
+            return pt
+        pt -= 0.5
+    return SMALLEST_PT
 
 
 #: How single.html.j2 starts each face's page, and ends the document.

@@ -29,6 +29,8 @@ class Job:
             return f"cards-{self.group}.pdf"
         if self.kind == "dtc":
             return f"dtc/{self.group}.pdf"
+        if self.kind == "manifest":  # `group`: its file's name (printing/manifest.py)
+            return f"png/{self.group}"
         return f"{self.kind}.pdf"
 
 
@@ -82,6 +84,9 @@ class Options:
     #: build --preset dtc: each deck also as DriveThruCards takes it, OUT/<lang>/dtc/<group>.pdf
     #: (front, back, front... in CMYK, PDF/X-1a: printing/dtc.py).
     dtc: bool = False
+    #: build --preset: the shop (a key of PRESETS). For tgc and mpc, the PNGs come with a
+    #: manifest of face, back and quantity (printing/manifest.py).
+    shop: str | None = None
 
 
 @dataclass(frozen=True)

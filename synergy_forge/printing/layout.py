@@ -12,11 +12,15 @@ they never print on a card. Cut guides continue them across the sheet on the fro
 a card's trim (`_guides`; docs/printing.md says why). Backs are the fronts mirrored left to
 right, for long-edge duplex: the back of the card at column c lies at column 2-c, so it lands
 behind its front.
+
+Nothing but the cards themselves is printed within a back's reach (`reach`: its bleed and
+SHIFT beyond its trim), where a duplex shift, or a fold or cut that far off, would carry it
+onto one back and not the others: no label, crop mark or cut guide (`_clear`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 
 from synergy_forge.cardtext.geometry import POKER, CardSize
@@ -39,6 +43,13 @@ MARK = 2.4
 #: card: a cut through the middle of the line leaves none of it inside the trim.
 GUIDE = 0.15
 GUIDE_GAP = 0.1
+#: How far a back may land from where its front says: a home printer's duplex shift, or a
+#: fold or cut that far off its line (docs/printing.md promises 2 mm).
+SHIFT = 2.0
+#: And what is drawn beyond a back's reach keeps this much further away (its own edges).
+CLEARANCE = 0.25
+#: A crop mark cut shorter than this to keep it out of a back's reach is left out.
+MIN_MARK = 1.5
 
 
 @dataclass(frozen=True)
@@ -99,14 +110,66 @@ class Sheet:
     #: fold lines continued the same way through the gutters.
     guides: tuple[Mark, ...] = ()
     fold_guides: tuple[Mark, ...] = ()
+    #: A duplex sheet's back page: its crop marks and label, those out of every back's
+    #: `reach` (on A4 and Letter, none: its margins are within it).
+    back_marks: tuple[Mark, ...] = ()
+    back_label: tuple[float, float, bool] | None = None
 
     @property
     def per_sheet(self) -> int:
         return len(self.fronts)
 
+    def reach(self, slot: Slot) -> tuple[float, float, float, float]:
+        """What a back at `slot` may show (x0, y0, x1, y1, in mm): its trim box grown by the
+        card's bleed (a cut within it) and SHIFT (the back landing that far off)."""
+        grow = self.card.bleed + SHIFT + CLEARANCE
+        return (slot.x - grow, slot.y - grow, slot.x + self.card.width + grow,
+                slot.y + self.card.height + grow)
+
 
 class LayoutError(ValueError):
     pass
+
+
+Zone = tuple[float, float, float, float]
+
+
+def _clear(marks: list[Mark], zones: list[Zone], width: float, height: float,
+           ticks: bool) -> list[Mark]:
+    """`marks` less what lies in `zones` (the backs' reach). A mark is a thin line along its
+    longer side. A cut guide (`ticks` False) keeps each piece outside every zone. A crop mark
+    (`ticks` True), a tick in a margin pointing at the grid, is cut where it would enter a
+    zone and then starts at PRINTABLE from the page's edge instead, keeping what length the
+    margin allows; shorter than MIN_MARK, it is left out."""
+    kept: list[Mark] = []
+    for mark in marks:
+        along_y = mark.height > mark.width
+        start = mark.y if along_y else mark.x
+        end = start + (mark.height if along_y else mark.width)
+        across = (mark.x, mark.x + mark.width) if along_y else (mark.y, mark.y + mark.height)
+        spans = [((z[1], z[3]) if along_y else (z[0], z[2])) for z in zones
+                 if ((z[0], z[2]) if along_y else (z[1], z[3]))[0] < across[1]
+                 and ((z[0], z[2]) if along_y else (z[1], z[3]))[1] > across[0]]
+        if ticks:
+            page = height if along_y else width
+            if start < page / 2:  # in the top (left) margin, pointing down (right)
+                cut = min([low for low, _ in spans] or [end])
+                pieces = [(start, end)] if cut >= end else [(PRINTABLE, cut)]
+            else:
+                cut = max([high for _, high in spans] or [start])
+                pieces = [(start, end)] if cut <= start else [(cut, page - PRINTABLE)]
+        else:
+            pieces = [(start, end)]
+            for low, high in spans:
+                pieces = [part for a, b in pieces
+                          for part in ((a, min(b, low)), (max(a, high), b)) if part[1] > part[0]]
+        for a, b in pieces:
+            if b - a < (MIN_MARK if ticks else 1e-6):
+                continue
+            a, b = round(a, 3), round(b - a, 3)
+            kept.append(Mark(mark.x, a, mark.width, b) if along_y
+                        else Mark(a, mark.y, b, mark.height))
+    return kept
 
 
 def _guides(trims: list[tuple[float, float, float, float]], width: float,
@@ -202,8 +265,15 @@ def sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
     elif gx >= LABEL + 1:  # up the first gutter, beside the top row
         label = (left + card.width + gx / 2, top + card.height / 2, True)
     guides = _guides([(f.x, f.y, card.width, card.height) for f in fronts], width, height)
-    return Sheet(paper, width, height, card, gx, gy, ox, oy, fronts, backs, tuple(marks), label,
-                 guides=tuple(guides))
+    layout = Sheet(paper, width, height, card, gx, gy, ox, oy, fronts, backs, tuple(marks), label,
+                   guides=tuple(guides))
+    zones = [layout.reach(b) for b in backs]
+    # On a back page, across the top margin above every back's reach, or nowhere: the
+    # margins of A4 and Letter lie within it.
+    back_label = (width / 2, PRINTABLE + LABEL / 2, False) \
+        if min(z[1] for z in zones) >= PRINTABLE + LABEL else None
+    return replace(layout, back_marks=tuple(_clear(marks, zones, width, height, True)),
+                   back_label=back_label)
 
 
 #: A calibration cross: its arms, and the scale of 1 mm ticks around it, in mm.
@@ -221,7 +291,8 @@ def calibration_crosses(paper: str) -> tuple[tuple[float, float], ...]:
     return ((24.0, height - 118.0), (width - 62.0, height - 92.0), (56.0, height - 48.0))
 
 
-#: The fold layout: pairs (front, back) side by side, this many mm apart, on landscape paper.
+#: The fold layout: pairs (front, back) side by side, this many mm apart (at least), on
+#: landscape paper.
 FOLD_GUTTER = 6.0
 
 
@@ -229,37 +300,41 @@ def fold_sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
     """Single-sided sheets for printers without duplex: on landscape `paper`, pairs of cards
     side by side, the front at the left and its back at the right sharing the fold line (cut
     round the pair, fold it in two along that line, glue or sleeve it). As many pairs as fit
-    with FOLD_GUTTER between them and room for crop marks beyond PRINTABLE."""
+    with FOLD_GUTTER between them and room for crop marks beyond PRINTABLE. Beside a back,
+    the next pair's front keeps its bleed out of the back's `reach`: the pairs lie that much
+    further apart (a back folded or cut 2 mm off would show that front's edge)."""
     if paper not in PAPERS:
         raise LayoutError(f"unknown paper {paper!r}; expected one of {', '.join(PAPERS)}")
     height, width = PAPERS[paper]  # landscape
     room = PRINTABLE + MARK + MARK_GAP
-    columns = int((width - 2 * room + FOLD_GUTTER) // (2 * card.width + FOLD_GUTTER))
-    rows = int((height - 2 * room + FOLD_GUTTER) // (card.height + FOLD_GUTTER))
+    gx = max(FOLD_GUTTER, round(2 * card.bleed + SHIFT + CLEARANCE, 3))
+    gy = FOLD_GUTTER
+    columns = int((width - 2 * room + gx) // (2 * card.width + gx))
+    rows = int((height - 2 * room + gy) // (card.height + gy))
     if columns < 1 or rows < 1:
         raise LayoutError(f"a folded pair of {card.width} x {card.height} mm cards does not fit "
                           f"on {paper}")
-    left = (width - columns * 2 * card.width - (columns - 1) * FOLD_GUTTER) / 2
-    top = (height - rows * card.height - (rows - 1) * FOLD_GUTTER) / 2
-    side = min(card.bleed, FOLD_GUTTER / 2)
+    left = (width - columns * 2 * card.width - (columns - 1) * gx) / 2
+    top = (height - rows * card.height - (rows - 1) * gy) / 2
+    side_x, side_y = min(card.bleed, gx / 2), min(card.bleed, gy / 2)
     outer_x, outer_y = min(card.bleed, left - EDGE), min(card.bleed, top - EDGE)
     fronts, backs, marks, folds = [], [], [], []
     tick = 0.3
     for r in range(rows):
-        y = round(top + r * (card.height + FOLD_GUTTER), 3)
-        b_top = outer_y if r == 0 else side
-        b_bottom = outer_y if r == rows - 1 else side
+        y = round(top + r * (card.height + gy), 3)
+        b_top = outer_y if r == 0 else side_y
+        b_bottom = outer_y if r == rows - 1 else side_y
         for c in range(columns):
-            x = round(left + c * (2 * card.width + FOLD_GUTTER), 3)
-            b_left = outer_x if c == 0 else side
-            b_right = outer_x if c == columns - 1 else side
+            x = round(left + c * (2 * card.width + gx), 3)
+            b_left = outer_x if c == 0 else side_x
+            b_right = outer_x if c == columns - 1 else side_x
             fronts.append(Slot(x, y, Bleed(b_top, 0.0, b_bottom, b_left)))
             backs.append(Slot(round(x + card.width, 3), y, Bleed(b_top, b_right, b_bottom, 0.0)))
-    cuts_x = sorted({round(left + c * (2 * card.width + FOLD_GUTTER) + d, 3)
+    cuts_x = sorted({round(left + c * (2 * card.width + gx) + d, 3)
                      for c in range(columns) for d in (0, 2 * card.width)})
-    fold_x = [round(left + c * (2 * card.width + FOLD_GUTTER) + card.width, 3)
+    fold_x = [round(left + c * (2 * card.width + gx) + card.width, 3)
               for c in range(columns)]
-    cuts_y = sorted({round(top + r * (card.height + FOLD_GUTTER) + d, 3)
+    cuts_y = sorted({round(top + r * (card.height + gy) + d, 3)
                      for r in range(rows) for d in (0, card.height)})
     start_y, start_x = max(top - outer_y, PRINTABLE), max(left - outer_x, PRINTABLE)
     for x in cuts_x:
@@ -274,14 +349,24 @@ def fold_sheet(paper: str = "a4", card: CardSize = POKER) -> Sheet:
         for x0 in (start_x, width - left + MARK_GAP):
             marks.append(Mark(round(x0, 3), round(y - tick / 2, 3),
                               round(left - MARK_GAP - start_x, 3), tick))
-    label = (width / 2, PRINTABLE + LABEL / 2, False) \
-        if top - MARK_GAP - PRINTABLE >= LABEL else None
     # The pair's fold line is a line two cards share: its guides run through the gutters only,
     # grey like the fold marks.
     guides = _guides([(f.x, f.y, card.width, card.height) for f in fronts + backs], width,
                      height)
     folded = {round(x - GUIDE / 2, 3) for x in fold_x}
-    return Sheet(paper, width, height, card, FOLD_GUTTER, FOLD_GUTTER, outer_x, outer_y,
-                 tuple(fronts), tuple(backs), tuple(marks), label, True, tuple(folds),
-                 tuple(g for g in guides if g.x not in folded or g.width != GUIDE),
-                 tuple(g for g in guides if g.x in folded and g.width == GUIDE))
+    layout = Sheet(paper, width, height, card, gx, gy, outer_x, outer_y,
+                   tuple(fronts), tuple(backs), (), None, True)
+    # The backs share the page: marks and guides keep out of their reach (the fronts' cut
+    # guides stop short of it; continue the cut along a ruler).
+    zones = [layout.reach(b) for b in backs]
+    # Above the first front: the crop marks at the backs' edges now reach the margin's
+    # PRINTABLE line, and one crossed the label when it was centred on the page.
+    label = (fronts[0].x + card.width / 2, PRINTABLE + LABEL / 2, False) \
+        if top - MARK_GAP >= PRINTABLE + LABEL else None
+    return replace(
+        layout, marks=tuple(_clear(marks, zones, width, height, True)), label=label,
+        folds=tuple(_clear(folds, zones, width, height, True)),
+        guides=tuple(_clear([g for g in guides if g.x not in folded or g.width != GUIDE],
+                            zones, width, height, False)),
+        fold_guides=tuple(_clear([g for g in guides if g.x in folded and g.width == GUIDE],
+                                 zones, width, height, False)))

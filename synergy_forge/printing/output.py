@@ -30,7 +30,7 @@ def check_output_folder(out_dir: Path, campaign: Path | None = None,
     """Refuse a folder we could be tricked into writing outside of: a symbolic link anywhere
     inside it (the folder itself may be one: the user chose it). Refuse the `campaign`
     folder itself and any folder inside one of its `sources` (the folders its files are read
-    from, authoring.loading.CampaignResult.sources): the kit would be read back as the
+    from, workspace.Workspace.sources): the kit would be read back as the
     campaign's missions or schemas, and `validate` would report it."""
     where = _resolved(out_dir)
     instead = f", e.g. {campaign / 'output'}" if campaign is not None else ""
@@ -92,8 +92,9 @@ def inside(root: Path, relative: Path) -> Path:
     return root / relative
 
 
-#: What a build writes in OUT/<lang>/: PDFs, PNGs and the TTS saved object.
-OUTPUT_SUFFIXES = (".pdf", ".png", ".json")
+#: What a build writes in OUT/<lang>/: PDFs, PNGs, the TTS saved object and a print shop's
+#: manifest (JSON and CSV).
+OUTPUT_SUFFIXES = (".pdf", ".png", ".json", ".csv")
 
 
 def forget(root: Path, languages: Collection[str], written: Collection[Path]) -> list[Path]:

@@ -17,13 +17,37 @@ MM = 72 / 25.4
 @dataclass(frozen=True)
 class Placed:
     """A card's own page set on a sheet: page `page` of source `source`, its trim box's
-    top-left corner at (`x`, `y`) mm from the sheet's, showing `bleed` mm of its bleed."""
+    top-left corner at (`x`, `y`) mm from the sheet's, showing `bleed` mm of its bleed; or,
+    with `frame`, only what lies `frame` mm inside its trim, in a rectangle with corners
+    rounded as a back's panel (a shop's full-bleed back on a home sheet: the sheet's frame
+    draws the paper around it)."""
 
     source: int
     page: int
     x: float
     y: float
     bleed: Bleed
+    frame: float = 0.0
+
+
+#: The corner radius of a back's panel (templates/kit.css .back-panel), in mm.
+PANEL_RADIUS = 2.5
+#: A quarter circle as a cubic Bézier curve: the control points' distance, for a radius 1.
+KAPPA = 0.5523
+
+
+def _rounded(left: float, bottom: float, width: float, height: float, radius: float) -> str:
+    """A rectangle with rounded corners as a PDF path (points)."""
+    right, top, k = left + width, bottom + height, radius * (1 - KAPPA)
+    return (f"{left + radius:.4f} {bottom:.4f} m {right - radius:.4f} {bottom:.4f} l "
+            f"{right - k:.4f} {bottom:.4f} {right:.4f} {bottom + k:.4f} {right:.4f} "
+            f"{bottom + radius:.4f} c {right:.4f} {top - radius:.4f} l "
+            f"{right:.4f} {top - k:.4f} {right - k:.4f} {top:.4f} {right - radius:.4f} "
+            f"{top:.4f} c {left + radius:.4f} {top:.4f} l "
+            f"{left + k:.4f} {top:.4f} {left:.4f} {top - k:.4f} {left:.4f} {top - radius:.4f} c "
+            f"{left:.4f} {bottom + radius:.4f} l "
+            f"{left:.4f} {bottom + k:.4f} {left + k:.4f} {bottom:.4f} {left + radius:.4f} "
+            f"{bottom:.4f} c h")
 
 
 def impose(frame: Path, sources: list[Path], sheets: list[list[Placed]]) -> bytes:
@@ -65,10 +89,16 @@ def impose(frame: Path, sources: list[Path], sheets: list[list[Placed]]) -> byte
                     b = card.bleed
                     # The trim box's lower-left corner on the sheet, in points from its own.
                     x, y = card.x * MM, top - card.y * MM - (trim[3] - trim[1])
-                    left, bottom = x - b.left * MM, y - b.bottom * MM
-                    width = trim[2] - trim[0] + (b.left + b.right) * MM
-                    height = trim[3] - trim[1] + (b.top + b.bottom) * MM
-                    drawing.append(f"q {left:.4f} {bottom:.4f} {width:.4f} {height:.4f} re W n "
+                    if card.frame:
+                        inset = card.frame * MM
+                        clip = _rounded(x + inset, y + inset, trim[2] - trim[0] - 2 * inset,
+                                        trim[3] - trim[1] - 2 * inset, PANEL_RADIUS * MM)
+                    else:
+                        left, bottom = x - b.left * MM, y - b.bottom * MM
+                        width = trim[2] - trim[0] + (b.left + b.right) * MM
+                        height = trim[3] - trim[1] + (b.top + b.bottom) * MM
+                        clip = f"{left:.4f} {bottom:.4f} {width:.4f} {height:.4f} re"
+                    drawing.append(f"q {clip} W n "
                                    f"1 0 0 1 {x - trim[0]:.4f} {y - trim[1]:.4f} cm {name} Do Q")
                 if drawing:  # under the frame's labels and marks, as in the sheet's HTML
                     page.contents_add(out.make_stream("\n".join(drawing).encode()),

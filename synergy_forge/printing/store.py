@@ -21,9 +21,10 @@ from synergy_forge.fileio import (
 from synergy_forge.resources import templates_dir
 
 #: Part of every cache key: bump it when rendering changes in a way the HTML does not show.
-RENDER_VERSION = "6"  # 3: sheets imposed from the cards' pages; 4: IDs blind to data-what;
+RENDER_VERSION = "7"  # 3: sheets imposed from the cards' pages; 4: IDs blind to data-what;
 # 5: a piece's overflows include the texts left off their card's page (draw._split_cards)
 # 6: overflows measured by the border boxes: a last paragraph's bottom margin is not one
+# 7: TTS sheets of different faces, a deck per back; shrunk cards kept as PPM
 CACHE_DIR = ".cache"
 TEMPLATES = "templates"  # OUT/.cache/templates/: the compiled templates
 
@@ -76,13 +77,19 @@ def whole(path: Path) -> bool:
         status = path.stat()
         if not stat.S_ISREG(status.st_mode) or status.st_size == 0:
             return False  # stat first: opening a FIFO left there would wait for a writer
+        if path.suffix == ".ppm":  # a raw image: as long as its header says
+            with open(path, "rb") as handle:
+                header = handle.read(32).split(b"\n")
+            width, height = (int(v) for v in header[1].split())
+            return header[0] == b"P6" and status.st_size == \
+                len(b"\n".join(header[:3])) + 1 + 3 * width * height
         ending = _ENDINGS.get(path.suffix)
         if ending is None:
             return True
         with open(path, "rb") as handle:
             handle.seek(max(0, status.st_size - _TAIL))
             tail = handle.read(_TAIL)
-    except OSError:
+    except (OSError, ValueError, IndexError):
         return False
     return tail.endswith(ending) if path.suffix == ".png" else ending in tail
 

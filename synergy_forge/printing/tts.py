@@ -3,15 +3,17 @@
 TTS draws a custom deck from a "sheet" (a grid of up to 10 x 7 card faces, at most 4096 px a
 side) and either one back image shared by every card, or a back sheet in the same grid
 (`UniqueBack`). A card is named by `CardID` = deck number * 100 + its index on the sheet, read
-left to right, top to bottom; each card carries the `CustomDeck` entry of its sheet, and a deck
-lists its cards' ids in `DeckIDs` and the cards themselves in `ContainedObjects`.
+left to right, top to bottom (two copies of a card, one cell: the same CardID); each card
+carries the `CustomDeck` entry of its sheet, and a deck lists its cards' ids in `DeckIDs` and
+the cards themselves in `ContainedObjects`. Several CustomDecks may draw on one sheet of
+faces, each with its own back (`_Deck`: a group's decks one a colour).
 
 Sheets are made from the card images the build rasterises for its 300 DPI PNGs: the worker
 that rasterises a face also cuts its bleed off and halves it (`shrink`: 372 x 520 px for a
-poker card) into a small PNG beside it in the cache; as soon as a group's cards are done, the
-build lays its small images out on the group's sheets (`compose_group`) while the workers draw
-the rest of the kit, so that a group uploads as two images and no 300 DPI PNG is decoded
-again. Once every group is done, `export` writes the saved object.
+poker card) into a small image beside it in the cache (`ppm_bytes`); as soon as a group's
+cards are done, the build lays its small images out on the group's sheets (`compose_group`)
+while the workers draw the rest of the kit, so that no 300 DPI PNG is decoded again. Once
+every group is done, `export` writes the saved object.
 
 Sheets are RGB PNG: the cards' flat colours compress so well that a PNG sheet is smaller than
 a JPEG of it (the number sheet: 121 kB, against 691 kB as JPEG at quality 92), and lossless;
@@ -65,55 +67,98 @@ class Export:
     missing: set[str] = field(default_factory=set)  # texts printed in English
 
 
+@dataclass(frozen=True)
+class SheetFiles:
+    """One image of the export, as plain data: its file name and the face keys of its cells
+    in grid order (one key and a 1 x 1 grid: a single card's image, such as a deck's back)."""
+
+    file: str
+    keys: tuple[str, ...]
+    columns: int
+    rows: int
+
+
+def _grid(cells: int) -> tuple[int, int]:
+    columns = min(MAX_COLUMNS, cells)
+    return columns, -(-cells // columns)
+
+
 @dataclass
-class _Sheet:
-    """One CustomDeck: up to 69 cards of one group, their faces and backs."""
+class _Deck:
+    """One CustomDeck: cards of one group drawn from a sheet of faces, with one back image or
+    (UniqueBack) a sheet of backs in the same grid. The decks of a group whose backs are
+    plain backs (numbers, goals: one back a colour) share one sheet of the group's different
+    faces, each deck with its colour's back: a card's two copies are one cell, and no sheet
+    of backs repeats one back in every cell (encoding those sheets was most of the export's
+    time)."""
 
     number: int
     group: str
     cards: list[Card]
-    name: str  # file names start with it
+    cells: list[int]  # each card's place on the face sheet
+    faces: SheetFiles
+    back: SheetFiles
     url: Any = None  # file name -> URL, once known
 
     @property
-    def grid(self) -> tuple[int, int]:
-        columns = min(MAX_COLUMNS, len(self.cards))
-        return columns, -(-len(self.cards) // columns)
-
-    @property
     def unique_back(self) -> bool:
-        return len({c.back.key for c in self.cards}) > 1
-
-    @property
-    def face_file(self) -> str:
-        return f"{self.name}-faces.png"
-
-    @property
-    def back_file(self) -> str:
-        return f"{self.name}-backs.png" if self.unique_back else f"{self.name}-back.png"
+        return len(self.back.keys) > 1
 
     def entry(self) -> dict[str, Any]:
-        columns, rows = self.grid
-        return {"FaceURL": self.url(self.face_file), "BackURL": self.url(self.back_file),
-                "NumWidth": columns, "NumHeight": rows, "BackIsHidden": True,
-                "UniqueBack": self.unique_back, "Type": 0}
+        return {"FaceURL": self.url(self.faces.file), "BackURL": self.url(self.back.file),
+                "NumWidth": self.faces.columns, "NumHeight": self.faces.rows,
+                "BackIsHidden": True, "UniqueBack": self.unique_back, "Type": 0}
 
 
-def _plan(campaign: Campaign, language: str) -> list[_Sheet]:
-    """Every sheet of the export, numbered from 1, group by group in print order."""
+def _looks(face: Face) -> tuple[Any, ...]:
+    """What a face's image shows: two faces alike but for their key (a number card's two
+    copies) have one image."""
+    return face.kind, repr(face.data), face.color, face.missions
+
+
+def _plan(campaign: Campaign, language: str) -> list[_Deck]:
+    """Every CustomDeck of the export, numbered from 1, group by group in print order."""
     kit = build_kit(campaign)
     # Every file is named after the campaign and language too: uploaded side by side to one
     # image host or TTS's cloud, the sheets of two languages or campaigns never collide.
     prefix = _prefix(campaign, language)
-    sheets: list[_Sheet] = []
+    decks: list[_Deck] = []
     for group in GROUPS:
         cards = kit.get(group, [])
-        chunks = [cards[k:k + CARDS_PER_TTS_SHEET]
-                  for k in range(0, len(cards), CARDS_PER_TTS_SHEET)]
-        for n, chunk in enumerate(chunks, start=1):
-            name = f"{prefix}-{group}" + (f"-{n}" if len(chunks) > 1 else "")
-            sheets.append(_Sheet(len(sheets) + 1, group, chunk, name))
-    return sheets
+        plain = all(card.back.kind == "back" for card in cards)
+        # A cell per different face (a plain back comes apart), or per different face and
+        # back (both sides of a card are faces, or some backs are).
+        cell_of: dict[tuple[Any, ...], int] = {}
+        looks = [_looks(c.front) if plain else (_looks(c.front), _looks(c.back)) for c in cards]
+        firsts: list[Card] = []
+        for card, look in zip(cards, looks, strict=True):
+            if look not in cell_of:
+                cell_of[look] = len(firsts)
+                firsts.append(card)
+        chunks = [firsts[k:k + CARDS_PER_TTS_SHEET]
+                  for k in range(0, len(firsts), CARDS_PER_TTS_SHEET)]
+        for n, chunk in enumerate(chunks):
+            name = f"{prefix}-{group}" + (f"-{n + 1}" if len(chunks) > 1 else "")
+            faces = SheetFiles(f"{name}-faces.png", tuple(c.front.key for c in chunk),
+                               *_grid(len(chunk)))
+            mine = [(card, cell_of[look] - n * CARDS_PER_TTS_SHEET)
+                    for card, look in zip(cards, looks, strict=True)
+                    if cell_of[look] // CARDS_PER_TTS_SHEET == n]
+            if plain:  # a deck per back, all drawing on the one face sheet
+                by_back: dict[str, list[tuple[Card, int]]] = {}
+                for card, cell in mine:
+                    by_back.setdefault(card.back.key, []).append((card, cell))
+                for key, members in by_back.items():
+                    back = SheetFiles(f"{prefix}-{key}.png", (key,), 1, 1)
+                    decks.append(_Deck(len(decks) + 1, group, [c for c, _ in members],
+                                       [cell for _, cell in members], faces, back))
+                continue
+            backs = tuple(c.back.key for c in chunk)
+            back = SheetFiles(f"{name}-backs.png", backs, faces.columns, faces.rows) \
+                if len(set(backs)) > 1 else SheetFiles(f"{name}-back.png", backs[:1], 1, 1)
+            decks.append(_Deck(len(decks) + 1, group, [c for c, _ in mine],
+                               [cell for _, cell in mine], faces, back))
+    return decks
 
 
 def _prefix(campaign: Campaign, language: str) -> str:
@@ -121,52 +166,36 @@ def _prefix(campaign: Campaign, language: str) -> str:
     return f"{_slug(name) or 'campaign'}-{language}"
 
 
-@dataclass(frozen=True)
-class SheetFiles:
-    """What one deck sheet's two images are made of, as plain data (sent to a worker): the
-    face keys of its fronts in grid order, and of its backs (one key: a common back)."""
-
-    face_file: str
-    fronts: tuple[str, ...]
-    back_file: str
-    backs: tuple[str, ...]
-    columns: int
-    rows: int
+def _images(decks: list[_Deck]) -> list[SheetFiles]:
+    """The export's images, each once, in the decks' order: face sheets and backs."""
+    return list({image.file: image for deck in decks
+                 for image in (deck.faces, deck.back)}.values())
 
 
 def sheet_files(campaign: Campaign, language: str, group: str) -> list[SheetFiles]:
-    """The sheets of one component group."""
-    return [SheetFiles(s.face_file, tuple(c.front.key for c in s.cards), s.back_file,
-                       tuple(c.back.key for c in s.cards) if s.unique_back
-                       else (s.cards[0].back.key,), *s.grid)
-            for s in _plan(campaign, language) if s.group == group]
+    """The images of one component group: its face sheets and its backs."""
+    return _images([deck for deck in _plan(campaign, language) if deck.group == group])
 
 
 def write_sheets(sheets: list[SheetFiles], image: Callable[[str], Any], folder: Path,
                  prefix: str = "", root: Path | None = None) -> list[Path]:
-    """Lay each sheet's faces out from `image(face key)` (shrunk, RGB) and write its two
-    images into `folder`, named `prefix` + their file name (inside `root`: through
-    fileio.write_beneath)."""
+    """Lay each sheet's cells out from `image(face key)` (shrunk, RGB) and write it into
+    `folder`, named `prefix` + its file name (inside `root`: through fileio.write_beneath)."""
     from PIL import Image
 
     written = []
-
-    def save(name: str, picture: Any) -> None:
+    for sheet in sheets:
+        if len(sheet.keys) == 1 and sheet.columns == 1:
+            picture = image(sheet.keys[0])
+        else:
+            width, height = image(sheet.keys[0]).size
+            picture = Image.new("RGB", (sheet.columns * width, sheet.rows * height), "white")
+            for index, key in enumerate(sheet.keys):
+                picture.paste(image(key), ((index % sheet.columns) * width,
+                                           (index // sheet.columns) * height))
         buffer = BytesIO()
         picture.save(buffer, format="PNG")
-        written.append(_write(root, folder / f"{prefix}{name}", buffer.getvalue(), False))
-
-    def compose(keys: tuple[str, ...], columns: int, rows: int) -> Any:
-        width, height = image(keys[0]).size
-        sheet = Image.new("RGB", (columns * width, rows * height), "white")
-        for index, key in enumerate(keys):
-            sheet.paste(image(key), ((index % columns) * width, (index // columns) * height))
-        return sheet
-
-    for sheet in sheets:
-        save(sheet.face_file, compose(sheet.fronts, sheet.columns, sheet.rows))
-        save(sheet.back_file, compose(sheet.backs, sheet.columns, sheet.rows)
-             if len(sheet.backs) > 1 else image(sheet.backs[0]))
+        written.append(_write(root, folder / f"{prefix}{sheet.file}", buffer.getvalue(), False))
     return written
 
 
@@ -188,9 +217,9 @@ def compose_group(_shared: Any, sheets: list[SheetFiles], shrunk: dict[str, str]
 
     def image(face: str) -> Any:
         if face not in images:
-            with Image.open(shrunk[face]) as png:
-                png.load()
-                images[face] = png if png.mode == "RGB" else png.convert("RGB")
+            with Image.open(shrunk[face]) as small:
+                small.load()
+                images[face] = small if small.mode == "RGB" else small.convert("RGB")
         return images[face]
 
     written = write_sheets(sheets, image, Path(cache), prefix=f"{key}-", root=root)
@@ -211,12 +240,21 @@ class GroupSheets:
     def add_pngs(self, folder: Path) -> None:
         from PIL import Image
 
-        for key in {k for s in self.sheets for k in (*s.fronts, *s.backs)}:
+        for key in {k for s in self.sheets for k in s.keys}:
             with Image.open(folder / f"{key}.png") as png:
                 self.faces[key] = shrink(self.card, png)
 
     def write(self, folder: Path, root: Path | None = None) -> list[Path]:
         return write_sheets(self.sheets, self.faces.__getitem__, folder, root=root)
+
+
+def ppm_bytes(image: Any) -> bytes:
+    """A shrunk card as the build keeps it for its sheets: an uncompressed PPM, which takes
+    a tenth of a PNG's time to write and to read back (a PNG, even at zlib level 1, was a
+    quarter of the export's time); store.whole checks its length against its header."""
+    buffer = BytesIO()
+    image.save(buffer, format="PPM")
+    return buffer.getvalue()
 
 
 def shrink(card: CardSize, image: Any) -> Any:
@@ -253,31 +291,32 @@ def export(campaign: Campaign, folder: Path, language: str, card: CardSize,
 
     target = folder.resolve() / "tts"
     translator = Translator(language)
-    sheets = _plan(campaign, language)
-    for sheet in sheets:
-        sheet.url = (lambda name: f"{url_base.rstrip('/')}/{name}") if url_base else \
+    decks = _plan(campaign, language)
+    for deck in decks:
+        deck.url = (lambda name: f"{url_base.rstrip('/')}/{name}") if url_base else \
             (lambda name: (target / name).as_uri())
     result = Export(target / f"{_prefix(campaign, language)}.json")
-    result.images = [target / name for s in sheets for name in (s.face_file, s.back_file)]
-    for group in dict.fromkeys(s.group for s in sheets if not (target / s.face_file).is_file()
-                               or not (target / s.back_file).is_file()):
+    images = _images(decks)
+    result.images = [target / image.file for image in images]
+    for group in dict.fromkeys(deck.group for deck in decks
+                               if not all((target / image.file).is_file()
+                                          for image in (deck.faces, deck.back))):
         missing = GroupSheets(campaign, language, group, card)
         missing.add_pngs(folder.resolve() / "png" / group)
         missing.write(target, root)
-    result.cards = sum(len(s.cards) for s in sheets)
+    result.cards = sum(len(deck.cards) for deck in decks)
     name = translator.text(dict(campaign.name))
     save = {"SaveName": name, "GameMode": name, "Date": "", "VersionNumber": "",
             "Gravity": 0.5, "PlayArea": 0.5, "Table": "", "Sky": "", "Note": "", "Rules": "",
             "XmlUI": "", "LuaScript": "", "LuaScriptState": "", "TabStates": {},
-            "ObjectStates": _objects(sheets, _Namer(campaign, translator))}
+            "ObjectStates": _objects(decks, _Namer(campaign, translator))}
     result.missing = translator.missing
     _write(root, result.saved_object, json.dumps(save, ensure_ascii=False, indent=2) + "\n")
     # TTS shows <name>.png beside a saved object as its thumbnail in Saved Objects: the first
     # card (mission 1), cut from its sheet.
-    first = sheets[0]
-    with Image.open(target / first.face_file) as picture:
-        columns, rows = first.grid
-        cell = (picture.width // columns, picture.height // rows)
+    first = decks[0].faces
+    with Image.open(target / first.file) as picture:
+        cell = (picture.width // first.columns, picture.height // first.rows)
         thumbnail = picture.crop((0, 0, *cell)).resize((256, round(256 * cell[1] / cell[0])))
     buffer = BytesIO()
     thumbnail.save(buffer, format="PNG")
@@ -297,11 +336,12 @@ def _slug(text: str) -> str:
     return "-".join(part for part in kept.split("-") if part)
 
 
-def _objects(sheets: list[_Sheet], namer: _Namer) -> list[dict[str, Any]]:
+def _objects(sheets: list[_Deck], namer: _Namer) -> list[dict[str, Any]]:
     """The campaign on the table: missions, action cards and specials on the top row, each
     colour's goal deck under it and its number deck below that."""
-    # Each table object: (row, its cards as (sheet, index)); colour decks are split by colour.
-    decks: dict[tuple[str, Any], list[tuple[_Sheet, int]]] = {}
+    # Each table object: (row, its cards as (CustomDeck, index)); colour decks are split by
+    # colour (a colour's cards share one back: one CustomDeck).
+    decks: dict[tuple[str, Any], list[tuple[_Deck, int]]] = {}
     for sheet in sheets:
         for index, card in enumerate(sheet.cards):
             if sheet.group in ("goals", "numbers"):
@@ -337,7 +377,7 @@ def _objects(sheets: list[_Sheet], namer: _Namer) -> list[dict[str, Any]]:
     return objects
 
 
-def _card(sheet: _Sheet, index: int, transform: dict[str, float],
+def _card(sheet: _Deck, index: int, transform: dict[str, float],
           namer: _Namer) -> dict[str, Any]:
     card = sheet.cards[index]
     names = [namer.name(card.front)]
@@ -349,7 +389,8 @@ def _card(sheet: _Sheet, index: int, transform: dict[str, float],
             "Description": "\n\n".join(texts),
             "Locked": False, "Grid": True, "Snap": True, "Tooltip": True,
             "HideWhenFaceDown": True, "Hands": True, "SidewaysCard": False,
-            "CardID": sheet.number * 100 + index, "CustomDeck": {str(sheet.number): sheet.entry()}}
+            "CardID": sheet.number * 100 + sheet.cells[index],
+            "CustomDeck": {str(sheet.number): sheet.entry()}}
 
 
 @dataclass

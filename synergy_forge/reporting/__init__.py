@@ -1,12 +1,12 @@
 """Results in words and formats for people and machines, rendered from the typed results of
-the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`),
-validation reports (`validation`), playtest reports (`playtest`), what `build` wrote
-(`build`). `formats.REPORTERS` holds every reporter by result kind and format name; the CLI's
-`--format` choices come from it.
+the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`), why a
+mission was lost (`losses`), validation reports (`validation`), playtest reports (`playtest`),
+what `build` wrote (`build`), what `tune` found (`tune`). `formats.REPORTERS` holds every
+reporter by result kind and format name; the CLI's `--format` choices come from it.
 JSON follows one convention: a value that owns its documented shape has `to_json()`
 (Diagnostic, Report), a shape built here is `<thing>_to_json()` (verdicts, playtests), and
-each kind's JSON reporter is `to_json`. May import the middle layers (authoring, sim,
-printing) whose results it renders."""
+each kind's JSON reporter is `to_json`. May import `workspace` and the middle layers
+(authoring, sim, printing) whose results it renders."""
 
 from __future__ import annotations
 

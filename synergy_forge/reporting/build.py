@@ -63,6 +63,10 @@ def text(run: PrintRun, out_dir: Path, documents: Mapping[str, Document] | None 
             lines.append(f"  {os.path.relpath(r.path)}  Tabletop Simulator, {len(r.pngs)} "
                          "image(s)")
             continue
+        if r.job.kind == "manifest":
+            lines.append(f"  {os.path.relpath(r.path)}  face, back and quantity of {r.pages} "
+                         "cards")
+            continue
         extra = f", {len(r.pngs)} PNGs" if r.pngs else ""
         lines.append(f"  {os.path.relpath(r.path)}  {r.pages} page(s){extra}")
     notes = []
@@ -80,11 +84,14 @@ def text(run: PrintRun, out_dir: Path, documents: Mapping[str, Document] | None 
                      "dates each PDF's fonts with the time it was drawn: two builds of the same "
                      "campaign differ in those bytes (apt-get install libharfbuzz-subset0)")
     problems = run.overflows
-    pdfs = [r for r in results if r.job.kind != "tts"]
+    pdfs = [r for r in results if r.job.kind not in ("tts", "manifest")]
     pngs = sum(len(r.pngs) for r in pdfs)
-    exports = len(results) - len(pdfs)
+    exports = sum(r.job.kind == "tts" for r in results)
+    manifests = sum(r.job.kind == "manifest" for r in results) // 2
     lines.append(f"Built {len(pdfs)} PDFs and {pngs} PNGs"
                  + (f", {exports} Tabletop Simulator export(s)" if exports else "")
+                 + (f", {manifests} print shop manifest(s) (CSV and JSON)" if manifests
+                    else "")
                  + f" in {out_dir}"
                  + (f" ({run.drew} of its {run.pieces} pieces drawn, the others from the "
                     "cache)" if run.drew < run.pieces else "")

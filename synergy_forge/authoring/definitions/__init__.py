@@ -46,8 +46,8 @@ def definition_from(doc: Document, kind_file: str, builtin: bool = False,
     second a rule): for a campaign read only as the context of one mission file, whose own
     diagnostics nobody asked for. A built-in's rule is ours and tested: it is not parsed here.
     """
-    # A schema error elsewhere in the file does not hide the rule's own checks (issue 22: one
-    # run, every finding); only a rule or kind that cannot be read stops them.
+    # A schema error elsewhere in the file does not hide the rule's own checks (one run,
+    # every finding); only a rule or kind that cannot be read stops them.
     schema_found, bad = schema_problems(doc, kind_file)
     data = doc.data
     if schema_found and (not isinstance(data, dict) or "rule" in bad or "kind" in bad

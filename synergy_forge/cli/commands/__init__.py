@@ -1,2 +1,2 @@
 """One module per command, named after it, each with a click command called `command`
-(`synergy_forge.cli.main` finds them)."""
+(`synergy_forge.cli.group` finds them)."""

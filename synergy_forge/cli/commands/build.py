@@ -89,7 +89,8 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         raise click.BadParameter(str(exc), param_hint="'--card-size'") from None
     options = Options(paper, card_size, png=not no_png, tts=tts, tts_url_base=tts_url_base,
                       ink_saver=ink_saver, layout=sheet_layout, dtc=preset == "dtc",
-                      full_bleed_backs=preset is not None)
+                      full_bleed_backs=preset is not None, shop=preset)
+
     def build_once() -> bool:
         return _build_once(workspace.again(), lang, out_dir, options, jobs, not no_cache,
                            workers)

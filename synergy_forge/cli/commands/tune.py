@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import click
 
 from synergy_forge.core.mission import FEWEST_STARS, MOST_STARS
-from synergy_forge.errors import EXIT_FAILED, CheckFailed
 
+from ..exits import EXIT_FAILED, exit_code
 from ..params import PLAYER_COUNTS, SEED
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def _check_budget(subjects: list[Source], counts: tuple[int, ...] | None, budget
 def _report(subjects: list[Source], found: Iterator[TuneResult | None],
             counts: tuple[int, ...] | None, seed: int, write: bool) -> None:
     """Each mission's report as its search ends (its file changed if asked), a campaign's
-    summary; CheckFailed with the worst exit code when some mission does not get its stars."""
+    summary; the worst exit code of what failed when some mission does not get its stars."""
     from synergy_forge.authoring.edit import edit_mission
     from synergy_forge.reporting.tune import campaign_summary, mission_report
 
@@ -110,7 +110,8 @@ def _report(subjects: list[Source], found: Iterator[TuneResult | None],
         report, line = mission_report(subject.path, mission, result, subject.text, edit, seed,
                                       counts)
         reached = result is None or result.proposal is not None
-        code = edit.exit_code if edit is not None else 0 if reached else EXIT_FAILED
+        code = exit_code(edit.failure) if edit is not None and edit.failure is not None \
+            else 0 if reached else EXIT_FAILED
         short, worst, failed = short + (not reached), max(worst, code), failed + (
             reached and bool(code))
         lines.append(line)
@@ -118,4 +119,4 @@ def _report(subjects: list[Source], found: Iterator[TuneResult | None],
     if len(subjects) > 1:
         click.echo(campaign_summary(lines, short, failed))
     if worst:
-        raise CheckFailed(exit_code=worst)
+        raise click.exceptions.Exit(worst)

@@ -1,4 +1,5 @@
-"""The `synergy-forge` group: finds the commands and turns every error into its exit code.
+"""The `synergy-forge` group: finds the commands and turns every error into its exit code
+(the table of `exits`).
 
 A command is one module of `synergy_forge.cli.commands` whose `command` is a click command
 named after the module; adding a command is adding such a module (it is imported only when
@@ -19,16 +20,14 @@ import click
 
 from synergy_forge import __version__
 from synergy_forge.cli import commands
-from synergy_forge.errors import EXIT_BAD_INPUT, SynergyForgeError
-
-#: Interrupted by the user (Ctrl-C), and output cut short by a closed pipe: the shells' codes.
-EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_BUG = 130, 141, 3
+from synergy_forge.cli.exits import EXIT_INTERRUPTED, exit_code
+from synergy_forge.errors import SynergyForgeError
 
 
 class Main(click.Group):
-    """The one place where errors become exit codes: a SynergyForgeError prints its message on
-    stderr and exits with its `exit_code`; anything else is our own mistake, reported in one
-    line with a way to report it rather than a traceback."""
+    """The one place where errors end the program: a SynergyForgeError prints its message on
+    stderr; anything else is our own mistake, reported in one line with a way to report it
+    rather than a traceback. The code is the error's in exits.EXIT_CODES."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         found = {m.name for m in pkgutil.iter_modules(commands.__path__)
@@ -62,16 +61,14 @@ class Main(click.Group):
             message = exc.format_message()
             if message:
                 click.echo(message, err=True)
-            sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
+            sys.exit(exit_code(exc))
+        except KeyboardInterrupt as exc:
             click.echo("interrupted", err=True)
-            sys.exit(EXIT_INTERRUPTED)
-        except BrokenPipeError:  # output piped into `head` and the like: stop quietly
+            sys.exit(exit_code(exc))
+        except BrokenPipeError as exc:  # output piped into `head` and the like: stop quietly
             _drop_stdout()
-            sys.exit(EXIT_BROKEN_PIPE)
-        except OSError as exc:
-            # What the file system or a stream refused (a full disk behind stdout, a name too
-            # long, a folder that cannot be opened) is about the user's files: exit 2, one line.
+            sys.exit(exit_code(exc))
+        except OSError as exc:  # the user's files or streams, not a bug: one line
             _os_error_exit(exc)
         except Exception as exc:
             if os.environ.get("SYNERGY_FORGE_DEBUG"):
@@ -79,7 +76,7 @@ class Main(click.Group):
             click.echo(f"synergy-forge: internal error: {type(exc).__name__}: {exc}\n"
                        "This is a bug in synergy-forge; run again with SYNERGY_FORGE_DEBUG=1 "
                        "for the details and report them.", err=True)
-            sys.exit(EXIT_BUG)
+            sys.exit(exit_code(exc))
 
 
 def os_error_text(exc: OSError) -> str:
@@ -101,7 +98,7 @@ def _os_error_exit(exc: OSError) -> NoReturn:
     with contextlib.suppress(OSError):
         click.echo(f"synergy-forge: error: {os_error_text(exc)}", err=True)
     _drop_stdout()
-    sys.exit(EXIT_BAD_INPUT)
+    sys.exit(exit_code(exc))
 
 
 def _drop_stdout() -> None:
