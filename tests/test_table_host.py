@@ -111,7 +111,7 @@ def test_a_seat_handed_to_a_bot_and_back():
                 legal = client.view(table.keys[seat])[1]["legal"]
                 if legal:
                     client.choose(table.keys[seat], legal[0]["id"])
-            wait_until(lambda: table.changes.version != version or table.game.over
+            wait_until(lambda seen=version: table.changes.version != seen or table.game.over
                        or not any(d.seat == 1 for d in table.game.pending()), 10)
         status, refused = client.choose(table.keys[1], "g1.r1.s0.first-number.yellow:1")[:2]
         assert status == 409 and "given this seat to bot expert" in refused["error"]
@@ -187,7 +187,7 @@ def test_someone_away_is_played_for_by_a_bot_until_they_are_back():
                 legal = client.view(table.keys[seat])[1]["legal"]
                 if legal:
                     client.choose(table.keys[seat], legal[0]["id"])
-            wait_until(lambda: table.game.steps > steps, 10)
+            wait_until(lambda before=steps: table.game.steps > before, 10)
         decisions = [r for r in table.recorder.records if r["type"] == "decision"]
         assert decisions[-1]["seat"] == 2 and decisions[-1]["by"] == PERSON
         for connection in streams:
@@ -295,7 +295,7 @@ def test_spectators_see_no_hand_during_the_game_and_everything_after():
 
         play_randomly(client, table, random.Random(6), check)
         status, after = client.get(watch)
-    assert not found, found[:3]
+    assert status == 200 and not found, found[:3]
     assert after["outcome"] is not None
     hands = after["revealed"]["hands"]
     assert [len(h["hand"]) for h in hands] == [len(game.hands[s]) for s in range(3)]
