@@ -19,7 +19,7 @@ from tablekit import make_table, people
 from synergy_forge.authoring.gamelog import replay, write_log
 from synergy_forge.errors import CannotRun
 from synergy_forge.table.model import GameTable
-from synergy_forge.table.session import Wanted, open_tables
+from synergy_forge.table.session import Wanted, open_tables, resume
 from synergy_forge.table.store import MIGRATIONS, VERSION, StateError, Store
 from synergy_forge.table.view import PERSON
 
@@ -64,7 +64,7 @@ def test_a_table_read_back_is_at_the_decision_it_stopped_with_the_same_links(tmp
 
     again = Store(path)
     [row] = again.open_tables()
-    resumed = GameTable.resume(again, row)
+    resumed = resume(again, row)
     assert (resumed.keys, resumed.host, resumed.watch) == (keys, host, watch)
     assert {seat: without_version(resumed.view(seat)) for seat in range(3)} == views
     assert resumed.view(0)["laid"] is not None and resumed.view(0)["legal"] == []
@@ -155,7 +155,7 @@ def test_each_migration_brings_a_file_up_to_date_keeping_its_tables(tmp_path):
         store = Store(path)
         assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == VERSION
         [row] = store.open_tables()
-        resumed = GameTable.resume(store, row)
+        resumed = resume(store, row)
         assert {seat: without_version(resumed.view(seat)) for seat in range(3)} == views
         store.close()
 

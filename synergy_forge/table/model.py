@@ -8,7 +8,7 @@ is in, then given to the engine together, which checks each again (`Game.apply`)
 change bumps the table's version, which wakes the open pages' event streams.
 
 With a `Store`, every decision is written (one transaction) before it is taken, so a table
-read back (`GameTable.resume`) is at the decision it stopped, face-down choices included.
+read back (`session.resume`) is at the decision it stopped, face-down choices included.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 from synergy_forge.authoring.gamelog import (
     Recorder,
     decision_record,
-    game_from_header,
     outcome_record,
     who_played,
 )
@@ -44,10 +43,12 @@ from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
-from synergy_forge.table.store import SeatRow, Store, TableRow
+from synergy_forge.table.presence import Presence
+from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
 from synergy_forge.table.view import (
     PERSON,
     mission_card,
+    mission_label,
     outcome,
     own_view,
     public_view,
@@ -108,26 +109,14 @@ class GameTable:
                  players: int, seed: int, seats: Sequence[str], *,
                  actions: Mapping[Action, ActionText] | None = None, pace: float = 1.0,
                  on_end: Callable[[Finished], None] | None = None,
-                 store: Store | None = None, options: Mapping[str, Any] | None = None) -> None:
+                 store: Store | None = None, options: Mapping[str, Any] | None = None,
+                 stored: TableRow | None = None) -> None:
+        """A new table, written to `store`; or, with `stored`, that table of `store` again
+        (its links, options and who plays each seat; its last game dealt, to which
+        `take_stored` gives its decisions: `session.resume`)."""
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
-        self._common(tuple(seats), on_end, store)
-        self.options: dict[str, Any] = {"pace": pace, "away": None, "away_bot": AWAY_BOT,
-                                        **(options or {})}
-        self.keys = {seat: _token() for seat in range(players)}  # every seat's secret
-        self.host, self.watch = _token(), _token()
-        self.players = list(self.seats)
-        self.id = 0
-        if store is not None:
-            self.id = store.new_table(self.host, self.watch, self.options, [
-                SeatRow(seat, self.keys[seat], kind, kind) for seat, kind in enumerate(seats)])
-        game = Game(mission, players, seed, rulebook, colors, number=1)
-        card = mission_card(mission, players, game.allowed_failures, rulebook, actions or {})
-        self._deal(game, card)
-
-    def _common(self, seats: tuple[str, ...], on_end: Callable[[Finished], None] | None,
-                store: Store | None) -> None:
-        self.seats = seats
+        self.seats = tuple(seats)
         self.on_end = on_end
         self.store = store
         self.memories = SeatMemories()  # the bots', kept across this table's games
@@ -137,13 +126,27 @@ class GameTable:
         self.stopping = threading.Event()
         self.ended = False
         self.played: list[Played] = []
-        #: per seat, its open pages (event streams) and when it was last heard from
-        self.streams = [0] * len(seats)
-        now = time.monotonic()
-        self.last_seen = [now] * len(seats)
-        self.touched = now  # any request to any of its links, any change
-        self._written = time.time()  # when `touched` was last written to the store
-        self._away: frozenset[int] = frozenset()
+        self.presence = Presence(len(seats))
+        self._written = time.time()  # when the table's last use was written to the store
+        self.options: dict[str, Any] = {"pace": pace, "away": None, "away_bot": AWAY_BOT,
+                                        **(options or {})}
+        number, card, header = 1, None, None
+        if stored is None:
+            self.keys = {seat: _token() for seat in range(players)}  # every seat's secret
+            self.host, self.watch = _token(), _token()
+            self.players = list(self.seats)
+            self.id = 0 if store is None else store.new_table(
+                self.host, self.watch, self.options,
+                [SeatRow(seat, self.keys[seat], kind, kind) for seat, kind in enumerate(seats)])
+        else:
+            self.id, self.host, self.watch = stored.id, stored.host, stored.watch
+            self.keys = {s.seat: s.token for s in stored.seats}
+            self.players = [s.player for s in stored.seats]
+            last = stored.games[-1]
+            number, card, header = last.number, last.card, last.header
+        game = Game(mission, players, seed, rulebook, colors, number=number)
+        self._deal(game, card or mission_card(mission, players, game.allowed_failures,
+                                              rulebook, actions or {}), header)
 
     # -- dealing --------------------------------------------------------------------------
 
@@ -175,12 +178,6 @@ class GameTable:
         return self.game.number
 
     @property
-    def bots(self) -> dict[int, str]:
-        """The seats a bot plays now, and its name (a person away included)."""
-        return {seat: player for seat in range(self.game.players)
-                if (player := self.player_of(seat)) != PERSON}
-
-    @property
     def tokens(self) -> dict[int, str]:
         """The secret of every seat a person plays: those are the links people are given."""
         return {seat: self.keys[seat] for seat, kind in enumerate(self.players)
@@ -193,7 +190,7 @@ class GameTable:
     def player_of(self, seat: int) -> str:
         """Who decides for `seat` now: PERSON, the bot the host gave it, or the away bot."""
         player = self.players[seat]
-        if player == PERSON and seat in self._away:
+        if player == PERSON and seat in self.presence.away:
             return str(self.options["away_bot"])
         return player
 
@@ -222,8 +219,8 @@ class GameTable:
             player = self.player_of(seat)
             states.append({"player": PERSON if player == PERSON else "bot",
                            "bot": None if player == PERSON else player,
-                           "away": seat in self._away,
-                           "connected": self.streams[seat] > 0})
+                           "away": seat in self.presence.away,
+                           "connected": self.presence.connected(seat)})
         return states
 
     def view_json(self, seat: int) -> str:
@@ -268,8 +265,9 @@ class GameTable:
             seats = [{"seat": seat, "link": f"{base}/seat/{self.keys[seat]}",
                       "qr": f"/api/host/{self.host}/qr/seat-{seat}.svg",
                       "seated": self.seats[seat], "player": self.players[seat],
-                      "playing": self.player_of(seat), "away": seat in self._away,
-                      "connected": self.streams[seat] > 0, "pages": self.streams[seat]}
+                      "playing": self.player_of(seat), "away": seat in self.presence.away,
+                      "connected": self.presence.connected(seat),
+                      "pages": self.presence.streams[seat]}
                      for seat in range(game.players)]
             own = {
                 "host": True, "version": version, "seats": seats,
@@ -286,45 +284,41 @@ class GameTable:
 
     # -- people at the table --------------------------------------------------------------
 
+    @property
+    def touched(self) -> float:
+        """When the table was last used (time.monotonic)."""
+        return self.presence.touched
+
     def seen(self, seat: int | None = None) -> None:
         """A request of one of the table's links (`seat`'s, or the host's or spectators'):
         the table is in use, and the seat's person is here."""
-        now = time.monotonic()
-        self.touched = now
-        if seat is not None:
-            self.last_seen[seat] = now
-            if seat in self._away:
-                self.check_away()
+        with self.lock:
+            self.presence.seen(seat)
+            back = seat in self.presence.away
+        if back:
+            self.check_away()
         if self.store is not None and time.time() - self._written > TOUCH_EVERY:
             self._written = time.time()
             self.store.touch(self.id, self._written)
 
     def connect(self, seat: int, opened: bool) -> None:
-        """A page of `seat` opened (or closed) its event stream: who is connected changed
-        when its first opens or its last closes."""
+        """A page of `seat` opened (or closed) its event stream."""
         with self.lock:
-            before = self.streams[seat] > 0
-            self.streams[seat] += 1 if opened else -1
-            self.last_seen[seat] = self.touched = time.monotonic()
-            if (self.streams[seat] > 0) != before:
-                self.changes.publish()
-                self._bots_due.notify_all()
+            if self.presence.page(seat, opened):
+                self._changed()
         self.check_away()
 
     def check_away(self) -> None:
-        """Which people are away: their seat has no page open and has not been heard from for
-        longer than the host's limit (`options["away"]`, seconds; None: never). A change is
-        published, and a bot plays the seat until its person is back."""
-        limit = self.options.get("away")
-        now = time.monotonic()
+        """Who is away (the host's limit, `options["away"]`: a bot plays their seat until they
+        are back), published when it changes."""
         with self.lock:
-            away = frozenset() if limit is None else frozenset(
-                seat for seat, kind in enumerate(self.players) if kind == PERSON and
-                not self.streams[seat] and now - self.last_seen[seat] > limit)
-            if away != self._away:
-                self._away = away
-                self.changes.publish()
-                self._bots_due.notify_all()
+            if self.presence.check(self.options.get("away"), self.people):
+                self._changed()
+
+    def _changed(self) -> None:
+        """Wake the pages and the bots (lock held)."""
+        self.changes.publish()
+        self._bots_due.notify_all()
 
     # -- choosing -------------------------------------------------------------------------
 
@@ -354,7 +348,7 @@ class GameTable:
                 raise Refused(409, f"{choice[:80]!r} is not a legal choice now: ask the seat's "
                               "view for its legal choices") from None
             self._take(seat, made, game.state, PERSON)
-        self._after_change()
+        self.tell_end()
 
     def _take(self, seat: int, choice: Choice, state: StateId, by: str) -> None:
         """Lay `seat`'s choice, made in `state` by `by`, face down (written to the store
@@ -399,18 +393,14 @@ class GameTable:
         self.records = records
         self.result = result = outcome(game)
         assert result is not None
-        self.played.append(Played(game.number, _mission_label(game.mission), result))
+        self.played.append(Played(game.number, mission_label(game.mission), result))
         if self.store is not None:  # again when resuming: it may not have been written
             self.store.finish_game(self.id, game.number, outcome_record(game))
 
     def tell_end(self) -> None:
-        """Tell `on_end` that the game is over, if it was not told yet (a table resumed after
-        its game ended, before its log was written)."""
-        self._after_change()
-
-    def _after_change(self) -> None:
-        """Outside the lock: the end of the game is told once (the log is written then),
-        with the game as it ended, whatever happens at the table meanwhile."""
+        """Outside the lock, after a change: the end of the game is told to `on_end` once (the
+        log is written then), with the game as it ended, whatever happens at the table
+        meanwhile (also a table resumed after its game ended, before its log was written)."""
         finished = None
         with self.lock:
             if self.records is not None and not self._told:
@@ -498,7 +488,7 @@ class GameTable:
             if self.store is not None:
                 self.store.set_player(self.id, seat, player)
             self.players[seat] = player
-            self.last_seen[seat] = time.monotonic()  # back to a person: not away at once
+            self.presence.back(seat)
             self.changes.publish()
             self._bots_due.notify_all()
         self.check_away()
@@ -573,7 +563,7 @@ class GameTable:
                         if decision.seat not in self.chosen and \
                                 self.player_of(decision.seat) == name:
                             self._take(decision.seat, choice, state, name)
-            self._after_change()
+            self.tell_end()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -583,43 +573,14 @@ class GameTable:
 
     # -- the state file -------------------------------------------------------------------
 
-    @classmethod
-    def resume(cls, store: Store, row: TableRow,
-               on_end: Callable[[Finished], None] | None = None) -> GameTable:
-        """The table `row` of `store` as it was: the same links, its last game at the
-        decision it stopped (the decisions of a step not yet complete laid face down again),
-        its earlier games in the evening's list. A finished game whose log was not yet
-        written is told to `on_end` again. Raises ValueError when the store's decisions are
-        not the engine's (a file changed by hand)."""
-        table = object.__new__(cls)
-        table._common(tuple(s.seated for s in row.seats), on_end, store)
-        table.id, table.host, table.watch = row.id, row.host, row.watch
-        table.options = dict(row.options)
-        table.keys = {s.seat: s.token for s in row.seats}
-        table.players = [s.player for s in row.seats]
-        for played in row.games:
-            if played.result is not None and played is not row.games[-1]:
-                game, _, _ = game_from_header(played.header)
-                table.played.append(Played(played.number, _mission_label(game.mission),
-                                           _outcome_of(played.result)))
-        last = row.games[-1]
-        found, _, _ = game_from_header(last.header)
-        setup = found.setup
-        game = Game(setup.mission, setup.players, setup.seed, setup.rulebook, setup.colors,
-                    number=last.number)
-        table._deal(game, last.card, last.header)
-        table._replay(store.decisions(row.id, last.number))
-        table._told = last.logged
-        return table
-
-    def _replay(self, rows: Sequence[Any]) -> None:
-        """Take the stored decisions again, in order (lock not needed: nobody sees the table
-        yet)."""
+    def take_stored(self, rows: Sequence[DecisionRow], logged: bool) -> None:
+        """Take the game's stored decisions again, in order (before anyone sees the table):
+        a step not yet complete has its choices laid face down again. A game over whose log
+        was not `logged` is told to `on_end` by `tell_end`. Raises
+        ValueError for a decision the game does not ask (a file changed by hand)."""
         for row in rows:
             game = self.game
-            if game.over:
-                raise ValueError(f"decision {row.seq} comes after the end of the game")
-            decision = self._decision(row.seat)
+            decision = None if game.over else self._decision(row.seat)
             if row.state != str(game.state) or decision is None or \
                     str(decision.kind) != row.kind or row.seat in self.chosen:
                 raise ValueError(f"decision {row.seq} ({row.state}, seat {row.seat}, "
@@ -629,22 +590,4 @@ class GameTable:
                 raise ValueError(f"decision {row.seq} is not a legal choice")
             self._seq += 1
             self._lay(row.seat, choice, game.state, row.by)
-
-
-def _mission_label(mission: Mission) -> dict[str, Any]:
-    return {"id": mission.id, "number": mission.number, "title": dict(mission.title)}
-
-
-def _outcome_of(record: dict[str, Any]) -> dict[str, Any]:
-    """The view's outcome from a log's end record (a game finished before a restart)."""
-    from synergy_forge.core.engine import Outcome
-    from synergy_forge.core.referee import LossReason
-    from synergy_forge.reporting.explain import outcome_text
-
-    result = Outcome(record["result"] == "won",
-                     LossReason(record["reason"]) if record["reason"] else None,
-                     record["rounds_won"], record["lives"], record["rounds_played"])
-    return {"won": result.won, "reason": record["reason"], "text": outcome_text(result),
-            "rounds_won": result.rounds_won, "lives": result.lives,
-            "rounds_played": result.rounds_played, "stuck": []}
-
+        self._told = logged

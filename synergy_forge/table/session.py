@@ -12,19 +12,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from synergy_forge.authoring.gamelog import game_from_header
 from synergy_forge.errors import SynergyForgeError
-from synergy_forge.table.model import Finished, GameTable
+from synergy_forge.table.model import Finished, GameTable, Played
 from synergy_forge.table.store import Store, TableRow
+from synergy_forge.table.view import mission_label, outcome_of_record
 
 
 @dataclass(frozen=True)
 class Wanted:
-    """The table a command asks for: its mission and who sits at each seat, and how to open
-    it."""
+    """The table a command asks for: its mission, who sits at each seat, and how to deal its
+    first game."""
 
     mission_id: str
     seats: tuple[str, ...]
-    open: Callable[[Store], GameTable]
+    deal: Callable[[Store], GameTable]
 
     def is_(self, row: TableRow) -> bool:
         """Whether `row` is this table: the same mission now, the same seats."""
@@ -63,7 +65,7 @@ def open_tables(store: Store, idle: float | None, on_end: Callable[[Finished], N
         if last.result is not None:  # its game was over: nothing to resume, but its log
             if not last.logged:
                 with contextlib.suppress(ValueError, KeyError, SynergyForgeError):
-                    GameTable.resume(store, row, on_end).tell_end()
+                    resume(store, row, on_end).tell_end()
             store.end_table(row.id)
             continue
         if idle is not None and now - row.touched > idle:
@@ -71,12 +73,32 @@ def open_tables(store: Store, idle: float | None, on_end: Callable[[Finished], N
             opened.ended.append(row)
             continue
         try:
-            table = GameTable.resume(store, row, on_end)
+            table = resume(store, row, on_end)
         except (ValueError, KeyError, SynergyForgeError) as exc:
             opened.broken.append((row, str(exc)))
             continue
         opened.resumed.append(table)
         same = same or (wanted is not None and wanted.is_(row))
     if wanted is not None and not same:
-        opened.new = wanted.open(store)
+        opened.new = wanted.deal(store)
     return opened
+
+
+def resume(store: Store, row: TableRow, on_end: Callable[[Finished], None] | None = None
+           ) -> GameTable:
+    """The table `row` of `store` as it was: the same links, its last game at the decision it
+    stopped (the choices of a step not yet complete laid face down again), its earlier games
+    in the evening's list. Raises ValueError (or the log's ReplayError) when the store's game
+    is not one the engine plays (a file changed by hand)."""
+    last = row.games[-1]
+    setup = game_from_header(last.header)[0].setup
+    table = GameTable(setup.mission, setup.rulebook, setup.colors, setup.players, setup.seed,
+                      [s.seated for s in row.seats], on_end=on_end, store=store,
+                      options=row.options, stored=row)
+    for game in row.games[:-1]:
+        if game.result is not None:
+            mission = game_from_header(game.header)[0].mission
+            table.played.append(Played(game.number, mission_label(mission),
+                                       outcome_of_record(game.result)))
+    table.take_stored(store.decisions(row.id, last.number), last.logged)
+    return table

@@ -214,3 +214,18 @@ def revealed(game: Game, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]
                           "by": record.get("by"),
                           **decision_item(kind, choice_from_json(kind, record["choice"]))})
     return {"hands": hands, "decisions": decisions}
+
+
+def mission_label(mission: Mission) -> dict[str, Any]:
+    """A mission as a list of games names it: its id, number and title."""
+    return {"id": mission.id, "number": mission.number, "title": dict(mission.title)}
+
+
+def outcome_of_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The view's outcome from a game log's end record (a game finished before a restart)."""
+    result = Outcome(record["result"] == "won",
+                     LossReason(record["reason"]) if record["reason"] else None,
+                     record["rounds_won"], record["lives"], record["rounds_played"])
+    return {"won": result.won, "reason": record["reason"], "text": outcome_text(result),
+            "rounds_won": result.rounds_won, "lives": result.lives,
+            "rounds_played": result.rounds_played, "stuck": []}
