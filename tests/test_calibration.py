@@ -152,3 +152,38 @@ def test_people_who_lose_where_every_level_wins_are_below_the_ladder_not_above_i
     assert "below every level of the ladder: the one that wins least, skill 0, wins 100%" \
         in text.stdout
     assert "above" not in text.stdout
+
+
+def test_human_logs_follow_play_not_stars_or_titles(tmp_path):
+    """Issue 43 item 6: a re-rated, re-titled mission keeps its people's games; one whose
+    play changed since is named, left out, and counted apart only when asked."""
+    import shutil
+
+    folder = _logs(tmp_path, [1, 2], people=2)
+    campaign = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), campaign)
+    mission = campaign / "missions" / "01-first-notes.yaml"
+    original = mission.read_text(encoding="utf-8")
+    mission.write_text(original.replace("stars: 1", "stars: 2").replace(
+        '{en: "First notes"', '{en: "Opening notes"'), encoding="utf-8")
+    args = ["playtest", str(campaign), "--human", str(folder), "--games", "5", "--jobs", "1"]
+    result = CliRunner().invoke(main, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    (found,) = report["calibrations"]
+    assert found["title"] == "Opening notes" and found["people"]["games"] == 2
+    assert report["changed"] == []
+
+    mission.write_text(original.replace("lives: 3", "lives: 2"), encoding="utf-8")
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "2 log(s) of a mission whose play changed since, left out" in text.stdout
+    assert f"{folder / 'game-1.jsonl'}: 1 first-notes: lives 3 → 2" in text.stdout
+    assert "nothing to calibrate" in text.stdout
+    report = json.loads(CliRunner().invoke(main, [*args, "--json"]).stdout)
+    assert report["calibrations"] == []
+    assert report["changed"][0]["changes"] == [{"subject": "mission", "id": "first-notes",
+                                                "key": "lives", "log": 3, "campaign": 2}]
+    counted = json.loads(CliRunner().invoke(main, [*args, "--json", "--include-changed"]).stdout)
+    (found,) = counted["calibrations"]
+    assert found["people"]["games"] == 2 and counted["changed"][0]["included"] is True

@@ -128,7 +128,7 @@ def test_a_log_cut_off_mid_line_is_located_where_json_stopped(tmp_path, game_log
     result, path = replay_lines(tmp_path, lines)
     said = f"{path}:{len(lines)}:{quote + 1}: error: not JSON: unterminated string\n"
     assert result.exit_code == 2 and result.output == said
-    human = run("playtest", "--human", path)
+    human = run("playtest", str(starter_campaign()), "--human", path)
     assert human.exit_code == 2 and human.stderr == said
     # A line that is not UTF-8, at the first byte that is not, counted in characters.
     Path(path).write_bytes(("\n".join(game_log[:3]) + '\n{"type":"é').encode() + b"\xff\n")

@@ -40,9 +40,12 @@ from strategies import (
 from tablekit import make_table, people
 from workspace import invoke_within
 
+from synergy_forge.authoring.gamelog import game_from_header
+from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.authoring.schema import validator
 from synergy_forge.cli import main
 from synergy_forge.core.cards import CHALLENGE_IDS, GOAL_IDS
+from synergy_forge.core.playhash import play_hash
 from synergy_forge.resources import starter_campaign
 from synergy_forge.table.model import Refused
 from synergy_forge.workspace.validate import validate_file
@@ -468,8 +471,9 @@ def campaign_goal_log(tmp_path_factory):
 @COMMANDS
 @given(st.data())
 def test_forged_headers_of_a_starter_mission_are_refused(campaign_goal_log, data):
-    """Class 5: a log naming a starter mission replays only with that mission's own header;
-    a forgery that names no known mission is replayed as self-contained, never confirmed."""
+    """Class 5: a log naming a starter mission replays confirmed only when its header plays
+    as that mission does (stars, titles, texts may differ: core.playhash); a forgery that
+    names no known mission is replayed as self-contained, never confirmed."""
     header = json.loads(campaign_goal_log[0])
     forged = data.draw(header_forgeries(header))
     path = written(None, "g.jsonl")
@@ -478,8 +482,13 @@ def test_forged_headers_of_a_starter_mission_are_refused(campaign_goal_log, data
     try:
         result = invoke("replay", path)
         if forged != header and result.exit_code == 0:
-            assert "self-contained: mission not verified" in result.output, forged
-            assert forged["mission"]["id"] != header["mission"]["id"], result.output
+            if "self-contained: mission not verified" in result.output:
+                assert forged["mission"]["id"] != header["mission"]["id"], result.output
+            else:  # confirmed: the forgery changed nothing of play
+                game = game_from_header(forged).game
+                starter = read_campaign(starter_campaign()).campaign
+                assert play_hash(game.mission, game.rulebook) == play_hash(
+                    starter.mission(header["mission"]["id"]), starter.rulebook), forged
     finally:
         shutil.rmtree(path.parent)
 

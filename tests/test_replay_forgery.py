@@ -257,3 +257,41 @@ def test_unused_definitions_are_refused_before_they_cost_anything(tmp_path, line
     assert result.exit_code == 1, result.output
     assert "definition 1 (unused-0) is not a goal or challenge of mission the-captain" in \
         result.output
+
+
+# --- Issue 43 item 6: what is compared is what changes play ---------------------------------
+
+def test_a_log_of_a_mission_only_re_rated_re_titled_or_reordered_is_confirmed(tmp_path):
+    """Stars, title, flavour, comments, key order and the goal deck's order change no game:
+    the log of the mission before still replays as that mission (its deal from its own
+    order), confirmed."""
+    lines = play_log(tmp_path, "21", "--seed", "4")
+    campaign = tmp_path / "c"
+    shutil.copytree(starter_campaign(), campaign)
+    mission = campaign / "missions" / "21-close-calls.yaml"
+    text = mission.read_text(encoding="utf-8")
+    for old, new in [("stars: 3", "stars: 5"), ('{en: "Close calls"', '{en: "Near misses"'),
+                     ("goals: [one-higher, one-lower, equal, close-call,",
+                      "goals: [close-call, equal, one-lower, one-higher,"),
+                     ("rounds: 4\nlives: 3", "lives: 3  # harder?\nrounds: 4")]:
+        assert old in text
+        text = text.replace(old, new)
+    mission.write_text(text, encoding="utf-8")
+    goal = campaign / "goals" / "close-call.yaml"
+    goal.write_text(goal.read_text(encoding="utf-8").replace(
+        "Be exactly 1 away", "Be just 1 away"), encoding="utf-8")
+    result = replayed(tmp_path, lines, "--campaign", campaign)
+    assert result.exit_code == 0, result.output
+    assert "mission close-calls as in campaign" in result.output
+
+
+def test_a_log_whose_mission_plays_otherwise_now_is_refused_naming_the_change(tmp_path):
+    lines = play_log(tmp_path, "21", "--seed", "4")
+    campaign = tmp_path / "c"
+    shutil.copytree(starter_campaign(), campaign)
+    mission = campaign / "missions" / "21-close-calls.yaml"
+    mission.write_text(mission.read_text(encoding="utf-8").replace(
+        "actions: [F, G]", "actions: [F]"), encoding="utf-8")
+    result = replayed(tmp_path, lines, "--campaign", campaign)
+    assert result.exit_code == 1, result.output
+    assert 'its actions is ["F", "G"], the mission\'s ["F"]' in result.output

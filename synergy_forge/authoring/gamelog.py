@@ -30,6 +30,7 @@ from synergy_forge.core.choices import (
 )
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.playhash import PlayChange, play_changes
 from synergy_forge.core.rules import Definition, Rulebook
 from synergy_forge.errors import UnreadableInput, WrongInput
 from synergy_forge.fileio import open_regular
@@ -205,17 +206,19 @@ _WHAT = {"game": "the game record", "decision": "the decision record", "end": "t
 
 
 def game_from_header(data: Any, line: int = 1, known: Campaign | None = None,
-                     label: str = "the campaign") -> tuple[Game, list[str], bool]:
-    """Set the game of a log's first record up again: (game, bots, whether the mission was
-    confirmed against `known`). Raises ReplayError.
+                     label: str = "the campaign", changed: bool = False) -> Header:
+    """Set the game of a log's first record up again. Raises ReplayError.
 
     The record's schema is checked first; then every definition must be one the mission
-    uses (anything else is refused before it costs anything). When `known` (called `label`)
-    has the mission the header names, the header must be that mission and its definitions
-    exactly, and the campaign's own are played: a log cannot change a known mission. Otherwise
-    the header is checked as `validate` checks files (each definition as a goal or challenge
-    file, no built-in id redefined, the mission as a mission file with those definitions) and
-    the game is self-contained: it replays, but nothing says it is the mission it claims."""
+    uses (anything else is refused before it costs anything); then the header is checked as
+    `validate` checks files (each definition as a goal or challenge file, no built-in id
+    redefined, the mission as a mission file with those definitions). When `known` (called
+    `label`) has a mission of the header's id, the two must play alike (core.playhash: the
+    same settings and rules; titles, stars and texts may differ), or PlayChanged names the
+    first difference; with `changed`, such a log is set up as self-contained instead, its
+    differences in `Header.changes`. Otherwise the game is self-contained: it replays, but
+    nothing says it is the mission it claims. The log's own mission is played either way:
+    its goal deck's order is the one its seed dealt."""
     if not isinstance(data, dict) or data.get("type") != "game":
         raise ReplayError(line, "the first record must be the game record (type: game)")
     if data.get("format") != LOG_FORMAT:
@@ -229,17 +232,21 @@ def game_from_header(data: Any, line: int = 1, known: Campaign | None = None,
             raise ReplayError(line, f"definition {i + 1} ({raw['id']}) is not a goal or "
                               f"challenge of mission {header_mission['id']}; a log carries "
                               "only the definitions its mission uses")
-    mission = _known_mission(known, header_mission["id"])
-    if known is not None and mission is not None:
-        _confirm(line, data, mission, known, label)
-        rulebook = known.rulebook
-    else:
-        rulebook = _header_rulebook(line, data["definitions"])
-        mission, found = check_mission(Document("log", header_mission, {(): (line, 1)}, {}),
-                                       rulebook)
-        problems = errors(found)
-        if mission is None or problems:
-            raise ReplayError(line, f"the mission is not valid: {problems[0].message}")
+    ours = _known_mission(known, header_mission["id"])
+    if known is not None and ours is not None:
+        _nothing_left_out(line, data, ours, known, label)
+    rulebook = _header_rulebook(line, data["definitions"])
+    mission, found = check_mission(Document("log", header_mission, {(): (line, 1)}, {}),
+                                   rulebook)
+    problems = errors(found)
+    if mission is None or problems:
+        raise ReplayError(line, f"the mission is not valid: {problems[0].message}")
+    changes: tuple[PlayChange, ...] = ()
+    if known is not None and ours is not None:
+        changes = tuple(play_changes(mission, rulebook, ours, known.rulebook))
+        if changes and not changed:
+            raise PlayChanged(line, _difference(changes[0], ours, label), changes)
+    verified = ours is not None and not changes
     players, colors, bots = data["players"], data["colors"], data["bots"]
     if players not in mission.players:
         raise ReplayError(line, f"mission {mission.id} is for "
@@ -247,12 +254,38 @@ def game_from_header(data: Any, line: int = 1, known: Campaign | None = None,
     if len(colors) != players or len(bots) != players:
         raise ReplayError(line, f"{players} players need {players} colours and {players} bots, "
                           f"the log has {len(colors)} and {len(bots)}")
-    if known is not None and mission in known.missions and \
-            list(colors) != list(known.colors[:players]):
+    if verified and known is not None and list(colors) != list(known.colors[:players]):
         raise ReplayError(line, f"the log's colours {', '.join(colors)} are not {label}'s "
                           f"({', '.join(known.colors[:players])})")
     game = Game(mission, players, data["seed"], rulebook, tuple(colors))
-    return game, list(bots), known is not None and mission in known.missions
+    return Header(game, list(bots), ours, changes)
+
+
+@dataclass(frozen=True)
+class Header:
+    """A log's game set up from its first record: who plays each seat, the known campaign's
+    mission of the same id (None: none, the log is self-contained) and how the log's mission
+    plays otherwise than it (empty: alike, the log is verified)."""
+
+    game: Game
+    bots: list[str]
+    known: Mission | None
+    changes: tuple[PlayChange, ...]
+
+    @property
+    def verified(self) -> bool:
+        return self.known is not None and not self.changes
+
+
+class PlayChanged(ReplayError):
+    """The log's mission has the id of a mission of the campaign but does not play as it
+    does (the campaign changed it since the log was written, or the log was altered):
+    `changes` says how, the campaign's version after."""
+
+    def __init__(self, line: int, message: str, changes: tuple[PlayChange, ...],
+                 file: str = "log") -> None:
+        super().__init__(line, message, file)
+        self.changes = changes
 
 
 def _known_mission(known: Campaign | None, mission_id: str) -> Mission | None:
@@ -281,35 +314,31 @@ def _header_rulebook(line: int, definitions: list[dict[str, Any]]) -> Rulebook:
     return builtin.extended(own)
 
 
-def _confirm(line: int, data: dict[str, Any], mission: Mission, known: Campaign,
-             label: str) -> None:
-    """The header's mission and definitions are `mission` of `known` exactly, or ReplayError
-    naming the first difference and the file it differs from."""
-    where = f"{label}'s {mission.source}" if mission.source else label
-    expected = mission_to_data(mission)
-    for key in sorted(set(expected) | set(data["mission"])):
-        theirs, ours = data["mission"].get(key), expected.get(key)
-        if theirs != ours:
-            raise ReplayError(line, f"the log's mission {mission.id} is not the one in {where}: "
-                              f"its {key} is {_shown(theirs)}, the mission's {_shown(ours)}")
-    rulebook = known.rulebook
-    own = {d.id: d for d in [*rulebook.goals.values(), *rulebook.challenges.values()]
-           if not d.builtin and (d.id in mission.goals or d.id in mission.challenges)}
-    given = {raw["id"]: raw for raw in data["definitions"]}
-    for definition_id in sorted(set(own) | set(given)):
-        if definition_id not in own:
-            raise ReplayError(line, f"the log defines '{definition_id}', which {label} "
-                              "defines as a built-in or not at all")
-        if definition_id not in given:
+def _nothing_left_out(line: int, data: dict[str, Any], mission: Mission, known: Campaign,
+                      label: str) -> None:
+    """A log carries every definition of its own that its mission uses: one the campaign
+    defines and the log does not is a log cut short, not a change of play."""
+    rulebook, builtin = known.rulebook, standard_rulebook()
+    header_mission = data["mission"]
+    used = [*header_mission.get("goals", GOAL_IDS), *header_mission.get("challenges", [])]
+    given = {raw["id"] for raw in data["definitions"]}
+    for definition_id in dict.fromkeys(used):
+        if definition_id in given or definition_id in builtin.goals or \
+                definition_id in builtin.challenges:
+            continue
+        if definition_id in rulebook.goals or definition_id in rulebook.challenges:
             raise ReplayError(line, f"the log leaves out {label}'s definition of "
                               f"'{definition_id}', which mission {mission.id} uses")
-        ours = definition_to_data(own[definition_id])
-        if given[definition_id] != ours:
-            key = next(k for k in sorted(set(ours) | set(given[definition_id]))
-                       if given[definition_id].get(k) != ours.get(k))
-            raise ReplayError(line, f"the log's '{definition_id}' is not {label}'s: its {key} "
-                              f"is {_shown(given[definition_id].get(key))}, the campaign's "
-                              f"{_shown(ours.get(key))}")
+
+
+def _difference(change: PlayChange, mission: Mission, label: str) -> str:
+    """A change of play in words: the log's side first, the campaign's after."""
+    if change.subject == "mission":
+        where = f"{label}'s {mission.source}" if mission.source else label
+        return (f"the log's mission {mission.id} is not the one in {where}: its {change.key} "
+                f"is {_shown(change.before)}, the mission's {_shown(change.after)}")
+    return (f"the log's '{change.id}' is not {label}'s: its {change.key} is "
+            f"{_shown(change.before)}, the campaign's {_shown(change.after)}")
 
 
 def _shown(value: Any) -> str:
@@ -336,26 +365,29 @@ class _Records:
 @dataclass(frozen=True)
 class Replayed:
     """A replayed log: the finished game, whether its mission was confirmed against a
-    known campaign (False: the log is self-contained, its mission not verified), and who
-    played each seat (the game record's `bots`)."""
+    known campaign (False: the log is self-contained, its mission not verified), who played
+    each seat (the game record's `bots`), the campaign's mission of the log's id (None:
+    none) and how the log's mission plays otherwise (only with `changed`; empty: alike)."""
 
     game: Game
     verified: bool
     bots: list[str]
+    known: Mission | None = None
+    changes: tuple[PlayChange, ...] = ()
 
 
 def replay_file(path: Path, known: Campaign | None = None,
-                label: str = "the campaign") -> Replayed:
+                label: str = "the campaign", changed: bool = False) -> Replayed:
     """Replay the log at `path`, read one bounded line at a time, against `known` (see
-    game_from_header); raises UnreadableLog when the file cannot be read, ReplayError
-    (naming the file) at its first bad line."""
+    game_from_header, and `changed` there); raises UnreadableLog when the file cannot be
+    read, ReplayError (naming the file) at its first bad line."""
     try:
         stream = open_regular(path)
     except OSError as exc:
         raise UnreadableLog(1, f"cannot read the log: {exc.strerror}", str(path)) from None
     try:
         with stream:
-            return replay_log(log_lines(stream), str(path), known, label)
+            return replay_log(log_lines(stream), str(path), known, label, changed)
     except OSError as exc:  # a read error part way through
         raise UnreadableLog(1, f"cannot read the log: {exc.strerror}", str(path)) from None
 
@@ -366,7 +398,8 @@ def replay(lines: Iterable[str] | Iterable[tuple[int, str]], file: str = "log") 
 
 
 def replay_log(lines: Iterable[str] | Iterable[tuple[int, str]], file: str = "log",
-               known: Campaign | None = None, label: str = "the campaign") -> Replayed:
+               known: Campaign | None = None, label: str = "the campaign",
+               changed: bool = False) -> Replayed:
     """Re-run a log through the engine; returns the finished game or raises ReplayError at the
     first record that is not what the engine would accept in its position (UnreadableLog at
     the first line that cannot be read), naming `file`.
@@ -375,19 +408,20 @@ def replay_log(lines: Iterable[str] | Iterable[tuple[int, str]], file: str = "lo
     time: nothing is kept but the game.
     """
     try:
-        return _replay(lines, known, label)
+        return _replay(lines, known, label, changed)
     except ReplayError as exc:
         exc.file = file
         raise
 
 
 def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | None,
-            label: str) -> Replayed:
+            label: str, changed: bool) -> Replayed:
     records = _Records(lines)
     first = records.next()
     if first is None:
         raise ReplayError(max(records.last, 1), "the log is empty")
-    game, bots, verified = game_from_header(first[1], first[0], known, label)
+    header = game_from_header(first[1], first[0], known, label, changed)
+    game = header.game
     while not game.over:
         choices: list[Choice] = []
         for decision in game.pending():
@@ -434,7 +468,7 @@ def _replay(lines: Iterable[str] | Iterable[tuple[int, str]], known: Campaign | 
     after = records.next()
     if after is not None:
         raise ReplayError(after[0], "records after the end of the game")
-    return Replayed(game, verified, bots)
+    return Replayed(game, header.verified, header.bots, header.known, header.changes)
 
 
 def _round_name(number: int) -> str:

@@ -211,6 +211,21 @@ def parse_rule(rule: str) -> tuple[nodes.Expr | None, RuleProblem | None]:
     return expression, None
 
 
+@lru_cache(maxsize=1024)
+def canonical_rule(rule: str) -> str:
+    """The rule as its tokens, one space apart: two texts that differ only in whitespace
+    between tokens (a YAML block's line breaks, spaces around an operator) run alike and give
+    the same text. A rule the lexer cannot read keeps its words, one space apart."""
+    from jinja2 import TemplateSyntaxError
+
+    try:
+        return " ".join(value for _, token, value in
+                        _sandbox().lexer.tokeniter(rule, None, state="variable")
+                        if token != "whitespace")
+    except TemplateSyntaxError:
+        return " ".join(rule.split())
+
+
 def rule_problems(kind: RuleKind, rule: str) -> list[RuleProblem]:
     """Every reason `rule` cannot be used for a definition of `kind`; empty when it can."""
     _, problem = checked_rule(kind, rule)

@@ -4,7 +4,7 @@ summary, the documented JSON object (docs/playtest.md) and an HTML report with c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,8 +12,9 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting import Output
 from synergy_forge.reporting.losses import loss_cause, loss_label
+from synergy_forge.reporting.people import changed_json, changes_text
 from synergy_forge.resources import templates_dir
-from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration
+from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration, PlayedGame
 from synergy_forge.sim.playtest import (
     LADDER,
     SKILL_BANDS,
@@ -343,11 +344,18 @@ def _explained(c: Calibration) -> str:
 
 
 def human_text(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
-               games: int = 0, seed: int = 1) -> Output:
+               games: int = 0, seed: int = 1, changed: Sequence[PlayedGame] = (),
+               include_changed: bool = False) -> Output:
     lines = [f"{logs} game log(s); people's games beside the skill ladder ({games} games per "
              f"level, seed {seed})"]
     if without_people:
         lines.append(f"  {without_people} game(s) without a person left out")
+    if changed:
+        lines.append(f"  {len(changed)} log(s) of a mission whose play changed since, "
+                     + ("each counted as the mission it was:" if include_changed else
+                        "left out (--include-changed counts each as the mission it was):"))
+        lines += [f"    {g.source}: {g.mission.number} {g.mission.id}: {changes_text(g.changes)}"
+                  for g in changed]
     if not calibrations:
         lines.append("  no game with a person in these logs: nothing to calibrate")
     for c in calibrations:
@@ -369,7 +377,8 @@ def human_text(calibrations: list[Calibration], logs: int = 0, without_people: i
 
 
 def human_json(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
-               games: int = 0, seed: int = 1) -> Output:
+               games: int = 0, seed: int = 1, changed: Sequence[PlayedGame] = (),
+               include_changed: bool = False) -> Output:
     out = []
     for c in calibrations:
         low, high = c.interval
@@ -392,4 +401,5 @@ def human_json(calibrations: list[Calibration], logs: int = 0, without_people: i
         })
     return Output(json.dumps({"logs": logs, "games_without_people": without_people,
                               "games": games, "seed": seed, "ladder": list(LADDER),
+                              "changed": changed_json(changed, include_changed),
                               "calibrations": out}, indent=2, ensure_ascii=False))

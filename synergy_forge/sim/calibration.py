@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.playhash import PlayChange, play_hash
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor
 from synergy_forge.sim.playtest import (
@@ -47,7 +48,9 @@ ENOUGH_GAMES = 30
 
 @dataclass(frozen=True)
 class PlayedGame:
-    """One game from a log: what was played, by how many people, and whether it was won."""
+    """One game from a log: what was played, by how many people, and whether it was won;
+    `known`, the campaign's mission of its id (None: none), and `changes`, how the mission
+    played otherwise than that one (empty: it played alike, and `mission` is the campaign's)."""
 
     mission: Mission
     rulebook: Rulebook
@@ -56,6 +59,14 @@ class PlayedGame:
     people: int  # seats played by people
     won: bool
     source: str
+    known: Mission | None = None
+    changes: tuple[PlayChange, ...] = ()
+
+    @property
+    def played(self) -> tuple[str, str, int]:
+        """What the game counts with: the mission by id and play (core.playhash: a re-rated
+        or re-titled mission is the same, a changed one another), and the player count."""
+        return self.mission.id, play_hash(self.mission, self.rulebook), self.players
 
 
 @dataclass
@@ -151,20 +162,18 @@ def fit(levels: Sequence[Level], wins: int, games: int) -> tuple[float, float, f
 def group(played: Sequence[PlayedGame]) -> list[Calibration]:
     """People's games by mission (as played: a changed mission is another) and player count,
     in the order first seen; games without a person are left out."""
-    found: list[Calibration] = []
+    found: dict[tuple[str, str, int], Calibration] = {}
     for game in played:
         if not game.people:
             continue
-        calibration = next((c for c in found if c.mission == game.mission
-                            and c.players == game.players), None)
+        calibration = found.get(game.played)
         if calibration is None:
-            calibration = Calibration(game.mission, game.players, 0, 0, 0)
-            found.append(calibration)
+            calibration = found[game.played] = Calibration(game.mission, game.players, 0, 0, 0)
         calibration.games += 1
         calibration.wins += game.won
         calibration.people_seats += game.people
         calibration.sources.append(game.source)
-    return found
+    return list(found.values())
 
 
 def calibrate(played: Sequence[PlayedGame], games: int, seed: int,

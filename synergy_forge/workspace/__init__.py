@@ -2,6 +2,6 @@
 the middle layers and `reporting`: a campaign found and read once (`campaign`: its missions
 by number or id too), the one registry of file kinds (`kinds`), `validate`, `build` (its
 cards' fit checked before the print run), the missions to play and a log to replay (`play`),
-round files to judge (`rounds`), the campaign's copy of the schemas (`schemas`), the studio's
-`snapshot` of a campaign, and the one file `watch`er. Results are typed; `reporting` puts
-them in words."""
+people's game logs against their campaign (`people`), round files to judge (`rounds`), the
+campaign's copy of the schemas (`schemas`), the studio's `snapshot` of a campaign, and the
+one file `watch`er. Results are typed; `reporting` puts them in words."""

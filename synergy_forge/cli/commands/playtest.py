@@ -47,13 +47,16 @@ PROGRESS_FROM = 2000
 @click.option("--human", "logs", multiple=True, metavar="LOG",
               type=click.Path(exists=True, path_type=Path),
               help="Game logs people played (`play --log`, the table), or folders of *.jsonl "
-              "logs; repeat for more. Prints, per mission and player count, the people's win "
-              "rate beside the estimate and the skill that best explains their games, "
-              "instead of a playtest of PATHS.")
+              "logs; repeat for more. Compares them with the campaign PATHS names (one "
+              "folder; default: the current one) and prints, per mission and player count, "
+              "the people's win rate beside the estimate, instead of a playtest.")
+@click.option("--include-changed", is_flag=True, help="With --human: also count the logs of "
+              "missions whose play changed since (settings, goals, challenges), each as the "
+              "mission it was; without it they are named and left out.")
 def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] | None,
             bots: tuple[str, ...], seed: int, jobs: int | None, scheduler: str | None,
             fmt: str, html_path: Path | None, check: bool,
-            logs: tuple[Path, ...]) -> None:
+            logs: tuple[Path, ...], include_changed: bool) -> None:
     """Estimate each mission's difficulty by playing it many times with bots.
 
     PATHS are campaign folders or mission files (default: the campaign of the current folder
@@ -66,8 +69,11 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
     from ..output import say
     from ..progress import Progress
 
+    if include_changed and not logs:
+        raise click.UsageError("--include-changed goes with --human")
     if logs:
-        _human(logs, paths, games, seed, fmt, html_path, check, executor_for(scheduler, jobs))
+        _human(logs, paths, games, seed, fmt, html_path, check, include_changed,
+               executor_for(scheduler, jobs))
         return
     sources = playables(paths, say)
     total = games_to_play(sources, bots, player_counts, games)
@@ -84,19 +90,35 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
 
 
 def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: int, fmt: str,
-           html_path: Path | None, check: bool, executor: Executor) -> None:
-    """`playtest --human`: replay the logs, then set people's games beside the ladder."""
-    from synergy_forge.authoring.gamelog import replay_file
-    from synergy_forge.sim.calibration import PEOPLE, PlayedGame, calibrate, group
+           html_path: Path | None, check: bool, include_changed: bool,
+           executor: Executor) -> None:
+    """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then set people's
+    games beside the ladder."""
+    from synergy_forge.sim.calibration import calibrate, group
     from synergy_forge.sim.playtest import LADDER
+    from synergy_forge.workspace.people import people_logs
 
+    from ..output import say
     from ..progress import Progress
 
-    if paths:
-        raise click.UsageError("--human reads the missions from the logs: give logs or "
-                               "PATHS, not both")
+    if len(paths) > 1 or (paths and not paths[0].is_dir()):
+        raise click.UsageError("--human compares the logs with one campaign: give its folder "
+                               "(default: the current folder's campaign), not mission files")
     if fmt == "html" or html_path is not None or check:
         raise click.UsageError("--human reports as text or JSON only, without --check")
+    read = people_logs(_log_files(logs), paths[0] if paths else None, say)
+    kept = [g for g in read.played if include_changed or not g.changes]
+    total = games * len(LADDER) * len(group(kept))
+    with Progress(total, "Playing", bar=False) as bar:
+        calibrations = calibrate(kept, games, seed, executor=executor, progress=bar.update)
+    show(render("calibration", fmt, calibrations, logs=len(read.files),
+                without_people=sum(1 for g in kept if not g.people), games=games, seed=seed,
+                changed=[g for g in read.played if g.changes and g.people],
+                include_changed=include_changed))
+
+
+def _log_files(logs: tuple[Path, ...]) -> list[Path]:
+    """The logs given, a folder's *.jsonl (searched recursively) in its place, each once."""
     files: list[Path] = []
     for path in logs:
         found = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
@@ -104,17 +126,4 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
             raise click.BadParameter(f"{path}: no *.jsonl game log in this folder",
                                      param_hint="'--human'")
         files += [f for f in found if f not in files]
-    played = []
-    for file in files:
-        replayed = replay_file(file)  # a log the engine disagrees with stops here, located
-        game, seats = replayed.game, replayed.bots
-        outcome = game.outcome
-        assert outcome is not None
-        played.append(PlayedGame(game.mission, game.rulebook, game.colors, game.players,
-                                 sum(1 for name in seats if name in PEOPLE), outcome.won,
-                                 str(file)))
-    total = games * len(LADDER) * len(group(played))
-    with Progress(total, "Playing", bar=False) as bar:
-        calibrations = calibrate(played, games, seed, executor=executor, progress=bar.update)
-    show(render("calibration", fmt, calibrations, logs=len(files),
-                without_people=sum(1 for g in played if not g.people), games=games, seed=seed))
+    return files

@@ -17,8 +17,9 @@ def command(log_file: Path, campaign_dir: Path | None) -> None:
 
     When the log names a mission of the campaign (--campaign DIR, else the current folder's
     campaign, else the starter campaign),
-    its header must be that mission and its definitions exactly; a log of any other mission
-    replays as self-contained: its mission is not verified.
+    its header must play as that mission does (settings, goals, challenges and their rules;
+    not stars, titles or texts); a log of any other mission replays as self-contained: its
+    mission is not verified.
 
     Exits 0 when every record is what the engine accepts and the outcome is the same, 1
     naming the first record that is not (a header that differs from the campaign's mission
