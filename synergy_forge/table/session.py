@@ -91,13 +91,13 @@ def resume(store: Store, row: TableRow, on_end: Callable[[Finished], None] | Non
     in the evening's list. Raises ValueError (or the log's ReplayError) when the store's game
     is not one the engine plays (a file changed by hand)."""
     last = row.games[-1]
-    setup = game_from_header(last.header)[0].setup
+    setup = game_from_header(last.header).game.setup
     table = GameTable(setup.mission, setup.rulebook, setup.colors, setup.players, setup.seed,
                       [s.seated for s in row.seats], on_end=on_end, store=store,
                       options=row.options, stored=row)
     for game in row.games[:-1]:
         if game.result is not None:
-            mission = game_from_header(game.header)[0].mission
+            mission = game_from_header(game.header).game.mission
             table.played.append(Played(game.number, mission_label(mission),
                                        outcome_of_record(game.result)))
     table.take_stored(store.decisions(row.id, last.number), last.logged)
