@@ -19,13 +19,9 @@ from synergy_forge.reporting.playtest import playtest_to_json
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import playtest as pt
 from synergy_forge.sim.executors import Dask, LocalPool
-from synergy_forge.sim.tune import (
-    MAX_DISTANCE,
-    _candidates,
-    band,
-    grid_size,
-    tune,
-)
+from synergy_forge.sim.knobs import MAX_DISTANCE, grid_size
+from synergy_forge.sim.knobs import candidates as _candidates
+from synergy_forge.sim.tune import band, tune
 
 UNIT_GAMES = LocalPool().unit_games  # what tune's units hold on this machine's pool
 #: Five starter missions and the stars asked of each (one band away from the declared).

@@ -59,10 +59,6 @@ ALLOWED_STATE = {
     ("sim/expert.py", "_COUNTED"): _PURE,
     ("sim/expert.py", "_CHAINS"): _PURE,
     ("sim/expert.py", "_DEALS"): _PURE,
-    # Owned by helper 'ladder' (sim/expert.py), which removes it: its entry goes with it.
-    ("sim/expert.py", "_FALLBACK_MEMORIES"):
-        "the expert's fallback memories, keyed by the memory they go beside (helper 'ladder' "
-        "moves them onto the bot: remove this entry then)",
     ("sim/convention.py", "_PLANS"): _PURE,
     ("sim/convention.py", "_HAND_VALUES"): _PURE,
     ("sim/convention.py", "_GOAL_EASE"): _PURE,

@@ -4,23 +4,24 @@ best explains them."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from click.testing import CliRunner
 
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.calibration import beyond, fit
-from synergy_forge.sim.playtest import Level, Tally
+from synergy_forge.sim.ladder import Curve
 
 
-def _levels(rates: list[float]) -> list[Level]:
-    skills = (0.0, 0.25, 0.5, 0.75, 1.0)
-    return [Level(s, Tally(games=100, wins=round(r * 100)), {}) for s, r in
-            zip(skills, rates, strict=True)]
+def _levels(rates: list[float]) -> Callable[[float], float]:
+    """A ladder of four seats whose tables win these shares of 100 games each (0 to 4
+    experts): its win rate over skill."""
+    return Curve(4, [round(r * 100) for r in rates], [100] * 5).rate
 
 
 def test_the_fitted_skill_is_where_the_ladder_wins_as_often_as_the_people():
-    levels = _levels([0.1, 0.3, 0.5, 0.7, 0.9])
+    levels = _levels([0.1, 0.3, 0.5, 0.7, 0.9])  # W(s) = 0.1 + 0.8 s
     best, low, high = fit(levels, 50, 100)
     assert abs(best - 0.5) <= 0.011 and low < best < high
     # More games, a narrower range around the same skill.
@@ -58,7 +59,7 @@ def test_human_logs_are_replayed_and_set_beside_the_estimate(tmp_path):
     (found,) = report["calibrations"]
     assert found["id"] == "first-notes" and found["players"] == 3
     assert found["people"]["games"] == 4 and found["people"]["people_seats"] == 8
-    assert [lv["skill"] for lv in found["estimate"]["levels"]] == report["ladder"]
+    assert [r["skill"] for r in found["estimate"]["rungs"]] == report["rungs"]
     assert 0.0 <= found["fitted_skill"] <= 1.0 and found["enough_games"] is False
     wins = found["people"]["wins"]
     assert found["people"]["ci_low"] <= wins / 4 <= found["people"]["ci_high"]
@@ -97,7 +98,7 @@ def test_a_flat_ladder_does_not_place_people_in_its_middle():
     # Winning where every level loses: above the whole ladder, at its top.
     no_one_wins = _levels([0.0, 0.0, 0.0, 0.0, 0.0])
     assert fit(no_one_wins, 2, 2)[0] == 1.0 and beyond(no_one_wins, 2, 2) == "above"
-    # A flat stretch the people sit on: the least skill of it, as for the skill needed.
+    # People who never win where novices never do: the least skill that explains them.
     assert fit(_levels([0.0, 0.0, 0.5, 1.0, 1.0]), 0, 2)[0] == 0.0
     assert beyond(_levels([0.1, 0.3, 0.5, 0.7, 0.9]), 50, 100) is None
 
@@ -146,11 +147,11 @@ def test_people_who_lose_where_every_level_wins_are_below_the_ladder_not_above_i
     result = CliRunner().invoke(main, [*args, "--json"])
     assert result.exit_code == 0, result.output
     (found,) = json.loads(result.stdout)["calibrations"]
-    assert [lv["win_rate"] for lv in found["estimate"]["levels"]] == [1.0] * 5
+    # Even a table of novices wins most of its games here.
+    assert found["estimate"]["rungs"][0]["win_rate"] > 0.5
     assert found["fitted_edge"] == "below" and found["fitted_skill"] == 0.0
     text = CliRunner().invoke(main, args)
-    assert "below every level of the ladder: the one that wins least, skill 0, wins 100%" \
-        in text.stdout
+    assert "below the ladder: they won less often than a table of novices (" in text.stdout
     assert "above" not in text.stdout
 
 

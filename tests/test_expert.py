@@ -24,9 +24,10 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import expert as expert_module
-from synergy_forge.sim.bots import BOTS, GreedyBot, make_bot, view_for
+from synergy_forge.sim.bots import BOTS, make_bot
 from synergy_forge.sim.convention import RoundState, Rules, best_action, hand_value, plan_round
 from synergy_forge.sim.expert import ExpertBot, public_hands
+from synergy_forge.sim.novice import NoviceBot
 from synergy_forge.sim.play import play
 from synergy_forge.sim.playtest import game_seed, play_batch
 
@@ -70,16 +71,18 @@ GOALS_HIDDEN = Mission(id="goals-hidden", number=1, title={"en": "Goals hidden"}
                        challenges=("low-to-high", "goals-right"))
 
 
-@pytest.mark.parametrize(("number", "skill"), [(5, 1.0), (25, 1.0), (5, 0.5), (0, 1.0)])
-def test_the_expert_reads_nothing_hidden(campaign, number, skill):
+@pytest.mark.parametrize(("number", "bot"), [(5, "expert"), (25, "expert"), (5, "novice"),
+                                             (0, "expert")])
+def test_the_expert_reads_nothing_hidden(campaign, number, bot):
     # Deck missions: other seats' hands are one of many deals. At every decision of seat 1, a
-    # twin game dealt differently where seat 1 cannot see gets the same choice.
+    # twin game dealt differently where seat 1 cannot see gets the same choice. The novice,
+    # the ladder's other player, is held to the same.
     mission = campaign.mission(number) if number else GOALS_HIDDEN
     rng = random.Random(7)
     checked = differed = 0
     for seed in range(4):
         game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
-        bots = [make_bot("expert", seed, s, skill=skill) for s in range(4)]
+        bots = [make_bot(bot, seed, s) for s in range(4)]
         while not game.over:
             decisions = game.pending()
             for d in decisions:
@@ -90,8 +93,8 @@ def test_the_expert_reads_nothing_hidden(campaign, number, skill):
                 differed += any(sorted(a) != sorted(b) for a, b in chain(
                     zip(twin.hands, game.hands, strict=True),
                     zip(twin.goal_hands, game.goal_hands, strict=True)))
-                here = make_bot("expert", seed, 1, skill=skill).choose(game.observe(1), d)
-                there = make_bot("expert", seed, 1, skill=skill).choose(twin.observe(1), d)
+                here = make_bot(bot, seed, 1).choose(game.observe(1), d)
+                there = make_bot(bot, seed, 1).choose(twin.observe(1), d)
                 assert here == there
                 checked += 1
             game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
@@ -170,32 +173,9 @@ def test_same_seeds_same_games(campaign):
             (again.wins, again.rounds_won, again.goals_met)
 
 
-def test_the_expert_is_registered_and_takes_a_skill():
-    assert BOTS["expert"] is ExpertBot
-    bot = make_bot("expert", 3, 1, skill=0.25)
-    assert isinstance(bot, ExpertBot) and bot.skill == 0.25
-    assert make_bot("expert", 3, 1).skill == 1.0  # type: ignore[attr-defined]
-    assert isinstance(make_bot("greedy", 3, 1, skill=0.25), GreedyBot)  # others ignore it
-    with pytest.raises(ValueError, match="between 0 and 1"):
-        ExpertBot(random.Random(1), skill=1.5)
-
-
-def _play_skilled(game: Game, skill: float) -> Game:
-    bots = [make_bot("expert", game.seed, s, skill=skill) for s in range(game.players)]
-    while not game.over:
-        decisions = game.pending()
-        game.apply([bots[d.seat].choose(view_for(bots[d.seat], game, d.seat), d)
-                    for d in decisions])
-    return game
-
-
-def test_skill_is_the_share_of_expert_moves(campaign):
-    mission = campaign.mission(9)  # maximum-7: careless play loses it often
-    wins = {skill: sum(_play_skilled(Game(mission, 4, game_seed(1, mission.id, 4, i),
-                                          campaign.rulebook, campaign.colors), skill).outcome.won
-                       for i in range(30))
-            for skill in (0.0, 0.5, 1.0)}
-    assert wins[0.0] < wins[0.5] < wins[1.0]
+def test_the_expert_and_the_novice_are_registered():
+    assert BOTS["expert"] is ExpertBot and isinstance(make_bot("expert", 3, 1), ExpertBot)
+    assert isinstance(make_bot("novice", 3, 1), NoviceBot)
 
 
 @pytest.mark.parametrize("number", [1, 9, 14, 22, 30])

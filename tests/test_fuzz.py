@@ -644,12 +644,20 @@ def test_the_studio_estimator_records_failing_games_instead_of_retrying(rule, mo
             return super().submit(fn, *args, **kwargs)
 
     monkeypatch.setattr(model, "ProcessPoolExecutor", Threads)
-    # One game a batch (each plays every level of the skill ladder, in threads here): the
+    # One game a batch (each plays every table of the skill ladder, in threads here): the
     # failing count fails in its first game, and a five-seat game under a sandboxed rule takes
     # seconds.
     monkeypatch.setattr(model, "BATCH", 1)
-    # Two levels of the ladder, not five: what is tested is which batches are asked for again.
-    monkeypatch.setattr(playtest, "LADDER", (0.0, 1.0))
+
+    def ends(mission: Any, rulebook: Any, colors: Any, players: int,
+             seeds: Any) -> playtest.LadderTally:
+        # The ladder's two ends, not every table: what is tested is which batches are asked
+        # for again.
+        return playtest.LadderTally(players, {k: playtest.play_batch(
+            mission, rulebook, colors, players, playtest.STAR_BOT, seeds, experts=k)
+            for k in (0, players)})
+
+    monkeypatch.setattr(model, "play_tables", ends)
     # The mission card's two faces are not drawn (WeasyPrint, most of an example's CPU): the
     # estimator never reads them (test_studio draws them).
     monkeypatch.setattr(model.CardPreview, "render", lambda self, html, dpi: (b"", []))

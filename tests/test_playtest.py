@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
-from hypothesis import strategies as st
-from strategies import examples
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.cli import main
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.ladder import stars_for, wilson
 from synergy_forge.sim.playtest import (
     Cell,
     Playable,
@@ -25,10 +24,6 @@ from synergy_forge.sim.playtest import (
     estimates,
     play_batch,
     run,
-    skill_needed,
-    star_range,
-    stars_for,
-    wilson,
 )
 
 
@@ -100,20 +95,25 @@ def test_json_report_and_check(tmp_path):
         "10", "--players", "3", "--bots", "expert,oracle", "--json", "--html", str(report_file)])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["estimate"]["bot"] == "expert" and report["estimate"]["ladder"][-1] == 1.0
+    assert report["estimate"]["bot"] == "expert" and report["estimate"]["rungs"][-1] == 1.0
     mission = report["missions"][0]
-    assert mission["id"] == "first-notes" and mission["declared_stars"] == 1
+    assert mission["id"] == "first-notes"
     for cell in mission["results"]:
-        assert {"games", "wins", "win_rate", "ci_low", "ci_high", "players", "bot", "skill",
-                "losses", "goals"} <= set(cell)
-        assert cell["games"] == 10 and cell["ci_low"] <= cell["win_rate"] <= cell["ci_high"]
+        assert {"games", "wins", "win_rate", "ci_low", "ci_high", "players", "bot", "experts",
+                "table", "losses", "goals"} <= set(cell)
+        assert cell["ci_low"] <= cell["win_rate"] <= cell["ci_high"]
+        # The oracle plays --games games; each table of the ladder starts with a fifth of them.
+        assert cell["games"] == 10 if cell["bot"] == "oracle" else cell["games"] >= 2
+    assert [c["experts"] for c in mission["results"] if c["bot"] == "expert"] == [3, 2, 1, 0]
     estimate = mission["estimate"]
     assert "coordination_gap" in estimate and estimate["bot"] == "expert"
-    # Which levels produced the estimate, each with its win rate, the expert's last.
-    levels = estimate["levels"]
-    assert levels[-1]["skill"] == 1.0 and all(lv["games"] == 10 for lv in levels)
-    assert [lv["skill"] for lv in levels] == sorted(lv["skill"] for lv in levels)
-    assert {"3"} == set(levels[-1]["players"])
+    # The win rate at each rung of skill, never falling, and each table's games at 3 players.
+    rungs = estimate["rungs"]
+    assert [r["skill"] for r in rungs] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert all(a["win_rate"] <= b["win_rate"] for a, b in itertools.pairwise(rungs))
+    assert set(estimate["players"]) == {"3"}
+    assert [t["experts"] for t in estimate["players"]["3"]["tables"]] == [0, 1, 2, 3]
+    assert estimate["limited_by_bot"] is False
     needed = estimate["skill_needed"]
     assert needed is None or 0.0 <= needed <= 1.0
     html = report_file.read_text()
@@ -123,23 +123,24 @@ def test_json_report_and_check(tmp_path):
 @pytest.mark.slow
 def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
     campaign = read_campaign(starter_campaign()).campaign
-    wrong = replace(campaign.mission(1), stars=5)
-    # 10 games a level: a 1-star mission rates 1 or 2 stars, far from 5, on so few.
+    wrong = replace(campaign.mission(1), stars=1)
+    # 10 games a table to start: a 3-star mission (3 or 4 stars at 4 players) is far from 1,
+    # even on so few.
     cells = run([Playable(wrong, campaign.rulebook, campaign.colors)], ["expert", "oracle"],
                 [4], games=10, seed=1, jobs=1)
     found = estimates(cells)
-    assert any(w.startswith("declared 5 stars") for w in words(found[0]))
+    assert any(w.startswith("declared 1 star,") for w in words(found[0]))
     assert found[0].fails_check
     # The same mission as a user's file: `--check` exits 1 and says which mission fails,
     # while without --check the same report exits 0.
     source = (starter_campaign() / "missions" / "01-first-notes.yaml").read_text()
-    assert "\nstars: 1\n" in source
+    assert "\nstars: 3\n" in source
     wrong_file = tmp_path / "01-first-notes.yaml"
-    wrong_file.write_text(source.replace("\nstars: 1\n", "\nstars: 5\n"))
+    wrong_file.write_text(source.replace("\nstars: 3\n", "\nstars: 1\n"))
     args = ["playtest", str(wrong_file), "--games", "10", "--players", "4", "--jobs", "1"]
     checked = CliRunner().invoke(main, [*args, "--check"])
     assert checked.exit_code == 1, checked.output
-    assert "declared 5 stars, estimated" in checked.output
+    assert "declared 1 star, estimated" in checked.output
     assert "playtest --check: 1 mission(s) fail: 1 first-notes" in checked.output
     assert CliRunner().invoke(main, args).exit_code == 0
     missing = CliRunner().invoke(main, [*args[:1], str(wrong_file.with_name("none.yaml"))])
@@ -151,7 +152,7 @@ def test_check_fails_a_player_count_no_bot_could_win():
     def cells(wins_at_3: dict[str, int]) -> list[Cell]:
         return [Cell(mission, players, bot, Tally(games=100, wins=wins_at_3[bot]
                                                   if players == 3 else 60),
-                     1.0 if bot == "expert" else None)
+                     players if bot == "expert" else None)
                 for players in (3, 4) for bot in ("coop", "oracle", "expert")
                 if bot in wins_at_3]
 
@@ -165,7 +166,7 @@ def test_check_fails_a_player_count_no_bot_could_win():
     # An oracle that never wins where coop does is reported, without failing the check.
     blind = [Cell(replace(mission, stars=5), 4, bot,
                   Tally(games=100, wins=0 if bot == "oracle" else 55),
-                  1.0 if bot == "expert" else None) for bot in ("coop", "oracle", "expert")]
+                  4 if bot == "expert" else None) for bot in ("coop", "oracle", "expert")]
     found = estimates(blind)[0]
     assert any(w.startswith("the oracle never won, though other bots did (coop 55, expert 55 "
                             "games)") for w in words(found))
@@ -183,35 +184,7 @@ def test_star_bands():
     # Stars from the skill needed: below 0.2 one star, ..., 0.8 and up (or never) five.
     assert stars_for(0.1) == 1 and stars_for(0.0) == 1 and stars_for(0.85) == 5
     assert stars_for(None) == 5 and stars_for(0.5) == 3
-    assert star_range(0.1, 0.5) == (1, 3)
     assert describe_stars(2, 3) == "between 2 and 3 stars" and describe_stars(1, 1) == "1 star"
-
-
-def test_the_skill_needed_is_where_the_ladder_crosses_the_target():
-    ladder = [(0.0, 0.2), (0.25, 0.4), (0.5, 0.6), (0.75, 0.9), (1.0, 1.0)]
-    # Half-way between 0.25 (40%) and 0.5 (60%).
-    assert skill_needed(ladder) == 0.375
-    # Every level must pass from the skill needed up: a dip above counts.
-    assert skill_needed([(0.0, 0.9), (0.25, 0.3), (0.5, 0.8), (1.0, 1.0)]) == \
-        0.25 + 0.25 * (0.5 - 0.3) / (0.8 - 0.3)
-    assert skill_needed([(0.0, 0.7), (1.0, 0.9)]) == 0.0  # a careless table wins
-    assert skill_needed([(0.75, 0.1), (1.0, 0.3)]) is None  # not even the expert
-
-
-# 50 ladders (derandomized) catch an interpolation that runs the wrong way.
-@examples(50)
-@given(st.lists(st.floats(0, 1), min_size=5, max_size=5), st.integers(0, 4), st.floats(0, 1))
-def test_a_higher_win_rate_at_any_level_never_needs_more_skill(rates, level, more):
-    # What makes "an easier mission never rates harder" hold for the estimate itself.
-    ladder = (0.0, 0.25, 0.5, 0.75, 1.0)
-    higher = list(rates)
-    higher[level] = min(1.0, rates[level] + more)
-    before = skill_needed(list(zip(ladder, rates, strict=True)))
-    after = skill_needed(list(zip(ladder, higher, strict=True)))
-    beyond = 2.0  # None: not even the expert wins, more skill than any
-    assert (after if after is not None else beyond) <= \
-        (before if before is not None else beyond) + 1e-12
-    assert stars_for(after) <= stars_for(before)
 
 
 def test_an_unwinnable_mission_is_explained_by_the_cause_its_figures_show(rulebook):
@@ -260,30 +233,29 @@ def test_html_report_renders_the_typed_result():
     from synergy_forge.sim.playtest import PlaytestResult
 
     mission = read_campaign(starter_campaign()).campaign.mission(1)
-    cells = [Cell(mission, 3, "expert", Tally(games=10, wins=4, losses=Counter(lives=6)), 1.0),
+    cells = [Cell(mission, 3, "expert", Tally(games=10, wins=4, losses=Counter(lives=6)), 3),
              Cell(mission, 4, "expert", Tally(games=10, wins=6,
-                                              losses=Counter(lives=2, challenge=2)), 1.0),
-             Cell(mission, 3, "expert", Tally(games=10, wins=1, losses=Counter(lives=9)), 0.75),
+                                              losses=Counter(lives=2, challenge=2)), 4),
+             Cell(mission, 3, "expert", Tally(games=10, wins=1, losses=Counter(lives=9)), 2),
              Cell(mission, 3, "oracle", Tally(games=10, wins=9, losses=Counter(lives=1)))]
     result = PlaytestResult(10, 1, ("expert", "oracle"), cells, estimates(cells))
     page = html(result).text
-    # The expert pooled over both counts: 10 wins of 20 games, a bar of half the 650-pixel
-    # scale (the lower level of the ladder is not pooled in).
+    # The experts' own tables pooled over both counts: 10 wins of 20 games, a bar of half the
+    # 650-pixel scale (the mixed table is not pooled in).
     assert 'width="325.0" height="7" fill="#2e7d32"' in page
-    # Losses of the star bot (the expert) only, added over the player counts.
+    # Losses of the experts' own tables, added over the player counts.
     row = page[page.index("How missions are lost"):]
     assert "<th>challenge</th><th>lives</th>" in row and "<td>2</td><td>8</td>" in row
-    assert "First notes" in page and "Skill ladder" in page
+    assert "First notes" in page and "Win rate over skill" in page and "<polyline" in page
     # The JSON and text reporters read the same result.
     missions = playtest_to_json(result)["missions"][0]
-    assert missions["results"][1]["win_rate"] == 0.6
-    assert [lv["skill"] for lv in missions["estimate"]["levels"]] == [0.75, 1.0]
-    # The expert at 50% exactly passes; at 0.75 (10%) it does not: the skill needed is 1.0.
-    assert missions["estimate"]["skill_needed"] == 1.0
+    assert missions["results"][2]["win_rate"] == 0.1 and missions["results"][2]["experts"] == 2
+    tables = missions["estimate"]["players"]["3"]["tables"]
+    assert [(t["experts"], t["games"]) for t in tables] == [(0, 0), (1, 0), (2, 10), (3, 10)]
     report = text(result).text
-    assert "      3 players: expert 40% [17%, 69%]  expert@0.75 10% [2%, 40%]  oracle 90% " \
-           "[60%, 98%]" in report
-    assert "      skill ladder: expert 50%  @0.75 10%" in report
+    assert "      3 players:  ladder 0: " in report and "oracle 90% [60%, 98%]" in report
+    assert "        tables: novices not played, 1 expert not played, 2 experts 10% of 10, " \
+        "experts 40% of 10" in report
 
 
 def test_findings_have_a_stable_code_and_their_figures_in_the_json():
@@ -298,7 +270,7 @@ def test_findings_have_a_stable_code_and_their_figures_in_the_json():
     lost = Tally(games=100, wins=0)
     lost.losses.update({LossReason.GOALS: 100})
     cells = [Cell(mission, 3, bot, lost if bot == "oracle" else Tally(games=100, wins=0),
-                  1.0 if bot == "expert" else None) for bot in ("oracle", "expert")]
+                  3 if bot == "expert" else None) for bot in ("oracle", "expert")]
     (estimate,) = estimates(cells)
     report = playtest_to_json(PlaytestResult(100, 1, ("oracle", "expert"), cells, [estimate]))
     found = report["missions"][0]["estimate"]

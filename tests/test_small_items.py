@@ -117,35 +117,3 @@ def test_the_rulebook_lists_only_the_campaign_goals_the_kit_prints(tmp_path):
     html, _ = html_for(Job("rulebook", "en"), campaign, Options(png=False), Translator("en"))
     assert "Spare goal" not in html and "Close call" in html
     assert "5 goal cards of this campaign" in html
-
-
-def test_playtest_html_labels_sit_clear_of_the_whiskers():
-    """Issue 22: the per-player-count labels overlapped the interval whiskers. An 11 px
-    label's glyphs reach from about its baseline - 9 to baseline + 3: none may touch a
-    whisker's line."""
-    import re
-    from collections import Counter
-
-    from synergy_forge.authoring.loading import read_campaign
-    from synergy_forge.reporting.playtest import html
-    from synergy_forge.resources import starter_campaign
-    from synergy_forge.sim.playtest import (
-        LADDER,
-        STAR_BOT,
-        Cell,
-        PlaytestResult,
-        Tally,
-        estimates,
-    )
-
-    mission = read_campaign(starter_campaign()).campaign.mission(1)
-    cells = [Cell(mission, p, STAR_BOT, Tally(games=10, wins=w, losses=Counter(lives=10 - w)),
-                  LADDER[-1]) for p, w in ((3, 4), (4, 6), (5, 9))]
-    page = html(PlaytestResult(10, 1, (STAR_BOT,), cells, estimates(cells))).text
-    chart = page[page.index("Win rate per player count"):]
-    chart = chart[:chart.index("</svg>")]
-    whiskers = [float(y) for y in re.findall(r'<line [^>]*y1="([\d.]+)"', chart)]
-    labels = [float(y) for y in re.findall(r'<text x="[\d.]+" y="([\d.]+)">\dp ', chart)]
-    assert len(whiskers) == len(labels) == 3
-    for y in labels:
-        assert all(not (y - 9 <= w <= y + 3) for w in whiskers), (labels, whiskers)

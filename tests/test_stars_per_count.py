@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
 import shutil
 from dataclasses import replace
 from io import BytesIO
@@ -168,9 +169,9 @@ def test_the_game_log_keeps_the_stars_per_count_and_replays(rulebook):
 def test_new_mission_names_the_per_count_form_and_both_forms_validate(tmp_path):
     text = mission_text(tmp_path / "m.yaml", "fresh")
     [line] = [line for line in text.splitlines() if line.startswith("stars:")]
-    assert line.startswith("stars: 1 ") and "{3: 1, 4: 2, 5: 1}" in line
+    assert line.startswith("stars: 3 ") and "{3: 3, 4: 4, 5: 3}" in line
     assert found(tmp_path, text) == []
-    per_count = text.replace("stars: 1 ", "stars: {3: 1, 4: 2, 5: 1} ", 1)
+    per_count = text.replace("stars: 3 ", "stars: {3: 3, 4: 4, 5: 3} ", 1)
     assert found(tmp_path / "other", per_count) == []
 
 
@@ -284,8 +285,8 @@ def campaign(tmp_path_factory):
                         ("30-full-synergy.yaml", "{3: 3, 4: 4, 5: 5}")):
         path = folder / "missions" / name
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("\nstars: 1\n", f"\nstars: {stars}\n")
-                        .replace("\nstars: 5\n", f"\nstars: {stars}\n"), encoding="utf-8")
+        path.write_text(re.sub(r"(?m)^stars: .*$", f"stars: {stars}", text, count=1),
+                        encoding="utf-8")
     result = read_campaign(folder)
     assert result.campaign is not None and result.diagnostics == [], result.diagnostics
     return result.campaign
@@ -351,8 +352,8 @@ def test_the_studio_shows_the_card_as_printed(tmp_path):
     for path in sorted((folder / "missions").glob("*.yaml"))[2:]:
         path.unlink()
     first = folder / "missions" / "01-first-notes.yaml"
-    first.write_text(first.read_text(encoding="utf-8").replace(
-        "\nstars: 1\n", "\nstars: {3: 1, 4: 3, 5: 2}\n"), encoding="utf-8")
+    first.write_text(re.sub(r"(?m)^stars: .*$", "stars: {3: 1, 4: 3, 5: 2}",
+                            first.read_text(encoding="utf-8"), count=1), encoding="utf-8")
     studio = Studio(folder)
     studio.reload()
     shown = studio.state()["missions"][0]

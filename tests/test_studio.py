@@ -192,11 +192,11 @@ def test_cards_diagnostics_live_updates_without_reload_and_only_the_changed_esti
     assert "1. First notes" in first.locator("h3").inner_text()
     assert first.locator(".diagnostics li.ok").inner_text() == "no problem found"
     rows = page.locator("#overview tbody tr")
-    assert rows.count() == 2 and rows.first.locator("td").nth(2).inner_text() == "1★"
+    assert rows.count() == 2 and rows.first.locator("td").nth(2).inner_text() == "3★"
     # The difficulty estimate grows while the page is open.
     wait_for(page, "window.studio.state.missions[0].estimate && "
                    "window.studio.state.missions[0].estimate.games >= 20")
-    assert "declared 1★, estimated" in first.locator(".estimate").inner_text()
+    assert "declared 3★, estimated" in first.locator(".estimate").inner_text()
     page.screenshot(path=str(tmp_path / "studio.png"))
     if os.environ.get("SYNERGY_FORGE_SCREENSHOT"):
         page.screenshot(path=os.environ["SYNERGY_FORGE_SCREENSHOT"])
@@ -243,10 +243,9 @@ def test_cards_diagnostics_live_updates_without_reload_and_only_the_changed_esti
     assert page.evaluate("window.marker") == "still the same page"
 
     # Only the changed mission's estimate restarts (on the same page: a page of its own was a
-    # second of the browser's CPU to open). Each batch plays every level of the skill ladder:
-    # games (per level) grow five times slower than a single bot's would. A batch of each
-    # mission is enough (a restart shows as fewer games than that, or none); two took twice
-    # as long.
+    # second of the browser's CPU to open). Each batch plays every table of the skill ladder
+    # (games counted over all of them). A batch of each mission is enough (a restart shows as
+    # fewer games than that, or none); two took twice as long.
     wait_for(page, "window.studio.state && window.studio.state.missions.every("
                    f"m => m.estimate && m.estimate.games >= {BATCH})", timeout=240_000)
     games = page.evaluate("window.studio.state.missions.map(m => m.estimate.games)")

@@ -14,8 +14,8 @@ from tablekit import make_table
 from synergy_forge.authoring.gamelog import PERSON, Recorder, write_log
 from synergy_forge.core.engine import Game
 from synergy_forge.resources import starter_campaign
+from synergy_forge.sim.ladder import wilson
 from synergy_forge.sim.play import play
-from synergy_forge.sim.playtest import wilson
 from synergy_forge.studio.model import CardPreview, Studio
 from synergy_forge.workspace.play import mission_file
 from synergy_forge.workspace.snapshot import read_people_games

@@ -15,23 +15,28 @@ from synergy_forge.reporting.losses import loss_cause, loss_label
 from synergy_forge.reporting.people import changed_json, changes_text
 from synergy_forge.resources import templates_dir
 from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration, PlayedGame
-from synergy_forge.sim.playtest import (
-    LADDER,
+from synergy_forge.sim.ladder import (
+    NOVICE,
+    RUNGS,
     SKILL_BANDS,
-    STAR_BOT,
     TARGET,
+    Curve,
+    PooledCurve,
+    Reading,
+)
+from synergy_forge.sim.playtest import (
+    STAR_BOT,
     Cell,
     Concern,
     Estimate,
     Finding,
-    Level,
     PlaytestResult,
     Tally,
     describe_stars,
 )
 
-BOT_COLORS = {"random": "#9e9e9e", "greedy": "#f2b701", "coop": "#1b6fc2", "expert": "#2e7d32",
-              "oracle": "#7b3fa0"}
+BOT_COLORS = {"random": "#9e9e9e", "novice": "#c0a060", "greedy": "#f2b701",
+              "coop": "#1b6fc2", "expert": "#2e7d32", "oracle": "#7b3fa0"}
 #: Rates are reported to 4 decimals (docs/playtest.md); the text shows the same figures.
 DECIMALS = 4
 
@@ -82,7 +87,7 @@ def skill_text(skill: float | None) -> str:
     return "more than the expert's" if skill is None else f"{skill:.2f}"
 
 
-def needs(e: Estimate) -> str:
+def needs(e: Estimate | Reading) -> str:
     """"needs skill 0.35 [0.28, 0.41]": the skill needed and the range its intervals allow."""
     if e.skill_low == e.skill_high:
         return f"needs skill {skill_text(e.skill)}"
@@ -90,34 +95,70 @@ def needs(e: Estimate) -> str:
             f"{skill_text(e.skill_high)}]")
 
 
-def ladder_line(levels: list[Level]) -> str:
-    """The ladder's levels played, the expert first: "expert 98%  @0.75 90%  @0.5 41%"."""
+def rating(e: Estimate) -> str:
+    """The estimate's stars in words: "3 stars", "between 2 and 3 stars", or, where the bot
+    is the limit, "at most 4 stars (limited by the bot)"."""
+    if e.limited_by_bot:
+        return f"at most {describe_stars(e.most, e.most)} (limited by the bot)"
+    return describe_stars(e.fewest, e.most)
+
+
+def ladder_line(curve: Curve | PooledCurve) -> str:
+    """The win rate at each rung of skill: "0: 12%  0.25: 35%  0.5: 54%  0.75: 89%  1: 100%"."""
+    return "  ".join(f"{s:g}: {_pct(curve.rate(s))}" for s in RUNGS)
+
+
+def tables_line(curve: Curve) -> str:
+    """Each table's raw win rate and games: "novice 20% of 20, 1 expert 35% of 40, …"."""
     parts = []
-    for level in reversed(levels):
-        name = STAR_BOT if level.skill >= LADDER[-1] else f"@{level.skill:g}"
-        parts.append(f"{name} {_pct(level.tally.win_rate)}")
-    return "  ".join(parts)
+    for k in range(curve.players + 1):
+        games = curve.games[k]
+        name = NOVICE + "s" if k == 0 else STAR_BOT + "s" if k == curve.players else \
+            f"{k} expert{'s' if k > 1 else ''}"
+        parts.append(f"{name} {_pct(curve.wins[k] / games)} of {games}" if games
+                     else f"{name} not played")
+    return ", ".join(parts)
+
+
+def declared(mission: Mission) -> str:
+    """The mission's declared stars: "2★", or per player count "3p 2★ · 4p 3★ · 5p 2★"."""
+    per_count = mission.stars_per_count
+    if per_count:
+        return " · ".join(f"{p}p {s}★" for p, s in sorted(per_count.items()))
+    return f"{mission.stars}★"
 
 
 def _mission_lines(m: MissionReport) -> Iterator[str]:
     """A mission's heading, its win rates per player count and its warnings; each further
     section of the text report is one more generator of lines like this one."""
     e = m.estimate
-    head = f"{m.mission.number:>3} {m.mission.label()} (declared {m.mission.stars}★)"
+    head = f"{m.mission.number:>3} {m.mission.label()} (declared {declared(m.mission)})"
     if e is not None:
         gap = "" if e.gap is None else f"; oracle gap {_rate(e.gap) * 100:+.0f} pts"
-        head += f": {describe_stars(e.fewest, e.most)} ({needs(e)}){gap}"
+        head += f": {rating(e)} ({needs(e)}){gap}"
     yield head
     if e is not None:
-        yield f"      skill ladder: {ladder_line(e.levels)}"
+        yield f"      skill ladder: {ladder_line(e.curve)}"
+        for apart in e.counts_apart():
+            reading = apart.reading
+            yield (f"      at {apart.players} players: "
+                   f"{describe_stars(reading.fewest, reading.most)} ({needs(reading)})")
     by_count: dict[int, list[str]] = {}
     for cell in m.cells:
-        by_count.setdefault(cell.player_count, []).append(
-            f"{cell.label} {_pct(cell.tally.win_rate)} {_interval(*cell.tally.interval)}")
-    for count, parts in sorted(by_count.items()):
-        yield f"      {count} players: " + "  ".join(parts)
+        if cell.experts is None:
+            by_count.setdefault(cell.player_count, []).append(
+                f"{cell.label} {_pct(cell.tally.win_rate)} {_interval(*cell.tally.interval)}")
+    counts = sorted(set(by_count) | (set(e.by_count) if e is not None else set()))
+    for count in counts:
+        parts = by_count.get(count, [])
+        if e is not None and count in e.by_count and len(e.by_count) > 1:
+            parts = [f"ladder {ladder_line(e.by_count[count].curve)}", *parts]
+        yield f"      {count} players:" + "".join(f"  {part}" for part in parts)
+        if e is not None and count in e.by_count:
+            yield f"        tables: {tables_line(e.by_count[count].curve)}"
+        # How games were lost: each bot's, and the experts' own table's (not each mix's).
         yield from (f"        {line}" for cell in m.cells if cell.player_count == count
-                    for line in [_losses(cell)] if line)
+                    and cell.experts in (None, count) for line in [_losses(cell)] if line)
     for finding in e.findings if e is not None else ():
         yield f"      ! {finding_text(finding, m.mission)}"
 
@@ -177,6 +218,7 @@ def finding_text(f: Finding, mission: Mission) -> str:
     """A playtest's finding about `mission` in words (the text report's "!" lines, and the
     JSON's `warnings`)."""
     bot = "the oracle" if f.bot == "oracle" else f"the {f.bot}"
+    where = f" at {f.players} players" if f.players is not None else ""
     if f.concern is Concern.UNWINNABLE:
         who = "the oracle, which sees every hand" if f.bot == "oracle" else bot
         return f"unwinnable: no bot won, not even {who}{_cause(f.losses, mission, 'its')}"
@@ -188,12 +230,30 @@ def finding_text(f: Finding, mission: Mission) -> str:
         return (f"unwinnable at {f.players} players: no bot won any of its {f.games} games "
                 f"there, not even {bot}{_cause(f.losses, mission, bot)}")
     if f.concern is Concern.TOO_EASY:
-        return (f"too easy to be worth a card: even a careless table (skill {f.skill:g}) wins "
-                f"{f.win_rate:.0%} of games")
+        return (f"too easy to be worth a card: even a table of novices, who play at random, "
+                f"wins {f.win_rate:.0%} of games")
     if f.concern is Concern.BEYOND_EXPERT:
         return f"not even the expert wins {TARGET:.0%} of its games ({f.win_rate:.0%})"
+    if f.concern is Concern.LIMITED_BY_BOT:
+        if f.violation is not None:
+            v = f.violation
+            return (f"limited by the bot{where}: the experts won {_pct(v.more_rate)} of their "
+                    f"games, less than a table with {v.fewer} of them ({_pct(v.fewer_rate)}); "
+                    "the stars are an upper bound")
+        assert f.win_rate is not None and f.other_rate is not None
+        return (f"limited by the bot{where}: the oracle, which sees every hand, wins "
+                f"{_pct(f.other_rate)} where the expert wins {_pct(f.win_rate)} of the same "
+                "deals; the stars are an upper bound")
+    if f.concern is Concern.NOT_MONOTONE:
+        assert f.violation is not None
+        v = f.violation
+        more = f"{v.more} expert{'s' if v.more != 1 else ''}"
+        return (f"the ladder falls{where}: a table with {more} won {_pct(v.more_rate)}, less "
+                f"than one with {v.fewer} ({_pct(v.fewer_rate)}); fitted flat there")
     assert f.concern is Concern.STARS_DISAGREE and f.stars is not None
-    return (f"declared {mission.stars} star{'s' if mission.stars > 1 else ''}, estimated "
+    stars = mission.stars if f.players is None else \
+        mission.stars_at(f.players)
+    return (f"declared {stars} star{'s' if stars > 1 else ''}{where}, estimated "
             f"{describe_stars(*f.stars)}")
 
 
@@ -212,6 +272,12 @@ def _finding_to_json(f: Finding) -> dict[str, Any]:
         out["win_rate"] = _rate(f.win_rate)
     if f.winners:
         out["winners"] = dict(f.winners)
+    if f.other_rate is not None:
+        out["oracle_win_rate"] = _rate(f.other_rate)
+    if f.violation is not None:
+        v = f.violation
+        out["tables"] = {"fewer_experts": v.fewer, "fewer_win_rate": _rate(v.fewer_rate),
+                         "more_experts": v.more, "more_win_rate": _rate(v.more_rate)}
     if f.stars is not None:
         out["stars_low"], out["stars_high"] = f.stars
     if f.losses is not None:
@@ -220,10 +286,15 @@ def _finding_to_json(f: Finding) -> dict[str, Any]:
 
 
 def text(result: PlaytestResult) -> Output:
-    ladder = f" (the {STAR_BOT}'s at each level of skill it needs)" if STAR_BOT in result.bots \
-        else ""
-    lines = [f"{result.games} games per mission, player count and bot{ladder}; seed "
-             f"{result.seed}"]
+    others = [b for b in result.bots if b != STAR_BOT]
+    parts = []
+    if STAR_BOT in result.bots:
+        parts.append(f"the skill ladder: tables of experts and novices, {result.games} games "
+                     "per mission and player count to start, more where a rating straddles "
+                     "two bands")
+    if others:
+        parts.append(f"{', '.join(others)}: {result.games} games per mission and player count")
+    lines = ["; ".join(parts) + f"; seed {result.seed}"]
     for m in missions(result):
         lines.extend(_mission_lines(m))
     return Output("\n".join(lines))
@@ -233,7 +304,8 @@ def _cell_to_json(cell: Cell) -> dict[str, Any]:
     t = cell.tally
     low, high = t.interval
     return {
-        "players": cell.player_count, "bot": cell.bot, "skill": cell.skill, "games": t.games,
+        "players": cell.player_count, "bot": cell.bot, "experts": cell.experts,
+        "table": cell.label, "games": t.games,
         "wins": t.wins, "win_rate": _rate(t.win_rate), "ci_low": _rate(low),
         "ci_high": _rate(high),
         "mean_rounds_won": round(t.rounds_won / t.games, 3) if t.games else 0,
@@ -256,6 +328,18 @@ def _skill(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
+def _rungs_to_json(curve: Curve | PooledCurve) -> list[dict[str, Any]]:
+    return [{"skill": s, "win_rate": _rate(curve.rate(s)),
+             "ci_low": _rate(curve.bounds(s)[0]), "ci_high": _rate(curve.bounds(s)[1])}
+            for s in RUNGS]
+
+
+def _reading_to_json(reading: Reading) -> dict[str, Any]:
+    return {"skill_needed": _skill(reading.skill), "skill_low": _skill(reading.skill_low),
+            "skill_high": _skill(reading.skill_high), "stars_low": reading.fewest,
+            "stars_high": reading.most, "stars": describe_stars(reading.fewest, reading.most)}
+
+
 def _estimate_to_json(e: Estimate) -> dict[str, Any]:
     expert = e.expert
     low, high = expert.interval
@@ -263,13 +347,20 @@ def _estimate_to_json(e: Estimate) -> dict[str, Any]:
         "bot": STAR_BOT, "target_win_rate": TARGET,
         "skill_needed": _skill(e.skill), "skill_low": _skill(e.skill_low),
         "skill_high": _skill(e.skill_high),
-        "levels": [{"skill": level.skill, **_tally_to_json(level.tally),
-                    "players": {str(p): _tally_to_json(t)
-                                for p, t in sorted(level.by_count.items())}}
-                   for level in e.levels],
+        "rungs": _rungs_to_json(e.curve),
+        "players": {str(p): {**_reading_to_json(c.reading), "rungs": _rungs_to_json(c.curve),
+                             "tables": [{"experts": k, "games": c.curve.games[k],
+                                         "wins": c.curve.wins[k],
+                                         "win_rate": _rate(c.curve.table_rate(k))
+                                         if c.curve.games[k] else None,
+                                         "fitted": _rate(c.curve.fitted[k])}
+                                        for k in range(p + 1)]}
+                    for p, c in sorted(e.by_count.items())},
+        "players_apart": [c.players for c in e.counts_apart()],
+        "games": sum(c.curve.total_games for c in e.by_count.values()),
         "win_rate": _rate(expert.win_rate), "ci_low": _rate(low), "ci_high": _rate(high),
         "stars_low": e.fewest, "stars_high": e.most,
-        "stars": describe_stars(e.fewest, e.most),
+        "stars": rating(e), "limited_by_bot": e.limited_by_bot,
         "coordination_gap": None if e.gap is None else _rate(e.gap),
         "warnings": [finding_text(f, e.mission) for f in e.findings],
         "findings": [_finding_to_json(f) for f in e.findings],
@@ -285,11 +376,14 @@ def playtest_to_json(result: PlaytestResult) -> dict[str, Any]:
             "id": m.mission.id, "number": m.mission.number, "title": m.mission.label(),
             "declared_stars": m.mission.stars, "rounds": m.mission.rounds,
             "lives": m.mission.lives, "results": [_cell_to_json(c) for c in m.cells]}
+        per_count = m.mission.stars_per_count
+        if per_count:
+            entry["declared_stars_per_players"] = {str(p): s for p, s in sorted(per_count.items())}
         if m.estimate is not None:
             entry["estimate"] = _estimate_to_json(m.estimate)
         out.append(entry)
     return {"games": result.games, "seed": result.seed, "bots": list(result.bots),
-            "estimate": {"bot": STAR_BOT, "ladder": list(LADDER), "target_win_rate": TARGET,
+            "estimate": {"bot": STAR_BOT, "rungs": list(RUNGS), "target_win_rate": TARGET,
                          "skill_bands": [{"below_skill": b, "stars": s}
                                          for b, s in SKILL_BANDS]},
             "missions": out}
@@ -311,8 +405,9 @@ def html(result: PlaytestResult) -> Output:
     reasons = sorted(set().union(*losses.values())) if losses else []
     return Output(env.get_template("playtest.html.j2").render(
         result=result, missions=rows, losses=losses, reasons=reasons, colors=BOT_COLORS,
-        star_bot=STAR_BOT, skill_bands=SKILL_BANDS, ladder=LADDER, target=TARGET,
-        describe_stars=describe_stars, needs=needs))
+        star_bot=STAR_BOT, skill_bands=SKILL_BANDS, rungs=RUNGS, target=TARGET,
+        describe_stars=describe_stars, needs=needs, rating=rating, declared=declared,
+        finding_text=finding_text))
 
 
 # -- playtest --human: people's games beside the ladder (sim.calibration) ---------------------
@@ -328,18 +423,19 @@ def _fitted(c: Calibration) -> str:
 
 def _explained(c: Calibration) -> str:
     """What skill explains the people's games; beyond the ladder, that it cannot say."""
+    assert c.ladder is not None
+    curve = c.ladder.curve
     if c.fitted_edge is not None:
-        # The level people fell short of (or beat): the least (most) often won.
-        level = (min if c.fitted_edge == "below" else max)(
-            c.levels, key=lambda lv: lv.tally.win_rate)
-        name = STAR_BOT if level.skill >= LADDER[-1] else f"skill {level.skill:g}"
-        which = "least" if c.fitted_edge == "below" else "most"
-        return (f"{c.fitted_edge} every level of the ladder: the one that wins {which}, "
-                f"{name}, wins {_pct(level.tally.win_rate)}")
+        skill = 0.0 if c.fitted_edge == "below" else 1.0
+        who = "a table of novices" if skill == 0.0 else "the experts"
+        side = "less" if c.fitted_edge == "below" else "more"
+        return (f"{c.fitted_edge} the ladder: they won {side} often than {who} "
+                f"({_pct(curve.rate(skill))})")
     said = f"best explained by skill {_fitted(c)}"
-    if c.fitted is None or c.skill is None:
+    needed = c.ladder.reading.skill
+    if c.fitted is None or needed is None:
         return said
-    side = "above" if c.fitted > c.skill else "below" if c.fitted < c.skill else "at"
+    side = "above" if c.fitted > needed else "below" if c.fitted < needed else "at"
     return f"{said}: {side} the skill the estimate says a table needs"
 
 
@@ -359,15 +455,16 @@ def human_text(calibrations: list[Calibration], logs: int = 0, without_people: i
     if not calibrations:
         lines.append("  no game with a person in these logs: nothing to calibrate")
     for c in calibrations:
+        assert c.ladder is not None
         low, high = c.interval
-        fewest, most = c.stars
+        reading = c.ladder.reading
         lines.append(f"{c.mission.number:>3} {c.mission.label()} at {c.players} players "
                      f"(declared {c.mission.stars}★)")
         lines.append(f"      people: {c.wins} of {c.games} won, {_pct(c.rate)} "
                      f"{_interval(low, high)}; {c.people_seats} of {c.games * c.players} seats "
                      "played by people")
-        lines.append(f"      estimate: {describe_stars(fewest, most)}, needs skill "
-                     f"{skill_text(c.skill)}; skill ladder: {ladder_line(c.levels)}")
+        lines.append(f"      estimate: {describe_stars(reading.fewest, reading.most)}, "
+                     f"{needs(reading)}; skill ladder: {ladder_line(c.ladder.curve)}")
         lines.append(f"      their games are {_explained(c)}")
         if not c.enough:
             lines.append(f"      ! only {c.games} game(s): about {ENOUGH_GAMES} per mission and "
@@ -381,8 +478,8 @@ def human_json(calibrations: list[Calibration], logs: int = 0, without_people: i
                include_changed: bool = False) -> Output:
     out = []
     for c in calibrations:
+        assert c.ladder is not None
         low, high = c.interval
-        fewest, most = c.stars
         out.append({
             "id": c.mission.id, "number": c.mission.number, "title": c.mission.label(),
             "declared_stars": c.mission.stars, "players": c.players,
@@ -390,16 +487,13 @@ def human_json(calibrations: list[Calibration], logs: int = 0, without_people: i
                        "ci_low": _rate(low), "ci_high": _rate(high),
                        "people_seats": c.people_seats, "logs": c.sources},
             "estimate": {"bot": STAR_BOT, "target_win_rate": TARGET,
-                         "skill_needed": _skill(c.skill), "skill_low": _skill(c.skill_low),
-                         "skill_high": _skill(c.skill_high), "stars_low": fewest,
-                         "stars_high": most, "stars": describe_stars(fewest, most),
-                         "levels": [{"skill": lv.skill, **_tally_to_json(lv.tally)}
-                                    for lv in c.levels]},
+                         **_reading_to_json(c.ladder.reading),
+                         "rungs": _rungs_to_json(c.ladder.curve)},
             "fitted_skill": _skill(c.fitted), "fitted_low": _skill(c.fitted_low),
             "fitted_high": _skill(c.fitted_high), "fitted_edge": c.fitted_edge,
             "enough_games": c.enough,
         })
     return Output(json.dumps({"logs": logs, "games_without_people": without_people,
-                              "games": games, "seed": seed, "ladder": list(LADDER),
+                              "games": games, "seed": seed, "rungs": list(RUNGS),
                               "changed": changed_json(changed, include_changed),
                               "calibrations": out}, indent=2, ensure_ascii=False))

@@ -4,6 +4,7 @@ loss reasons that moved, and what the search cost."""
 from __future__ import annotations
 
 import difflib
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,8 +12,10 @@ from synergy_forge.authoring.edit import Edit
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting.losses import loss_cause
-from synergy_forge.sim.playtest import STAR_BOT, describe_stars, stars_for
-from synergy_forge.sim.tune import Setting, Trial, TuneResult, moved_losses
+from synergy_forge.sim.knobs import Setting
+from synergy_forge.sim.ladder import stars_for
+from synergy_forge.sim.playtest import STAR_BOT, Tally, describe_stars
+from synergy_forge.sim.tune import CHECK_GAMES, Trial, TuneResult
 
 
 def _pct(value: float) -> str:
@@ -28,11 +31,37 @@ def _skill(value: float | None) -> str:
 
 
 def _estimate(trial: Trial) -> str:
-    fewest, most = trial.stars
-    low, high = trial.skill_range
+    """The trial's estimate: a default `playtest`'s of the tuned file where tune verified it
+    (what the confirm command prints), else tune's own from the games it played."""
+    shown = trial.verified
+    if shown is not None:
+        fewest, most, skill = shown.fewest, shown.most, shown.skill
+        low, high, tally = shown.skill_low, shown.skill_high, shown.expert
+        games = sum(c.curve.total_games for c in shown.by_count.values())
+    else:
+        (fewest, most), skill, (low, high) = trial.stars, trial.skill, trial.skill_range
+        tally = trial.tally
+        games = sum(t.games for t in trial.by_table.values())
     spread = "" if low == high else f" [{_skill(low)}, {_skill(high)}]"
-    return (f"{describe_stars(fewest, most)} (needs skill {_skill(trial.skill)}{spread}; "
-            f"{STAR_BOT} {_pct(trial.tally.win_rate)}, {trial.games} games per level)")
+    return (f"{describe_stars(fewest, most)} (needs skill {_skill(skill)}{spread}; "
+            f"{STAR_BOT}s {_pct(tally.win_rate)}, {games:,} games)")
+
+
+def loss_rates(tally: Tally) -> dict[str, float]:
+    """Each loss reason's share of all games."""
+    return {reason: count / tally.games for reason, count in sorted(tally.losses.items())} \
+        if tally.games else {}
+
+
+def moved_losses(before: Tally, after: Tally, threshold: float = 0.02
+                 ) -> list[tuple[str, float, float]]:
+    """(reason, share before, share after) for every loss reason whose share moved."""
+    shares_before, shares_after = loss_rates(before), loss_rates(after)
+    reasons = sorted(set(shares_before) | set(shares_after),
+                     key=lambda r: -abs(shares_after.get(r, 0) - shares_before.get(r, 0)))
+    return [(r, shares_before.get(r, 0.0), shares_after.get(r, 0.0)) for r in reasons
+            if abs(shares_after.get(r, 0.0) - shares_before.get(r, 0.0)) >= threshold]
+
 
 
 def _setting_text(before: Setting, after: Setting) -> str:
@@ -69,6 +98,10 @@ def tune_text(result: TuneResult, name: str, before_text: str | None,
     elif result.exhausted:
         lines.append("  no answer within the budget of games: raise --budget, or tune "
                      "fewer player counts")
+    elif result.undecided:
+        lines.append(f"  no answer with {result.games_per_count} games per table: "
+                     f"{result.undecided} setting(s) came near {_stars(result.target)} but "
+                     "their range still straddled a bound of its band; raise --games")
     elif result.extreme is not None:
         reached = stars_for(result.extreme.skill)
         bound = "at most" if result.target > reached else "at least"
@@ -111,6 +144,8 @@ def summary_line(result: TuneResult, problem: bool = False) -> str:
         return f"{head}{aim}: {_setting_text(result.original.setting, proposal.setting)}"
     if result.exhausted:
         return f"{head}{aim}: no answer within the budget"
+    if result.undecided:
+        return f"{head}{aim}: undecided with these games (raise --games)"
     reached = stars_for(result.extreme.skill) if result.extreme else mission.stars
     return f"{head}{aim}: out of reach ({_stars(reached)} at best)"
 
@@ -124,11 +159,10 @@ def mission_report(path: Path, mission: Mission, result: TuneResult | None, read
         skipped = (f"{mission.number} {mission.label()} ({path}): not made for {players} "
                    "players; skipped")
         return skipped, skipped
-    # The very games the figure under "after:" counts: the same seeds, as many per player
-    # count as the proposal played (the search may stop before --games), the same counts.
-    shown = result.proposal or result.original
-    check = (f"synergy-forge playtest {path} --games {shown.played} --seed {seed} "
-             f"--players {','.join(map(str, result.counts))} --check")
+    # The very games the figure under "after:" counts: a default playtest of the tuned file
+    # (tune verified it so), at the same seed and counts.
+    check = (f"synergy-forge playtest {shlex.quote(str(path))} --games {CHECK_GAMES} "
+             f"--seed {seed} --players {','.join(map(str, result.counts))} --check")
     problem = f"\n  error: {edit.error}" if edit is not None and edit.error else ""
     report = tune_text(result, str(path), read, edit.text if edit is not None else None,
                        edit is not None and edit.written, check)

@@ -25,6 +25,7 @@ from synergy_forge.core.observation import Observation, Omniscient
 from synergy_forge.sim.coop import CoopBot
 from synergy_forge.sim.expert import ExpertBot
 from synergy_forge.sim.greedy import MEMORY_SIZE, GreedyBot, ScoreMemory
+from synergy_forge.sim.novice import NoviceBot
 
 __all__ = ["BOTS", "MEMORY_SIZE", "SEES_SEAT", "Bot", "CoopBot", "ExpertBot", "GreedyBot",
            "OracleBot", "RandomBot", "ScoreMemory", "SeatMemories", "make_bot", "view_for"]
@@ -55,8 +56,8 @@ class RandomBot:
         return self.rng.choice(decision.choices)
 
 
-BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "coop": CoopBot,
-                         "expert": ExpertBot, "oracle": OracleBot}
+BOTS: dict[str, type] = {"random": RandomBot, "novice": NoviceBot, "greedy": GreedyBot,
+                         "coop": CoopBot, "expert": ExpertBot, "oracle": OracleBot}
 
 class SeatMemories:
     """The memory of the bot of each kind at each seat, owned by whoever plays several games
@@ -77,16 +78,12 @@ class SeatMemories:
         return memory
 
 
-def make_bot(name: str, seed: int, seat: int, *, skill: float | None = None,
+def make_bot(name: str, seed: int, seat: int, *,
              memories: SeatMemories | None = None) -> Bot:
     """A bot with its own generator, derived from the game's seed and its seat, and its
-    seat's memory from `memories` (a fresh one without). `skill` goes to the bots that take
-    one (the expert), and only to them."""
+    seat's memory from `memories` (a fresh one without)."""
     memory = (memories or SeatMemories()).of(name, seat)
-    kind = BOTS[name]
-    rng = random.Random(f"{name}:{seed}:{seat}")
-    bot: Bot = kind(rng, memory) if skill is None or not getattr(kind, "skilled", False) \
-        else kind(rng, memory, skill=skill)
+    bot: Bot = BOTS[name](random.Random(f"{name}:{seed}:{seat}"), memory)
     return bot
 
 

@@ -3,18 +3,17 @@ skill on the ladder that best explains their games (`playtest --human LOG...`).
 
 The games come from logs (`play --log`, the browser table), replayed by the caller: here each
 is a mission, a player count, how many seats people played and whether it was won. Per
-mission and player count, the expert is played at every level of the skill ladder on the
-same seeds as `playtest`, giving a win rate per level; between levels the rate is taken on a
-straight line. The skill that best explains the people's games is the one under which their
-wins and losses are most likely (maximum likelihood on a grid of skills), and its range the
-skills whose likelihood is within a factor LIKELIHOOD_RANGE of the best (about a 95% range).
-People who win less often than every level (or more often than every level) are beyond the
-ladder: the likelihood is best at its weakest (strongest) level, and that is all it can say.
+mission and player count, the skill ladder is played on the same seeds as `playtest` (every
+table of it, sim.ladder), giving the win rate at any skill. The skill that best explains the
+people's games is the one under which their wins and losses are most likely (maximum
+likelihood on a grid of skills), and its range the skills whose likelihood is within a factor
+LIKELIHOOD_RANGE of the best (about a 95% range). People who win less often than a table of
+novices (or more often than the experts) are beyond the ladder: the likelihood is best at its
+end, and that is all it can say.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,16 +22,13 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.playhash import PlayChange, play_hash
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor
+from synergy_forge.sim.ladder import wilson
 from synergy_forge.sim.playtest import (
-    LADDER,
     STAR_BOT,
-    Level,
+    CountEstimate,
     Playable,
-    Tally,
-    estimate_of,
+    estimates,
     run,
-    star_range,
-    wilson,
 )
 
 #: The names a log gives a seat that a person played (the table writes "person").
@@ -79,16 +75,14 @@ class Calibration:
     wins: int
     people_seats: int  # every game's seats played by people, added up
     sources: list[str] = field(default_factory=list)
-    levels: list[Level] = field(default_factory=list)
-    skill: float | None = None  # the skill the estimate says a table needs
-    skill_low: float | None = None
-    skill_high: float | None = None
+    #: the ladder at this player count (its curve and what it reads)
+    ladder: CountEstimate | None = None
     #: the skill under which the people's games are most likely, and its range
     fitted: float | None = None
     fitted_low: float | None = None
     fitted_high: float | None = None
-    #: "below" when people won less often than every level of the ladder, "above" when more
-    #: often than every level: the fit is then the ladder's edge, not a skill found inside it
+    #: "below" when people won less often than a table of novices, "above" when more often
+    #: than the experts: the fit is then the ladder's end, not a skill found inside it
     fitted_edge: str | None = None
 
     @property
@@ -100,62 +94,43 @@ class Calibration:
         return wilson(self.wins, self.games)
 
     @property
-    def stars(self) -> tuple[int, int]:
-        return star_range(self.skill_low, self.skill_high)
-
-    @property
     def enough(self) -> bool:
         return self.games >= ENOUGH_GAMES
 
 
-def curve(levels: Sequence[Level]) -> Callable[[float], float]:
-    """The ladder's win rate at any skill, on straight lines between the levels played."""
-    points = [(lv.skill, lv.tally.win_rate) for lv in levels]
-
-    def rate(skill: float) -> float:
-        if skill <= points[0][0]:
-            return points[0][1]
-        for (s0, r0), (s1, r1) in itertools.pairwise(points):
-            if skill <= s1:
-                return r0 + (r1 - r0) * (skill - s0) / (s1 - s0)
-        return points[-1][1]
-    return rate
-
-
-def beyond(levels: Sequence[Level], wins: int, games: int) -> str | None:
-    """"below" when `wins` of `games` is a lower rate than every level's, "above" when a
-    higher one than every level's, else None (some skill on the ladder wins as often)."""
-    if not games or not levels:
+def beyond(rate: Callable[[float], float], wins: int, games: int) -> str | None:
+    """"below" when `wins` of `games` is a lower rate than the ladder's at every skill,
+    "above" when a higher one, else None (some skill wins as often)."""
+    if not games:
         return None
-    rates = [lv.tally.win_rate for lv in levels]
-    if wins / games < min(rates):
+    if wins / games < rate(0.0):
         return "below"
-    if wins / games > max(rates):
+    if wins / games > rate(1.0):
         return "above"
     return None
 
 
-def fit(levels: Sequence[Level], wins: int, games: int) -> tuple[float, float, float] | None:
+def fit(rate: Callable[[float], float], wins: int, games: int
+        ) -> tuple[float, float, float] | None:
     """(best skill, lowest, highest in range) for `wins` of `games`; None without games."""
-    if not games or not levels:
+    if not games:
         return None
-    rate = curve(levels)
-    floor = 0.5 / (10 * games)  # a level that never won still allows a rare win
+    floor = 0.5 / (10 * games)  # a table that never won still allows a rare win
 
     def likelihood(skill: float) -> float:
         p = min(max(rate(skill), floor), 1 - floor)
         return wins * math.log(p) + (games - wins) * math.log(1 - p)
 
-    skills = [LADDER[0] + (LADDER[-1] - LADDER[0]) * i / FIT_STEPS for i in range(FIT_STEPS + 1)]
+    skills = [i / FIT_STEPS for i in range(FIT_STEPS + 1)]
     values = [likelihood(s) for s in skills]
     top = max(values)
     # Ties (a flat stretch of the curve, or all of it) say nothing about where in the stretch
     # people are: the least skill that explains their games, as the skill needed is the least
-    # that reaches the target; the most only for people above every level.
+    # that reaches the target; the most only for people above every table.
     best = [s for s, v in zip(skills, values, strict=True) if v >= top - 1e-9]
     inside = [s for s, v in zip(skills, values, strict=True)
               if v >= top - math.log(LIKELIHOOD_RANGE)]
-    chosen = max(best) if beyond(levels, wins, games) == "above" else min(best)
+    chosen = max(best) if beyond(rate, wins, games) == "above" else min(best)
     return chosen, min(inside), max(inside)
 
 
@@ -179,8 +154,8 @@ def group(played: Sequence[PlayedGame]) -> list[Calibration]:
 def calibrate(played: Sequence[PlayedGame], games: int, seed: int,
               executor: Executor | None = None,
               progress: Callable[[int], None] | None = None) -> list[Calibration]:
-    """Per mission and player count people played: their win rate, the ladder's rates on
-    `games` seeded games per level (the seeds `playtest --seed` uses) and the fit."""
+    """Per mission and player count people played: their win rate, the ladder on the seeds
+    `playtest --seed` uses (every table played: a whole curve) and the fit."""
     calibrations = group(played)
     firsts = {id(c): next(g for g in played if g.people and g.mission == c.mission
                           and g.players == c.players) for c in calibrations}
@@ -189,18 +164,11 @@ def calibrate(played: Sequence[PlayedGame], games: int, seed: int,
         cells = run([Playable(first.mission, first.rulebook, first.colors)], [STAR_BOT],
                     [calibration.players], games, seed, progress=progress, executor=executor,
                     walk=False)
-        levels: dict[float, Level] = {}
-        for cell in cells:
-            assert cell.skill is not None
-            level = levels.setdefault(cell.skill, Level(cell.skill, Tally(), {}))
-            level.tally.add(cell.tally)
-            level.by_count.setdefault(cell.player_count, Tally()).add(cell.tally)
-        calibration.levels = [levels[s] for s in sorted(levels)]
-        calibration.skill, calibration.skill_low, calibration.skill_high = \
-            estimate_of(calibration.levels)
-        fitted = fit(calibration.levels, calibration.wins, calibration.games)
+        (estimate,) = estimates(cells)
+        ladder = calibration.ladder = estimate.by_count[calibration.players]
+        fitted = fit(ladder.curve.rate, calibration.wins, calibration.games)
         if fitted is not None:
             calibration.fitted, calibration.fitted_low, calibration.fitted_high = fitted
-            calibration.fitted_edge = beyond(calibration.levels, calibration.wins,
+            calibration.fitted_edge = beyond(ladder.curve.rate, calibration.wins,
                                              calibration.games)
     return calibrations

@@ -30,9 +30,8 @@ How it plays:
   size). The take-back is the expert's. Mission 5: 91/78/79% at 3/4/5 players with the
   blueprint alone, 100/100/100% with the chain (100 games each).
 
-`skill` (0 to 1) is the chance that a seat follows the expert's play at a decision; otherwise
-it makes a casual move, the one the greedy bot would make (a player who plays for their own
-goal). skill 1 is the expert; skill 0 a table of greedy players.
+Partial skill is not the expert's business: the skill ladder seats experts beside novices
+(sim.ladder), each playing its own way for the whole game.
 """
 
 from __future__ import annotations
@@ -276,44 +275,27 @@ def keep_card(rules: Rules, hand: tuple[NumberCard, ...],
     return max(choices, key=lambda c: (hand_value(rules, (*hand, c)), c))
 
 
-# The fallback coop bot's memory, per memory the expert was given (each private to its seat).
-_FALLBACK_MEMORIES: dict[int, tuple[Any, Any]] = {}
-
-
 class ExpertBot:
     """Plays the table convention from its own observation only (see the module's docstring)."""
 
     name = "expert"
-    skilled = True  # make_bot hands it a `skill`
 
-    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None,
-                 skill: float = 1.0) -> None:
-        from synergy_forge.sim.bots import MEMORY_SIZE, CoopBot, GreedyBot
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
+        from synergy_forge.sim.bots import MEMORY_SIZE, CoopBot
 
-        if not 0.0 <= skill <= 1.0:
-            raise ValueError(f"skill is between 0 and 1, not {skill}")
         self.rng = rng
-        self.skill = skill
-        own: ScoreMemory = Memo(MEMORY_SIZE) if memory is None else memory
-        fallback: ScoreMemory = Memo(MEMORY_SIZE)
-        if memory is not None:  # kept beside the memory it was given, as long as that lives
-            found = _FALLBACK_MEMORIES.get(id(memory))
-            if found is None or found[0] is not memory:
-                found = _FALLBACK_MEMORIES[id(memory)] = (memory, fallback)
-            fallback = found[1]
-        # Their generators come from this one: the same rng, the same game.
-        self._casual = GreedyBot(random.Random(rng.getrandbits(64)), own)
-        self._fallback = CoopBot(random.Random(rng.getrandbits(64)), fallback)
+        # Where it cannot plan it plays as coop, with its seat's memory and a generator drawn
+        # from its own: the same rng, the same game.
+        self._fallback = CoopBot(random.Random(rng.getrandbits(64)),
+                                 Memo(MEMORY_SIZE) if memory is None else memory)
 
     def choose(self, observation: Observation, decision: Decision) -> Any:
         if len(decision.choices) == 1:
             return decision.choices[0]
-        if self.skill < 1.0 and self.rng.random() >= self.skill:
-            return self._casual.choose(observation, decision)
         return self.play(observation, decision)
 
     def play(self, obs: Observation, decision: Decision) -> Any:
-        """The expert's choice (skill aside)."""
+        """The expert's choice."""
         kind = decision.kind
         if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
             return decision.choices[0]  # the convention: seat 0 first (any seat would do)

@@ -16,17 +16,16 @@ from synergy_forge.sim.bots import SEES_SEAT, Bot, SeatMemories, make_bot
 def play(game: Game, bot_names: Sequence[str], *,
          on_decision: Callable[[Game, Decision, Choice], None] | None = None,
          after_round: Callable[[Game], None] | None = None,
-         skill: float | None = None, memories: SeatMemories | None = None) -> Game:
+         memories: SeatMemories | None = None) -> Game:
     """Play `game` to its end with one bot per seat; returns it, finished.
 
-    `skill` goes to the bots that take one (the expert: how often a seat follows the table's
-    plan rather than a casual move); `memories`, the bots' memories to keep across the games
-    a caller plays (see bots.SeatMemories).
+    `memories`: the bots' memories to keep across the games a caller plays (see
+    bots.SeatMemories).
 
     `on_decision(game, decision, choice)` is called for every decision before it is applied;
     `after_round(game)` after every settled round.
     """
-    bots: list[Bot] = [make_bot(name, game.seed, seat, skill=skill, memories=memories)
+    bots: list[Bot] = [make_bot(name, game.seed, seat, memories=memories)
                        for seat, name in enumerate(bot_names)]
     # What each bot is shown (as bots.view_for says), decided once: its seat's observation, nothing
     # (the random bot reads nothing), or everything (the oracle's cheat).

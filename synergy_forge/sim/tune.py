@@ -1,7 +1,9 @@
 """Tuning: the setting closest to a mission's own whose playtest estimate lands in a star band.
 
-The estimate is `playtest`'s: the skill a table needs (sim.playtest.skill_needed), from the
-expert bot played at every level of the skill ladder on the same deals.
+The estimate is `playtest`'s: the skill a table needs, read on the skill ladder (sim.ladder:
+every table of experts and novices, on the same deals). A setting is accepted only when the
+whole range its intervals allow lies inside the band, and a default `playtest --check` of the
+tuned file agrees.
 
 The knobs are the ones a designer turns: rounds, lives, allowed failures at each player count,
 the starting hand (number and goal cards) and, when asked, one action card more or less. The
@@ -14,15 +16,16 @@ search is built to spend few games:
   so a setting that is still clearly too easy rules out every setting between it and the
   original, and one that overshoots rules out every setting beyond it.
 - Sequential testing: each candidate plays growing batches (25, 25, 50, then 100 games per
-  player count) and is dropped as soon as its Wilson interval is clearly outside the band (the
-  bounds `playtest` uses), usually after the first 25.
+  player count and table of the ladder) and is dropped as soon as its range of skills is
+  clearly outside the band, usually after the first 25; it is accepted once the range lies
+  inside the band.
 - Common random numbers: every candidate plays the same deals, the very seeds `playtest --seed
   S --games G` would use, so differences between candidates are the settings', not the luck's,
   and the estimate reported is the one `playtest` will print for the tuned file.
 - The most extreme setting in range is tried first, with the original: if even it cannot reach
   the band, the answer (at most so many stars with these challenges) comes after one batch.
 
-The budget caps every game played, at every level of the ladder: a batch is played only if the
+The budget caps every game played, at every table of the ladder: a batch is played only if the
 games it would add still fit, so the search stops short of the budget rather than past it.
 
 Pure: takes missions and a rulebook, returns a typed result; the executor decides where games
@@ -38,23 +41,23 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from synergy_forge.core.cards import MAX_ROUNDS, Action
 from synergy_forge.core.mission import MOST_STARS, Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor, LocalPool
+from synergy_forge.sim.knobs import Setting, candidates, extreme_setting
+from synergy_forge.sim.ladder import SKILL_BANDS, Curve, PooledCurve, Reading, read, stars_for
 from synergy_forge.sim.playtest import (
-    LADDER,
-    SKILL_BANDS,
+    BUDGET,
     STAR_BOT,
-    Level,
+    Estimate,
+    LadderPlan,
     Playable,
     Tally,
-    estimate_of,
+    estimates,
     game_seed,
     play_batch,
-    star_range,
-    stars_for,
 )
+from synergy_forge.sim.playtest import Cell as PlaytestCell
 
 #: Games per player count played so far at each look of the sequential test (then every 100).
 LOOKS = (25, 50, 100)
@@ -63,19 +66,24 @@ CHECK_GAMES = 100
 #: Candidates played side by side in each round of batches. Fixed (not the number of
 #: workers), so that which candidate wins does not depend on where the games ran.
 WIDTH = 4
-#: How far from the original the search looks (in steps).
-MAX_DISTANCE = 8
-ACTION_STEP = 2
-
-
 #: A skill no table has: where not even the expert wins (skill needed None).
 BEYOND = float("inf")
 
 
-def first_look(counts: int, games: int) -> int:
-    """The games of one setting's first batch at `counts` player counts (every level of the
-    ladder): the least budget with which `tune` can say anything of a mission."""
-    return min(LOOKS[0], games) * counts * len(LADDER)
+def tables(counts: Sequence[int]) -> int:
+    """The ladder's tables at these player counts (0 to n experts at n players)."""
+    return sum(p + 1 for p in counts)
+
+
+def reserve(counts: Sequence[int]) -> int:
+    """The most games checking an answer as a default `playtest` plays it can take."""
+    return BUDGET * CHECK_GAMES * len(counts)
+
+
+def first_look(counts: Sequence[int], games: int) -> int:
+    """The games of one setting's first batch at these player counts (every table of the
+    ladder) and of checking it: the least budget with which `tune` can say anything."""
+    return min(LOOKS[0], games) * tables(counts) + reserve(counts)
 
 
 def band(stars: int) -> tuple[float, float]:
@@ -90,64 +98,17 @@ def _number(skill: float | None) -> float:
     return BEYOND if skill is None else skill
 
 
-def _levels(by_level: dict[float, dict[int, Tally]]) -> list[Level]:
-    levels = []
-    for skill in sorted(by_level):
-        pooled = Tally()
-        for count in sorted(by_level[skill]):
-            pooled.add(by_level[skill][count])
-        levels.append(Level(skill, pooled, dict(by_level[skill])))
-    return levels
+def _reading(by_table: dict[tuple[int, int], Tally], counts: Sequence[int]) -> Reading:
+    curves = []
+    for p in counts:
+        row = [by_table.get((p, k), Tally()) for k in range(p + 1)]
+        curves.append(Curve(p, [t.wins for t in row], [t.games for t in row]))
+    return read(PooledCurve(curves))
 
 
-def _skills(by_level: dict[float, dict[int, Tally]]) -> tuple[float, float, float]:
+def _skills(reading: Reading) -> tuple[float, float, float]:
     """(skill needed, lowest, highest within the intervals), None as BEYOND."""
-    point, low, high = estimate_of(_levels(by_level))
-    return _number(point), _number(low), _number(high)
-
-
-@dataclass(frozen=True)
-class Setting:
-    """The tunable part of a mission."""
-
-    rounds: int
-    lives: int
-    allowed_failures: tuple[tuple[int, int], ...]  # (player count, failures), by count
-    hand_numbers: int
-    hand_goals: int
-    actions: tuple[Action, ...]
-
-    @classmethod
-    def of(cls, mission: Mission) -> Setting:
-        return cls(mission.rounds, mission.lives,
-                   tuple(sorted((p, mission.allowed_failures[p]) for p in mission.players)),
-                   mission.hand_numbers, mission.hand_goals, tuple(mission.actions))
-
-    def apply(self, mission: Mission, stars: int | None = None) -> Mission:
-        return replace(mission, rounds=self.rounds, lives=self.lives,
-                       allowed_failures=dict(self.allowed_failures),
-                       hand_numbers=self.hand_numbers, hand_goals=self.hand_goals,
-                       actions=self.actions, stars=mission.stars if stars is None else stars)
-
-    def changes(self, other: Setting) -> list[tuple[str, object, object]]:
-        """(knob, this value, other's value) for every knob that differs."""
-        out: list[tuple[str, object, object]] = []
-        for name in ("rounds", "lives"):
-            if getattr(self, name) != getattr(other, name):
-                out.append((name, getattr(self, name), getattr(other, name)))
-        mine, theirs = dict(self.allowed_failures), dict(other.allowed_failures)
-        for count in sorted(mine):
-            if mine[count] != theirs.get(count):
-                out.append((f"allowed failures at {count} players", mine[count],
-                            theirs.get(count)))
-        if self.hand_numbers != other.hand_numbers:
-            out.append(("number cards in hand", self.hand_numbers, other.hand_numbers))
-        if self.hand_goals != other.hand_goals:
-            out.append(("goal cards in hand", self.hand_goals, other.hand_goals))
-        if self.actions != other.actions:
-            out.append(("action cards", " ".join(self.actions) or "none",
-                        " ".join(other.actions) or "none"))
-        return out
+    return _number(reading.skill), _number(reading.skill_low), _number(reading.skill_high)
 
 
 class TargetFit(StrEnum):
@@ -167,22 +128,31 @@ class Trial:
     distance: int
     offsets: tuple[int, ...]
     variant: int  # 0: the original action cards; else one added or removed
-    #: per skill level of the ladder, per count
-    by_level: dict[float, dict[int, Tally]] = field(default_factory=dict)
-    #: the same, of the first CHECK_GAMES games: what a default `playtest --check` sees
-    first: dict[float, dict[int, Tally]] = field(default_factory=dict)
-    played: int = 0  # games per player count and level so far
+    counts: tuple[int, ...] = ()
+    #: per (player count, experts at the table)
+    by_table: dict[tuple[int, int], Tally] = field(default_factory=dict)
+    played: int = 0  # games per table so far
     fit: TargetFit = TargetFit.UNDECIDED
+    #: what a default `playtest` of the tuned file estimates (None: not asked yet)
+    verified: Estimate | None = None
 
     @property
-    def levels(self) -> list[Level]:
-        return _levels(self.by_level)
+    def checked(self) -> bool:
+        """A default `playtest --check` of the tuned file passes."""
+        return self.verified is not None and not self.verified.fails_check
+
+    @property
+    def reading(self) -> Reading:
+        return _reading(self.by_table, self.counts)
 
     @property
     def tally(self) -> Tally:
-        """The expert's own games (the ladder's top), every count pooled."""
-        levels = self.levels
-        return levels[-1].tally if levels else Tally()
+        """The experts' own games (the ladder's top), every count pooled."""
+        total = Tally()
+        for (count, experts), tally in self.by_table.items():
+            if experts == count:
+                total.add(tally)
+        return total
 
     @property
     def games(self) -> int:
@@ -191,16 +161,17 @@ class Trial:
     @property
     def skill(self) -> float | None:
         """The skill needed (None: not even the expert wins TARGET of its games)."""
-        return estimate_of(self.levels)[0]
+        return self.reading.skill
 
     @property
     def skill_range(self) -> tuple[float | None, float | None]:
-        _, low, high = estimate_of(self.levels)
-        return low, high
+        reading = self.reading
+        return reading.skill_low, reading.skill_high
 
     @property
     def stars(self) -> tuple[int, int]:
-        return star_range(*self.skill_range)
+        reading = self.reading
+        return reading.fewest, reading.most
 
 
 @dataclass
@@ -220,6 +191,9 @@ class TuneResult:
     exhausted: bool  # the budget ran out before an answer
     games_per_count: int
     seed: int
+    #: settings (the original among them) that played every game with their range still
+    #: straddling a bound of the band: more games per table might place them
+    undecided: int = 0
 
     @property
     def tuned(self) -> Mission | None:
@@ -231,111 +205,10 @@ class TuneResult:
     @property
     def reachable(self) -> int | None:
         """When the band cannot be reached: the nearest stars the extreme setting gives."""
-        if self.proposal is not None or self.extreme is None or self.exhausted:
+        if self.proposal is not None or self.extreme is None or self.exhausted or \
+                self.undecided:
             return None
         return stars_for(self.extreme.skill)
-
-
-@dataclass(frozen=True)
-class _Knob:
-    name: str
-    start: int
-    low: int
-    high: int
-    harder: int  # the sign of a step that makes the mission harder
-
-
-def _knobs(mission: Mission) -> list[_Knob]:
-    goals = len(mission.goals)
-    knobs = [
-        _Knob("rounds", mission.rounds, 1, min(MAX_ROUNDS, goals), +1),
-        _Knob("lives", mission.lives, 1, max(mission.lives, MAX_ROUNDS), -1),
-    ]
-    knobs += [_Knob(f"af{p}", mission.allowed_failures[p], 0, p - 1, -1)
-              for p in sorted(mission.players)]
-    knobs += [_Knob("numbers", mission.hand_numbers, 2, 10, -1),
-              _Knob("goals", mission.hand_goals, 1, goals, -1)]
-    return knobs
-
-
-def _setting(mission: Mission, knobs: list[_Knob], values: Sequence[int],
-             actions: tuple[Action, ...]) -> Setting:
-    named = dict(zip((k.name for k in knobs), values, strict=True))
-    return Setting(named["rounds"], named["lives"],
-                   tuple((p, named[f"af{p}"]) for p in sorted(mission.players)),
-                   named["numbers"], named["goals"], actions)
-
-
-def _variants(mission: Mission, with_actions: bool) -> list[tuple[Action, ...]]:
-    base = tuple(mission.actions)
-    if not with_actions:
-        return [base]
-    removed = [tuple(a for a in base if a != gone) for gone in base]
-    added = [(*base, new) for new in Action if new not in base]
-    return [base, *removed, *added]
-
-
-def _candidates(mission: Mission, harder: bool, with_actions: bool
-                ) -> Iterator[tuple[int, tuple[int, ...], int, Setting]]:
-    """(distance, offsets, variant, setting), nearest first, every knob moving towards the band.
-
-    Offsets count steps away from the original, per knob; the order is fixed, so the search is
-    the same wherever it runs.
-    """
-    knobs = _knobs(mission)
-    ranges = []
-    for knob in knobs:
-        sign = knob.harder if harder else -knob.harder
-        limit = knob.high if sign > 0 else knob.low
-        ranges.append(range(0, min(abs(limit - knob.start), MAX_DISTANCE) + 1))
-    found = []
-    for variant, actions in enumerate(_variants(mission, with_actions)):
-        extra = ACTION_STEP if variant else 0
-        for offsets in itertools.product(*ranges):
-            distance = sum(offsets) + extra
-            if distance > MAX_DISTANCE:
-                continue
-            found.append((distance, variant, offsets, actions))
-    found.sort(key=lambda c: (c[0], c[1], c[2]))
-    for distance, variant, offsets, actions in found:
-        values = [k.start + (k.harder if harder else -k.harder) * o
-                  for k, o in zip(knobs, offsets, strict=True)]
-        setting = _setting(mission, knobs, values, actions)
-        if setting.lives > _lives_cap(mission, setting.rounds):
-            continue
-        yield distance, offsets, variant, setting
-
-
-def _lives_cap(mission: Mission, rounds: int) -> int:
-    """The most lives a setting with `rounds` may have: more than the mission's goal cards can
-    pay for earn validate's warning (mission.lives, R23: with D goal cards, only D - rounds + 1
-    failed rounds can be played), so they are never proposed, unless the original already has
-    them."""
-    deck = min(len(mission.goals), MAX_ROUNDS)
-    return max(1, max(deck, mission.rounds + mission.lives - 1) - rounds + 1)
-
-
-def extreme_setting(mission: Mission, harder: bool) -> Setting:
-    """Every knob at the end of its range towards harder (or easier)."""
-    knobs = _knobs(mission)
-    values = []
-    for knob in knobs:
-        sign = knob.harder if harder else -knob.harder
-        values.append(knob.high if sign > 0 else knob.low)
-    named = dict(zip((k.name for k in knobs), values, strict=True))
-    # No more lives than validate accepts without a warning: the far end is a setting that
-    # could be proposed, and the report names it as "the closest".
-    values[[k.name for k in knobs].index("lives")] = min(
-        named["lives"], _lives_cap(mission, named["rounds"]))
-    return _setting(mission, knobs, values, tuple(mission.actions))
-
-
-def grid_size(mission: Mission, with_actions: bool = False) -> int:
-    """Settings an exhaustive grid over the same knobs would play (for the benchmark)."""
-    size = 1
-    for knob in _knobs(mission):
-        size *= knob.high - knob.low + 1
-    return size * len(_variants(mission, with_actions))
 
 
 def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int, *,
@@ -361,16 +234,19 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     low, high = band(stars)
     seeds = {p: [game_seed(seed, mission.id, p, i) for i in range(games)] for p in played}
     looks = sorted({n for n in (*LOOKS, *range(200, games, 100)) if n < games} | {games})
-    if budget < first_look(len(played), games):
+    per_look = tables(played)
+    if budget < first_look(played, games):
         raise ValueError(f"{budget} games cannot pay for a first look at {mission.id}")
     spent = 0
     tried = skipped = 0
 
     def paid(trials: list[Trial]) -> list[Trial]:
-        """The first of `trials` whose next batches the budget still pays for, in order."""
+        """The first of `trials` whose next batches the budget still pays for, in order,
+        keeping enough to check an answer they may give."""
         costs = itertools.accumulate((next(n for n in looks if n > t.played) - t.played)
-                                     * len(played) * len(LADDER) for t in trials)
-        return [t for t, cost in zip(trials, costs, strict=True) if spent + cost <= budget]
+                                     * per_look for t in trials)
+        room = budget - reserve(played)
+        return [t for t, cost in zip(trials, costs, strict=True) if spent + cost <= room]
 
     def play(trials: list[Trial]) -> None:
         """One more batch for each trial, all in one call of the executor (`paid` ones)."""
@@ -378,35 +254,62 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         tried += sum(1 for trial in trials if not trial.played)
         units = []
         for index, trial in enumerate(trials):
+            trial.counts = played
             start = trial.played
             end = next(n for n in looks if n > start)
             for p in played:
                 part = seeds[p][start:end]
-                for skill in LADDER:
+                for experts in range(p + 1):
                     for at in range(0, len(part), unit):
-                        units.append((index, trial.setting, p, skill,
+                        units.append((index, trial.setting, p, experts,
                                       tuple(part[at:at + unit])))
+        for (index, _, p, experts, _), tally in zip(units, _results(units), strict=True):
+            trials[index].by_table.setdefault((p, experts), Tally()).add(tally)
+            spent += tally.games
+        for trial in trials:
+            trial.played = next(n for n in looks if n > trial.played)
+            _judge(trial, low, high, games)
+            if trial.fit is TargetFit.IN_BAND:
+                trial.verified = verify(trial, stars)
+                if not trial.checked:
+                    trial.fit = TargetFit.UNDECIDED if trial.played < games else \
+                        TargetFit.TOO_HARD if _number(trial.skill) >= high else \
+                        TargetFit.TOO_EASY
+
+    def _results(units: list[tuple[int, Setting, int, int, tuple[int, ...]]]) -> list[Tally]:
         results: list[Tally | None] = [None] * len(units)
         for number, tally in session.run([unit[1:] for unit in units]):
             results[number] = tally
-        batch: list[dict[tuple[float, int], Tally]] = [{} for _ in trials]
-        for (index, _, p, skill, _), tally in zip(units, results, strict=True):
-            assert tally is not None
-            batch[index].setdefault((skill, p), Tally()).add(tally)
-            spent += tally.games
-        for trial, counts_played in zip(trials, batch, strict=True):
-            for (skill, p), tally in counts_played.items():
-                trial.by_level.setdefault(skill, {}).setdefault(p, Tally()).add(tally)
-                if trial.played < CHECK_GAMES:
-                    trial.first.setdefault(skill, {}).setdefault(p, Tally()).add(tally)
-            trial.played = next(n for n in looks if n > trial.played)
-            _judge(trial, low, high, games)
+        assert all(r is not None for r in results), "an executor lost a unit's result"
+        return [r for r in results if r is not None]
+
+    def verify(trial: Trial, target: int) -> Estimate:
+        """What a default `playtest` of the tuned file estimates: its own ladder, played as
+        `playtest` plays it (these games count against the budget too)."""
+        nonlocal spent
+        tuned = trial.setting.apply(mission, target)
+        plan = LadderPlan(tuned, played, CHECK_GAMES, False)
+        while wanted := plan.next():
+            units = []
+            for p, table, more in wanted:
+                assert isinstance(table, int)
+                start = plan.played(p, table)
+                part = [game_seed(seed, mission.id, p, i) for i in range(start, start + more)]
+                for at in range(0, len(part), unit):
+                    units.append((0, trial.setting, p, table, tuple(part[at:at + unit])))
+            for (_, _, p, table, _), tally in zip(units, _results(units), strict=True):
+                plan.add(p, table, tally)
+                spent += tally.games
+        cells = [PlaytestCell(tuned, p, STAR_BOT, tally, experts)
+                 for (p, experts), tally in plan.tallies.items()]
+        (estimate,) = estimates(cells)
+        return estimate
 
     # One session for the whole search: the mission and rulebook go to each worker once, and
     # the bots' caches stay warm from one setting to the next.
     subject = Playable(replace(mission, source=""), rulebook, tuple(colors))
     with executor.session(_play_setting, subject) as session:
-        original = Trial(Setting.of(mission), 0, (), 0)
+        original = Trial(Setting.of(mission), 0, (), 0, played)
         play([original])
         # The original plays all its games, even when clearly outside the band at once: its
         # estimate is the "before" of the report, the one `playtest` prints.
@@ -416,26 +319,28 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         harder = _number(original.skill) < low
         result = TuneResult(mission, stars, played, original, None, None, spent, 0.0, tried, 0,
                             False, games, seed)
-        agreeing = (original.played >= min(CHECK_GAMES, games)
-                    and _agrees(original.first, low, high)
-                    and _agrees(original.by_level, low, high)
-                    and not _unwon(original.first))
-        if original.fit is TargetFit.IN_BAND or (agreeing and not strict):
+        if not strict and original.fit is not TargetFit.IN_BAND and \
+                _agrees(original.reading, low, high):
+            original.verified = verify(original, stars)
+        agreeing = not strict and original.checked
+        if original.fit is TargetFit.IN_BAND or agreeing:
             result.proposal = original
         elif original.fit is not TargetFit.UNDECIDED:
             # The far end first: when even it falls short, no setting in range reaches the band.
             setting = extreme_setting(mission, harder)
             extreme = original
             if setting != original.setting:
-                extreme = Trial(setting, -1, (), 0)
+                extreme = Trial(setting, -1, (), 0, played)
                 if paid([extreme]):
                     play([extreme])
             result.extreme = extreme
             if not extreme.played:
                 result.exhausted = True
             elif extreme.fit is not (TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD):
-                result.proposal, skipped, result.exhausted = _search(
-                    mission, harder, with_actions, play, paid, valid)
+                result.proposal, skipped, result.exhausted, result.undecided = _search(
+                    mission, harder, with_actions, play, paid, valid, games)
+        elif original.played >= games:
+            result.undecided = 1
         else:
             result.exhausted = True
     result.games, result.tried, result.skipped = spent, tried, skipped
@@ -443,50 +348,42 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     return result
 
 
-def _play_setting(subject: Playable, setting: Setting, players: int, skill: float,
+def _play_setting(subject: Playable, setting: Setting, players: int, experts: int,
                   seeds: tuple[int, ...]) -> Tally:
-    # Runs in a worker: only the setting, the level and the seeds travel with each unit.
+    # Runs in a worker: only the setting, the table and the seeds travel with each unit.
     return play_batch(setting.apply(subject.mission), subject.rulebook, subject.colors,
-                      players, STAR_BOT, seeds, skill)
-
-
-def _unwon(by_level: dict[float, dict[int, Tally]]) -> bool:
-    """A player count where not even the expert won a game (`playtest --check` fails it)."""
-    top = by_level.get(LADDER[-1], {})
-    return any(t.games and not t.wins for t in top.values())
+                      players, STAR_BOT, seeds, experts=experts)
 
 
 def _judge(trial: Trial, low: float, high: float, games: int) -> None:
-    """Sequential test after each batch: clearly outside the band, clearly inside, or go on.
-    Skills: `low` <= skill needed < `high` is in the band."""
-    point, fewest, most = _skills(trial.by_level)
+    """Sequential test after each batch: clearly outside the band, its whole range inside the
+    band, or go on. Skills: `low` <= skill needed < `high` is in the band. When the games run
+    out with the range still straddling a bound, the point decides which side it is on; a
+    setting is never accepted on its point alone."""
+    point, fewest, most = _skills(trial.reading)
     if fewest >= high:
         trial.fit = TargetFit.TOO_HARD
     elif most < low:
         trial.fit = TargetFit.TOO_EASY
-    elif trial.played < min(CHECK_GAMES, games):
-        return
-    elif _unwon(trial.first):
-        trial.fit = TargetFit.TOO_HARD
-    elif not _agrees(trial.first, low, high):
-        # What a default `playtest --check` would see: its range must reach the band.
-        trial.fit = TargetFit.TOO_HARD if point >= high else TargetFit.TOO_EASY
-    elif (low <= fewest and most < high) or trial.played >= games:
-        trial.fit = TargetFit.IN_BAND if low <= point < high else \
-            TargetFit.TOO_EASY if point < low else TargetFit.TOO_HARD
+    elif low <= fewest and most < high:
+        trial.fit = TargetFit.IN_BAND
+    elif trial.played >= games:
+        trial.fit = TargetFit.TOO_EASY if point < low else TargetFit.TOO_HARD if point >= high \
+            else TargetFit.UNDECIDED
 
 
-def _agrees(by_level: dict[float, dict[int, Tally]], low: float, high: float) -> bool:
-    _, fewest, most = _skills(by_level)
+def _agrees(reading: Reading, low: float, high: float) -> bool:
+    _, fewest, most = _skills(reading)
     return fewest < high and most >= low
 
 
 def _search(mission: Mission, harder: bool, with_actions: bool,
             play: Callable[[list[Trial]], None], paid: Callable[[list[Trial]], list[Trial]],
-            valid: Callable[[Mission], bool] | None) -> tuple[Trial | None, int, bool]:
+            valid: Callable[[Mission], bool] | None, games: int
+            ) -> tuple[Trial | None, int, bool, int]:
     """The candidates nearest first, WIDTH at a time (as many of them as the budget pays
-    for); returns (closest in band, skipped, budget exhausted)."""
-    queue = _candidates(mission, harder, with_actions)
+    for); returns (closest in band, skipped, budget exhausted, undecided settings)."""
+    queue = candidates(mission, harder, with_actions)
     next(queue)  # the original itself, already played
     short_of = TargetFit.TOO_EASY if harder else TargetFit.TOO_HARD
     past = TargetFit.TOO_HARD if harder else TargetFit.TOO_EASY
@@ -494,7 +391,7 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
     too_far: dict[int, list[tuple[int, ...]]] = {}  # per variant: offsets past the band
     active: list[Trial] = []
     best: Trial | None = None
-    skipped = 0
+    skipped = undecided = 0
     done = False
 
     def ruled_out(variant: int, offsets: tuple[int, ...]) -> bool:
@@ -522,41 +419,27 @@ def _search(mission: Mission, harder: bool, with_actions: bool,
         if best is not None:
             active = [t for t in active if _rank(t) < _rank(best)]
         if not active:
-            return best, skipped, False
+            return best, skipped, False, undecided
         batch = paid(active)
         if not batch:
-            return best, skipped, True
+            return best, skipped, True, undecided
         play(batch)
         for trial in batch:
-            if trial.fit is TargetFit.UNDECIDED:
+            if trial.fit is TargetFit.UNDECIDED and trial.played < games:
                 continue
-            active.remove(trial)
+            active.remove(trial)  # decided, or every game played with no side proven
+            undecided += trial.fit is TargetFit.UNDECIDED
             if trial.fit is short_of:
                 not_far.setdefault(trial.variant, []).append(trial.offsets)
             elif trial.fit is past:
                 too_far.setdefault(trial.variant, []).append(trial.offsets)
-            elif best is None or _rank(trial) < _rank(best):
+            elif trial.fit is TargetFit.IN_BAND and (
+                    best is None or _rank(trial) < _rank(best)):
                 best = trial
 
 
 def _rank(trial: Trial) -> tuple[int, int, tuple[int, ...]]:
     return trial.distance, trial.variant, trial.offsets
-
-
-def loss_rates(tally: Tally) -> dict[str, float]:
-    """Each loss reason's share of all games."""
-    return {reason: count / tally.games for reason, count in sorted(tally.losses.items())} \
-        if tally.games else {}
-
-
-def moved_losses(before: Tally, after: Tally, threshold: float = 0.02
-                 ) -> list[tuple[str, float, float]]:
-    """(reason, share before, share after) for every loss reason whose share moved."""
-    shares_before, shares_after = loss_rates(before), loss_rates(after)
-    reasons = sorted(set(shares_before) | set(shares_after),
-                     key=lambda r: -abs(shares_after.get(r, 0) - shares_before.get(r, 0)))
-    return [(r, shares_before.get(r, 0.0), shares_after.get(r, 0.0)) for r in reasons
-            if abs(shares_after.get(r, 0.0) - shares_before.get(r, 0.0)) >= threshold]
 
 
 #: Missions tuned side by side on a cluster.

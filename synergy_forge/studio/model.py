@@ -27,22 +27,20 @@ from synergy_forge.core.rulelang import RuleError
 from synergy_forge.pool import ignore_interrupt, stop_workers
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
+from synergy_forge.sim.ladder import RUNGS, wilson
 from synergy_forge.sim.playtest import (
     STAR_BOT,
     LadderTally,
     describe_stars,
-    estimate_of,
+    estimate_from,
     game_seed,
-    ladder_levels,
-    play_ladder,
-    star_range,
-    wilson,
+    play_tables,
 )
 from synergy_forge.workspace.snapshot import PeopleGames, Snapshot, read_snapshot
 
 #: Games per batch: small enough that a mission's first figures come within a second.
 BATCH = 20
-#: Games per mission, player count and level of the skill ladder after which a mission's
+#: Games per mission, player count and table of the skill ladder after which a mission's
 #: estimate stops growing.
 ENOUGH = 1000
 #: The playtest command's default seed: the studio's figures are the same games.
@@ -52,25 +50,39 @@ PREVIEW_DPI = 150
 
 def _estimate(tallies: dict[int, LadderTally], mission: Mission) -> dict[str, Any] | None:
     """The skill a table needs, as `playtest` says it, from the games so far; the rates shown
-    are the expert's (the ladder's top)."""
-    levels = ladder_levels(tallies)
-    if not levels or not levels[-1].tally.games:
+    are the experts' own (the ladder's top)."""
+    if not tallies or any(not t.games for t in tallies.values()):
         return None
-    skill, skill_low, skill_high = estimate_of(levels)
-    fewest, most = star_range(skill_low, skill_high)
-    top = levels[-1]
-    pooled = top.tally
-    low, high = pooled.interval
-    losses = sorted(pooled.losses.items(), key=lambda kv: (-kv[1], kv[0]))
+    estimate = estimate_from(mission, tallies)
+    if estimate is None:
+        return None
+    top = estimate.expert
+    low, high = top.interval
+    losses = Counter[str]()
+    for ladder in tallies.values():
+        losses.update(ladder.tables[ladder.players].losses)
+    apart = {c.players for c in estimate.counts_apart()}
+    fewest, most = estimate.fewest, estimate.most
+    stars = describe_stars(fewest, most) if not estimate.limited_by_bot else \
+        f"at most {describe_stars(most, most)} (limited by the bot)"
     return {
-        "bot": STAR_BOT, "games": pooled.games, "rate": pooled.win_rate, "low": low,
-        "high": high, "stars": describe_stars(fewest, most), "fewest": fewest, "most": most,
-        "skill": skill, "skill_low": skill_low, "skill_high": skill_high,
-        "levels": [{"skill": lv.skill, "rate": lv.tally.win_rate} for lv in levels],
-        "agrees": fewest <= mission.stars <= most,
-        "players": [{"players": p, "games": t.games, "rate": t.win_rate, "low": t.interval[0],
-                     "high": t.interval[1]} for p, t in sorted(top.by_count.items())],
-        "losses": [{"reason": reason, "games": games} for reason, games in losses],
+        "bot": STAR_BOT, "games": sum(t.games for ladder in tallies.values()
+                                      for t in ladder.tables.values()),
+        "rate": top.win_rate, "low": low, "high": high, "stars": stars,
+        "fewest": fewest, "most": most, "limited_by_bot": estimate.limited_by_bot,
+        "skill": estimate.skill, "skill_low": estimate.skill_low,
+        "skill_high": estimate.skill_high,
+        "rungs": [{"skill": s, "rate": estimate.curve.rate(s)} for s in RUNGS],
+        "agrees": not any(f.concern.value == "declared-stars-outside-estimate"
+                          for f in estimate.findings),
+        "players": [{"players": p, "games": t.tables[p].games, "rate": t.tables[p].win_rate,
+                     "low": t.tables[p].interval[0], "high": t.tables[p].interval[1],
+                     "stars": describe_stars(estimate.by_count[p].reading.fewest,
+                                             estimate.by_count[p].reading.most),
+                     "apart": p in apart}
+                    for p, t in sorted(tallies.items())],
+        "losses": [{"reason": reason, "games": games}
+                   for reason, games in sorted(losses.items(), key=lambda kv: (-kv[1], kv[0]))],
         "done": all(t.games >= ENOUGH for t in tallies.values()),
     }
 
@@ -145,7 +157,7 @@ class Studio:
             for entry in snapshot.entries:
                 if entry.play_key and entry.mission is not None:
                     self.tallies.setdefault(entry.play_key,
-                                            {p: LadderTally() for p in entry.mission.players})
+                                            {p: LadderTally(p) for p in entry.mission.players})
             used = set(pending)
             self.images = {k: v for k, v in self.images.items() if k in used}
             self._publish()
@@ -218,7 +230,7 @@ class Studio:
                     self.stopping.wait(0.05)
                     continue
                 key, mission, players, seeds = batch
-                future = pool.submit(play_ladder, mission, campaign.rulebook, campaign.colors,
+                future = pool.submit(play_tables, mission, campaign.rulebook, campaign.colors,
                                      players, seeds)
                 running.append((future, key, players, len(seeds), mission.source))
         finally:

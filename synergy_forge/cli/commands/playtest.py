@@ -95,7 +95,7 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
     """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then set people's
     games beside the ladder."""
     from synergy_forge.sim.calibration import calibrate, group
-    from synergy_forge.sim.playtest import LADDER
+    from synergy_forge.sim.playtest import BUDGET
     from synergy_forge.workspace.people import people_logs
 
     from ..output import say
@@ -108,7 +108,7 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
         raise click.UsageError("--human reports as text or JSON only, without --check")
     read = people_logs(_log_files(logs), paths[0] if paths else None, say)
     kept = [g for g in read.played if include_changed or not g.changes]
-    total = games * len(LADDER) * len(group(kept))
+    total = games * BUDGET * len(group(kept))
     with Progress(total, "Playing", bar=False) as bar:
         calibrations = calibrate(kept, games, seed, executor=executor, progress=bar.update)
     show(render("calibration", fmt, calibrations, logs=len(read.files),
@@ -127,3 +127,4 @@ def _log_files(logs: tuple[Path, ...]) -> list[Path]:
                                      param_hint="'--human'")
         files += [f for f in found if f not in files]
     return files
+

@@ -80,17 +80,17 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
 def _check_budget(subjects: list[Source], counts: tuple[int, ...] | None, budget: int,
                   games: int) -> None:
     """Refuse, before any game, a budget that cannot pay for a first look at some mission."""
-    from synergy_forge.sim.playtest import LADDER
-    from synergy_forge.sim.tune import LOOKS, first_look
+    from synergy_forge.sim.tune import LOOKS, first_look, reserve
 
-    played = [set(s.playable.mission.players) & set(counts or s.playable.mission.players)
+    played = [sorted(set(s.playable.mission.players) & set(counts or s.playable.mission.players))
               for s in subjects]
-    need = max(first_look(len(players), games) for players in played)
+    need, players = max((first_look(players, games), players) for players in played)
     if budget < need:
         raise click.BadParameter(
             f"{budget:,} games cannot pay for a first look at a mission: {need:,} games "
-            f"({min(LOOKS[0], games)} per player count at each of the {len(LADDER)} levels of "
-            "the skill ladder)", param_hint="'--budget'")
+            f"({min(LOOKS[0], games)} at each table of the skill ladder, n + 1 tables at n "
+            f"players, and up to {reserve(players):,} to check an answer as playtest does)",
+            param_hint="'--budget'")
 
 
 def _report(subjects: list[Source], found: Iterator[TuneResult | None],

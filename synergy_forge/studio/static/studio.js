@@ -29,8 +29,10 @@ function skillText(skill) {
 
 function estimateLine(estimate) {
   if (!estimate) return "playing…";
+  const apart = estimate.players.filter((p) => p.apart)
+    .map((p) => p.players + "p " + p.stars).join(", ");
   return estimate.stars + " (" + skillText(estimate.skill) + ", " + estimate.games +
-    " games per level)";
+    " games)" + (apart ? "; " + apart : "");
 }
 
 // Games people played at the table (logged in the campaign's games/), beside the bots' estimate.
@@ -95,11 +97,15 @@ function drawEstimate(box, m) {
   if (!e) { box.append(el("p", null, "playing the first games…")); return; }
   const line = el("p", e.agrees ? "ok" : "disagree",
                   "declared " + stars(m.stars) + ", estimated " + e.stars + ": " +
-                  skillText(e.skill) + " (skill ladder: " + e.levels.slice().reverse().map(
-                    (l) => (l.skill === 1 ? "expert " : "skill " + l.skill + " ") + percent(l.rate)
-                  ).join(", ") + "); the expert wins " + percent(e.rate) + ", 95% interval [" +
-                  percent(e.low) + ", " + percent(e.high) + "] over " + e.games + " games" +
+                  skillText(e.skill) + " (win rate at skill " + e.rungs.map(
+                    (r) => r.skill + ": " + percent(r.rate)).join(", ") +
+                  "); the experts win " + percent(e.rate) + ", 95% interval [" +
+                  percent(e.low) + ", " + percent(e.high) + "]; " + e.games + " games in all" +
                   (e.done ? " (done)" : ""));
+  if (e.limited_by_bot) {
+    line.append(el("div", "disagree", "Limited by the bot: the expert plays this mission " +
+                   "worse than it could be played, so the stars are an upper bound."));
+  }
   const bar = el("div", "bar");
   const range = el("div", "range");
   range.style.left = percent(e.low);
@@ -109,13 +115,14 @@ function drawEstimate(box, m) {
   bar.append(range, point);
   const table = el("table");
   const head = el("tr");
-  head.append(el("th", null, "players"), el("th", null, "games"), el("th", null, "win rate"),
-              el("th", null, "95% interval"));
+  head.append(el("th", null, "players"), el("th", null, "stars"), el("th", null, "games"),
+              el("th", null, "experts win"), el("th", null, "95% interval"));
   table.append(head);
   for (const p of e.players) {
     const tr = el("tr");
     const played = p.games > 0;
-    tr.append(el("td", null, p.players), el("td", null, p.games),
+    tr.append(el("td", null, p.players), el("td", p.apart ? "disagree" : null, p.stars),
+              el("td", null, p.games),
               el("td", null, played ? percent(p.rate) : "–"),
               el("td", null, played ? "[" + percent(p.low) + ", " + percent(p.high) + "]" : ""));
     table.append(tr);
