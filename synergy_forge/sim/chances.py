@@ -14,7 +14,7 @@ Two ways, one answer:
   seat of a round shares it (kept in this module's memo of grids); each seat then weighs it by
   its own view of the others.
 - table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
-tests/test_chances.py holds the two to each other.
+tests/sim/test_chances.py holds the two to each other.
 """
 
 from __future__ import annotations

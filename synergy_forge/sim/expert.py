@@ -7,7 +7,7 @@ actions used this round and those still available (`actions_used`, `actions_avai
 public counts of every seat's hands and decks (`hand_numbers`, `hand_goals`, `deck_numbers`,
 `deck_goals`); and `lives`, `rounds_won`, `round_number`, `super_seat`, `hyper_seat`. Nothing
 hidden is in an observation (no other hand, no deck order, no seed), and
-tests/test_expert.py proves the expert reaches nothing else: its choices do not change when the
+tests/sim/test_expert.py proves the expert reaches nothing else: its choices do not change when the
 hidden cards are dealt differently, and a proxy records every field it reads.
 
 How it plays:
