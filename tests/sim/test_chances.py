@@ -137,7 +137,7 @@ def _rich_situations() -> st.SearchStrategy:
 
 
 # 100 situations, derandomized: enough to catch an ignored seat's goal judged without its own
-# sum in `sums` (a mutation of chances._Grid that 40 missed).
+# sum in `sums` (a mutation of chances.Grid that 40 missed).
 @examples(100)
 @given(data=st.data())
 @pytest.mark.slow
@@ -145,7 +145,7 @@ def test_the_grid_agrees_with_the_referee_table_by_table(data):
     goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own = \
         data.draw(_rich_situations())
     try:
-        chances._Grid(rich(), goals, ignored, [s.sums for s in supports])
+        chances.Grid(rich(), goals, ignored, [s.sums for s in supports])
     except Unsettled:
         # A rule fails on some table: the chances are then worked out table by table, which
         # the next test covers. Rare, or hypothesis fails for rejecting too many.

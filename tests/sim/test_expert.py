@@ -12,21 +12,24 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 from itertools import chain
+from pathlib import Path
 
 import pytest
 
 from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import Action, GoalCard, NumberCard
+from synergy_forge.core.choices import DecisionKind
 from synergy_forge.core.engine import Game
 from synergy_forge.core.memo import forget_all
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.resources import starter_campaign
+from synergy_forge.sim import belief, policy
 from synergy_forge.sim import expert as expert_module
 from synergy_forge.sim.bots import BOTS, make_bot
 from synergy_forge.sim.convention import RoundState, Rules, best_action, hand_value, plan_round
-from synergy_forge.sim.expert import ExpertBot, public_hands
+from synergy_forge.sim.expert import ExpertBot, counts_every_hand, public_hands
 from synergy_forge.sim.novice import NoviceBot
 from synergy_forge.sim.play import play
 from synergy_forge.sim.playtest import game_seed, play_batch
@@ -35,6 +38,15 @@ from synergy_forge.sim.playtest import game_seed, play_batch
 @pytest.fixture(scope="module")
 def campaign():
     return read_campaign(starter_campaign()).campaign
+
+
+#: Deck missions written to measure the expert where hands are hidden (bench/hidden/): hands
+#: of 4 to 10 number cards and 3 to 6 goals, goals passed, goal first, actions, super, hyper.
+HIDDEN = read_campaign(Path(__file__).resolve().parents[2] / "bench" / "hidden").campaign
+
+
+def _hidden(mission_id: str) -> Mission:
+    return next(m for m in HIDDEN.missions if m.id == mission_id)
 
 
 def _wins(campaign, mission, players: int, bot: str, games: int) -> int:
@@ -71,15 +83,20 @@ GOALS_HIDDEN = Mission(id="goals-hidden", number=1, title={"en": "Goals hidden"}
                        challenges=("low-to-high", "goals-right"))
 
 
-@pytest.mark.parametrize(("number", "bot"), [(5, "expert"), (25, "expert"), (5, "novice"),
-                                             (0, "expert")])
+@pytest.mark.parametrize(("number", "bot"), [
+    (5, "expert"), (25, "expert"), (5, "novice"), (0, "expert"), ("short-fuse", "expert"),
+    ("narrow-passage", "expert"), ("late-goals", "expert"), ("spare-parts", "expert"),
+    ("goals-in-the-deck", "expert")])
 def test_the_expert_reads_nothing_hidden(campaign, number, bot):
     # Deck missions: other seats' hands are one of many deals. At every decision of seat 1, a
     # twin game dealt differently where seat 1 cannot see gets the same choice. The novice,
     # the ladder's other player, is held to the same.
-    mission = campaign.mission(number) if number else GOALS_HIDDEN
+    if isinstance(number, str):
+        mission = _hidden(number)
+    else:
+        mission = campaign.mission(number) if number else GOALS_HIDDEN
     rng = random.Random(7)
-    checked = differed = 0
+    checked = differed = opened = 0
     for seed in range(4):
         game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
         bots = [make_bot(bot, seed, s) for s in range(4)]
@@ -97,8 +114,13 @@ def test_the_expert_reads_nothing_hidden(campaign, number, bot):
                 there = make_bot(bot, seed, 1).choose(twin.observe(1), d)
                 assert here == there
                 checked += 1
+                # The opening's paths (card 1, the goal) and card 3 over its posterior.
+                opened += d.kind is not DecisionKind.TAKE_BACK and \
+                    belief.opening(game.observe(1)) is not None
             game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
     assert checked > 20 and differed > 10
+    if bot == "expert" and (number in (5, 25) or isinstance(number, str)):
+        assert opened > 10
 
 
 class _Recorder:
@@ -113,9 +135,10 @@ class _Recorder:
         return getattr(self._observation, name)
 
 
-@pytest.mark.parametrize("number", [5, 18, 30])
+@pytest.mark.parametrize("number", [5, 18, 30, "short-fuse", "narrow-passage", "late-goals",
+                                    "spare-parts"])
 def test_the_expert_reads_only_what_its_docstring_says(campaign, number):
-    mission = campaign.mission(number)
+    mission = _hidden(number) if isinstance(number, str) else campaign.mission(number)
     read: set[str] = set()
     for seed in range(3):
         game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
@@ -262,3 +285,71 @@ def test_the_oracle_is_shown_every_seat_s_observation_beside_every_hand(campaign
     everything = game.observe_all()
     assert everything.views == tuple(game.observe(i) for i in range(4))
     assert everything.hands == tuple(game.hands)
+
+
+def test_counts_every_hand_only_where_every_card_is_dealt_and_no_i_moves_one(campaign):
+    assert counts_every_hand(campaign.mission(1))
+    assert not counts_every_hand(campaign.mission(5))  # 6 numbers and 4 goals in hand
+    assert not counts_every_hand(campaign.mission(25))  # 8 numbers
+    assert not counts_every_hand(_hidden("goals-in-the-deck"))  # 4 goals (and I)
+    assert not counts_every_hand(replace(campaign.mission(1), actions=(Action.I,)))  # R13
+    assert not counts_every_hand(replace(campaign.mission(1), hand_goals=6))
+
+
+@pytest.mark.parametrize("mission_id", ["quiet-deal", "narrow-passage", "late-goals"])
+def test_the_opening_s_posterior_holds_every_true_hand(campaign, mission_id):
+    # R2: the opening weighs every hand a seat may hold, and the reply those that show card 1.
+    # Where every seat follows them, each seat's true hand after card 1 is among those the
+    # reply's posterior keeps once card 2 is shown.
+    mission = _hidden(mission_id)
+    checked = 0
+    for seed in range(6):
+        game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
+        bots = [make_bot("expert", seed, s) for s in range(4)]
+        while not game.over:
+            decisions = game.pending()
+            if decisions[0].kind is DecisionKind.SECOND_NUMBER:
+                obs = game.observe(0)
+                policy = belief.reply(obs)  # the policy card 2 followed
+                if policy is not None and not obs.actions_used:
+                    direction = campaign.rulebook.plan(mission.challenges).direction
+                    for j in range(4):
+                        first = obs.placed.firsts[j]
+                        goal = obs.placed.goals[(j + direction) % 4]
+                        shown = policy.shown(j, first.value, goal.goal)
+                        held = frozenset(c.value for c in game.hands[j])
+                        assert any(kept == held for kept, _ in shown), (seed, j)
+                        checked += 1
+            game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
+    assert checked >= 24
+
+
+def test_the_opening_s_chain_only_raises_the_round_s_chance(campaign, monkeypatch):
+    # Each link is a best response to the others' play: more passes never lower the chance.
+    mission = _hidden("quiet-deal")
+    game = Game(mission, 4, 1, campaign.rulebook, campaign.colors)
+    obs = game.observe(0)
+    chances = []
+    for passes in (1, 2, 6):
+        forget_all()
+        monkeypatch.setattr(policy, "PASSES", passes)
+        chances.append(belief.opening(obs).chance)
+    assert chances[0] <= chances[1] + 1e-9 <= chances[2] + 2e-9
+    assert chances[2] > 0.9
+
+
+@pytest.mark.parametrize("mission_id", sorted(m.id for m in HIDDEN.missions))
+@pytest.mark.slow
+def test_on_deck_missions_the_expert_is_above_weaker_play_and_below_the_oracle(campaign,
+                                                                                mission_id):
+    mission = _hidden(mission_id)
+    for players in (3, 4, 5):
+        seeds = [game_seed(3, mission_id, players, i) for i in range(30)]
+
+        def wins(bot, experts=None, seeds=seeds, players=players):
+            return play_batch(mission, HIDDEN.rulebook, HIDDEN.colors, players, bot, seeds,
+                              experts=experts).wins
+        expert = wins("expert")
+        # Never below random play, coop, or the ladder's novices' table.
+        assert expert >= max(wins("random"), wins("coop"), wins("expert", 0)), players
+        assert wins("oracle") >= expert - 1, players  # within a game of noise
