@@ -185,6 +185,24 @@ class Game:
                               for name, value in self.__dict__.items()})
         return twin
 
+    def redealt(self, hands: Sequence[tuple[NumberCard, ...]],
+                goal_hands: Sequence[tuple[GoalCard, ...]],
+                decks: Sequence[tuple[NumberCard, ...]],
+                goal_decks: Sequence[tuple[GoalCard, ...]]) -> Game:
+        """A copy of this game with every seat's hands and decks as given: a world one seat
+        cannot tell from this one (sim.review plays on from it). The decisions due are asked
+        again of the new hands; a seat left with no legal second card loses the game (R9)."""
+        twin = self.copy()
+        twin.hands, twin.goal_hands = list(hands), list(goal_hands)
+        twin.decks, twin.goal_decks = list(decks), list(goal_decks)
+        twin._pending = None
+        twin._public = None
+        if twin._phase is _Phase.CARD3:
+            twin._list_seconds()
+        elif twin._phase is _Phase.ACTIONS:
+            twin._action_list = twin.action_choices(twin._action_seat)
+        return twin
+
     # -- the table of the current round -------------------------------------------------------
 
     def _new_round_table(self) -> None:

@@ -38,6 +38,9 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # problems), workspace.build.Kit after it (its note: what does not fit, on stderr)
     "kit-check": {"text": _Lazy("build", "check_text")},
     "build": {"text": _Lazy("build", "kit_text")},
+    # replay --review: reporting.review.GameReview
+    "review": {"text": _Lazy("review", "text"), "json": _Lazy("review", "to_json"),
+               "html": _Lazy("review", "html")},
     # playtest --human: a list of sim.calibration.Calibration
     "calibration": {"text": _Lazy("playtest", "human_text"),
                     "json": _Lazy("playtest", "human_json")},

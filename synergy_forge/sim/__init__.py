@@ -6,4 +6,5 @@ their tallies (`tables`), the skill `ladder` of experts and novices with its `pl
 tables to play, what the games say of a mission (`estimate`), the `playtest` that plays every
 mission and rates it in stars, on local processes or a cluster (`executors`), `tune` with its
 `knobs` (the settings that give a mission its stars) and the `calibration` against people's
-games. Imports only `core`: missions and rulebooks come in loaded, as values."""
+games, and the `review` of a finished game (each decision's chance of winning before and
+after it, by rollouts). Imports only `core`: missions and rulebooks come in loaded, as values."""

@@ -44,6 +44,7 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
 from synergy_forge.table.presence import Presence
+from synergy_forge.table.review import Reviewing
 from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
 from synergy_forge.table.view import (
     PERSON,
@@ -126,6 +127,8 @@ class GameTable:
         self.stopping = threading.Event()
         self.ended = False
         self.played: list[Played] = []
+        self.reviewing: Reviewing | None = None  # of the last finished game, once asked for
+        self.last: tuple[int, list[dict[str, Any]]] | None = None  # that game: number, log
         self.presence = Presence(len(seats))
         self._written = time.time()  # when the table's last use was written to the store
         self.options: dict[str, Any] = {"pace": pace, "away": None, "away_bot": AWAY_BOT,
@@ -394,6 +397,7 @@ class GameTable:
         self.result = result = outcome(game)
         assert result is not None
         self.played.append(Played(game.number, mission_label(game.mission), result))
+        self.last = (game.number, records)
         if self.store is not None:  # again when resuming: it may not have been written
             self.store.finish_game(self.id, game.number, outcome_record(game))
 

@@ -22,14 +22,22 @@ import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from html import escape
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 
 from synergy_forge.table.model import PERSON, GameTable, Refused
+from synergy_forge.table.review import NoReview, review_of
 from synergy_forge.table.words import words
 from synergy_forge.web import server as web
 
@@ -278,13 +286,101 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
         Route("/api/host/{token}/next", host.api(_next), methods=["POST"]),
         Route("/api/host/{token}/end", host.api(end), methods=["POST"]),
         Route("/api/host/{token}/qr/{name}", host.api(qr)),
+        Route("/review/{token}", _review_page(tables)),
+        Route("/api/review/{token}", _review_api(tables)),
     ]
     return web.create_app(routes, hosts)
 
 
 async def _asset(request: Request) -> Response:
     name = request.path_params["name"]
+    if name == "review.css":  # the review page's style is reporting's, as `replay` writes it
+        from synergy_forge.reporting.review import STYLE
+
+        return Response(STYLE, media_type="text/css", headers={"cache-control": "no-cache"})
     return ASSETS.response(name) if name not in PAGES else web.not_found()
+
+
+def _language(request: Request) -> str:
+    """The page's language: `?lang=`, else the browser's first, else English."""
+    asked = request.query_params.get("lang") or \
+        request.headers.get("accept-language", "en").split(",")[0].split("-")[0]
+    return "fr" if asked.strip().lower() == "fr" else "en"
+
+
+def _review_api(tables: Tables) -> Callable[[Request], Awaitable[Response]]:
+    """`GET /api/review/TOKEN` (any of a table's links): the last finished game's review, or
+    how far it is (docs/table.md, "The review")."""
+    async def handle(request: Request) -> Response:
+        found = _any_link(tables, request)
+        if isinstance(found, Response):
+            return found
+        try:
+            job = review_of(found)
+        except NoReview as exc:
+            return _error(409, str(exc))
+        if job.error is not None:
+            return _error(500, f"the review failed: {job.error}")
+        if job.result is None:
+            return JSONResponse({"ready": False, "game": job.number, "done": job.done,
+                                 "total": job.total}, headers=NO_STORE)
+        from synergy_forge.reporting.review import review_to_json
+
+        return JSONResponse({"ready": True, "game": job.number, "seconds": job.seconds,
+                             **review_to_json(job.result)}, headers=NO_STORE)
+
+    return handle
+
+
+def _review_page(tables: Tables) -> Callable[[Request], Awaitable[Response]]:
+    """`/review/TOKEN`: the review as a page (reporting's, as `replay --review --format
+    html` writes it), which reloads itself until the review is made."""
+    async def handle(request: Request) -> Response:
+        found = _any_link(tables, request)
+        if isinstance(found, Response):
+            return PlainTextResponse("No such table link, or the table has ended.",
+                                     status_code=found.status_code)
+        language = _language(request)
+        fr = language == "fr"
+        try:
+            job = review_of(found)
+        except NoReview as exc:
+            return PlainTextResponse(str(exc), status_code=409)
+        if job.result is None:
+            said = (f"La revue est en cours : {job.done} décision(s) sur {job.total}…" if fr
+                    else f"Reviewing the game: {job.done} of {job.total} decisions…") \
+                if job.error is None else f"The review failed: {job.error}"
+            return HTMLResponse(
+                f'<!doctype html><html lang="{language}"><head><meta charset="utf-8">'
+                '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                f'{"" if job.error else "<meta http-equiv=refresh content=2>"}'
+                '<link rel="stylesheet" href="/static/review.css"><title>Synergy</title>'
+                f"</head><body><main><p role=status>{escape(said)}</p></main></body></html>",
+                headers=NO_STORE)
+        from synergy_forge.reporting.review import html
+
+        return HTMLResponse(html(job.result, language, "/static/review.css").text,
+                            headers=NO_STORE)
+
+    return handle
+
+
+def _any_link(tables: Tables, request: Request) -> GameTable | Response:
+    """The table of any of its links' tokens (a seat's, the host's, the spectators'), or the
+    response refusing it (404; 429 past the rate)."""
+    token = request.path_params["token"]
+    client = request.client.host if request.client else "?"
+    with tables.lock:
+        seat = tables.seats.get(token)
+        table = seat[0] if seat is not None else \
+            tables.hosts.get(token) or tables.watchers.get(token)
+    if table is None:
+        if not tables.stranger_rate.allow(client):
+            return _error(429, "too many requests", {"retry-after": "1"})
+        return _error(404, "no such table link")
+    if not tables.seat_rate.allow(f"{token} {client}"):
+        return _error(429, "too many requests: slow down", {"retry-after": "1"})
+    return table
 
 
 async def _page_words(request: Request) -> Response:

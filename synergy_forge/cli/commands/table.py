@@ -54,6 +54,9 @@ DEFAULT_PORT = 8766
               help="Minutes after which a table nobody uses ends (0: never).")
 @click.option("--pace", type=click.FloatRange(0, 60), default=1.5, show_default=True,
               help="Seconds a bot waits before each of its choices, so people can follow.")
+@click.option("--review-rollouts", type=click.IntRange(0, 10000), default=100,
+              show_default=True, help="Games played on from each decision, per chance, in "
+              "a finished game's review (0: no review).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; 0.0.0.0 lets phones on your network join.")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,
@@ -63,7 +66,7 @@ DEFAULT_PORT = 8766
 def command(source: str | None, mission_key: str | None, player_count: int | None,
             humans: int | None, bots: tuple[str, ...], seed: int | None, log_path: Path | None,
             games_dir: Path | None, state_path: Path | None, idle: float, pace: float,
-            host: str, port: int, no_browser: bool) -> None:
+            review_rollouts: int, host: str, port: int, no_browser: bool) -> None:
     """Play MISSION-OR-CAMPAIGN together in the browser, one device per person.
 
     MISSION-OR-CAMPAIGN is a mission file, a mission's number or id in the current campaign
@@ -88,7 +91,8 @@ def command(source: str | None, mission_key: str | None, player_count: int | Non
         raise click.UsageError("--mission, --players, --humans, --seed, --log and --games "
                                "describe a new table: name its MISSION-OR-CAMPAIGN too")
     wanted = None if chosen is None else \
-        _wanted(chosen, player_count, humans, bots, seed, log_path, games_dir, pace)
+        _wanted(chosen, player_count, humans, bots, seed, log_path, games_dir, pace,
+                review_rollouts)
     state = state_path or _default_state(chosen)
     sock = listening(host, port, "anyone on your network with a seat's link can play that seat")
     store = Store(state)
@@ -128,7 +132,7 @@ def _stopped(opened: Opened, state: Path) -> None:
 
 def _wanted(chosen: MissionToPlay, player_count: int | None, humans: int | None,
             bots: tuple[str, ...], seed: int | None, log_path: Path | None,
-            games_dir: Path | None, pace: float) -> Wanted:
+            games_dir: Path | None, pace: float, review_rollouts: int) -> Wanted:
     """The table the options ask for, opened when the state file does not hold it already."""
     import secrets
 
@@ -141,7 +145,8 @@ def _wanted(chosen: MissionToPlay, player_count: int | None, humans: int | None,
     dealt = seed if seed is not None else secrets.randbits(63)
     options = {"pace": pace, "log": None if log_path is None else str(log_path.absolute()),
                "games": str((games_dir or chosen.games).absolute()),
-               "campaign": None if found.campaign is None else str(found.campaign)}
+               "campaign": None if found.campaign is None else str(found.campaign),
+               "review_rollouts": review_rollouts}
     return Wanted(found.mission.id, tuple(seats), lambda store: GameTable(
         found.mission, found.rulebook, found.colors, players, dealt, seats,
         actions=dict(found.actions), pace=pace, on_end=_save, store=store, options=options))

@@ -187,10 +187,16 @@ function drawEvening() {
   none.textContent = t("no-game-yet");
   none.hidden = view.games.length > 0;
   list.hidden = !view.games.length;
-  list.replaceChildren(...view.games.map((g) => {
+  list.replaceChildren(...view.games.map((g, i) => {
     const result = g.outcome.won ? "★ " + t("won") : t("lost");
-    return el("li", null, t("game-result", { game: g.number, number: g.mission.number,
+    const item = el("li", null, t("game-result", { game: g.number, number: g.mission.number,
       title: localized(g.mission.title), result }));
+    if (i === view.games.length - 1) {  // the review is of the last game finished
+      const review = el("a", "review", t("review"));
+      review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(window.host.lang);
+      item.append(" · ", review);
+    }
+    return item;
   }));
 }
 

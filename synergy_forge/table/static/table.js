@@ -13,6 +13,7 @@ let words = null;
 let view = null;
 let sending = false;
 let notice = "";
+let reviewAsked = false;
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -362,7 +363,7 @@ function drawOutcome() {
   const box = document.getElementById("outcome");
   const outcome = view.outcome;
   box.hidden = !outcome;
-  if (!outcome) return;
+  if (!outcome) { reviewAsked = false; return; }
   box.className = "outcome " + (outcome.won ? "won" : "lost");
   const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
   box.replaceChildren(head);
@@ -372,6 +373,14 @@ function drawOutcome() {
   }
   box.append(el("p", null, t("rounds-won", { won: outcome.rounds_won, rounds: view.table.mission.rounds }) + " · " +
     t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
+  // The review of the game: asked for now, so that it is ready when the link is followed.
+  const review = el("a", "review", t("review"));
+  review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(window.table.lang);
+  box.append(el("p", null), review);
+  if (!reviewAsked) {
+    reviewAsked = true;
+    fetch("/api/review/" + encodeURIComponent(token), { cache: "no-store" }).catch(() => {});
+  }
   if (!watching) {
     const again = el("button", "again", t("again"));
     again.type = "button";
