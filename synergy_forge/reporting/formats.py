@@ -41,9 +41,9 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # replay --review: reporting.review.GameReview
     "review": {"text": _Lazy("review", "text"), "json": _Lazy("review", "to_json"),
                "html": _Lazy("review", "html")},
-    # playtest --human: a list of sim.calibration.Calibration
-    "calibration": {"text": _Lazy("playtest", "human_text"),
-                    "json": _Lazy("playtest", "human_json")},
+    # playtest --human: sim.calibration.Calibration (its context: reporting.people.Context)
+    "calibration": {"text": _Lazy("people", "text"), "json": _Lazy("people", "to_json"),
+                    "html": _Lazy("people", "html")},
 }
 
 
