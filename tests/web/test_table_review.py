@@ -48,9 +48,9 @@ def test_the_review_of_a_finished_game_from_every_link_and_the_same_from_its_log
             same = json.loads(client.request("GET", f"/api/review/{link}")[2])
             assert same["decisions"] == data["decisions"]
         assert client.request("GET", "/api/review/nothing-here")[0] == 404
-        status, headers, page = client.request("GET", f"/review/{token}?lang=fr")
+        status, _, page = client.request("GET", f"/review/{token}?lang=fr")
         assert status == 200 and b"<svg" in page and b'lang="fr"' in page
-        assert "Revue".encode() in page
+        assert b"Revue" in page
         assert b"<script" not in page and b"style=" not in page  # the CSP allows neither
         status, _, page = client.request("GET", f"/review/{token}",
                                          headers={"accept-language": "en-GB,en"})
