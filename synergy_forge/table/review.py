@@ -1,5 +1,7 @@
 """A table's review of its last finished game (reporting.review, sim.review), made in a thread
-of its own once someone asks for it, on worker processes, one review at a time per server."""
+of its own once someone asks for it, one review at a time per server. Not on worker processes:
+a server stopped (Ctrl-C, the last table ended) would wait for them at its exit, where a
+thread of its own simply ends with it."""
 
 from __future__ import annotations
 
@@ -13,9 +15,8 @@ if TYPE_CHECKING:
     from synergy_forge.table.model import GameTable
 
 #: Rollouts per chance of a game's review (a table's `review_rollouts` option, `table
-#: --review-rollouts`), and the worker processes it takes.
+#: --review-rollouts`).
 REVIEW_ROLLOUTS = 100
-REVIEW_JOBS = 2
 #: One review at a time per server: each takes every core it is given.
 _REVIEWING = threading.Lock()
 
@@ -39,8 +40,6 @@ class Reviewing:
         threading.Thread(target=self._run, name=f"review-{self.number}", daemon=True).start()
 
     def _run(self) -> None:
-        import multiprocessing
-
         from synergy_forge.reporting.review import review_records
 
         def progress(done: int, total: int) -> None:
@@ -50,9 +49,7 @@ class Reviewing:
         try:
             with _REVIEWING:
                 started = time.monotonic()
-                # The server has threads: workers are spawned, never forked.
-                self.result = review_records(self.records, self.rollouts, 0, REVIEW_JOBS,
-                                             progress, multiprocessing.get_context("spawn"))
+                self.result = review_records(self.records, self.rollouts, 0, 1, progress)
         except Exception as exc:  # our mistake: said on the review's page and the terminal
             self.error = f"{type(exc).__name__}: {exc}"
             print(f"synergy-forge table: internal error in a review: {self.error}; this is a "
