@@ -145,6 +145,8 @@ class GameTable:
             self.id, self.host, self.watch = stored.id, stored.host, stored.watch
             self.keys = {s.seat: s.token for s in stored.seats}
             self.players = [s.player for s in stored.seats]
+            # Pages open before the restart hold older versions: above them, else every page
+            self.changes.version = int(time.time() * 1000)  # takes new views for late old ones
             last = stored.games[-1]
             number, card, header = last.number, last.card, last.header
         game = Game(mission, players, seed, rulebook, colors, number=number)

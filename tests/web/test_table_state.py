@@ -45,6 +45,9 @@ def test_a_table_read_back_is_at_the_decision_it_stopped_with_the_same_links(tmp
     assert (resumed.keys, resumed.host, resumed.watch) == (keys, host, watch)
     assert {seat: without_version(resumed.view(seat)) for seat in range(3)} == views
     assert resumed.view(0)["laid"] is not None and resumed.view(0)["legal"] == []
+    # A page open before the stop takes the resumed table's views as newer than its own (the
+    # trial's pages, after a kill -9, kept the old view for good).
+    assert resumed.view(0)["version"] > table.view(0)["version"]
     # Played on to the end, it is the game played without the stop.
     records = played(resumed)
     reference = played(game_table("5", people(3), seed=SEED))
