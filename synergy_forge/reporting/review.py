@@ -102,12 +102,11 @@ def game_steps(records: Sequence[dict[str, Any]]) -> tuple[Game, list[list[Choic
 
 
 def review_records(records: Sequence[dict[str, Any]], rollouts: int = ROLLOUTS, seed: int = 0,
-                   jobs: int = 1, progress: Callable[[int, int], None] | None = None,
-                   context: Any = None) -> GameReview:
+                   jobs: int = 1, progress: Callable[[int, int], None] | None = None
+                   ) -> GameReview:
     """Review the game of a finished log's records (sim.review)."""
     game, steps, by = game_steps(records)
-    return GameReview(review(game, steps, rollouts, seed, jobs, progress, context), game,
-                      tuple(by))
+    return GameReview(review(game, steps, rollouts, seed, jobs, progress), game, tuple(by))
 
 
 def review_log(path: Path, rollouts: int = ROLLOUTS, seed: int = 0, jobs: int = 1

@@ -22,7 +22,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 from synergy_forge.core.cards import GoalCard, NumberCard
 from synergy_forge.core.choices import Choice, Decision, DecisionKind
@@ -219,9 +219,9 @@ def _review_share(shared: tuple[Game, Sequence[Sequence[Choice]], int, int], fir
 
 def review(game: Game, steps: Sequence[Sequence[Choice]], rollouts: int = ROLLOUTS,
            seed: int = 0, jobs: int = 1,
-           progress: Callable[[int, int], None] | None = None, context: Any = None) -> Review:
+           progress: Callable[[int, int], None] | None = None) -> Review:
     """Review the game dealt as `game` and played by `steps` (see `positions`), on `jobs`
-    processes (started from multiprocessing `context`, default fork); the same for a seed
+    processes (forked: a rulebook's native rules do not pickle); the same for a seed
     whatever `jobs`. `progress(done, total)` is told as decisions are reviewed."""
     found = positions(game, steps)
     total = len(found)
@@ -235,8 +235,7 @@ def review(game: Game, steps: Sequence[Sequence[Choice]], rollouts: int = ROLLOU
     else:
         shares = min(total, 4 * jobs)  # interleaved: early decisions cost the most
         for _, share in run_units(_review_share, (game, list(map(list, steps)), rollouts, seed),
-                                  [(first, shares) for first in range(shares)], jobs,
-                                  context):
+                                  [(first, shares) for first in range(shares)], jobs):
             reviewed += share
             if progress is not None:
                 progress(len(reviewed), total)
