@@ -41,6 +41,10 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # replay --review: reporting.review.GameReview
     "review": {"text": _Lazy("review", "text"), "json": _Lazy("review", "to_json"),
                "html": _Lazy("review", "html")},
+    # publish: workspace.build.KitCheck before any work (its note: the campaign's problems),
+    # workspace.publish.Published after it
+    "publish-check": {"text": _Lazy("publish", "check_text")},
+    "publish": {"text": _Lazy("publish", "text")},
     # playtest --human: sim.calibration.Calibration (its context: reporting.people.Context)
     "calibration": {"text": _Lazy("people", "text"), "json": _Lazy("people", "to_json"),
                     "html": _Lazy("people", "html")},
