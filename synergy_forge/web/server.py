@@ -431,9 +431,11 @@ def _per_request(record: logging.LogRecord) -> bool:
 
 def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
           threads: Sequence[threading.Thread] = (),
-          options: Mapping[str, Any] | None = None) -> None:
-    """Run `app` on `sock` until Ctrl-C (or SIGTERM), with `threads` started first and
-    joined after; `on_exit` runs when the stop is asked for and again at the end."""
+          options: Mapping[str, Any] | None = None,
+          until: threading.Event | None = None) -> None:
+    """Run `app` on `sock` until Ctrl-C (or SIGTERM), or until `until` is set, with `threads`
+    started first and joined after; `on_exit` runs when the stop is asked for and again at
+    the end."""
     # No line per request: a page asks often (the studio's card images, a seat's view, whose
     # token is in its path), and the lines buried what the command says. Uvicorn's own start
     # and stop messages would only repeat ours: its warnings and errors only.
@@ -446,6 +448,14 @@ def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     logging.getLogger("uvicorn.error").addFilter(_per_request)
     server = _Server(config, on_exit)
+    threads = list(threads)
+    if until is not None:
+        def leave() -> None:
+            until.wait()
+            on_exit()
+            server.should_exit = True  # uvicorn's main loop sees it within 0.1 s
+
+        threads.append(threading.Thread(target=leave, name="until", daemon=True))
     for thread in threads:
         thread.start()
     try:
@@ -454,5 +464,7 @@ def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
         pass
     finally:
         on_exit()
+        if until is not None:
+            until.set()
         for thread in threads:
             thread.join(timeout=5)
