@@ -105,16 +105,20 @@ def _length_diagnostics(doc: Document) -> list[Diagnostic]:
     rounds, lives = doc.data.get("rounds"), doc.data.get("lives")
     goals = doc.data.get("goals")
     deck = len(goals) if goals is not None else len(GOAL_IDS)
+    found = []
     if rounds is not None and rounds > MAX_ROUNDS:
-        return [doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
-                               f"rounds (one goal card per round, R23), not {rounds}",
-                               "mission.rounds")]
+        found.append(doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
+                                    f"rounds (one goal card per round, R23), not {rounds}",
+                                    "mission.rounds"))
     if lives is not None and lives > MAX_ROUNDS:
         # R23: at most 7 rounds can be played, so at most 7 lives can ever be lost; the
         # printed lives card runs from 0 to 7.
-        return [doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, not "
-                               f"{lives}: no more than {MAX_ROUNDS} rounds can be played "
-                               "(R23), and the lives card runs from 0 to 7", "mission.lives")]
+        found.append(doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, "
+                                    f"not {lives}: no more than {MAX_ROUNDS} rounds can be "
+                                    "played (R23), and the lives card runs from 0 to 7",
+                                    "mission.lives"))
+    if found:  # one error does not hide the other; the warning below reads both
+        return found
     if rounds is not None and lives is not None and rounds <= deck and \
             lives - 1 > deck - rounds:
         # R23: each round uses one of a seat's `deck` goal cards, so after deck - rounds + 1

@@ -6,5 +6,6 @@ games and their tallies (`tables`), the skill `ladder` of experts and novices wi
 which tables to play, what the games say of a mission (`estimate`), the `playtest` that plays
 every mission and rates it in stars, on local processes or a cluster (`executors`), `tune` with
 its `knobs` (the settings that give a mission its stars), the `calibration` against people's
-games and the model of `people` across missions it fits. Imports only `core`: missions and
-rulebooks come in loaded, as values."""
+games and the model of `people` across missions it fits, and the `review` of a finished game
+(each decision's chance of winning before and after it, by rollouts). Imports only `core`:
+missions and rulebooks come in loaded, as values."""
