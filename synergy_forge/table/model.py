@@ -59,8 +59,7 @@ from synergy_forge.table.view import (
 )
 from synergy_forge.web.server import Changes
 
-#: One bot thinks at a time, whatever its table: the bots of every table share the machine's
-#: cores with the people's pages (each table's bots have their own memories and model).
+#: One bot thinks at a time, whatever its table: they share the cores with people's pages.
 _BOTS_THINKING = threading.Lock()
 #: The bot that plays a seat whose person is away, unless the host names another.
 AWAY_BOT = "expert"
@@ -122,8 +121,7 @@ class GameTable:
         self.seats = tuple(seats)
         self.on_end = on_end
         self.store = store
-        self.memories = SeatMemories()  # the bots', kept across this table's games
-        self.mission_model = MissionModel()  # what they work out of the missions, likewise
+        self.memories, self.mission_model = SeatMemories(), MissionModel()  # the bots', kept
         self.lock = threading.Lock()
         self._bots_due = threading.Condition(self.lock)
         self.changes = Changes()
@@ -529,9 +527,8 @@ class GameTable:
     def _bot(self, seat: int, name: str) -> Bot:
         bot = self._bots.get((seat, name))
         if bot is None:
-            bot = self._bots[(seat, name)] = make_bot(name, self.game.seed, seat,
-                                                      memories=self.memories,
-                                                      model=self.mission_model)
+            bot = self._bots[(seat, name)] = make_bot(
+                name, self.game.seed, seat, memories=self.memories, model=self.mission_model)
         return bot
 
     def _bot_decisions(self) -> list[tuple[Decision, str]]:
