@@ -25,7 +25,6 @@ from synergy_forge.core.cards import (
     NumberCard,
     pair_action_cards,
 )
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rulelang import RuleError, RuleKind, suggest
 from synergy_forge.core.rules import Rulebook
@@ -67,22 +66,15 @@ def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tupl
 
     Asked of the referee: three seats play the pair, and the verdict says what it broke.
     """
-    found = _KEEPABLE.get((rulebook, challenges))
-    if found is not None:
-        return list(found)
     kept = []
     color = DEFAULT_COLORS[0]
+    plan = rulebook.plan(challenges)
     for a, b in itertools.product(CARD_VALUES, repeat=2):
         play = SeatPlay(NumberCard(a, color), NumberCard(b, color), next(iter(rulebook.goals)))
-        verdict = settle(Table((play, play, play), challenges), rulebook)
+        verdict = settle(Table((play, play, play), challenges), rulebook, plan)
         if not verdict.violations[0]:
             kept.append((a, b))
-    _KEEPABLE.remember((rulebook, challenges), tuple(kept))
     return kept
-
-
-#: keepable_pairs per (rulebook, challenges): a campaign asks about each challenge set once.
-_KEEPABLE: Memo[tuple[Rulebook, tuple[str, ...]], tuple[tuple[int, int], ...]] = Memo(1024)
 
 
 def mission_diagnostics(doc: Document, rulebook: Rulebook,

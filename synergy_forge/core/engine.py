@@ -61,11 +61,11 @@ from synergy_forge.core.records import Setup as Setup
 from synergy_forge.core.referee import (
     Arrangement,
     LossReason,
+    PairSums,
     SeatPlay,
     Table,
     Verdict,
     arrange,
-    pair_sum,
     settle,
 )
 from synergy_forge.core.rules import ChallengePlan, Rulebook
@@ -111,6 +111,7 @@ class Game:
         #: so that a choice made for an earlier game is refused (`StateId`)
         self.number = number
         self.steps = 0  # decisions applied since the deal
+        self._pairs = PairSums(self.setup.plan)  # R9's answers for this game and its copies
         rng = random.Random(seed)
         # R2: every seat shuffles its own number and goal cards into two decks and draws.
         # Hands, decks (drawn from the end) and rows are tuples: a copy of the game shares
@@ -277,9 +278,7 @@ class Game:
         hand = _distinct(self.hands[seat])
         if not self.plan.constraints:
             return hand
-        challenges, rulebook = self.mission.challenges, self.rulebook
-        return tuple(card for card in hand
-                     if not pair_sum(rulebook, challenges, first, card, delta)[1])
+        return tuple(card for card in hand if not self._pairs[first, card, delta][1])
 
     def action_choices(self, seat: int) -> tuple[ActionUse, ...]:
         """Every legal use of an available action card by `seat` now (R12–R15), card by card
@@ -453,7 +452,7 @@ class Game:
             plays.append(SeatPlay(first, second, goal.goal))
         table = Table(tuple(plays), self.mission.challenges, self.allowed_failures,
                       self.super_seat, self.hyper_seat, self.actions, self.colors)
-        verdict = settle(table, self.rulebook)
+        verdict = settle(table, self.rulebook, self.plan)
         self.last_verdict = verdict
         if verdict.success:
             self.rounds_won += 1  # R17: the rounds card advances

@@ -29,6 +29,7 @@ from synergy_forge.core.choices import Choice, Decision, DecisionKind
 from synergy_forge.core.engine import Game
 from synergy_forge.pool import run_units
 from synergy_forge.sim.bots import SeatMemories, make_bot
+from synergy_forge.sim.model import MissionModel
 
 _Card = TypeVar("_Card", NumberCard, GoalCard)
 
@@ -130,7 +131,9 @@ def _shuffled(cards: Sequence[_Card], rng: random.Random) -> tuple[_Card, ...]:
 def _play_on(game: Game, made: dict[int, Choice], seed: int, memories: SeatMemories) -> bool:
     """Play `game` to its end with the expert at every seat, the pending decisions of the
     seats in `made` taken as it says; whether the table won."""
-    bots = [make_bot(REVIEW_BOT, seed, s, memories=memories) for s in range(game.players)]
+    model = MissionModel()  # one for every seat of the rollout
+    bots = [make_bot(REVIEW_BOT, seed, s, memories=memories, model=model)
+            for s in range(game.players)]
     while not game.over:
         game.apply([made[d.seat] if d.seat in made else
                     bots[d.seat].choose(game.observe(d.seat), d) for d in game.pending()])

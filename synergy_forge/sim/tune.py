@@ -358,7 +358,7 @@ def _play_setting(subject: Playable, setting: Setting, players: int, experts: in
                   seeds: tuple[int, ...]) -> Tally:
     # Runs in a worker: only the setting, the table and the seeds travel with each unit.
     return play_batch(setting.apply(subject.mission), subject.rulebook, subject.colors,
-                      players, STAR_BOT, seeds, experts=experts)
+                      players, STAR_BOT, seeds, experts=experts, model=subject.model)
 
 
 def _judge(trial: Trial, low: float, high: float, games: int) -> None:

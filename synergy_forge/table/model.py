@@ -43,6 +43,7 @@ from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.table.presence import Presence
 from synergy_forge.table.review import Reviewing
 from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
@@ -58,7 +59,7 @@ from synergy_forge.table.view import (
 )
 from synergy_forge.web.server import Changes
 
-#: Bots of every table share memories per seat (sim.bots): one bot thinks at a time.
+#: One bot thinks at a time, whatever its table: they share the cores with people's pages.
 _BOTS_THINKING = threading.Lock()
 #: The bot that plays a seat whose person is away, unless the host names another.
 AWAY_BOT = "expert"
@@ -120,7 +121,7 @@ class GameTable:
         self.seats = tuple(seats)
         self.on_end = on_end
         self.store = store
-        self.memories = SeatMemories()  # the bots', kept across this table's games
+        self.memories, self.mission_model = SeatMemories(), MissionModel()  # the bots', kept
         self.lock = threading.Lock()
         self._bots_due = threading.Condition(self.lock)
         self.changes = Changes()
@@ -526,8 +527,8 @@ class GameTable:
     def _bot(self, seat: int, name: str) -> Bot:
         bot = self._bots.get((seat, name))
         if bot is None:
-            bot = self._bots[(seat, name)] = make_bot(name, self.game.seed, seat,
-                                                      memories=self.memories)
+            bot = self._bots[(seat, name)] = make_bot(
+                name, self.game.seed, seat, memories=self.memories, model=self.mission_model)
         return bot
 
     def _bot_decisions(self) -> list[tuple[Decision, str]]:

@@ -1,4 +1,4 @@
-"""Schema lines that survive a clone (issue 22): `new campaign` keeps the schemas in the
+"""Schema lines that survive a clone: `new campaign` keeps the schemas in the
 campaign (.synergy/schemas/), its files name them by relative paths, `new mission` inside a
 campaign does the same, and `schemas --update` refreshes the copy and the lines."""
 

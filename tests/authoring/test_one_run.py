@@ -248,10 +248,10 @@ def test_a_quoted_rule_keeps_the_check_id_on_the_located_line():
 
 
 def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path):
-    """Issue 22's campaign: a too-long goal symbol, a goal rule that fails on some table, an
-    unsatisfiable mission, too many lives, a flavour text and a rules block that cannot fit,
-    a missing French title and action cards that cannot be printed two to a card; one run
-    tells all of them (they took three before)."""
+    """A campaign with every kind of finding: a too-long goal symbol, a goal rule that fails
+    on some table, an unsatisfiable mission, too many lives, a flavour text and a rules block
+    that cannot fit, a missing French title and action cards that cannot be printed two to a
+    card; one run tells all of them."""
     import contextlib
     import os
 
@@ -302,7 +302,7 @@ def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path
 
 
 def test_a_mission_file_that_cannot_be_read_makes_no_number_missing(tmp_path):
-    """Issue 22: a YAML error in mission 2 also gave "mission 2 is missing"; the file may hold
+    """A YAML error in mission 2 also gave "mission 2 is missing"; the file may hold
     that number, so gaps are told only when every mission's number is known."""
     files = {
         "c/campaign.yaml": CAMPAIGN.replace("goals: [goals/*.yaml]\n", ""),

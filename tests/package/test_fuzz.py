@@ -113,7 +113,7 @@ def test_huge_and_deep_files(tmp_path):
     assert "aliases" in validate_file(bomb).diagnostics[0].message
 
 
-# --- Every command, on documents generated from the schemas (issue 11, item 7) -------------
+# --- Every command, on documents generated from the schemas ----------------------------
 #
 # hypothesis-jsonschema draws documents that pass each schema (the inlined schema the
 # validator itself uses); some are then made realistic (built-in goal and challenge ids, so
@@ -331,7 +331,7 @@ def test_tampered_and_generated_logs_through_replay(game_log, data):
         shutil.rmtree(path.parent)
 
 
-# --- Issue 23: hostile paths, numbers, headers and outputs, one strategy per class ---------
+# --- Hostile paths, numbers, headers and outputs, one strategy per class -------------------
 
 @pytest.fixture(scope="module")
 def starter_copy(tmp_path_factory):

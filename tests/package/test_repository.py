@@ -194,7 +194,7 @@ def test_the_documented_pre_commit_set_up_passes_then_fails_at_the_line(reposito
 def test_a_folder_with_no_synergy_file_says_so_rather_than_passing_silently(tmp_path):
     (tmp_path / "notes.yaml").write_text("id: x\n")
     result = run("validate", ".", cwd=tmp_path)
-    assert result.returncode == 2  # nothing to check is a usage error (issue 11)
+    assert result.returncode == 2  # nothing to check is a usage error
     assert "no Synergy file found (1 skipped; --verbose lists them)" in result.stderr
 
 

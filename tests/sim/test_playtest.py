@@ -260,7 +260,7 @@ def test_html_report_renders_the_typed_result():
 
 
 def test_findings_have_a_stable_code_and_their_figures_in_the_json():
-    """Issue 24: the JSON says each finding as a code with its figures (docs/playtest.md),
+    """The JSON says each finding as a code with its figures (docs/playtest.md),
     beside the same finding in words; the words of a loss reason are the ones every report
     uses (`play`'s "Lost: …" included), from one table."""
     from synergy_forge.reporting.explain import outcome_text

@@ -150,9 +150,9 @@ def rotate(table: Table, k: int) -> Table:
                  r(table.hyper_seat), uses, tuple(colors))
 
 
-# --- Hostile input of issue 23's classes, for tests/package/test_fuzz.py -------------------------
+# --- Hostile input by class, for tests/package/test_fuzz.py -------------------------------------
 
-#: Parts of the paths users write in campaign.yaml, legal and hostile (issue 23, class 1).
+#: Parts of the paths users write in campaign.yaml, legal and hostile.
 PATH_PARTS = st.sampled_from([
     "missions", "goals", "*.yaml", "*", "**", "**a", "a**", "..", ".", "", "[", "[a-", "?",
     "é", "x" * 300, "y" * 120, "~", "C:", "\\", "a\\b", "\0", "goals/*.yaml", "*.yml",

@@ -1,4 +1,4 @@
-"""Commands given no campaign use the one they run in, as git finds its repository (issue 22):
+"""Commands given no campaign use the one they run in, as git finds its repository:
 the campaign.yaml of the current folder or the nearest one above it, said on stderr; the
 bundled starter campaign only when there is none, and they say so too."""
 
