@@ -249,8 +249,26 @@ def mission_label(mission: Mission) -> dict[str, Any]:
     return {"id": mission.id, "number": mission.number, "title": dict(mission.title)}
 
 
+#: Why a game ended when a campaign rule failed in play: no LossReason, the referee did not
+#: settle it.
+RULE_FAILED = "rule-failed"
+
+
+def broken_outcome(rule: str, rounds_won: int, lives: int, rounds_played: int
+                   ) -> dict[str, Any]:
+    """The view's outcome of a game a campaign rule stopped: `rule` says which, where and for
+    what input ("FILE:LINE: the rule … fails for …", as `play` says it, in every language)."""
+    return {"won": False, "reason": RULE_FAILED, "text": rule, "rule": rule,
+            "rounds_won": rounds_won, "lives": lives, "rounds_played": rounds_played,
+            "stuck": []}
+
+
 def outcome_of_record(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The view's outcome from a game log's end record (a game finished before a restart)."""
+    """The view's outcome from a game log's end record (a game finished before a restart, or
+    stopped by a rule: its record has the rule's words)."""
+    if record.get("reason") == RULE_FAILED:
+        return broken_outcome(str(record.get("rule", "")), record["rounds_won"],
+                              record["lives"], record["rounds_played"])
     result = Outcome(record["result"] == "won",
                      LossReason(record["reason"]) if record["reason"] else None,
                      record["rounds_won"], record["lives"], record["rounds_played"])

@@ -13,6 +13,7 @@ from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import DEFAULT_COLORS
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting.losses import loss_cause
+from synergy_forge.typography import typeset
 
 #: The kit's strings the page shows, by the page's key.
 FROM_KIT = {
@@ -110,8 +111,9 @@ OWN: dict[str, tuple[str, str]] = {
     "action-J": ("be ignored this round", "être ignoré(e) cette manche"),
     "used-action": ("seat {seat} used {card}: {what}", "la place {seat} a joué {card} : {what}"),
     # Who is at the table, spectators.
-    "connected": ("here", "présent"),
-    "not-connected": ("not here", "absent"),
+    # of a seat's person, whoever they are: French without a gender
+    "connected": ("here", "en ligne"),
+    "not-connected": ("not here", "hors ligne"),
     "away-bot": ("away: bot {name} plays", "absent : le bot {name} joue"),
     "handed": ("The host gave your seat to bot {name}; ask them to give it back.",
                "L'hôte a confié votre place au bot {name} ; demandez-lui de vous la rendre."),
@@ -123,7 +125,7 @@ OWN: dict[str, tuple[str, str]] = {
     "hand-at-end": ("in hand at the end", "en main à la fin"),
     "deck-at-end": ("left in the deck", "restées dans la pioche"),
     "decisions": ("Every decision", "Toutes les décisions"),
-    "by-person": ("person", "personne"),
+    "by-person": (term("player", "en"), term("player", "fr")),
     "table-ended": ("This table has ended. Thank you for playing!",
                     "Cette table est terminée. Merci d'avoir joué !"),
     "review": ("Review the game: what each decision did to the chances",
@@ -133,14 +135,13 @@ OWN: dict[str, tuple[str, str]] = {
     "host-seats": ("Seats and their links", "Les places et leurs liens"),
     "host-link-help": ("Send each link to its player only, or let them scan its code: a "
                        "seat's link is its key.",
-                       "Envoyez chaque lien à son joueur seulement, ou faites-lui scanner son "
-                       "code : le lien d'une place en est la clé."),
+                       "Envoyez chaque lien à qui joue cette place seulement, ou faites-lui "
+                       "scanner son code : le lien d'une place en est la clé."),
     "qr-of": ("QR code of the link of seat {seat}", "Code QR du lien de la place {seat}"),
     "qr-watch": ("QR code of the spectators' link", "Code QR du lien des spectateurs"),
     "played-by": ("Played by", "Jouée par"),
-    "a-person": ("its person", "sa personne"),
+    "a-person": ("its player", "son joueur ou sa joueuse"),
     "bot-name": ("bot {name}", "le bot {name}"),
-    "pages-open": ("{pages} page(s) open", "{pages} page(s) ouverte(s)"),
     "away-title": ("Someone leaves", "Quelqu'un s'en va"),
     "away-help": ("A seat whose person has had no page open for longer than this is played "
                   "by a bot until they come back.",
@@ -157,10 +158,7 @@ OWN: dict[str, tuple[str, str]] = {
                    "Quiconque a ce lien voit la table, cartes visibles seulement : aucune main "
                    "avant la fin de la partie."),
     "game-title": ("The game", "La partie"),
-    "game-on": ("Game {game}, round {round}: {lives} of {total} lives, {won} of {rounds} "
-                "rounds won",
-                "Partie {game}, manche {round} : {lives} vie(s) sur {total}, {won} manche(s) "
-                "gagnée(s) sur {rounds}"),
+    "game-on": ("Game {game}, round {round}", "Partie {game}, manche {round}"),
     "rematch-same": ("Rematch: the same deal", "Revanche : la même donne"),
     "rematch-new": ("Rematch: a new deal", "Revanche : une nouvelle donne"),
     "next-mission": ("Next mission of the campaign", "Mission suivante de la campagne"),
@@ -176,6 +174,8 @@ OWN: dict[str, tuple[str, str]] = {
     "end": ("End the table", "Fermer la table"),
     "end-sure": ("Yes, end it now", "Oui, la fermer maintenant"),
     "cancel": ("Cancel", "Annuler"),
+    "rule-failed": ("The game cannot go on: a rule of the campaign fails here",
+                    "La partie ne peut continuer : une règle de la campagne échoue ici"),
     "done": ("Done.", "Fait."),
 }
 
@@ -208,6 +208,8 @@ def plurals(translator: Translator) -> dict[str, dict[str, str]]:
                            n("{n} number card", "{n} number cards", 2)),
         "n-goals": forms("n", n("{n} goal card", "{n} goal cards", 1),
                          n("{n} goal card", "{n} goal cards", 2)),
+        "pages-open": forms("pages", n("{pages} page open", "{pages} pages open", 1),
+                            n("{pages} page open", "{pages} pages open", 2)),
     }
 
 
@@ -228,7 +230,9 @@ def _translated() -> dict[str, Any]:
         translator = Translator(language)
         translate = translator.gettext
         table: dict[str, Any] = {key: translate(text) for key, text in FROM_KIT.items()}
-        table.update({key: texts[index] for key, texts in OWN.items()})
+        # French as the kit's catalog gives it (narrow no-break spaces before ":", "?", ...)
+        table.update({key: typeset(texts[index], language) if language == "fr" else
+                      texts[index] for key, texts in OWN.items()})
         table.update(plurals(translator))
         # why a mission was lost: the referee's own words (reporting.losses), translated
         table.update({f"lost-{reason}": loss_cause(reason, translator) for reason in LossReason})

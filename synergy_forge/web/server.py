@@ -75,11 +75,17 @@ class Assets:
         self.package = package
         self.names = frozenset(names)
 
+    def read(self, name: str) -> bytes:
+        """The file `name` of the list (KeyError for another)."""
+        if name not in self.names:
+            raise KeyError(name)
+        return files(self.package).joinpath("static", name).read_bytes()
+
     def response(self, name: str) -> Response:
         """The file `name` if it is one of the list, else 404."""
         if name not in self.names:
             return not_found()
-        data = files(self.package).joinpath("static", name).read_bytes()
+        data = self.read(name)
         media = MEDIA_TYPES[name[name.rindex("."):]]
         return Response(data, media_type=media, headers={"cache-control": "no-cache"})
 

@@ -4,7 +4,7 @@ of the page's languages, action cards' changes in the round table's arithmetic, 
 
 from __future__ import annotations
 
-import json
+import re
 
 import pytest
 from support.tables import game_table, serving
@@ -115,29 +115,97 @@ def test_the_table_answers_the_icon_browsers_ask_for():
     assert data.startswith(b"<svg")
 
 
-def test_the_seat_page_links_the_icon_and_reads_the_words_it_is_given():
-    from synergy_forge.table.server import ASSETS
+@pytest.mark.parametrize("name", ["index.html", "host.html"])
+def test_every_page_links_the_icon_and_loads_the_shared_script_first(name):
+    """Issue 43: the host's page had no icon; its head repeated the seat page's. Both are
+    the shared head (static/page.html) and their own body, with no inline script (CSP)."""
+    from synergy_forge.table.server import PAGES, page_html
 
-    page = ASSETS.response("index.html").body.decode()
+    page = page_html(name).decode()
     assert '<link rel="icon" href="/favicon.ico"' in page
-    assert json.loads(json.dumps(words()))["fr"]["referee"] == "Les mots de l'arbitre"
+    assert re.findall(r"<script[^>]*>", page) == [
+        '<script src="/static/page.js" defer>', f'<script src="/static/{PAGES[name][0]}" defer>']
+    assert page.count("<head>") == page.count("<header>") == page.count("<main") == 1
 
 
-def test_the_seat_page_is_titled_with_the_campaign_s_name():
+def test_the_pages_share_their_helpers_rather_than_repeat_them():
+    from importlib.resources import files
+
+    static = files("synergy_forge.table").joinpath("static")
+    for name in ("table.js", "host.js"):
+        script = static.joinpath(name).read_text(encoding="utf-8")
+        for helper in ("el", "t", "localized", "colorName", "setStatus"):
+            assert f"function {helper}(" not in script, (name, helper)
+
+
+def test_a_table_keeps_its_campaign_s_name_through_a_restart(tmp_path):
     """Issue 43: the pages named no campaign (the studio its folder's). The table's mission
-    card carries its campaign's name in each language; the page puts it in its title."""
+    card carries its campaign's name in each language, kept in the table's options so that
+    a table resumed from its state file (and its next mission) has it too."""
     from synergy_forge.authoring.definitions import standard_actions
     from synergy_forge.table.model import GameTable
-    from synergy_forge.table.server import ASSETS
+    from synergy_forge.table.session import open_tables
+    from synergy_forge.table.store import Store
 
     found = mission_file("1", lambda line: None)
     assert found.name["en"] == "Starter campaign" and found.name["fr"]
-    table = GameTable(found.mission, found.rulebook, found.colors, 3, 1,
-                      ["person", "greedy", "greedy"], actions=standard_actions(),
-                      campaign=found.name)
+    store = Store(tmp_path / "state.sqlite")
     try:
+        table = GameTable(found.mission, found.rulebook, found.colors, 3, 1,
+                          ["person", "greedy", "greedy"], actions=standard_actions(),
+                          campaign=found.name, store=store)
         assert table.view(0)["table"]["mission"]["campaign"] == dict(found.name)
-    finally:
         table.stop()
-    script = ASSETS.response("table.js").body.decode()
-    assert 'localized(m.campaign) || t("page-title")' in script
+        resumed = open_tables(store, None, lambda finished: None, None).resumed
+        assert [t.campaign_name for t in resumed] == [dict(found.name)]
+        assert resumed[0].view(0)["table"]["mission"]["campaign"] == dict(found.name)
+        resumed[0].stop()
+    finally:
+        store.close()
+
+
+def test_the_seat_watch_and_host_pages_speak_french_with_the_campaign_s_name(browser):
+    """Issue 43, in a browser: every page of the table (a seat's on a phone, the spectators',
+    the host's) says the glossary's words and its counts with French plural rules, and is
+    titled with the campaign's name."""
+    from support.browser import PHONE, wait_for, wider_than_the_screen
+
+    from synergy_forge.authoring.definitions import standard_actions
+    from synergy_forge.table.model import GameTable
+
+    found = mission_file("1", lambda line: None)
+    name = found.name["fr"]
+    table = GameTable(found.mission, found.rulebook, found.colors, 3, 1,
+                      ["person", "person", "greedy"], actions=standard_actions(),
+                      campaign=found.name, pace=0)
+    context = browser.new_context(viewport=PHONE, locale="fr-FR")
+    try:
+        with serving(table) as (client, _):
+            base = f"http://127.0.0.1:{client.port}"
+            seat = context.new_page()
+            seat.goto(f"{base}/seat/{table.keys[0]}")
+            wait_for(seat, "window.table && window.table.updates > 0")
+            text = seat.locator("body").inner_text()
+            assert seat.title().endswith(" · " + name), seat.title()
+            assert "joueur ou joueuse" in text and not re.search(r"(?<![’'a-z])personne\b", text)
+            assert re.search(r"\d sur \d vies?\b", text) and "en main\u202f: " in text
+            assert wider_than_the_screen(seat) == []
+            watch = context.new_page()
+            watch.goto(f"{base}/watch/{table.watch}")
+            wait_for(watch, "window.table && window.table.updates > 0")
+            assert watch.title().endswith(" · " + name) and "Spectateur" in \
+                watch.locator("body").inner_text()
+            assert wider_than_the_screen(watch) == []
+            host = context.new_page()
+            host.goto(f"{base}/host/{table.host}")
+            wait_for(host, "window.host && window.host.updates > 0")
+            wait_for(host, "document.body.innerText.includes('page ouverte')")
+            text = host.locator("body").inner_text()
+            assert host.title().startswith("Hôte\u202f: ") and host.title().endswith(" · " + name)
+            assert re.search(r"Partie 1, manche 1\u202f: \d sur \d vies?, \d sur \d manches? "
+                             r"gagnées?", text), text
+            assert "en ligne (1 page ouverte)" in text and "son joueur ou sa joueuse" in text
+            assert host.evaluate("document.querySelector('link[rel=icon]').href") == \
+                f"{base}/favicon.ico"
+    finally:
+        context.close()

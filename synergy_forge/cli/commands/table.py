@@ -123,7 +123,7 @@ def _open(store: Store, state: Path, idle: float | None, wanted: Wanted | None) 
 def _stopped(opened: Opened, state: Path) -> None:
     """The server stopped: where each unfinished game is kept."""
     for table in opened.tables:
-        if not table.ended and not table.game.over:
+        if not table.ended and not table.over:
             click.echo(f"table stopped in round {table.game.round_number} of mission "
                        f"{table.game.mission.number}: kept in {state}; `synergy-forge table` "
                        "started again resumes it")

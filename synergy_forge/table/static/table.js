@@ -7,44 +7,12 @@
 const token = decodeURIComponent(location.pathname.split("/").pop());
 const watching = location.pathname.split("/")[1] === "watch";
 const api = (watching ? "/api/watch/" : "/api/seat/") + encodeURIComponent(token);
-window.table = { updates: 0, view: null, lang: null };
+window.table = { updates: 0, view: null };
 
-let words = null;
 let view = null;
 let sending = false;
 let notice = "";
 let reviewAsked = false;
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-// A word with a count is {count, one, other} (table/words.py plurals, from the catalog's
-// ngettext forms): the form of its count in the page's language.
-function t(key, params) {
-  const table = words ? (words[window.table.lang] || words.en) : null;
-  let text = table && table[key] !== undefined ? table[key] : key;
-  if (typeof text === "object") {
-    const n = Number((params || {})[text.count]);
-    const category = new Intl.PluralRules(window.table.lang || "en").select(n);
-    text = text[category] !== undefined ? text[category] : text.other;
-  }
-  for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
-  return text;
-}
-
-function localized(map) {
-  if (!map) return "";
-  return map[window.table.lang] || map.en || Object.values(map)[0] || "";
-}
-
-function colorName(color) {
-  const table = words ? (words[window.table.lang] || words.en) : null;
-  return table && table.colors[color] ? table.colors[color] : color;
-}
 
 // -- cards ------------------------------------------------------------------------------------
 
@@ -146,7 +114,7 @@ function drawHeader() {
   const m = view.table.mission;
   const title = t("mission-title", { number: m.number, title: localized(m.title) });
   document.getElementById("title").textContent = title;
-  document.title = title + " · " + (localized(m.campaign) || t("page-title"));  // its campaign's name
+  setTitle(title, m);
   const seat = view.table.seats[view.seat];
   const counters = document.getElementById("counters");
   counters.replaceChildren(
@@ -268,7 +236,7 @@ function drawSeats() {
       for (const [key, cardsOf] of [["hand-at-end", shown.hand.concat(shown.goal_hand)], ["deck-at-end", shown.deck.concat(shown.goal_deck)]]) {
         if (!cardsOf.length) continue;
         const row = el("div", "discards revealed");
-        row.append(el("span", "slot-label", t(key) + ":"));
+        row.append(el("span", "slot-label", t(key) + t("colon").trimEnd()));
         for (const c of cardsOf) row.append(el("span", "chip c" + seatOfColor(c.color),
           c.kind === "goal" ? (goalDef(c.value).symbol || c.value) : String(c.value)));
         li.append(row);
@@ -383,6 +351,12 @@ function drawOutcome() {
   box.hidden = !outcome;
   if (!outcome) { reviewAsked = false; return; }
   box.className = "outcome " + (outcome.won ? "won" : "lost");
+  if (outcome.reason === "rule-failed") {
+    // A campaign rule failed in play: which rule, where, for what input (as text, never HTML).
+    box.replaceChildren(el("h2", null, t("rule-failed")), el("pre", "rule", outcome.rule));
+    if (!watching) box.append(againButton());
+    return;
+  }
   const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
   box.replaceChildren(head);
   if (!outcome.won && outcome.reason) {
@@ -393,18 +367,20 @@ function drawOutcome() {
     t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
   // The review of the game: asked for now, so that it is ready when the link is followed.
   const review = el("a", "review", t("review"));
-  review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(window.table.lang);
+  review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(page.lang);
   box.append(el("p", null), review);
   if (!reviewAsked) {
     reviewAsked = true;
     fetch("/api/review/" + encodeURIComponent(token), { cache: "no-store" }).catch(() => {});
   }
-  if (!watching) {
-    const again = el("button", "again", t("again"));
-    again.type = "button";
-    again.addEventListener("click", playAgain);
-    box.append(again);
-  }
+  if (!watching) box.append(againButton());
+}
+
+function againButton() {
+  const again = el("button", "again", t("again"));
+  again.type = "button";
+  again.addEventListener("click", playAgain);
+  return again;
 }
 
 async function playAgain() {
@@ -422,16 +398,12 @@ async function playAgain() {
 }
 
 function drawStatic() {
-  document.documentElement.lang = window.table.lang;
+  drawLanguage();
   document.getElementById("own").hidden = watching;
   document.getElementById("hand-title").textContent = t("your-hand");
   document.getElementById("goals-title").textContent = t("your-goals");
   document.getElementById("table-title").textContent = t("table");
   document.getElementById("history-title").textContent = t("history");
-  document.getElementById("lang-group").setAttribute("aria-label", t("language"));
-  for (const button of document.querySelectorAll(".lang button")) {
-    button.setAttribute("aria-pressed", String(button.dataset.lang === window.table.lang));
-  }
 }
 
 function draw(data) {
@@ -439,7 +411,7 @@ function draw(data) {
     if (view && data.version < view.version) return;  // an older view arrived late
     view = data;
   }
-  if (!view || !words) return;
+  if (!view || !page.words) return;
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.choice : null;
   drawStatic();
   drawHeader();
@@ -455,13 +427,6 @@ function draw(data) {
   if (again) again.focus();
   window.table.updates += 1;
   window.table.view = view;
-}
-
-function setStatus(key, className) {
-  const status = document.getElementById("status");
-  status.className = "status " + (className || "");
-  status.textContent = t(key);
-  status.dataset.key = key;
 }
 
 function unknownSeat() {
@@ -495,25 +460,8 @@ function connect() {
   };
 }
 
-function chooseLanguage(lang) {
-  window.table.lang = lang;
-  try { localStorage.setItem("synergy-table-lang", lang); } catch (error) { /* private mode */ }
-  const status = document.getElementById("status");
-  if (status.dataset.key) status.textContent = t(status.dataset.key);
-  drawStatic();
-  draw(null);
-}
-
 async function start() {
-  let lang = null;
-  try { lang = localStorage.getItem("synergy-table-lang"); } catch (error) { /* private mode */ }
-  const asked = new URLSearchParams(location.search).get("lang");
-  window.table.lang = asked || lang || ((navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en");
-  for (const button of document.querySelectorAll(".lang button")) {
-    button.addEventListener("click", () => chooseLanguage(button.dataset.lang));
-  }
-  words = await (await fetch("/api/words")).json();
-  if (!words[window.table.lang]) window.table.lang = "en";
+  await startLanguage(() => { drawStatic(); draw(null); });
   setStatus("connecting");
   drawStatic();
   if (await refresh()) connect();
