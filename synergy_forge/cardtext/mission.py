@@ -8,6 +8,7 @@ that what is checked is what prints.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -150,14 +151,24 @@ def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
                      f"height:{rules_box.height}mm"}
 
 
-def mission_card_findings(campaign: Campaign, card: CardSize = POKER) -> list[CardFinding]:
+#: How a caller that keeps results from one reading to the next (authoring.loading.Kept)
+#: answers whether a mission's rules fit in a language: from what it kept, or by calling the
+#: function it is given.
+Fits = Callable[[Mission, str, Callable[[], bool]], bool]
+
+
+def mission_card_findings(campaign: Campaign, card: CardSize = POKER,
+                          fits: Fits | None = None) -> list[CardFinding]:
     """Each mission card whose rules block does not fit, in each language, at the mission's
     field that makes it long. Computed from the fonts' metrics: no rendering."""
     found: list[CardFinding] = []
     for language in campaign.languages:
         translator = Translator(language)
         for mission in campaign.missions:
-            if mission_layout(mission, campaign, translator, card)["fits"]:
+            def layout(mission: Mission = mission, translator: Translator = translator) -> bool:
+                return bool(mission_layout(mission, campaign, translator, card)["fits"])
+
+            if layout() if fits is None else fits(mission, language, layout):
                 continue
             field = next((f for f in ("challenges", "actions") if getattr(mission, f)), "id")
             texts = {c: translator.text(campaign.rulebook.challenge(c).text)
