@@ -6,7 +6,7 @@ renders the cards that changed; the estimator plays coop games in a worker proce
 at a time, for the mission and player count with the fewest games; the server reads `state()`
 once per page and then `changes(since)`: each mission in three parts (its card, its problems,
 its estimate), each stamped with the version it last changed at, so that a page is sent and
-redraws only what changed (docs/studio.md).
+redraws only what changed (README.md, the studio).
 """
 
 from __future__ import annotations

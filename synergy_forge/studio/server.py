@@ -3,8 +3,8 @@
 It serves its own four assets (the page, its script, its style and its icon), the campaign's
 rendered card faces (by the hash of their HTML) and the state as JSON. A page's event stream
 sends the whole state once, then what changed (`Studio.changes`): a save's change at once, the
-estimates' progress at most every PACE seconds (docs/studio.md). No other path exists: a URL
-is matched against fixed routes, never joined to a folder.
+estimates' progress at most every PACE seconds. No other path exists: a URL is matched against
+fixed routes, never joined to a folder.
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ def _reading(result) -> tuple:
             sorted(result.documents))
 
 
-def test_a_workspace_read_again_after_saves_reads_only_what_changed_and_finds_what_a_fresh_read_finds(
+def test_a_workspace_read_again_reads_only_what_changed_and_finds_what_a_fresh_read_finds(
         tmp_path, monkeypatch):
     """The studio and build --watch read their campaign again after every save through
     Workspace.again(): a file whose bytes did not change is neither parsed nor checked again,

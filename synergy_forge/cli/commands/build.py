@@ -92,8 +92,9 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
                       full_bleed_backs=preset is not None, shop=preset)
 
     def build_once() -> bool:
-        return _build_once(workspace.again(), lang, out_dir, options, jobs, not no_cache,
-                           workers)
+        nonlocal workspace  # each reading after a save keeps what the one before read
+        workspace = workspace.again()
+        return _build_once(workspace, lang, out_dir, options, jobs, not no_cache, workers)
 
     if watch:
         _watch(workspace.folder, out_dir, build_once)
