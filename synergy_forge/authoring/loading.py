@@ -581,16 +581,18 @@ def overfull_mission_cards(result: CampaignResult, card: CardSize = POKER) -> li
         from synergy_forge.cardtext.mission import mission_card_findings  # the fonts: 70 ms
 
         kept, campaign = result.kept, result.usable
-        fits = None
+        layouts = None
         if kept is not None:  # each mission's layout by what it is made from
             rules = kept.rulebook(campaign.rulebook), repr(sorted(campaign.actions.items()))
 
-            def fits(mission: Mission, language: str, compute: Callable[[], bool]) -> bool:
-                return kept.keep(("fits", repr(mission), *rules, language, card), compute)
+            def layouts(mission: Mission, language: str,
+                        compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+                return kept.keep(("layout", repr(mission), *rules, language, card), compute)
 
-        for finding in mission_card_findings(campaign, card, fits):
+        for finding in mission_card_findings(campaign, card, layouts):
             doc = result.documents.get(finding.source)
             if doc is not None:
                 found.append(doc.diagnostic(finding.field, finding.message, finding.check,
-                                            key=True))
+                                            key=True, **({"severity": Severity.WARNING}
+                                                         if finding.warning else {})))
     return found
