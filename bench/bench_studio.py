@@ -15,9 +15,9 @@ run, and a one-mission rebuild against a cold build.
    priority (the cores busy).
 3. The studio's cold start (the process started to every card on the page) against a save's
    new card (2b): the studio's one-mission rebuild.
-4. `build --watch --lang en` (PNGs, all cores): its first build (a cold build: a fresh
-   process, an empty --out) and then one mission's title edited, from the save to the
-   rebuild's end ("watching" said again), three edits per process.
+4. `build --watch --lang en` (all cores), with the cards' PNGs and with --no-png: its first
+   build (a cold build: a fresh process, an empty --out) and then one mission's title edited,
+   from the save to the rebuild's end ("watching" said again), three edits per process.
 
 With --before REV, everything but (1) is measured on REV's code too (exported with git
 archive), the two alternating round by round in one run: the host's load drifts within
@@ -59,6 +59,9 @@ EDITED = "05-"
 #: How long a page is open before a save, and between two saves: the estimates are running.
 OPEN = 3.0
 SAVES_PER_VISIT = 2
+#: The builds measured: the kit as `build` makes it (PDFs and the cards' PNGs), and the PDFs
+#: alone, where the fixed cost of a rebuild weighs most against a cold build.
+BUILDS = {"with PNGs": (), "--no-png": ("--no-png",)}
 
 
 def one_card() -> tuple[list[float], list[float]]:
@@ -219,7 +222,8 @@ class Studio:
         return found
 
 
-def watch_build(code: Path, work: Path, name: str, edits: int) -> tuple[float, list[float]]:
+def watch_build(code: Path, work: Path, name: str, edits: int, *options: str
+                ) -> tuple[float, list[float]]:
     """`build --watch` on a fresh copy into an empty --out: its first build, and each edit's
     rebuild, in seconds."""
     folder = work / f"build-{name}"
@@ -231,7 +235,7 @@ def watch_build(code: Path, work: Path, name: str, edits: int) -> tuple[float, l
     original = mission.read_text(encoding="utf-8")
     started = time.time()
     process, _, err = start(code, "build", str(folder), "--out", str(out), "--lang", "en",
-                            "--watch")
+                            "--watch", *options)
     try:
         cold = err.until("^watching")[0] - started
         rebuilt = []
@@ -275,7 +279,7 @@ def main() -> None:
         if args.before:
             variants.insert(0, ("before", export(args.before, work / "before")))
         latency: dict[tuple[str, str], list[tuple[float, float]]] = {}
-        builds: dict[str, list[tuple[float, list[float]]]] = {}
+        builds: dict[tuple[str, str], list[tuple[float, list[float]]]] = {}
         studios: dict[str, Studio] = {}
         try:
             with sync_playwright() as playwright:
@@ -298,9 +302,10 @@ def main() -> None:
                                 found = studios[name].visit(page, SAVES_PER_VISIT)
                             latency.setdefault((name, host), []).extend(found)
                     if not args.no_build:
-                        for name, code in order:
-                            builds.setdefault(name, []).append(
-                                watch_build(code, work, name, 3))
+                        for kind, options in BUILDS.items():
+                            for name, code in order:
+                                builds.setdefault((name, kind), []).append(
+                                    watch_build(code, work, name, 3, *options))
                 browser.close()
         finally:
             for studio in studios.values():
@@ -315,11 +320,11 @@ def main() -> None:
         cards = [c for host in ("idle", "busy") for _, c in latency[(name, host)]]
         print(f"{name:6} studio: cold start to every card {cold:.2f} s; a save's card "
               f"median {statistics.median(cards):.2f} s ({statistics.median(cards) / cold:.0%})")
-    for name, _ in variants if builds else ():
-        colds = [c for c, _ in builds[name]]
-        ratios = [statistics.median(edits) / c for c, edits in builds[name]]
-        edits = [e for _, es in builds[name] for e in es]
-        print(f"{name:6} build --watch: cold {statistics.median(colds):.2f} s (best "
+    for (name, kind), found in builds.items():
+        colds = [c for c, _ in found]
+        ratios = [statistics.median(edits) / c for c, edits in found]
+        edits = [e for _, es in found for e in es]
+        print(f"{name:6} build --watch {kind}: cold {statistics.median(colds):.2f} s (best "
               f"{min(colds):.2f}); one title edited {summary(edits)}; median ratio per round "
               f"{statistics.median(ratios):.0%}")
 

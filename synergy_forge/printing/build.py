@@ -55,6 +55,7 @@ from synergy_forge.printing.store import (
     sheets_listed,
     whole,
 )
+from synergy_forge.printing.workers import WarmWorkers
 
 #: How far inside its trim a back's panel starts, in mm (templates/kit.css .back-panel).
 BACK_FRAME = 3.0
@@ -239,8 +240,9 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
           cache: bool = True, workers: Any = None, sources: Collection[Path] = ()) -> Built:
     """Render every document for every language, on `jobs` processes (default: all cores),
     started from the multiprocessing context `workers` (printing.workers.prepare_workers; by
-    default they fork from this process). The files an earlier build of these languages
-    wrote into `out_dir` that this one did not are removed (output.forget).
+    default they fork from this process), or on the workers `workers` keeps from one build to
+    the next (printing.workers.WarmWorkers, `build --watch`). The files an earlier build of
+    these languages wrote into `out_dir` that this one did not are removed (output.forget).
 
     Incremental: each piece (eight card faces, a group's sheet frames, a whole document) is
     kept in OUT/.cache/ under the hash of its final HTML, the assets and the options, and
@@ -264,16 +266,18 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         os.close(open_beneath(root, store))  # made, below OUT, without following a link
         # WeasyPrint's fonts go to a private folder of this user's, not into OUT: a folder
         # of OUT swapped for a link would lead its writes anywhere.
-        fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
-        context = RenderContext(fonts)
+        warm = isinstance(workers, WarmWorkers)  # its render context is its own, kept
+        fonts = None if warm else tempfile.mkdtemp(prefix="synergy-forge-build-")
+        context = workers.render if warm else RenderContext(fonts)
         try:
             results, drew, pieces = _build(campaign, root, languages, options, jobs,
                                            progress, store, context, workers)
             written = [path for r in results for path in (r.path, *r.pngs)]
             return Built(results, forget(root, languages, written), drew, pieces)
         finally:
-            context.release()
-            shutil.rmtree(fonts, ignore_errors=True)
+            if fonts is not None:
+                context.release()
+                shutil.rmtree(fonts, ignore_errors=True)
             shutil.rmtree(temp, ignore_errors=True)  # refuses a link: never follows one
 
 
@@ -348,10 +352,14 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     for index in order:
         if not waiting[index]:
             finish(index)
-    workers = workers if jobs != 1 else None
-    if todo and workers is None:
-        import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
-    for number, took in run_units(render_piece, context, todo, jobs, workers):
+    if isinstance(workers, WarmWorkers):
+        drawn = workers.run(todo)
+    else:
+        workers = workers if jobs != 1 else None
+        if todo and workers is None:
+            import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
+        drawn = run_units(render_piece, context, todo, jobs, workers)
+    for number, took in drawn:
         for index in owners[todo[number][1]]:
             seconds[index] += took
             waiting[index] -= 1

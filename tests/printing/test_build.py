@@ -1267,3 +1267,36 @@ def test_without_harfbuzz_subsetter_the_fonts_are_dated_and_build_says_so(tmp_pa
 
     assert report(True).startswith("warning:") and "libharfbuzz-subset0" in report(True)
     assert "libharfbuzz-subset0" not in report(False)
+
+
+def test_build_watch_s_warm_workers_draw_each_rebuild_on_the_same_processes_as_a_cold_build_does(
+        tmp_path, small_kit):
+    """build --watch keeps its workers (WarmWorkers): the fonts loaded and the stylesheet
+    parsed once, not at every save. Two saves are drawn by the same processes, which end with
+    it, and the kit is byte for byte a build's without them."""
+    import multiprocessing
+
+    from synergy_forge.printing.build import build
+    from synergy_forge.printing.jobs import Options
+    from synergy_forge.printing.workers import WarmWorkers
+    from synergy_forge.workspace.campaign import Workspace
+
+    campaign = small_campaign(tmp_path, "Same")
+    out = seeded(small_kit, tmp_path / "warm")
+    mission = campaign / "missions" / "1.yaml"
+    text = mission.read_text()
+    before = {p.pid for p in multiprocessing.active_children()}
+    drawn_by: list[set[int]] = []
+    with WarmWorkers(None, 2) as warm:
+        for title in ("First save", "Second save"):
+            mission.write_text(text.replace("en: 'Same'", f"en: '{title}'"))
+            read = Workspace(campaign).read().campaign
+            assert read is not None
+            built = build(read, out, ["en"], Options(png=False), 2, workers=warm)
+            assert built.drew == 1
+            drawn_by.append({p.pid for p in multiprocessing.active_children()} - before)
+    assert drawn_by[0] and drawn_by[1] == drawn_by[0]
+    assert {p.pid for p in multiprocessing.active_children()} - before == set()
+    assert "Second save" in text_of(out / "en" / "missions.pdf")
+    cold = build_small(tmp_path, "Same", "cold", seed=small_kit)  # the campaign as saved
+    assert kit_files(out) == kit_files(cold)

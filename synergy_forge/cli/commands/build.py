@@ -10,7 +10,7 @@ import click
 
 from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.errors import CheckFailed
-from synergy_forge.printing.workers import prepare_workers
+from synergy_forge.printing.workers import WarmWorkers, prepare_workers
 
 from ..output import say, show
 from ..params import CARD_SIZE
@@ -91,14 +91,16 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
                       ink_saver=ink_saver, layout=sheet_layout, dtc=preset == "dtc",
                       full_bleed_backs=preset is not None, shop=preset)
 
-    def build_once() -> bool:
+    def build_once(workers: Any) -> bool:
         nonlocal workspace  # each reading after a save keeps what the one before read
         workspace = workspace.again()
         return _build_once(workspace, lang, out_dir, options, jobs, not no_cache, workers)
 
     if watch:
-        _watch(workspace.folder, out_dir, build_once)
-    elif not build_once():
+        # The workers too, from one build to the next: a save costs the pieces it changed.
+        with WarmWorkers(workers, jobs) as warm:
+            _watch(workspace.folder, out_dir, lambda: build_once(warm))
+    elif not build_once(workers):
         raise CheckFailed()
 
 
