@@ -97,9 +97,7 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         return _build_once(workspace, lang, out_dir, options, jobs, not no_cache, workers)
 
     if watch:
-        # The workers too, from one build to the next: a save costs the pieces it changed.
-        with WarmWorkers(workers, jobs) as warm:
-            _watch(workspace.folder, out_dir, lambda: build_once(warm))
+        _watch(workspace.folder, out_dir, build_once, WarmWorkers(workers, jobs))
     elif not build_once(workers):
         raise CheckFailed()
 
@@ -157,9 +155,11 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
-    """--watch: `build_once` once the campaign folder is watched, then on every save of a
-    campaign file, until Ctrl-C (exit 0 once it watches: that is how it ends)."""
+def _watch(folder: Path, out_dir: Path, build_once: Callable[[Any], bool],
+           warm: WarmWorkers) -> None:
+    """--watch: `build_once(warm)` once the campaign folder is watched, then on every save of
+    a campaign file, until Ctrl-C (exit 0 once it watches: that is how it ends). The workers
+    are kept from one build to the next: a save costs the pieces it changed."""
     import threading
 
     from synergy_forge.workspace.watch import watch
@@ -172,8 +172,9 @@ def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
         click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
 
     try:
-        watch(folder, build_once, threading.Event(), ignore=(out_dir,), after=ready,
-              debounce=200)
+        with warm:
+            watch(folder, lambda: build_once(warm), threading.Event(), ignore=(out_dir,),
+                  after=ready, debounce=200)
     except KeyboardInterrupt:
         if not watching:
             raise
