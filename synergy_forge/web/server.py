@@ -269,8 +269,13 @@ def public_base(sock: socket.socket, host: str) -> str:
 #: end of its previous response) before it is closed: an idle or trickling connection holds
 #: a descriptor and must not hold it for ever.
 HEADER_TIMEOUT = 10.0
-#: Descriptors kept free for everything else the server opens (files, the watcher, threads).
-SPARE_DESCRIPTORS = 64
+#: Connections taken from the listening queue at once (uvicorn's `backlog`, which asyncio's
+#: accept loop also takes at a time): a connection refused is closed a few turns of the loop
+#: later, so a flood holds some bursts of descriptors more for a moment.
+ACCEPT_BURST = 32
+#: Descriptors kept free for everything else the server opens (files, the table's state,
+#: the watcher, threads), and for the accept bursts in flight.
+SPARE_DESCRIPTORS = 64 + 3 * ACCEPT_BURST
 #: At most this many open connections from one address (and at most half of all): one client
 #: cannot take every connection the server can hold. The bench's 20 tables of 3 pages, each
 #: with its event stream and a keep-alive connection, are 120 from the loopback.
@@ -444,6 +449,7 @@ def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
     # descriptors.
     config = uvicorn.Config(app, log_level="info", access_log=False, lifespan="off",
                             timeout_graceful_shutdown=2, http=guarded_protocol(Guard()),
+                            backlog=ACCEPT_BURST,
                             **(options or {}))
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
     logging.getLogger("uvicorn.error").addFilter(_per_request)

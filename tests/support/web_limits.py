@@ -15,6 +15,7 @@ import sys
 import tempfile
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 from support import ROOT
 
@@ -30,9 +31,12 @@ def table(files: int) -> Iterator[tuple[str, int, subprocess.Popen[str]]]:
         resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
         signal.signal(signal.SIGINT, signal.SIG_DFL)
 
+    folder = tempfile.mkdtemp()  # its own state file: tables of other tests run meanwhile
     process = subprocess.Popen(
         [sys.executable, "-m", "synergy_forge", "table", "1", "--players", "3", "--humans",
-         "1", "--port", "0", "--no-browser", "--pace", "0"], cwd=tempfile.mkdtemp(),
+         "1", "--port", "0", "--no-browser", "--pace", "0", "--state", str(Path(folder) /
+                                                                          "tables.sqlite3")],
+        cwd=folder,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=limit,
         env={**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"})
     try:
