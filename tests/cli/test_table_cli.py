@@ -89,11 +89,13 @@ def test_a_campaign_keeps_its_games_in_its_games_folder(tmp_path):
     shutil.copytree(starter_campaign(), campaign)
     # Given the folder and --mission; then by number, run inside the campaign.
     code, out, _ = play_to_the_end(TableProcess(str(campaign), "--mission", "1", "--humans",
-                                                "1", "--pace", "0", "--seed", "3"),
+                                                "1", "--pace", "0", "--seed", "3",
+                                                default_state=True),
                                    campaign / "games", "first-notes-*.jsonl")
     assert code == 0
     code, out, _ = play_to_the_end(TableProcess("2", "--humans", "1", "--pace", "0", "--seed",
-                                                "3", cwd=campaign / "missions"),
+                                                "3", cwd=campaign / "missions",
+                                                default_state=True),
                                    campaign / "games", "warm-up-*.jsonl")
     assert code == 0
     assert len(list((campaign / "games").glob("first-notes-*.jsonl"))) == 1

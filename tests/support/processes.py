@@ -53,12 +53,19 @@ def ctrl_c(process: subprocess.Popen[str]) -> tuple[str, str]:
 class TableProcess:
     """`synergy-forge table …` in a subprocess, its seat links read from its first lines."""
 
-    def __init__(self, *args: str, cwd: Path | None = None, port: int = 0) -> None:
+    def __init__(self, *args: str, cwd: Path | None = None, port: int = 0,
+                 default_state: bool = False) -> None:
         import tempfile
 
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
         # Never the repository: a finished game's log goes to games/ of the current folder.
         cwd = cwd or Path(tempfile.mkdtemp(prefix="table-"))
+        # A state file of its own: the bundled campaign's default one is shared by every table
+        # of this test process, and an earlier test's unfinished game would be resumed beside
+        # this one (its links printed first). `default_state`: the test is about that file.
+        if "--state" not in args and not default_state:
+            state = Path(tempfile.mkdtemp(prefix="table-state-")) / "tables.sqlite3"
+            args = (*args, "--state", str(state))
         self.process = subprocess.Popen(
             [sys.executable, "-m", "synergy_forge", "table", *args, "--port", str(port),
              "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
