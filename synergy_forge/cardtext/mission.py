@@ -208,7 +208,7 @@ def _campaign_sizes(campaign: Campaign, translator: Translator, card: CardSize,
     return max(size, RULES_MIN_PT), limits
 
 
-#: How a caller that keeps results from one reading to the next (authoring.loading.Kept)
+#: How a caller that keeps results from one reading to the next (authoring.kept.Kept)
 #: gives a mission's own layout in a language (mission_layout without the campaign's rules
 #: size): from what it kept, or by calling the function it is given.
 Layouts = Callable[[Mission, str, Callable[[], dict[str, Any]]], dict[str, Any]]

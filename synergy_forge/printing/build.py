@@ -1,7 +1,7 @@
 """The build: every document of the kit for every language, drawn in pieces on worker processes.
 
 Every document is drawn in pieces (eight card faces, a group's sheet frames, or the whole
-document), each in a worker process (`render_piece`), cached in OUT/.cache (printing/store.py),
+document), each in a worker process (printing/piece.py), cached in OUT/.cache (printing/store.py),
 then assembled into the outputs: PDFs merged, sheets imposed from the frames and the cards'
 own pages (printing/pdf.py), PNGs and the Tabletop Simulator export placed. Every file is
 written atomically to a path inside the output folder, one build at a time
@@ -29,7 +29,7 @@ from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import open_beneath, read_regular, write_beneath
 from synergy_forge.pool import run_units
 from synergy_forge.printing.components import check as check_components
-from synergy_forge.printing.draw import PNG_DPI, RenderContext, draw, page_images, png_bytes
+from synergy_forge.printing.draw import RenderContext
 from synergy_forge.printing.html import (
     environment,
     face_documents,
@@ -43,6 +43,7 @@ from synergy_forge.printing.kit import Face, build_kit
 from synergy_forge.printing.manifest import SHOPS
 from synergy_forge.printing.output import TEMP_DIR, check_output_folder, forget, inside, locked
 from synergy_forge.printing.pdf import Placed, impose, merge
+from synergy_forge.printing.piece import render_piece
 from synergy_forge.printing.store import (
     CACHE_DIR,
     RENDER_VERSION,
@@ -184,44 +185,6 @@ def _compiled_templates(folder: Path, root: Path) -> Any:
                               buffer.getvalue(), durable=False)
 
     return Compiled(str(folder))
-
-
-def render_piece(context: RenderContext, html: str, key: str, cache: str,
-                 pngs: list[str | None], tts: CardSize | None, root: str) -> float:
-    """Render one piece into the cache: KEY.pdf and KEY.json (written last: its presence says
-    the PDF is whole), then for each page with a name in `pngs`, NAME.png at 300 DPI and, with
-    `tts`, NAME-tts.ppm (the card cut and shrunk for Tabletop Simulator's sheets, printing/tts.py).
-    A piece whose PDF is cached already is only rasterised. Runs in a worker process, with
-    that worker's own `context`; every file is written inside `root` (the output folder)
-    through fileio.write_beneath."""
-    started = time.perf_counter()
-    out = Path(root)
-    folder = Path(cache)
-    if entry(folder, key) is not None:
-        pdf = read_regular(folder / f"{key}.pdf")
-    else:
-        drawn = draw(html, context)
-        pdf = drawn.pdf
-        write_beneath(out, folder / f"{key}.pdf", pdf, durable=False)
-        meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused,
-                "bytes": len(pdf), "dated_fonts": drawn.dated_fonts}
-        write_beneath(out, folder / f"{key}.json", json.dumps(meta), durable=False)
-    wanted = [index for index, name in enumerate(pngs) if name]
-    if wanted:
-        from synergy_forge.printing.tts import ppm_bytes, shrink
-
-        for index, image in page_images(pdf, PNG_DPI, wanted):
-            name = pngs[index]
-            # A face asked for its TTS image alone (a kit built before without --tts, or
-            # seeded from one) keeps its whole PNG: the same bytes, as its key is the same,
-            # and encoding it again would cost more than the rest of the piece.
-            if not whole(folder / f"{name}.png"):
-                write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
-                              durable=False)
-            if tts is not None:
-                write_beneath(out, folder / f"{name}-tts.ppm", ppm_bytes(shrink(tts, image)),
-                              durable=False)
-    return time.perf_counter() - started
 
 
 @dataclass

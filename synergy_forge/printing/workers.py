@@ -65,8 +65,8 @@ class WarmWorkers:
         import tempfile
 
         from synergy_forge.pool import Pool, workers_for
-        from synergy_forge.printing.build import render_piece
         from synergy_forge.printing.draw import RenderContext
+        from synergy_forge.printing.piece import render_piece
 
         self._fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
         self.render = RenderContext(self._fonts)

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.authoring.kept import Kept
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     CampaignResult,
-    Kept,
     Reading,
     display,
     find_campaign,

@@ -183,14 +183,14 @@ def test_a_workspace_read_again_reads_only_what_changed_and_finds_what_a_fresh_r
     and each reading is the one a fresh Workspace gives."""
     import shutil
 
-    from synergy_forge.authoring import loading
+    from synergy_forge.authoring import kept, loading
 
     folder = tmp_path / "camp"
     shutil.copytree(starter_campaign(), folder)
     for mission in sorted((folder / "missions").glob("*.yaml"))[4:]:
         mission.unlink()
-    parsed = counting(monkeypatch, loading, "parse_document")
-    checked = counting(monkeypatch, loading, "check_mission")
+    parsed = counting(monkeypatch, kept, "parse_document")
+    checked = counting(monkeypatch, kept, "check_mission")
     workspace = Workspace(folder).again()
     first = _reading(workspace.read())
     assert len(parsed) == 4 + 3 + 1 and len(checked) == 4  # the missions, goals, campaign
