@@ -7,6 +7,6 @@ as JSON data, and `pages` encodes what each page is sent; `store` keeps every ta
 decision in SQLite, and `session` resumes a server's tables from it; `review` makes the
 review of a finished game; `server` serves the seat, spectators' and host's pages and the
 JSON API on the studio's stack (synergy_forge/web/); `words` holds the pages' words in
-English and French; `static/` the pages (the head and header they share, `page.html`, and
-each one's body), their scripts (the helpers they share, `page.js`) and style.
+English and French; `static/` the pages (the head and header they share, static/page.html,
+and each one's body), their scripts (the helpers they share, static/page.js) and style.
 """
