@@ -45,7 +45,7 @@ from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
 from synergy_forge.sim.model import MissionModel
 from synergy_forge.table.presence import Presence
-from synergy_forge.table.review import Reviewing
+from synergy_forge.table.review import REVIEWER, Reviewing, new_review
 from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
 from synergy_forge.table.view import (
     PERSON,
@@ -128,7 +128,8 @@ class GameTable:
         self.stopping = threading.Event()
         self.ended = False
         self.played: list[Played] = []
-        self.reviewing: Reviewing | None = None  # of the last finished game, once asked for
+        self.reviewing: Reviewing | None = None  # of the last finished game
+        self.review: Reviewing | None = None  # of the game being played, during play
         self.last: tuple[int, list[dict[str, Any]]] | None = None  # that game: number, log
         self.presence = Presence(len(seats))
         self._written = time.time()  # when the table's last use was written to the store
@@ -177,6 +178,18 @@ class GameTable:
         self.result: dict[str, Any] | None = None  # the outcome as the view gives it
         if self.store is not None and stored is None:
             self.store.new_game(self.id, game.number, self.recorder.records[0], card)
+        self.review = self._new_review(game.number)
+
+    def _new_review(self, number: int) -> Reviewing | None:
+        """The review of game `number`, made step by step as it is played (table/review.py),
+        with what the state file kept of it."""
+        store, table = self.store, self.id
+        if store is None:
+            return new_review(number, self.options)
+        return new_review(number, self.options,
+                          lambda settings: store.reviews(table, number, settings),
+                          lambda settings, data: store.add_review(table, number, data["index"],
+                                                                  settings, data))
 
     @property
     def number(self) -> int:
@@ -389,6 +402,8 @@ class GameTable:
                 self.rounds.append(round_summary(game, record))
             if game.over:
                 self._finish()
+            elif self.review is not None:
+                self.review.played(self.recorder.records)
 
     def _finish(self) -> None:
         """The game is over: its log (who played each seat: who made most of its decisions),
@@ -401,6 +416,10 @@ class GameTable:
         assert result is not None
         self.played.append(Played(game.number, mission_label(game.mission), result))
         self.last = (game.number, records)
+        REVIEWER.forget(self.reviewing)  # an earlier game's, no longer reachable
+        self.reviewing = self.review
+        if self.review is not None:
+            self.review.played(records, over=True)
         if self.store is not None:  # again when resuming: it may not have been written
             self.store.finish_game(self.id, game.number, outcome_record(game))
 
@@ -520,6 +539,8 @@ class GameTable:
             self.ended = True
             if self.store is not None:
                 self.store.end_table(self.id)
+            REVIEWER.forget(self.review)
+            REVIEWER.forget(self.reviewing)
         self.stop()
 
     # -- bots -----------------------------------------------------------------------------

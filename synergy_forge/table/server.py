@@ -341,25 +341,27 @@ def _review_page(tables: Tables) -> Callable[[Request], Awaitable[Response]]:
             return PlainTextResponse("No such table link, or the table has ended.",
                                      status_code=found.status_code)
         language = _language(request)
-        fr = language == "fr"
+        served = words()[language]  # the words the table serves (/api/words)
+        said = served["review-page"]
         try:
             job = review_of(found)
         except NoReview as exc:
             return PlainTextResponse(str(exc), status_code=409)
         if job.result is None:
-            said = (f"La revue est en cours : {job.done} décision(s) sur {job.total}…" if fr
-                    else f"Reviewing the game: {job.done} of {job.total} decisions…") \
-                if job.error is None else f"The review failed: {job.error}"
+            text = said["failed"].replace("{error}", job.error) if job.error else \
+                said["progress"].replace("{done}", str(job.done)).replace("{total}",
+                                                                          str(job.total))
             return HTMLResponse(
                 f'<!doctype html><html lang="{language}"><head><meta charset="utf-8">'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">'
                 f'{"" if job.error else "<meta http-equiv=refresh content=2>"}'
-                '<link rel="stylesheet" href="/static/review.css"><title>Synergy</title>'
-                f"</head><body><main><p role=status>{escape(said)}</p></main></body></html>",
+                '<link rel="stylesheet" href="/static/review.css">'
+                f"<title>{escape(served['review'])}</title>"
+                f"</head><body><main><p role=status>{escape(text)}</p></main></body></html>",
                 headers=NO_STORE)
         from synergy_forge.reporting.review import html
 
-        return HTMLResponse(html(job.result, language, "/static/review.css").text,
+        return HTMLResponse(html(job.result, language, "/static/review.css", words=said).text,
                             headers=NO_STORE)
 
     return handle

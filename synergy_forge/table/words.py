@@ -10,6 +10,7 @@ from typing import Any
 
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import DEFAULT_COLORS
+from synergy_forge.reporting.review import review_words
 
 #: The kit's strings the page shows, by the page's key.
 FROM_KIT = {
@@ -191,8 +192,8 @@ LANGUAGES = ("en", "fr")
 
 
 def words() -> dict[str, Any]:
-    """{language: {key: text}}, with the colour names under "colors": a copy of its own for
-    each caller (translated once per process)."""
+    """{language: {key: text}}, with the colour names under "colors" and the review page's
+    words under "review-page": a copy of its own for each caller (translated once per process)."""
     return json.loads(_words_json())
 
 
@@ -208,5 +209,6 @@ def _translated() -> dict[str, Any]:
         table: dict[str, Any] = {key: translate(text) for key, text in FROM_KIT.items()}
         table.update({key: texts[index] for key, texts in OWN.items()})
         table["colors"] = {c: translate(c) for c in DEFAULT_COLORS}
+        table["review-page"] = review_words(language)  # the review page's (server.py draws it)
         out[language] = table
     return out
