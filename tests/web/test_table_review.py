@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 import random
-from html import escape
 import subprocess
 import sys
 import time
+from html import escape
 
 import pytest
 from support.tables import first_legal, game_table, people, play_randomly, played, serving
