@@ -46,7 +46,7 @@ from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
 from synergy_forge.sim.model import MissionModel
 from synergy_forge.table.presence import Presence
 from synergy_forge.table.review import REVIEWER, Reviewing, new_review
-from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
+from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow, new_token
 from synergy_forge.table.view import (
     PERSON,
     mission_card,
@@ -96,11 +96,6 @@ class Played(NamedTuple):
     outcome: dict[str, Any]
 
 
-def _token() -> str:
-    """A secret link's token: 192 random bits (`secrets`), unguessable."""
-    return secrets.token_urlsafe(24)
-
-
 class GameTable:
     """Missions played by people and bots, one game after another, at the same seats.
 
@@ -129,7 +124,6 @@ class GameTable:
         self.ended = False
         self.played: list[Played] = []
         self.reviewing: Reviewing | None = None  # of the last finished game
-        self.review: Reviewing | None = None  # of the game being played, during play
         self.last: tuple[int, list[dict[str, Any]]] | None = None  # that game: number, log
         self.presence = Presence(len(seats))
         self._written = time.time()  # when the table's last use was written to the store
@@ -137,8 +131,8 @@ class GameTable:
                                         **(options or {})}
         number, card, header = 1, None, None
         if stored is None:
-            self.keys = {seat: _token() for seat in range(players)}  # every seat's secret
-            self.host, self.watch = _token(), _token()
+            self.keys = {seat: new_token() for seat in range(players)}  # every seat's secret
+            self.host, self.watch = new_token(), new_token()
             self.players = list(self.seats)
             self.id = 0 if store is None else store.new_table(
                 self.host, self.watch, self.options,
@@ -178,18 +172,7 @@ class GameTable:
         self.result: dict[str, Any] | None = None  # the outcome as the view gives it
         if self.store is not None and stored is None:
             self.store.new_game(self.id, game.number, self.recorder.records[0], card)
-        self.review = self._new_review(game.number)
-
-    def _new_review(self, number: int) -> Reviewing | None:
-        """The review of game `number`, made step by step as it is played (table/review.py),
-        with what the state file kept of it."""
-        store, table = self.store, self.id
-        if store is None:
-            return new_review(number, self.options)
-        return new_review(number, self.options,
-                          lambda settings: store.reviews(table, number, settings),
-                          lambda settings, data: store.add_review(table, number, data["index"],
-                                                                  settings, data))
+        self.review = new_review(game.number, self.options, self.store, self.id)  # in play
 
     @property
     def number(self) -> int:
@@ -402,8 +385,7 @@ class GameTable:
                 self.rounds.append(round_summary(game, record))
             if game.over:
                 self._finish()
-            elif self.review is not None:
-                self.review.played(self.recorder.records)
+            REVIEWER.played(self.review, self.recorder.records, game.over)
 
     def _finish(self) -> None:
         """The game is over: its log (who played each seat: who made most of its decisions),
@@ -418,8 +400,6 @@ class GameTable:
         self.last = (game.number, records)
         REVIEWER.forget(self.reviewing)  # an earlier game's, no longer reachable
         self.reviewing = self.review
-        if self.review is not None:
-            self.review.played(records, over=True)
         if self.store is not None:  # again when resuming: it may not have been written
             self.store.finish_game(self.id, game.number, outcome_record(game))
 
@@ -539,8 +519,7 @@ class GameTable:
             self.ended = True
             if self.store is not None:
                 self.store.end_table(self.id)
-            REVIEWER.forget(self.review)
-            REVIEWER.forget(self.reviewing)
+            REVIEWER.forget(self.review, self.reviewing)
         self.stop()
 
     # -- bots -----------------------------------------------------------------------------

@@ -28,10 +28,8 @@ from synergy_forge.sim.review import PRECISION, Reviewed
 
 if TYPE_CHECKING:
     from synergy_forge.table.model import GameTable
+    from synergy_forge.table.store import Store
 
-#: Rollouts per chance at most of a game's review (a table's `review_rollouts` option, `table
-#: --review-rollouts`); a table made without the option reviews nothing.
-REVIEW_ROLLOUTS = 100
 #: The review's seed at a table: `replay LOG --review` gives the same review.
 SEED = 0
 #: How much lower than the server the reviewing process runs.
@@ -71,12 +69,6 @@ class Reviewing:
     def done(self) -> int:
         return min(len(self.reviewed), self.total)
 
-    def played(self, records: Sequence[dict[str, Any]], over: bool = False) -> None:
-        """The game's log as it is now (complete steps only), `over` once it has ended."""
-        self.records = list(records)
-        if over and self.ended_at is None:
-            self.ended_at = time.monotonic()
-        REVIEWER.wake(self)
 
     def _next(self) -> int | None:
         """The first decision not yet reviewed, if any is due."""
@@ -115,8 +107,16 @@ class Reviewer:
         self._thread: threading.Thread | None = None
         self._process: subprocess.Popen[str] | None = None
 
-    def wake(self, job: Reviewing) -> None:
+    def played(self, job: Reviewing | None, records: Sequence[dict[str, Any]],
+               over: bool) -> None:
+        """`job`'s game's log as it is now (complete steps only), `over` once it has ended:
+        its new steps are reviewed (None: reviews are off)."""
+        if job is None:
+            return
         with self._due:
+            job.records = list(records)
+            if over and job.ended_at is None:
+                job.ended_at = time.monotonic()
             if job not in self._jobs:
                 self._jobs.append(job)
             if self._thread is None:
@@ -124,11 +124,10 @@ class Reviewer:
                 self._thread.start()
             self._due.notify_all()
 
-    def forget(self, job: Reviewing | None) -> None:
-        """No longer review `job` (its table has ended)."""
+    def forget(self, *jobs: Reviewing | None) -> None:
+        """No longer review these jobs (their table has ended, or they cannot be reached)."""
         with self._due:
-            if job in self._jobs:
-                self._jobs.remove(job)
+            self._jobs = [job for job in self._jobs if job not in jobs]
 
     def _task(self) -> tuple[Reviewing, int | None]:
         """The next decision to review (wait for one): a finished game's first, else the
@@ -204,22 +203,21 @@ REVIEWER = Reviewer()
 atexit.register(REVIEWER.stop)
 
 
-def new_review(number: int, options: dict[str, Any],
-               stored: Callable[[str], Sequence[dict[str, Any]]] | None = None,
-               keep: Callable[[str, dict[str, Any]], None] | None = None) -> Reviewing | None:
-    """The review of game `number` of a table with these `options` (None: reviews are off),
-    with the decisions of it already reviewed (`stored(settings)`), each one reviewed from now
-    on given to `keep(settings, reviewed)`."""
+def new_review(number: int, options: dict[str, Any], store: Store | None, table: int
+               ) -> Reviewing | None:
+    """The review of game `number` of table `table` with these `options` (None: reviews are
+    off, `review_rollouts` 0 or not given), with the decisions of it that `store` already
+    holds, each one reviewed from now on written there."""
     rollouts = int(options.get("review_rollouts", 0))
     if rollouts <= 0:
         return None
     job = Reviewing(number, rollouts)
-    if stored is not None:
-        for data in stored(job.settings):
+    if store is not None:
+        for data in store.reviews(table, number, job.settings):
             item = reviewed_from_json(data)
             job.reviewed[item.index] = item
-    if keep is not None:
-        job.on_reviewed = lambda data: keep(job.settings, data)
+        job.on_reviewed = lambda data: store.add_review(table, number, data["index"],
+                                                        job.settings, data)
     return job
 
 

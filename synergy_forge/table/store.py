@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -311,6 +312,11 @@ class Store:
             return [json.loads(reviewed) for (reviewed,) in self._db.execute(
                 "SELECT reviewed FROM reviews WHERE table_id = ? AND game = ? AND settings = ? "
                 "ORDER BY idx", (table_id, game, settings))]
+
+
+def new_token() -> str:
+    """A secret link's token: 192 random bits (`secrets`), unguessable."""
+    return secrets.token_urlsafe(24)
 
 
 def _dump(value: Any) -> str:
