@@ -106,6 +106,7 @@ class Reviewer:
         self._due = threading.Condition()
         self._thread: threading.Thread | None = None
         self._process: subprocess.Popen[str] | None = None
+        self._stopping = False
 
     def played(self, job: Reviewing | None, records: Sequence[dict[str, Any]],
                over: bool) -> None:
@@ -155,6 +156,8 @@ class Reviewer:
                     answer = self._ask({"log": job.records, "index": index,
                                         "rollouts": job.rollouts, "seed": job.seed})
                 except OSError as exc:
+                    if self._stopping:  # the server's exit: nothing went wrong
+                        return
                     answer = {"error": f"the reviewing process stopped ({exc})"}
                 if "error" in answer:
                     job._failed(str(answer["error"]))
@@ -180,6 +183,7 @@ class Reviewer:
     def stop(self) -> None:
         """End the worker process (at the server's exit: a review under way is lost with it;
         what was reviewed is in the state file)."""
+        self._stopping = True
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.kill()
@@ -188,14 +192,16 @@ class Reviewer:
 
 def _start() -> subprocess.Popen[str]:
     """The worker process: this interpreter, with this package first on its path, at NICE;
-    it ends when its tasks' pipe closes (this process ended, however it ended)."""
+    it ends when its tasks' pipe closes, after the decision under review (this process ended,
+    however it ended). In a session of its own: a Ctrl-C at the terminal is the server's to
+    handle (it kills this one)."""
     package = str(Path(__file__).resolve().parents[2])
     path = os.pathsep.join(p for p in (package, os.environ.get("PYTHONPATH")) if p)
     return subprocess.Popen(
         [sys.executable, "-c", f"import os, sys; os.nice({NICE}); "
          "from synergy_forge.reporting.review import work; work(sys.stdin, sys.stdout)"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="ascii",
-        env={**os.environ, "PYTHONPATH": path})
+        env={**os.environ, "PYTHONPATH": path}, start_new_session=True)
 
 
 #: This process's reviewer: one worker process for every table.
