@@ -63,6 +63,9 @@ ALLOWED_STATE = {
     ("sim/convention.py", "_HAND_VALUES"): _PURE,
     ("sim/convention.py", "_GOAL_EASE"): _PURE,
     ("sim/convention.py", "_OPTIONS"): _PURE + "; its values are tuples of named tuples",
+    ("sim/mixed.py", "_MET"): _PURE + "; its arrays are only read (indexed into new ones)",
+    ("sim/mixed.py", "_REPLIES"): _CARDS + " (where goals are in decks, the asking seat's "
+                                           "own goal hand); its values are tuples",
     ("sim/convention.py", "_FIRST_MET"): _PURE + "; each value fills itself in with answers of "
                                                  "the same pure function (`_FirstMet`)",
     ("sim/convention.py", "_GOALS_MET"): _PURE + "; its values are memos of the same kind",

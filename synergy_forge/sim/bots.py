@@ -29,6 +29,7 @@ from synergy_forge.sim.novice import NoviceBot
 
 __all__ = ["BOTS", "MEMORY_SIZE", "SEES_SEAT", "Bot", "CoopBot", "ExpertBot", "GreedyBot",
            "OracleBot", "RandomBot", "ScoreMemory", "SeatMemories", "make_bot", "view_for"]
+from synergy_forge.sim.mixed import MixedExpertBot
 from synergy_forge.sim.oracle import OracleBot
 
 
@@ -57,7 +58,7 @@ class RandomBot:
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "novice": NoviceBot, "greedy": GreedyBot,
-                         "coop": CoopBot, "expert": ExpertBot, "oracle": OracleBot}
+                         "coop": CoopBot, "expert": MixedExpertBot, "oracle": OracleBot}
 
 class SeatMemories:
     """The memory of the bot of each kind at each seat, owned by whoever plays several games

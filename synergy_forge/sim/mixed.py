@@ -1,0 +1,410 @@
+"""The expert at a mixed table: the convention among experts, a best response to novices.
+
+Who sits where is public at a real table: people know who is new. So an expert seated beside
+novices (the skill ladder's mixed tables, sim.ladder) knows which seats follow the convention
+and which play at random (sim.novice), and plans for that. An expert that planned as if every
+seat followed the plan (sim.expert alone) counted on a novice landing on one card; a
+constraint challenge narrows a novice's legal cards, so taking one away made the novice miss
+the plan more often, and a mission without the constraint rated harder than with it.
+
+Where every hand is counted from the face-up cards (`expert.public_hands`), every expert
+computes the same reply (`reply`: public facts, fixed tie-breaks, a fixed sample) and plays
+its part of it:
+- a novice's sum is a distribution: its first card as it lies, else any card of its hand that
+  has a legal card 3 (as sim.novice picks), then any legal card 3, each equally likely; the
+  goal it gives is any distinct goal card of its goal hand, equally likely;
+- the experts choose together, for each of them, a sum (the pair that reaches it keeping the
+  best hand, as the convention's `_options`) and the goals they give, to maximise the chance
+  that the round succeeds (allowed failures, the super and hyper cards: R16) over the novices'
+  sums and goals, every table of sums weighed exactly (the goals met on each read from a table
+  per mission, worked out by the goals' grid rules, sim.chances). Ties go to the hands kept.
+Each of card 1, the goal and card 3 asks again with what lies on the table, so card 3 is an
+exact best response to every first card and goal. The goals are chosen by coordinate ascent,
+position by position, committing to the sums with them; at card 1 they are not chosen yet
+(they will be, seeing every first card), so each expert's goal is weighed as any of its goal
+cards: card 1 keeps open the sums that serve many goals. Where the novices' joint sums are
+many (card 1 beside several novices) a fixed stratified sample of them stands for all; where
+the experts' are, they too are chosen by coordinate ascent, seat by seat.
+
+With no novice at the table the expert is sim.expert's, move for move; so is every decision
+where the reply is not computed (hands not counted, a goal the grid cannot run) and the action
+step, the take-back and the super and hyper cards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from synergy_forge.core.cards import GoalCard, NumberCard, Order
+from synergy_forge.core.choices import Decision, DecisionKind
+from synergy_forge.core.memo import Memo
+from synergy_forge.core.observation import Observation
+from synergy_forge.core.referee import pair_sum
+from synergy_forge.core.rules import Rulebook
+from synergy_forge.sim.chances import _Grid, grid_rules
+from synergy_forge.sim.convention import Rules, _options, goal_ease
+from synergy_forge.sim.expert import ExpertBot, public_hands, rules_of
+from synergy_forge.sim.grid import NotOnGrid, Unsettled
+
+#: A novice's name in a table's seating (sim.ladder's NOVICE, sim.bots' key).
+NOVICE = "novice"
+#: Tables of sums weighed at once, at most: beyond, the experts' sums are found seat by seat.
+GRID_LIMIT = 8000
+#: The novices' joint sums are all weighed up to this many, else SAMPLE of them stand for all.
+NOVICE_LIMIT = 729
+SAMPLE = 128
+#: Passes of a coordinate ascent (goals, or the experts' sums), at most.
+PASSES = 3
+#: Chances this close are equal (single floats): the tie goes to the hands kept.
+TIE = 1e-6
+#: A table of goals met is kept up to this many cells (seats x tables of sums).
+TABLE_LIMIT = 2_000_000
+
+#: A round's reply, per public facts (every expert of the table asks the same).
+_REPLIES: Memo[tuple[Any, ...], Any] = Memo(4096)
+#: Per (rulebook, goals, players, ignored seats): the sums covered, and per seat and table of
+#: those sums the goals met there as bits (grown when a sum not in it comes).
+_MET: Memo[tuple[Any, ...], tuple[tuple[int, ...], np.ndarray]] = Memo(8)
+_UNKNOWN: Any = object()
+#: How many bits are set in a byte: of a set of goals, how many are met.
+_ONES = np.array([bin(b).count("1") for b in range(256)], dtype=np.float32)
+#: The fixed draws of the novices' sample: per draw, per seat, a uniform number (stratified:
+#: each seat's SAMPLE numbers fall one in each SAMPLE-th of [0, 1)).
+_DRAWS = np.array([[(k + 0.5) / SAMPLE for k in random.Random(seat).sample(range(SAMPLE), SAMPLE)]
+                   for seat in range(8)]).T
+
+#: A reply: per seat, (first, goal card, second) for an expert, None for a novice.
+Reply = tuple[tuple[NumberCard, GoalCard | None, NumberCard] | None, ...]
+
+
+class MixedExpertBot(ExpertBot):
+    """The expert, told who sits where: a best response to the novices (module docstring)."""
+
+    name = "expert"
+
+    def __init__(self, rng: random.Random, memory: Any = None) -> None:
+        super().__init__(rng, memory)
+        self.novices: frozenset[int] = frozenset()
+
+    def seated(self, names: Sequence[str]) -> None:
+        """Who sits where, public at a table (sim.play tells every bot): the seats named
+        novice play at random."""
+        self.novices = frozenset(i for i, name in enumerate(names) if name == NOVICE)
+
+    def play(self, obs: Observation, decision: Decision) -> Any:
+        part = _PART.get(decision.kind)
+        if self.novices and part is not None:
+            found = reply(obs, self.novices)
+            mine = None if found is None else found[obs.seat]
+            if mine is not None and mine[part] in decision.choices:
+                return mine[part]
+        return super().play(obs, decision)
+
+
+_PART = {DecisionKind.FIRST_NUMBER: 0, DecisionKind.GOAL: 1, DecisionKind.SECOND_NUMBER: 2}
+
+
+def reply(obs: Observation, novices: frozenset[int]) -> Reply | None:
+    """The experts' best response to the novices for the rest of the round (the module's
+    docstring), or None where it is not computed.
+
+    Where goal cards are left in decks, no seat knows another's goal hand: the experts agree
+    on their sums from public facts alone (every seat's goals any of its unseen ones, this
+    seat's too), and then each chooses its own goal, from its own hand, for those sums."""
+    known = public_hands(obs)
+    if known is None:
+        return None
+    hands, pools, goals_known = known
+    rules = rules_of(obs)
+    placed = obs.placed
+    n = rules.players
+    # Card 1 of number-goal-number: the goals are chosen at card 2, seeing every first card.
+    opening = obs.mission.order is Order.NUMBER_GOAL_NUMBER and \
+        all(f is None for f in placed.firsts)
+    round_ = (rules, hands, placed.firsts, placed.deltas, placed.goals, placed.ignored, novices)
+    choosing = frozenset() if opening or not goals_known else frozenset(
+        p for p in range(n) if placed.goals[p] is None
+        and (p - rules.direction) % n not in novices)
+    found = _cached(round_, pools, choosing, ())
+    me = obs.seat
+    lands = (me + rules.direction) % n
+    if goals_known or opening or found is None or placed.goals[lands] is not None:
+        return found
+    mine = found[me]
+    assert mine is not None
+    own = (*pools[:me], obs.goal_hand, *pools[me + 1:])
+    settled = tuple((j, (play[0], play[2])) for j, play in enumerate(found) if play)
+    chosen = _cached(round_, own, frozenset({lands}), settled)
+    own_play = None if chosen is None else chosen[me]
+    goal = None if own_play is None else own_play[1]
+    return (*found[:me], (mine[0], goal, mine[2]), *found[me + 1:])
+
+
+def _cached(round_: tuple[Any, ...], goal_hands: tuple[tuple[GoalCard, ...], ...],
+            choosing: frozenset[int], settled: tuple[tuple[int, Any], ...]) -> Reply | None:
+    key = (round_, goal_hands, choosing, settled)
+    found = _REPLIES.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        try:
+            rules, hands, firsts, deltas, goals, ignored, novices = round_
+            found = _reply(rules, hands, firsts, deltas, goals, ignored, novices, goal_hands,
+                           choosing, dict(settled))
+        except (Unsettled, NotOnGrid):  # a campaign's goal the grid cannot settle
+            found = None
+        _REPLIES.remember(key, found)
+    return found
+
+
+def novice_sums(rulebook: Rulebook, challenges: tuple[str, ...], hand: Sequence[NumberCard],
+                first: NumberCard | None, delta: int) -> dict[int, float]:
+    """A novice's sum and its chance: its first card as it lies (else any card of its hand
+    with a legal card 3, as sim.novice picks), then any legal card 3, each equally likely."""
+    shares = []
+    for f in [first] if first is not None else sorted(set(hand)):
+        rest = list(hand)
+        if first is None:
+            rest.remove(f)
+        sums = []
+        for s in sorted(set(rest)):
+            total, broken = pair_sum(rulebook, challenges, f, s,
+                                     delta if first is not None else 0)
+            if not broken:
+                sums.append(total)
+        if sums:
+            shares.append(sums)
+    out: dict[int, float] = {}
+    for sums in shares:
+        for total in sums:
+            out[total] = out.get(total, 0.0) + 1.0 / (len(sums) * len(shares))
+    return out
+
+
+def _joint(sums: list[dict[int, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """The novices' joint sums (a row per table, a column per novice) and each row's chance:
+    every combination while they are few, else SAMPLE rows drawn by the fixed stratified
+    draws, each as likely."""
+    axes = [sorted(s) for s in sums]
+    if int(np.prod([len(a) for a in axes])) <= NOVICE_LIMIT:
+        rows = np.array(list(itertools.product(*axes)), dtype=np.int64).reshape(-1, len(axes))
+        chance: Any = np.ones(())
+        for s, axis in zip(sums, axes, strict=True):  # in itertools.product's order
+            chance = np.multiply.outer(chance, [s[v] for v in axis])
+        return rows, chance.reshape(-1) / chance.sum()
+    columns = []
+    for j, (s, axis) in enumerate(zip(sums, axes, strict=True)):
+        cumulative = np.cumsum([s[v] for v in axis])
+        at = np.searchsorted(cumulative / cumulative[-1], _DRAWS[:, j], side="right")
+        columns.append(np.asarray(axis)[np.minimum(at, len(axis) - 1)])
+    return np.stack(columns, axis=1), np.full(SAMPLE, 1.0 / SAMPLE)
+
+
+def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
+           firsts: tuple[NumberCard | None, ...], deltas: tuple[int, ...],
+           goals: tuple[GoalCard | None, ...], ignored: frozenset[int], novices: frozenset[int],
+           goal_hands: tuple[tuple[GoalCard, ...], ...], choosing: frozenset[int],
+           settled: dict[int, tuple[NumberCard, NumberCard]]) -> Reply | None:
+    """The reply: goals searched at the positions `choosing` (the others' any of
+    `goal_hands`), the sums of the experts in `settled` as given (their (first, second))."""
+    n, rulebook = rules.players, rules.rulebook
+    experts = [j for j in range(n) if j not in novices]
+    options = {j: tuple(o for o in _options(rules, hands[j], firsts[j], deltas[j])
+                        if j not in settled or (o.first, o.second) == settled[j])
+               for j in experts}
+    spread = [novice_sums(rulebook, rules.challenges, hands[j], firsts[j], deltas[j])
+              for j in sorted(novices)]
+    if not all(options.values()) or not all(spread):
+        return None  # a seat has no legal pair: the mission is lost whatever is played
+    rows, weights = _joint(spread)
+    # Which goal may lie at each position: the one lying there, a goal an expert chooses, or
+    # any of the owner's (R4: the owner of position p plays the goal that lands there).
+    ease = goal_ease(rules)
+    owner = [(p - rules.direction) % n for p in range(n)]
+    chosen: dict[int, tuple[GoalCard, ...]] = {}  # position -> the goals its expert may give
+    anyof: dict[int, tuple[GoalCard, ...]] = {}  # position -> its goal, any of these
+    for p in range(n):
+        lying = goals[p]
+        if lying is not None:
+            anyof[p] = (lying,)
+            continue
+        distinct = {g.goal: g for g in sorted(goal_hands[owner[p]])}
+        if not distinct:
+            return None
+        # The hardest first, as the plan's (spent while it works, the easy ones kept).
+        cards = tuple(sorted(distinct.values(), key=lambda g: (ease.get(g.goal, 0.0), g.goal)))
+        if p in choosing:
+            chosen[p] = cards
+        else:
+            anyof[p] = cards
+    universe = tuple(sorted(set(rules.goals) | {g.goal for cards in
+                                                 (*chosen.values(), *anyof.values())
+                                                 for g in cards}))
+    if any(grid_rules(rulebook).get(g) is None for g in universe):
+        return None
+    table = _met_table(rulebook, universe, n, ignored,
+                       {o.sum for found in options.values() for o in found} |
+                       {int(v) for v in np.unique(rows)})
+    if table is None:
+        return None
+    bit = {g: 1 << k for k, g in enumerate(universe)}
+    counted = [p not in ignored for p in range(n)]
+    must = {s for s in (rules.super_seat, rules.hyper_seat) if s is not None}
+    kept_of = {j: np.array([o.kept for o in options[j]]) for j in experts}
+    # Each seat's sums as places in the table of goals met (base: the sums it covers).
+    base = len(table[0])
+    places = {j: np.searchsorted(table[0], [o.sum for o in options[j]]) for j in experts}
+    novice_places = np.searchsorted(table[0], rows)
+    k = len(experts)
+
+    def chances(index: dict[int, Any], pick: dict[int, int], free: int | None
+                ) -> list[np.ndarray]:
+        """P(the seat at each position meets its goal) over the grid whose experts' axes are
+        `index` (option numbers per expert) and whose last axis is the novices' rows; goals
+        as `pick` says, and every goal of position `free` along one more axis."""
+        place: Any = 0
+        for j in range(n):
+            if j in novices:
+                at = novice_places[:, sorted(novices).index(j)].reshape([1] * k + [-1])
+            else:
+                at = places[j][index[j]]
+                at = at.reshape([len(at) if i == experts.index(j) else 1 for i in range(k)] +
+                                [1])
+            place = place * base + at
+        met = table[1][:, place]
+        out = []
+        for p in range(n):
+            if p == free:
+                out.append(np.stack([_share(met[p], bit[g.goal], 1) for g in chosen[p]], -1))
+                continue
+            if p in chosen:
+                mask, size = bit[chosen[p][pick[p]].goal], 1
+            else:
+                mask, size = sum(bit[g.goal] for g in anyof[p]), len(anyof[p])
+            share = _share(met[p], mask, size)
+            out.append(share[..., None] if free is not None else share)
+        return out
+
+    def values(index: dict[int, Any], pick: dict[int, int], free: int | None = None
+               ) -> np.ndarray:
+        """P(the round succeeds) per experts' options (and per goal of `free`, last axis),
+        the novices' rows weighed out."""
+        success = _succeeds(chances(index, pick, free), counted, must, rules.allowed)
+        if free is None:
+            return success @ weights
+        return np.einsum("...rg,r->...g", success, weights)
+
+    def best(value: np.ndarray, index: dict[int, Any]) -> tuple[tuple[float, float],
+                                                                tuple[int, ...]]:
+        """The experts' options (numbers on `index`'s axes) with the best chance, then the
+        best hands kept, then the first: ((chance, kept), their places on the axes)."""
+        kept: Any = 0.0
+        for i, j in enumerate(experts):
+            axis = kept_of[j][index[j]]
+            kept = kept + axis.reshape([len(axis) if m == i else 1 for m in range(k)])
+        kept = np.broadcast_to(kept, value.shape)
+        top = float(value.max())
+        flat = int(np.argmax(np.where(value >= top - TIE, kept, -np.inf)))
+        at = tuple(int(i) for i in np.unravel_index(flat, value.shape))
+        return (round(top, 6), float(kept[at])), at
+
+    # Coordinate ascent: the goals position by position, and where the experts' sums are too
+    # many to weigh at once, each expert's sum too (from the hands they keep best).
+    every = {j: np.arange(len(options[j])) for j in experts}
+    exhaustive = int(np.prod([len(options[j]) for j in experts])) * len(rows) <= GRID_LIMIT
+    choice = {j: int(np.argmax(kept_of[j])) for j in experts}
+    pick = {p: 0 for p in chosen}
+
+    def now() -> dict[int, Any]:
+        return every if exhaustive else {j: np.array([choice[j]]) for j in experts}
+
+    score = best(values(now(), pick), now())[0]
+    for _ in range(PASSES):
+        moved = False
+        for j in [] if exhaustive else experts:
+            index = {i: every[i] if i == j else np.array([choice[i]]) for i in experts}
+            trial, at = best(values(index, pick), index)
+            if trial > score:
+                score, choice[j], moved = trial, int(at[experts.index(j)]), True
+        for p in chosen:
+            by_goal = values(now(), pick, p)
+            tops = by_goal.reshape(-1, by_goal.shape[-1]).max(axis=0)
+            for g in range(by_goal.shape[-1]):
+                if round(float(tops[g]), 6) < score[0]:
+                    continue  # below the chance already reached: not better, whatever it keeps
+                trial = best(by_goal[..., g], now())[0]
+                if trial > score:
+                    score, pick[p], moved = trial, g, True
+        if not moved:
+            break
+    if exhaustive:
+        _, at = best(values(every, pick), every)
+        choice = {j: int(at[i]) for i, j in enumerate(experts)}
+    out: list[tuple[NumberCard, GoalCard | None, NumberCard] | None] = [None] * n
+    for j in experts:
+        option = options[j][choice[j]]
+        lands = (j + rules.direction) % n
+        out[j] = (option.first, chosen[lands][pick[lands]] if lands in chosen else None,
+                  option.second)
+    return tuple(out)
+
+
+def _share(met: np.ndarray, mask: int, size: int) -> np.ndarray:
+    """Of `size` goals (bits `mask`), the share met on each table (single floats)."""
+    if met.dtype == np.uint8:
+        return np.asarray(_ONES[met & mask] / np.float32(size))
+    count: Any = sum(((met & (1 << b)) > 0).astype(np.float32) for b in range(32)
+                     if mask >> b & 1)
+    return np.asarray(count / np.float32(size))
+
+
+def _succeeds(chances: list[np.ndarray], counted: list[bool], must: set[int],
+              allowed: int) -> np.ndarray:
+    """P(at most `allowed` counted seats miss their goal and the `must` seats meet theirs),
+    each seat meeting its goal independently with its chance (R16)."""
+    seats = [p for p in range(len(chances)) if counted[p]]
+    shape = np.broadcast_shapes(*(chances[p].shape for p in seats))
+    out = np.ones(shape, dtype=np.float32)
+    for p in seats:
+        if p in must:
+            out = out * chances[p]
+    free = [p for p in seats if p not in must]
+    if allowed >= len(free):
+        return out
+    # P(exactly c misses so far), one row per c <= allowed.
+    exactly = np.zeros((allowed + 1, *shape), dtype=np.float32)
+    exactly[0] = 1.0
+    for p in free:
+        met = chances[p]
+        missed = exactly[:-1] * (np.float32(1) - met)
+        exactly *= met
+        exactly[1:] += missed
+    return out * exactly.sum(axis=0)
+
+
+def _met_table(rulebook: Rulebook, universe: tuple[str, ...], n: int, ignored: frozenset[int],
+               wanted: set[int]) -> tuple[tuple[int, ...], np.ndarray] | None:
+    """The sums covered and, per seat, the goals of `universe` met (bits) on every table of
+    them (flattened, the first seat's sum the most significant): kept per mission and player
+    count, made again with more sums when one not covered comes. None: too many sums."""
+    key = (rulebook, universe, n, ignored)
+    found = _MET.get(key)
+    if found is not None and wanted <= set(found[0]):
+        return found
+    values = tuple(sorted(wanted | set(found[0] if found else ())))
+    if len(values) ** n * n > TABLE_LIMIT:  # more sums than a table is kept for
+        values = tuple(sorted(wanted))
+        if len(values) ** n * n > TABLE_LIMIT:
+            return None
+    shape = (len(values),) * n
+    dtype = np.uint8 if len(universe) <= 8 else np.uint32
+    met = np.zeros((n, *shape), dtype=dtype)
+    for k, goal in enumerate(universe):
+        grid = _Grid(rulebook, (goal,) * n, ignored, [values] * n)
+        for p in range(n):
+            met[p] |= np.left_shift(np.broadcast_to(grid.met(p), shape).astype(dtype),
+                                    k, dtype=dtype)
+    return _MET.remember(key, (values, met.reshape(n, -1)))
