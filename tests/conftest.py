@@ -1,22 +1,18 @@
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import shutil
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from support.kits import once_per_run
 
 from synergy_forge.__main__ import collect_less
 from synergy_forge.authoring.definitions import standard_rulebook
-from synergy_forge.core.actions import ActionUse
-from synergy_forge.core.cards import DEFAULT_COLORS, Action, NumberCard
-from synergy_forge.core.referee import SeatPlay, Table
 from synergy_forge.core.rules import Rulebook
 
 # The suite collects garbage as the command does (synergy_forge/__main__.py), its workers too.
@@ -29,7 +25,8 @@ collect_less()
 #: sets up its module-scoped fixtures (a built kit, a running studio, a browser) once. (A SPREAD
 #: module's own fixtures would be set up on every worker: the kits it shares are built once per
 #: run, once_per_run.)
-SPREAD = ("tests/test_build.py", "tests/test_table_api.py", "tests/test_readme.py")
+SPREAD = ("tests/printing/test_build.py", "tests/web/test_table_api.py",
+          "tests/package/test_readme.py")
 #: Kits built once per run (once_per_run) from the starter kit's cache, each read by several
 #: units: the first unit that uses one builds it while the others wait for it.
 BUILT_ONCE = ("small_kit", "shop_kit", "tts_kit", "ink_saver_kits")
@@ -121,23 +118,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=rank)  # stable: a module's tests keep their order
 
 
-def once_per_run(factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
-    """The folder NAME, made by make(folder) once per test run: under pytest-xdist the first
-    worker to ask makes it in the run's shared temporary folder while the others wait for it
-    (a worker's module- or session-scoped fixture would be made again on every worker). Tests
-    only read it, or copy it."""
-    root = factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # popen-gwN's parent: the run's, shared by its workers
-    folder, made = root / name, root / f"{name}.made"
-    with open(root / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
-        if not made.exists():
-            make(folder)
-            made.touch()
-    return folder
-
-
 @pytest.fixture(scope="session")
 def starter_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The starter campaign's kit (A4, every language), built once per test run (about half a
@@ -165,14 +145,14 @@ def starter_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def small_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Path:
-    """ROOT, with test_build.build_small(ROOT, "Same", "a") done in it (ROOT/camp, two
+    """ROOT, with support.kits.build_small(ROOT, "Same", "a") done in it (ROOT/camp, two
     missions, and its English kit without PNGs in ROOT/a), once per test run: test_build's
     tests copy it (same_kit) or its cache (seeded). The campaign is named as the starter is
-    (test_build.STARTER): its build starts from the starter kit's cache and draws only what
+    (support.kits.STARTER): its build starts from the starter kit's cache and draws only what
     differs (its missions, its goal and action cards, those groups' sheets, the rulebook and
     the challenge sheet), half the CPU of a build from nothing (a build from a cache equals
     one without: test_build)."""
-    from test_build import build_small
+    from support.kits import build_small
 
     def build(root: Path) -> None:
         root.mkdir()
@@ -184,14 +164,14 @@ def small_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Pa
 
 @pytest.fixture(scope="session")
 def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """ROOT/camp (test_build.small_campaign(ROOT, "Mission", SHOP): "Small", "Petite" in
+    """ROOT/camp (support.kits.small_campaign(ROOT, "Mission", SHOP): "Small", "Petite" in
     French) and its French kit built with --preset dtc, from ROOT by relative paths, in
     ROOT/out, once per test run: test_dtc reads its decks; test_build's tgc case, whose card
     and bleed are DTC's (63.5 x 88.9 mm, 3.175 mm), builds the same campaign from its cache,
     drawing nothing (a build from a cache equals one without: test_build). Without PNGs
     (--no-png, which dtc, whose own output is its decks' PDFs, allows): no test reads them
     (the tgc case rasterises the pieces it checks), and they were half of this build."""
-    from test_build import SHOP, small_campaign
+    from support.kits import SHOP, small_campaign
 
     from synergy_forge.cli import main
     from synergy_forge.printing import build as render
@@ -223,7 +203,7 @@ def shop_kit(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def tts_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Path:
-    """ROOT/camp (test_tts.small_campaign: three missions and a goal card of its own, in
+    """ROOT/camp (support.kits.tts_campaign: three missions and a goal card of its own, in
     English and French) and its English kit with PNGs and the Tabletop Simulator export, in
     ROOT/out, built from ROOT by relative paths once per test run: test_tts reads it;
     test_build's PNG and TTS rebuild (English) starts from its cache (its PNGs, shrunk cards
@@ -235,13 +215,13 @@ def tts_kit(tmp_path_factory: pytest.TempPathFactory, starter_kit: Path) -> Path
     French build was a third of this fixture's time for what test_tts reads of it, the saved
     object's names and its sheets' file names, which test_tts.french makes with tts.export
     from stand-in card images."""
-    from test_tts import small_campaign
+    from support.kits import tts_campaign
 
     from synergy_forge.cli import main
 
     def build(root: Path) -> None:
         root.mkdir()
-        small_campaign(root / "camp")
+        tts_campaign(root / "camp")
         shutil.copytree(starter_kit / ".cache", root / "out" / ".cache")
         with contextlib.chdir(root):
             result = CliRunner().invoke(main, ["build", "camp", "--out", "out", "--tts",
@@ -281,7 +261,7 @@ def browser() -> Iterator[Any]:
     test_table_browser: each test opens contexts of its own in it (pages, storage and cookies
     are a context's), and each module had launched one, about 1.5-2 s of CPU with Playwright's
     driver, where xdist ran both modules on one worker."""
-    from test_studio import ARGS, CHROMIUM
+    from support.browser import ARGS, CHROMIUM
 
     if not Path(CHROMIUM).exists():
         pytest.fail("the browser tests need Chromium: apt-get install chromium-headless-shell "
@@ -292,18 +272,6 @@ def browser() -> Iterator[Any]:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield chromium
         chromium.close()
-
-
-def make_table(*seats: tuple, actions: tuple = (), **options) -> Table:
-    """make_table((3, 2, "equal"), (4, 1, "unique"), ...): each seat plays in its own colour."""
-    plays = []
-    for i, (first, second, goal) in enumerate(seats):
-        color = DEFAULT_COLORS[i]
-        plays.append(SeatPlay(NumberCard(first, color) if isinstance(first, int) else first,
-                              NumberCard(second, color) if isinstance(second, int) else second,
-                              goal))
-    uses = tuple(ActionUse(Action(a[0]), *a[1:]) if isinstance(a, tuple) else a for a in actions)
-    return Table(tuple(plays), actions=uses, colors=DEFAULT_COLORS[: len(seats)], **options)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -49,9 +49,10 @@ FONTS = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
 #: glyphs differ from the upright face's (« » included), so italic boxes are measured with it.
 ITALIC = "DejaVuSans-Oblique.ttf"
 #: The fonts' advance widths, read once with fontTools and kept beside them with each font's
-#: hash: reading them back costs 5 ms where fontTools takes 0.1 s, in every command that
-#: checks or prints a card (validate, build, the studio). A font whose hash differs (replaced
-#: without `write_metrics`) is read with fontTools again; tests/test_table_ready.py checks the file.
+#: hash: reading them back costs far less than fontTools does, in every command that checks
+#: or prints a card (validate, build, the studio). A font whose hash differs (replaced without
+#: `write_metrics`) is read with fontTools again; tests/printing/test_table_ready.py checks
+#: the file.
 METRICS = "metrics.json"
 
 

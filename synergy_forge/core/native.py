@@ -1,7 +1,7 @@
 """Native twins of the built-in rule expressions, for speed.
 
 Each function takes the same positional arguments, in the same order, as the expression of its
-kind (rules.VARIABLES). tests/test_native.py proves each one equal to its data definition over
+kind (rules.VARIABLES). tests/core/test_native.py proves each one equal to its data definition over
 every input a round can produce; the data definitions stay the source of truth.
 """
 

@@ -512,7 +512,7 @@ def evaluate_goals(goal_checks: Mapping[str, Callable[..., Any]], goals: Sequenc
 def settle(table: Table, rulebook: Rulebook) -> Verdict:
     """`judge` without the legality checks, for callers that only build legal tables.
 
-    Written for speed (the playtester's inner loop); tests/test_properties.py and the
+    Written for speed (the playtester's inner loop); tests/core/test_properties.py and the
     rulings tests hold it to docs/rules.md.
     """
     plays = table.plays

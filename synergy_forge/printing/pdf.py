@@ -57,7 +57,7 @@ def impose(frame: Path, sources: list[Path], sheets: list[list[Placed]]) -> byte
     bleed. Its text stays text; its fonts and images are copied once per source document.
 
     What the sheet showed when WeasyPrint drew the cards on it in place, from pages drawn
-    once (tests/test_build.py compares the two pixel by pixel)."""
+    once (tests/printing/test_build.py compares the two pixel by pixel)."""
     import pikepdf
 
     with pikepdf.open(frame) as out:

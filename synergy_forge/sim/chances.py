@@ -14,7 +14,7 @@ Two ways, one answer:
   seat of a round shares it (kept in this module's memo of grids); each seat then weighs it by
   its own view of the others.
 - table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
-tests/test_chances.py holds the two to each other.
+tests/sim/test_chances.py holds the two to each other.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from synergy_forge.sim.grid import (
 # back (a playtest plays the same deals at every level of the expert's skill ladder: a
 # quarter of the greedy bot's questions about its last card had been asked before).
 _GRID_RULES: Memo[Rulebook, Mapping[str, GridRule | None]] = Memo(64)
-_GRIDS: Memo[tuple[Any, ...], _Grid] = Memo(64)
+_GRIDS: Memo[tuple[Any, ...], Grid] = Memo(64)
 _TABLES: Memo[tuple[Any, ...], dict[tuple[int, ...], bool]] = Memo(4096)
 _ANSWERS: Memo[tuple[Any, ...], dict[int, float]] = Memo(4096)
 
@@ -98,7 +98,7 @@ def goal_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[in
 
 def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
              supports: Sequence[Support], own: Sequence[int],
-             on_grid: Callable[[_Grid], np.ndarray], question: tuple,
+             on_grid: Callable[[Grid], np.ndarray], question: tuple,
              wins: Callable[[list[bool], int], bool], remember: bool = True
              ) -> dict[int, float]:
     if not remember:
@@ -115,7 +115,7 @@ def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
 
 def _answer(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
             supports: Sequence[Support], own: Sequence[int],
-            on_grid: Callable[[_Grid], np.ndarray], question: tuple,
+            on_grid: Callable[[Grid], np.ndarray], question: tuple,
             wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     rules = grid_rules(rulebook)
     if all(rules.get(g) is not None for g in goals):
@@ -138,7 +138,7 @@ def grid_rules(rulebook: Rulebook) -> Mapping[str, GridRule | None]:
 
 def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
              supports: Sequence[Support], own: Sequence[int],
-             on_grid: Callable[[_Grid], np.ndarray]) -> dict[int, float]:
+             on_grid: Callable[[Grid], np.ndarray]) -> dict[int, float]:
     axes = [s.sums for s in supports]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
@@ -146,7 +146,7 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
     key = (rulebook, goals, ignored, tuple(axes))
     grid = _GRIDS.get(key)
     if grid is None:
-        grid = _GRIDS.remember(key, _Grid(rulebook, goals, ignored, axes))
+        grid = _GRIDS.remember(key, Grid(rulebook, goals, ignored, axes))
     operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
     for j in range(len(goals)):
@@ -160,7 +160,7 @@ def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int]
     return {s: by_sum[index[s]] / total for s in own}
 
 
-class _Grid:
+class Grid:
     """Every table of one round's possible sums (the product of `axes`), one axis per seat:
     which seats meet their goal, and from that which tables win the round. Raises Unsettled
     (or NotOnGrid) when a goal's rule cannot answer on some table.

@@ -173,7 +173,7 @@ class _Option(NamedTuple):
     lost: float  # hand value if it fails
 
 
-def _options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
+def pair_options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
              delta: int) -> tuple[_Option, ...]:
     """A seat's possible sums, each with the pair that leaves the best hand (sorted)."""
     # A seat's hand and first card stay as they are for most of a round's replans.
@@ -225,7 +225,7 @@ def plan_round(rules: Rules, state: RoundState) -> Plan | None:
 
 def _plan(rules: Rules, state: RoundState) -> Plan | None:
     n = rules.players
-    options = [_options(rules, state.hands[i], state.firsts[i], state.deltas[i])
+    options = [pair_options(rules, state.hands[i], state.firsts[i], state.deltas[i])
                for i in range(n)]
     if not all(options):
         return None

@@ -7,7 +7,7 @@ actions used this round and those still available (`actions_used`, `actions_avai
 public counts of every seat's hands and decks (`hand_numbers`, `hand_goals`, `deck_numbers`,
 `deck_goals`); and `lives`, `rounds_won`, `round_number`, `super_seat`, `hyper_seat`. Nothing
 hidden is in an observation (no other hand, no deck order, no seed), and
-tests/test_expert.py proves the expert reaches nothing else: its choices do not change when the
+tests/sim/test_expert.py proves the expert reaches nothing else: its choices do not change when the
 hidden cards are dealt differently, and a proxy records every field it reads.
 
 How it plays:
@@ -21,14 +21,13 @@ How it plays:
   did not follow it. Actions are used in seat order (R12) when the plan says one turns a lost
   round into a won one (`convention.best_action`). The take-back keeps the card that leaves
   the most legal sums for later rounds (R17).
-- Where hands are dealt from decks and cannot be counted, card 1 and the goal are the coop
-  bot's (its belief: each unseen card equally likely, the challenges kept). Card 3 is a chain
-  of searches every seat computes alike (`card3_chances`), SPARTA-style: the blueprint is the
-  coop bot's card 3; seat 0 best-responds to the others playing it, each seat after it to the
-  earlier seats' searched play and the later seats' blueprint, over every deal of the hands
-  they may hold (the unseen cards of their colour, hand and deck, with their public hand
-  size). The take-back is the expert's. Mission 5: 91/78/79% at 3/4/5 players with the
-  blueprint alone, 100/100/100% with the chain (100 games each).
+- Where hands are dealt from decks and cannot be counted, every seat plays a policy over the
+  public belief (synergy_forge.sim.belief): for every hand each seat may hold (the deals of
+  its colour's unseen cards, R2), card 1, the goal card and card 2 as a chain of best
+  responses finds them, computed alike at every seat from public facts; each seat looks up its
+  own hand. Card 3 is a chain of searches over the hands each seat may still hold after what
+  it showed. Where that policy does not apply, card 1 and the goal are the coop bot's and card
+  3 the chain over every unseen card (`card3_chances`). The take-back is the expert's.
 
 Partial skill is not the expert's business: the skill ladder seats experts beside novices
 (sim.ladder), each playing its own way for the whole game.
@@ -45,8 +44,10 @@ from typing import TYPE_CHECKING, Any
 from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
+from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import pair_sum
+from synergy_forge.sim import belief
 from synergy_forge.sim.chances import Support, success_chances
 from synergy_forge.sim.convention import (
     RoundState,
@@ -68,6 +69,15 @@ _UNKNOWN: Any = object()
 _CHAINS: Memo[tuple[Any, ...], Any] = Memo(1024)
 #: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
 _DEALS: Memo[tuple[Any, ...], tuple[tuple[frozenset[int], int], ...]] = Memo(4096)
+
+
+def counts_every_hand(mission: Mission) -> bool:
+    """Whether the expert counts every hand of `mission` from its first round: every number
+    card and goal card is dealt into the hands (no decks, R2) and no I can move a number card
+    to another colour's seat (R13). Where it does, the expert and the oracle play the same
+    games; elsewhere the oracle's wins over the expert's measure the bot, not the mission."""
+    return mission.hand_numbers >= len(NUMBER_VALUES) and \
+        mission.hand_goals >= len(mission.goals) and Action.I not in mission.actions
 
 
 def rules_of(obs: Observation) -> Rules:
@@ -268,6 +278,40 @@ def hidden_second(obs: Observation, choices: tuple[NumberCard, ...]) -> NumberCa
                                                      c, placed.deltas[me])[0]], c))
 
 
+def hidden_play(obs: Observation, decision: Decision) -> Any:
+    """Where hands are hidden: card 1 and the goal as the round's opening policy says for this
+    seat's own hands (`belief.opening`), card 3 by the chain of searches over what the others
+    showed (`belief.card3_chances`, else `card3_chances`); None where neither applies."""
+    kind, me = decision.kind, obs.seat
+    if kind is DecisionKind.SECOND_NUMBER:
+        tables = belief.card3_chances(obs)
+        if tables is None:
+            return hidden_second(obs, decision.cards)
+        if any(c.color != obs.colors[me] for c in obs.hand):
+            return None
+        mine, placed = tables[me], obs.placed
+        rulebook, challenges = obs.rulebook, obs.mission.challenges
+        return max(decision.cards, key=lambda c: (
+            mine[pair_sum(rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]], c))
+    if kind is not DecisionKind.FIRST_NUMBER and kind is not DecisionKind.GOAL:
+        return None
+    plan = belief.planned(obs)
+    if plan is None:
+        return None
+    first, goal, _ = plan
+    placed = obs.placed
+    played_first = placed.firsts[me]
+    played_goal = placed.goals[(me + obs.rulebook.plan(obs.mission.challenges).direction)
+                               % obs.players]
+    # A seat that left the opening (a casual move) does not come back to it half-way.
+    if (played_first is not None and played_first.value != first) or \
+            (played_goal is not None and played_goal.goal != goal):
+        return None
+    if kind is DecisionKind.GOAL:
+        return next((g for g in decision.goal_cards if g.goal == goal), None)
+    return next((c for c in decision.cards if c.value == first), None)
+
+
 def keep_card(rules: Rules, hand: tuple[NumberCard, ...],
               choices: tuple[NumberCard, ...]) -> NumberCard:
     """R17: the card to take back: the one that leaves the hand the most legal sums (ties:
@@ -303,12 +347,17 @@ class ExpertBot:
             return keep_card(rules_of(obs), obs.hand, decision.cards)
         known = public_hands(obs)
         if known is None:
-            if kind is DecisionKind.SECOND_NUMBER:
-                card = hidden_second(obs, decision.cards)
-                if card is not None:
-                    return card
+            card = hidden_play(obs, decision)
+            if card is not None:
+                return card
             return self._fallback.choose(obs, decision)
         hands, goal_hands, goals_known = known
+        if not goals_known and kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL):
+            # Goal cards in decks: the opening weighs every goal hand each seat may hold (a
+            # plan made with every unseen goal as the others' would not know which they hold).
+            card = hidden_play(obs, decision)
+            if card is not None:
+                return card
         if kind is DecisionKind.GOAL and not goals_known:
             # The goal cards the others may hold are all those not yet seen; this seat knows
             # its own, and plans with them (the others replan with the goals on the table).

@@ -20,7 +20,7 @@ the table with one fewer). Then:
 - one set of games gives the whole curve: the skill needed is read where it crosses the
   target, at any skill, with no straight lines between rungs.
 
-Intervals: each W_k's variance is that of the Agresti-Coull adjusted rate, W(s)'s the
+Intervals: each W_k's variance is that of the Agresti-Coull adjusted fitted rate, W(s)'s the
 binomial-weighted sum of them (normal approximation, 95%); a table not played counts as any
 rate in [0, 1]. The curves of the mission's player counts, averaged, give the pooled curve.
 """
@@ -141,11 +141,14 @@ class Curve:
         fitted = iter(isotonic([r for r, _ in played], [g for _, g in played]))
         self.fitted = _filled(tuple(next(fitted) if g else math.nan for g in games))
         # Agresti-Coull: a rate's variance with z^2 games added, half of them won, so that a
-        # table that won all or none of a few games is not taken as certain.
+        # table that won all or none of a few games is not taken as certain. It is taken at the
+        # fitted rate, not the raw one, so that a bound moves with its rate: then more wins at
+        # any table never lower a bound (each table's term of W(s) is an Agresti-Coull bound,
+        # monotone in its rate, and the isotonic fit is monotone in the wins).
         z2 = Z95 * Z95
         self._variance = tuple(
-            ((w + z2 / 2) / (g + z2)) * (1 - (w + z2 / 2) / (g + z2)) / (g + z2) if g
-            else math.inf for w, g in zip(wins, games, strict=True))
+            _adjusted(f * g, g) * (1 - _adjusted(f * g, g)) / (g + z2) if g else math.inf
+            for f, g in zip(self.fitted, games, strict=True))
 
     def rate(self, skill: float) -> float:
         """W(skill): the fitted win rate of a table of that skill."""
@@ -228,6 +231,12 @@ class PooledCurve:
         parts = [c.parts(skill) for c in self.curves]
         return _bounds(sum(p[0] for p in parts) / m, sum(p[1] for p in parts) / (m * m),
                        sum(p[2] for p in parts) / m, sum(p[3] for p in parts) / m)
+
+
+def _adjusted(wins: float, games: int) -> float:
+    """The Agresti-Coull rate: z^2 more games, half of them won."""
+    z2 = Z95 * Z95
+    return (wins + z2 / 2) / (games + z2)
 
 
 def _bounds(share: float, variance: float, low: float, high: float) -> tuple[float, float]:

@@ -18,6 +18,7 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.bots import SeatMemories
+from synergy_forge.sim.expert import counts_every_hand
 from synergy_forge.sim.ladder import EXPERT, NOVICE, seating, wilson
 from synergy_forge.sim.play import play
 
@@ -132,6 +133,6 @@ class Cell:
 
 def ceiling_needed(mission: Mission) -> bool:
     """Whether the oracle is played beside the expert: where the expert cannot count every
-    hand from the start (hands or goals from decks), only the oracle tells whether the expert
-    is the limit."""
-    return mission.hand_numbers < 10 or mission.hand_goals < len(mission.goals)
+    hand from the start (sim.expert.counts_every_hand), only the oracle tells whether the
+    expert is the limit."""
+    return not counts_every_hand(mission)

@@ -79,6 +79,7 @@ def _estimate(tallies: dict[int, LadderTally], mission: Mission) -> dict[str, An
                      "low": t.tables[p].interval[0], "high": t.tables[p].interval[1],
                      "stars": describe_stars(estimate.by_count[p].reading.fewest,
                                              estimate.by_count[p].reading.most),
+                     "skill": estimate.by_count[p].reading.skill,
                      "apart": p in apart}
                     for p, t in sorted(tallies.items())],
         "losses": [{"reason": reason, "games": games}

@@ -33,7 +33,7 @@ def _failure(kind: RuleKind, rule: str) -> str | None:
     """Why `rule` fails on some input a round can give it, or None. Trying every table takes a
     quarter of a second, so each rule is tried once per process (the studio reads a campaign
     on every save): a pure function of its kind and text, returning an immutable str, so its
-    cache may stay (tests/test_architecture.py)."""
+    cache may stay (tests/package/test_architecture.py)."""
     return rule_failure(kind, compile_rule(kind, rule, "<rule>"))
 
 

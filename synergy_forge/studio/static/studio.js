@@ -106,25 +106,35 @@ function drawEstimate(box, m) {
     line.append(el("div", "disagree", "Limited by the bot: the expert plays this mission " +
                    "worse than it could be played, so the stars are an upper bound."));
   }
+  // The skill needed on the skill axis (0 to 1), with the range its intervals allow; ticks
+  // at the bounds of the star bands.
   const bar = el("div", "bar");
+  bar.title = "skill needed, 0 to 1, with its range; ticks: the star bands' bounds";
+  const at = (skill) => (skill === null ? 1 : skill);
   const range = el("div", "range");
-  range.style.left = percent(e.low);
-  range.style.width = percent(e.high - e.low);
+  range.style.left = percent(at(e.skill_low));
+  range.style.width = percent(at(e.skill_high) - at(e.skill_low));
   const point = el("div", "point");
-  point.style.left = percent(e.rate);
+  point.style.left = percent(at(e.skill));
   bar.append(range, point);
+  for (const bound of [0.2, 0.4, 0.6, 0.8]) {
+    const tick = el("div", "tick");
+    tick.style.left = percent(bound);
+    bar.append(tick);
+  }
   const table = el("table");
   const head = el("tr");
-  head.append(el("th", null, "players"), el("th", null, "stars"), el("th", null, "games"),
-              el("th", null, "experts win"), el("th", null, "95% interval"));
+  head.append(el("th", null, "players"), el("th", null, "stars"), el("th", null, "skill"),
+              el("th", null, "experts win"));
   table.append(head);
   for (const p of e.players) {
     const tr = el("tr");
     const played = p.games > 0;
+    const experts = el("td", null, played ? percent(p.rate) : "–");
+    if (played) experts.title = "95% interval [" + percent(p.low) + ", " + percent(p.high) + "]";
     tr.append(el("td", null, p.players), el("td", p.apart ? "disagree" : null, p.stars),
-              el("td", null, p.games),
-              el("td", null, played ? percent(p.rate) : "–"),
-              el("td", null, played ? "[" + percent(p.low) + ", " + percent(p.high) + "]" : ""));
+              el("td", null, p.skill === null ? "more than the experts'" : p.skill.toFixed(2)),
+              experts);
     table.append(tr);
   }
   box.append(line, bar, table);
