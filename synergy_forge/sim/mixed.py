@@ -14,10 +14,14 @@ its part of it:
   has a legal card 3 (as sim.novice picks), then any legal card 3, each equally likely; the
   goal it gives is any distinct goal card of its goal hand, equally likely;
 - the experts choose together, for each of them, a sum (the pair that reaches it keeping the
-  best hand, as the convention's `_options`) and the goals they give, to maximise the chance
+  best hand, as the convention's `pair_options`) and the goals they give, to maximise the chance
   that the round succeeds (allowed failures, the super and hyper cards: R16) over the novices'
   sums and goals, every table of sums weighed exactly (the goals met on each read from a table
-  per mission, worked out by the goals' grid rules, sim.chances). Ties go to the hands kept.
+  per mission, worked out by the goals' grid rules, sim.chances), plus a hundredth of what the
+  hands left are worth for later rounds (`policy.LATER`, as the deck policy weighs them: an
+  expert that misses its goal in a won round keeps no card, R17). On chance alone, experts let
+  themselves miss wherever failures were allowed, and spent hands until a later round had no
+  legal card 3: a failure more allowed then rated a mission harder.
 Each of card 1, the goal and card 3 asks again with what lies on the table, so card 3 is an
 exact best response to every first card and goal. The goals are chosen by coordinate ascent,
 position by position, committing to the sums with them; at card 1 they are not chosen yet
@@ -46,10 +50,11 @@ from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
 from synergy_forge.core.referee import pair_sum
 from synergy_forge.core.rules import Rulebook
-from synergy_forge.sim.chances import _Grid, grid_rules
-from synergy_forge.sim.convention import Rules, _options, goal_ease
+from synergy_forge.sim.chances import Grid, grid_rules
+from synergy_forge.sim.convention import Rules, goal_ease, pair_options
 from synergy_forge.sim.expert import ExpertBot, public_hands, rules_of
 from synergy_forge.sim.grid import NotOnGrid, Unsettled
+from synergy_forge.sim.policy import LATER
 
 #: A novice's name in a table's seating (sim.ladder's NOVICE, sim.bots' key).
 NOVICE = "novice"
@@ -60,7 +65,7 @@ NOVICE_LIMIT = 729
 SAMPLE = 128
 #: Passes of a coordinate ascent (goals, or the experts' sums), at most.
 PASSES = 3
-#: Chances this close are equal (single floats): the tie goes to the hands kept.
+#: Worths this close are equal (single floats): the tie goes to the hands kept.
 TIE = 1e-6
 #: A table of goals met is kept up to this many cells (seats x tables of sums).
 TABLE_LIMIT = 2_000_000
@@ -212,7 +217,7 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
     `goal_hands`), the sums of the experts in `settled` as given (their (first, second))."""
     n, rulebook = rules.players, rules.rulebook
     experts = [j for j in range(n) if j not in novices]
-    options = {j: tuple(o for o in _options(rules, hands[j], firsts[j], deltas[j])
+    options = {j: tuple(o for o in pair_options(rules, hands[j], firsts[j], deltas[j])
                         if j not in settled or (o.first, o.second) == settled[j])
                for j in experts}
     spread = [novice_sums(rulebook, rules.challenges, hands[j], firsts[j], deltas[j])
@@ -254,6 +259,7 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
     counted = [p not in ignored for p in range(n)]
     must = {s for s in (rules.super_seat, rules.hyper_seat) if s is not None}
     kept_of = {j: np.array([o.kept for o in options[j]]) for j in experts}
+    lost_of = {j: np.array([o.lost for o in options[j]]) for j in experts}
     # Each seat's sums as places in the table of goals met (base: the sums it covers).
     base = len(table[0])
     places = {j: np.searchsorted(table[0], [o.sum for o in options[j]]) for j in experts}
@@ -290,24 +296,37 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
 
     def values(index: dict[int, Any], pick: dict[int, int], free: int | None = None
                ) -> np.ndarray:
-        """P(the round succeeds) per experts' options (and per goal of `free`, last axis),
-        the novices' rows weighed out."""
-        success = _succeeds(chances(index, pick, free), counted, must, rules.allowed)
+        """The worth of the experts' options (and per goal of `free`, last axis), the
+        novices' rows weighed out: P(the round succeeds), plus LATER times each expert's
+        hand left, the hand it keeps less what it loses when the round is won without its
+        goal (R17: it takes no card back), that chance taken as P(it misses) x P(won)."""
+        met = chances(index, pick, free)
+        chance = _succeeds(met, counted, must, rules.allowed)
+        success = chance
+        for i, j in enumerate(experts):
+            shape = [len(index[j]) if m == i else 1 for m in range(k)] + [1] * (
+                chance.ndim - k)
+            kept = kept_of[j][index[j]].reshape(shape)
+            success = success + LATER * kept
+            if counted[j]:  # P(won, j missing) taken as P(j misses) x P(won): one DP, not k
+                lost = lost_of[j][index[j]].reshape(shape)
+                success = success - LATER * (kept - lost) * (1 - met[j]) * chance
         if free is None:
             return success @ weights
         return np.einsum("...rg,r->...g", success, weights)
 
     def best(value: np.ndarray, index: dict[int, Any]) -> tuple[tuple[float, float],
                                                                 tuple[int, ...]]:
-        """The experts' options (numbers on `index`'s axes) with the best chance, then the
-        best hands kept, then the first: ((chance, kept), their places on the axes)."""
+        """The experts' options (numbers on `index`'s axes) with the best worth (`values`),
+        then the best hands kept, then the first: ((worth, kept), their places on the axes)."""
         kept: Any = 0.0
         for i, j in enumerate(experts):
             axis = kept_of[j][index[j]]
             kept = kept + axis.reshape([len(axis) if m == i else 1 for m in range(k)])
         kept = np.broadcast_to(kept, value.shape)
-        top = float(value.max())
-        flat = int(np.argmax(np.where(value >= top - TIE, kept, -np.inf)))
+        worth = value
+        top = float(worth.max())
+        flat = int(np.argmax(np.where(worth >= top - TIE, kept, -np.inf)))
         at = tuple(int(i) for i in np.unravel_index(flat, value.shape))
         return (round(top, 6), float(kept[at])), at
 
@@ -334,7 +353,7 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
             tops = by_goal.reshape(-1, by_goal.shape[-1]).max(axis=0)
             for g in range(by_goal.shape[-1]):
                 if round(float(tops[g]), 6) < score[0]:
-                    continue  # below the chance already reached: not better, whatever it keeps
+                    continue  # below the worth already reached, whatever it keeps
                 trial = best(by_goal[..., g], now())[0]
                 if trial > score:
                     score, pick[p], moved = trial, g, True
@@ -403,7 +422,7 @@ def _met_table(rulebook: Rulebook, universe: tuple[str, ...], n: int, ignored: f
     dtype = np.uint8 if len(universe) <= 8 else np.uint32
     met = np.zeros((n, *shape), dtype=dtype)
     for k, goal in enumerate(universe):
-        grid = _Grid(rulebook, (goal,) * n, ignored, [values] * n)
+        grid = Grid(rulebook, (goal,) * n, ignored, [values] * n)
         for p in range(n):
             met[p] |= np.left_shift(np.broadcast_to(grid.met(p), shape).astype(dtype),
                                     k, dtype=dtype)

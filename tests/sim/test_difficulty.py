@@ -142,7 +142,8 @@ def drawn(count: int, seed: int) -> list[tuple[Mission, int]]:
 def relaxations(mission: Mission, players: int) -> list[tuple[str, str, Mission]]:
     """(kind, name, mission) for each way to make `mission` easier at `players`: a constraint
     challenge taken away, a life more, a failure more allowed, a round fewer, a goal card more
-    in the deck (the goal hand as it was). The id is kept: the same seeds deal the games."""
+    (dealt into the hand, as every goal card of these missions is: every hand stays counted).
+    The id is kept: the same seeds deal the games."""
     out = [("constraint", f"-{c}", replace(mission, challenges=tuple(
         x for x in mission.challenges if x != c))) for c in mission.challenges
         if c in CONSTRAINTS]
@@ -155,7 +156,8 @@ def relaxations(mission: Mission, players: int) -> list[tuple[str, str, Mission]
     missing = sorted(set(GOAL_IDS) - set(mission.goals))
     if missing:
         out.append(("goal", f"+{missing[0]}", replace(
-            mission, goals=tuple(sorted((*mission.goals, missing[0]))))))
+            mission, goals=tuple(sorted((*mission.goals, missing[0]))),
+            hand_goals=mission.hand_goals + 1)))
     return out
 
 
