@@ -265,33 +265,49 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
     places = {j: np.searchsorted(table[0], [o.sum for o in options[j]]) for j in experts}
     novice_places = np.searchsorted(table[0], rows)
     k = len(experts)
+    # The goals met on the grid last weighed, and each position's share of them per goals:
+    # the coordinate ascent asks the same grid again and again, changing one goal at a time.
+    grids: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
+    shares: dict[tuple[int, int, int], np.ndarray] = {}
 
     def chances(index: dict[int, Any], pick: dict[int, int], free: int | None
                 ) -> list[np.ndarray]:
         """P(the seat at each position meets its goal) over the grid whose experts' axes are
         `index` (option numbers per expert) and whose last axis is the novices' rows; goals
         as `pick` says, and every goal of position `free` along one more axis."""
-        place: Any = 0
-        for j in range(n):
-            if j in novices:
-                at = novice_places[:, sorted(novices).index(j)].reshape([1] * k + [-1])
-            else:
-                at = places[j][index[j]]
-                at = at.reshape([len(at) if i == experts.index(j) else 1 for i in range(k)] +
-                                [1])
-            place = place * base + at
-        met = table[1][:, place]
+        grid = tuple(tuple(index[j]) for j in experts)
+        met = grids.get(grid)
+        if met is None:
+            grids.clear()
+            shares.clear()
+            place: Any = 0
+            for j in range(n):
+                if j in novices:
+                    at = novice_places[:, sorted(novices).index(j)].reshape([1] * k + [-1])
+                else:
+                    at = places[j][index[j]]
+                    at = at.reshape([len(at) if i == experts.index(j) else 1
+                                     for i in range(k)] + [1])
+                place = place * base + at
+            met = grids[grid] = table[1][:, place]
+
+        def share(p: int, mask: int, size: int) -> np.ndarray:
+            found = shares.get((p, mask, size))
+            if found is None:
+                found = shares[(p, mask, size)] = _share(met[p], mask, size)
+            return found
+
         out = []
         for p in range(n):
             if p == free:
-                out.append(np.stack([_share(met[p], bit[g.goal], 1) for g in chosen[p]], -1))
+                out.append(np.stack([share(p, bit[g.goal], 1) for g in chosen[p]], -1))
                 continue
             if p in chosen:
                 mask, size = bit[chosen[p][pick[p]].goal], 1
             else:
                 mask, size = sum(bit[g.goal] for g in anyof[p]), len(anyof[p])
-            share = _share(met[p], mask, size)
-            out.append(share[..., None] if free is not None else share)
+            found = share(p, mask, size)
+            out.append(found[..., None] if free is not None else found)
         return out
 
     def values(index: dict[int, Any], pick: dict[int, int], free: int | None = None
@@ -302,18 +318,20 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
         goal (R17: it takes no card back), that chance taken as P(it misses) x P(won)."""
         met = chances(index, pick, free)
         chance = _succeeds(met, counted, must, rules.allowed)
-        success = chance
+        # P(won, j missing) is taken as P(j misses) x P(won): one DP, not one per expert.
+        later = [1] if free is not None else []  # the goals' axis, after the rows'
+        kept: Any = 0.0  # along the experts' axes only (the rows' weights sum to 1)
+        lost: Any = 0.0
         for i, j in enumerate(experts):
-            shape = [len(index[j]) if m == i else 1 for m in range(k)] + [1] * (
-                chance.ndim - k)
-            kept = kept_of[j][index[j]].reshape(shape)
-            success = success + LATER * kept
-            if counted[j]:  # P(won, j missing) taken as P(j misses) x P(won): one DP, not k
-                lost = lost_of[j][index[j]].reshape(shape)
-                success = success - LATER * (kept - lost) * (1 - met[j]) * chance
+            shape = [len(index[j]) if m == i else 1 for m in range(k)]
+            kept = kept + kept_of[j][index[j]].reshape(shape + later)
+            if counted[j]:
+                spent = kept_of[j][index[j]] - lost_of[j][index[j]]
+                lost = lost + spent.reshape(shape + [1] + later) * (1 - met[j])
+        success = chance * (1 - LATER * lost)
         if free is None:
-            return success @ weights
-        return np.einsum("...rg,r->...g", success, weights)
+            return success @ weights + LATER * kept
+        return np.einsum("...rg,r->...g", success, weights) + LATER * kept
 
     def best(value: np.ndarray, index: dict[int, Any]) -> tuple[tuple[float, float],
                                                                 tuple[int, ...]]:

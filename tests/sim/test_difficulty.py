@@ -216,11 +216,11 @@ def _claimed(estimate: Estimate, players: int) -> int | None:
 def test_a_relaxation_never_raises_the_stars(rulebook, kind):
     # The criterion: on the same deals, the stars the relaxed mission is given (read where
     # its fitted curve crosses TARGET) are at most the most stars the mission's own 95%
-    # interval allows. The tolerance is that interval and no more; it passes by no luck of
-    # the deals, since both ladders play the very same ones (a paired comparison), and the
-    # trusting experts before sim.mixed failed it (docs/difficulty.md: 6 of 61 relaxations,
-    # 100 games a table, on another draw). A relaxed estimate that says the bot limits it
-    # claims no stars (a goal card left in a deck: the expert's own limit, not the ladder's).
+    # interval allows. The tolerance is that interval and no more; both ladders play the very
+    # same deals (a paired comparison). Experts that trusted novices to follow the plan, as
+    # before sim.mixed, rated a mission without a constraint more stars than that
+    # (docs/difficulty.md, "Relaxations"; bench/relaxations.py --trusting). A relaxed estimate
+    # that says the bot limits it (action I) claims no stars.
     judged, raised = 0, []
     for index, (mission, players) in enumerate(DRAWN):
         before = _ladder(rulebook, index).by_count[players].reading
