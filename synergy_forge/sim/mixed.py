@@ -327,7 +327,7 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
             kept = kept + kept_of[j][index[j]].reshape(shape + later)
             if counted[j]:
                 spent = kept_of[j][index[j]] - lost_of[j][index[j]]
-                lost = lost + spent.reshape(shape + [1] + later) * (1 - met[j])
+                lost = lost + spent.reshape([*shape, 1, *later]) * (1 - met[j])
         success = chance * (1 - LATER * lost)
         if free is None:
             return success @ weights + LATER * kept

@@ -173,10 +173,13 @@ def test_the_bundled_campaign_is_clean_and_complete():
     for m in campaign.missions:
         assert set(m.title) == {"en", "fr"} and set(m.flavor) == {"en", "fr"}
     # Stars follow the playtester's estimates (docs/difficulty.md), so single missions may dip,
-    # but the campaign climbs: each third is harder on average than the one before.
+    # even the last (Full synergy: 4 stars, its range 0.74-0.79 of skill, once experts answer
+    # novices), but the campaign climbs: each third is harder on average than the one before,
+    # and the hardest missions close it.
     stars = [m.stars for m in campaign.missions]
     thirds = [sum(stars[i:i + 10]) / 10 for i in (0, 10, 20)]
-    assert min(stars[:10]) == min(stars) and stars[-1] == 5 and thirds == sorted(thirds)
+    assert min(stars[:10]) == min(stars) and max(stars[-3:]) == max(stars) == 5
+    assert thirds == sorted(thirds)
     first_super = min(m.number for m in campaign.missions if m.super)
     first_hyper = min(m.number for m in campaign.missions if m.hyper)
     first_action = min(m.number for m in campaign.missions if m.actions)
