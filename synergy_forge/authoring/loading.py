@@ -505,5 +505,6 @@ def overfull_mission_cards(result: CampaignResult, card: CardSize = POKER) -> li
             doc = result.documents.get(finding.source)
             if doc is not None:
                 found.append(doc.diagnostic(finding.field, finding.message, finding.check,
-                                            key=True))
+                                            key=True, **({"severity": Severity.WARNING}
+                                                         if finding.warning else {})))
     return found

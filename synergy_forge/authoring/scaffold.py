@@ -64,8 +64,7 @@ def _title(mission_id: str, path: Path | None = None) -> tuple[str, str]:
         words = re.sub(r"^\d+ ", "", words)
         named = words[:1].upper() + words[1:]
         if _folded(named) == title.lower() and not missing_glyphs(named) and \
-                all(fit(typeset(named, lang), card_boxes()["title"]) is not None
-                    for lang in ("en", "fr")):
+                all(_comfortable(typeset(named, lang)) for lang in ("en", "fr")):
             return named, named
     return title, title
 
@@ -99,9 +98,15 @@ def mission_id_from(path: Path, taken: frozenset[str] = frozenset()) -> str:
 
 
 def _title_fits(mission_id: str) -> bool:
-    box = card_boxes()["title"]
-    return all(fit(typeset(title, lang), box) is not None
+    return all(_comfortable(typeset(title, lang))
                for title, lang in zip(_title(mission_id), ("en", "fr"), strict=True))
+
+
+def _comfortable(title: str) -> bool:
+    """A new mission's title fits its one line at the rules' largest size: never the one
+    that sets every card's rules text smaller (cardtext.mission.campaign_rules_pt)."""
+    boxes = card_boxes()
+    return (fit(title, boxes["title"]) or 0.0) >= boxes["mission-rules"].pt
 
 
 def _unique(mission_id: str, taken: frozenset[str]) -> str:

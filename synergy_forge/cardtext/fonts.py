@@ -48,6 +48,8 @@ FONTS = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
 #: The italic face of flavour texts (DejaVu Sans Oblique, regular weight only): its widths and
 #: glyphs differ from the upright face's (« » included), so italic boxes are measured with it.
 ITALIC = "DejaVuSans-Oblique.ttf"
+#: The condensed faces (DejaVu Sans Condensed): a mission's title on one line, the rulebook.
+CONDENSED = {False: "DejaVuSansCondensed.ttf", True: "DejaVuSansCondensed-Bold.ttf"}
 #: The fonts' advance widths, read once with fontTools and kept beside them with each font's
 #: hash: reading them back costs far less than fontTools does, in every command that checks
 #: or prints a card (validate, build, the studio). A font whose hash differs (replaced without
@@ -57,10 +59,10 @@ METRICS = "metrics.json"
 
 
 @cache
-def font(bold: bool = False, italic: bool = False) -> Font:
+def font(bold: bool = False, italic: bool = False, condensed: bool = False) -> Font:
     import json
 
-    name = ITALIC if italic else FONTS[bold]
+    name = ITALIC if italic else (CONDENSED if condensed else FONTS)[bold]
     path = templates_dir() / "fonts" / name
     try:
         kept = json.loads((path.parent / METRICS).read_text(encoding="utf-8"))[name]
@@ -89,7 +91,7 @@ def write_metrics() -> Path:
 
     folder = templates_dir() / "fonts"
     kept = {}
-    for name in (*FONTS.values(), ITALIC):
+    for name in (*FONTS.values(), ITALIC, *CONDENSED.values()):
         read = read_font(folder / name)
         kept[name] = {"sha256": _sha256(folder / name), "units": read.units,
                       "advances": {str(cp): a for cp, a in sorted(read.advances.items())}}
@@ -132,6 +134,7 @@ class Box:
     line_height: float = 1.25
     italic: bool = False
     min_pt: float = MIN_PT
+    condensed: bool = False
 
 
 Paragraph = str | tuple[str, str]  # a text, or (bold lead-in, text)
@@ -143,12 +146,13 @@ def _breakable(line: str) -> list[str]:
     return [word for word in line.replace("\t", " ").split(" ") if word]
 
 
-def _words(text: Paragraph, bold: bool, italic: bool = False) -> list[list[float]]:
+def _words(text: Paragraph, bold: bool, italic: bool = False,
+           condensed: bool = False) -> list[list[float]]:
     """Each line of a paragraph as its words' widths in ems, a space's width last."""
-    face = font(bold, italic)
+    face = font(bold, italic, condensed)
     space = face.em_width(" ")
     if isinstance(text, tuple):
-        lines = [[font(True).em_width(w) for w in _breakable(text[0])]
+        lines = [[font(True, condensed=condensed).em_width(w) for w in _breakable(text[0])]
                  + [face.em_width(w) for w in _breakable(text[1])]]
     else:
         lines = [[face.em_width(w) for w in _breakable(line)] for line in text.split("\n")]
@@ -175,9 +179,10 @@ def _count(lines: list[list[float]], width: float, scale: float) -> int | None:
 
 
 def lines_needed(text: Paragraph, width: float, pt: float, bold: bool = False,
-                 italic: bool = False) -> int | None:
+                 italic: bool = False, condensed: bool = False) -> int | None:
     """How many lines `text` wraps to in `width` mm; None when a word is wider than that."""
-    return _count(_words(text, bold, italic), width, pt * MM_PER_PT * SHAPING_ALLOWANCE)
+    return _count(_words(text, bold, italic, condensed), width,
+                  pt * MM_PER_PT * SHAPING_ALLOWANCE)
 
 
 def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float | None:
@@ -185,7 +190,7 @@ def fit(text: Paragraph | list[Paragraph], box: Box, gap: float = 0.0) -> float 
 
     A list is a block of paragraphs, `gap` mm apart.
     """
-    paragraphs = [_words(p, box.bold, box.italic)
+    paragraphs = [_words(p, box.bold, box.italic, box.condensed)
                   for p in (text if isinstance(text, list) else [text])]
     pt = box.pt
     while pt >= box.min_pt - 1e-9:

@@ -34,8 +34,11 @@ DTC_POKER = CardSize(63.5, 88.9, 3.175)
 #: mm between the lines of a mission card's rules block (mission.mission_lines)
 RULES_GAP = 0.5
 #: A mission card's head row: its number at the left, its stars at the right, the title
-#: between them on one or two lines; at least this high, in mm.
+#: between them on one line; at least this high, in mm.
 MISSION_HEAD = 6.0
+#: A mission's title: one line of DejaVu Sans Condensed Bold, at most this size, and never
+#: smaller than the rules text (issue 44: RULES_MIN_PT at the least).
+TITLE_PT = 12.0
 MISSION_NUMBER = 8.5  # the number's column
 MISSION_STARS = 13.5  # the stars' column (five stars at 8 pt)
 #: the stats row below the head (rounds, lives, may miss, super/hyper) with its margin, in mm
@@ -55,8 +58,9 @@ def _card_boxes(card: CardSize) -> dict[str, Box]:
     height = card.height
     safe = card.safe
     return {
-        # between the number and the stars: one line, or two at 9 pt at most
-        "title": Box(inner - MISSION_NUMBER - MISSION_STARS, 8.2, 11.0, bold=True),
+        # between the number and the stars, on one line
+        "title": Box(inner - MISSION_NUMBER - MISSION_STARS, MISSION_HEAD, TITLE_PT, bold=True,
+                     min_pt=RULES_MIN_PT, condensed=True),
         "flavor": Box(inner, 9.5, 7.0, italic=True, min_pt=6.5),
         # a mission's play order, hand, goal deck, challenges, actions (mission.mission_lines);
         # its height is what the title and the flavour text leave (mission.mission_layout)

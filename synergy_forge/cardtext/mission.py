@@ -18,6 +18,7 @@ from synergy_forge.cardtext.geometry import (
     MISSION_STATS,
     POKER,
     RULES_GAP,
+    RULES_MIN_PT,
     CardSize,
     card_boxes,
 )
@@ -39,6 +40,8 @@ class CardFinding:
     field: tuple[str, ...]
     message: str
     check: str
+    #: a warning (a card that prints, but sets a smaller size for the others), not an error
+    warning: bool = False
 
 
 def goal_changes(mission: Mission) -> tuple[list[str], list[str]]:
@@ -91,6 +94,10 @@ def mission_lines(mission: Mission, campaign: Campaign, tr: Translator) -> list[
     return lines
 
 
+#: The head's number (kit.css .mission .number) and one-number stars, their sizes and the gaps
+#: after and before them, in pt and mm.
+NUMBER_PT, NUMBER_GAP = 14.0, 1.8
+STARS_GAUGE_PT, STARS_GAP = 8.0, 1.0
 #: Stars per player count: one line a count ("4p ★★★"), at the largest of these sizes at
 #: which the longest line fits the head's stars column (five stars fit at the last).
 STARS_PT = (7.0, 6.5, 6.0)
@@ -119,43 +126,108 @@ def stars_lines(mission: Mission, translator: Translator) -> dict[str, Any] | No
 
 
 def mission_layout(mission: Mission, campaign: Campaign, translator: Translator,
-                   card: CardSize) -> dict[str, Any]:
-    """A mission card's boxes: the title and the flavour text take the lines they need (at
-    most their boxes), and the rules block (mission_lines) gets all the height left between
-    them, its font the largest that fits (from 11 pt down to RULES_MIN_PT); "fits" is False
-    when it cannot fit even at that size. "pt" is the rules block's size.
+                   card: CardSize, rules_pt: float | None = None) -> dict[str, Any]:
+    """A mission card's boxes: the title on one line at the largest size that fits (TITLE_PT
+    down to the rules text's), the flavour text on the lines it needs (at most its box), and
+    the rules block (mission_lines) all the height left between them. The rules' size is
+    `rules_pt`, the campaign's (campaign_rules_pt: one size on every card of a campaign and
+    language), or without it the largest that fits this card alone ("own", from 11 pt down to
+    RULES_MIN_PT). "fits" is False when the rules cannot fit even at RULES_MIN_PT; "pt" is
+    the rules block's size, "title_pt" the title's (None: not on one line at RULES_MIN_PT).
     """
     boxes = card_boxes(card)
+    stars = stars_lines(mission, translator)
+    # The title's line runs from the number's figures to the stars, as wide as they leave
+    # (card_boxes' "title" is the narrowest: a two-digit number, five stars at 8 pt).
+    number = font(bold=True).width(str(mission.number), NUMBER_PT) + NUMBER_GAP
+    stars_w = (MISSION_STARS if stars else
+               font().width("★" * 5, STARS_GAUGE_PT) + STARS_GAP)
+    boxes["title"] = replace(boxes["title"], width=round(
+        card.width - 2 * card.safe - max(number, 0.0) - stars_w, 2))
     taken: dict[str, dict[str, Any]] = {}
     heights: dict[str, float] = {}
+    sizes: dict[str, float | None] = {}
     for name, text in (("title", translator.text(mission.title)),
                        ("flavor", translator.text(mission.flavor))):
         box = boxes[name]
-        pt = fit(text, box) or box.min_pt
-        lines = (lines_needed(text, box.width, pt, box.bold, box.italic) or 99) if text else 0
+        sizes[name] = fitted = fit(text, box)
+        pt = fitted or box.min_pt
+        lines = (lines_needed(text, box.width, pt, box.bold, box.italic, box.condensed) or 99) \
+            if text else 0
         height = min(box.height, lines * pt * box.line_height * MM_PER_PT + 0.3)
+        if name == "title":  # its one line, as high as the head, its text centred in it
+            height = box.height
         taken[name] = {"style": f"font-size:{pt}pt;height:{height:.2f}mm"}
         heights[name] = height
-    stars = stars_lines(mission, translator)
     head = max(MISSION_HEAD, heights["title"], stars["height"] if stars else 0.0)
     top = head + MISSION_STATS
     rules_box = replace(boxes["mission-rules"], height=round(
         card.height - 2 * card.safe - top - heights["flavor"] - 0.6, 2))
     rules = mission_lines(mission, campaign, translator)
-    size = fit(list(rules), rules_box, RULES_GAP)
+    own = fit(list(rules), rules_box, RULES_GAP)
+    size = own if rules_pt is None or own is None else min(rules_pt, own)
     return {"title": taken["title"], "flavor": taken["flavor"], "lines": rules,
-            "fits": size is not None, "pt": size or rules_box.min_pt,
-            "head": f"height:{head:.2f}mm", "stars": stars,
+            "fits": size is not None, "pt": size or rules_box.min_pt, "own": own,
+            "title_pt": sizes["title"],
+            "head": f"height:{head:.2f}mm;padding-left:{number:.2f}mm;"
+                    f"padding-right:{stars_w:.2f}mm", "stars": stars,
             "rules": f"font-size:{size or rules_box.min_pt}pt;top:{top:.2f}mm;"
                      f"height:{rules_box.height}mm"}
 
 
+#: validate names the mission that sets every card's rules size when that size is at most
+#: this above RULES_MIN_PT and the other cards would take at least FORCED_BY pt more.
+FORCED_NEAR, FORCED_BY = 0.5, 1.0
+
+
+def campaign_rules_pt(campaign: Campaign, translator: Translator,
+                      card: CardSize = POKER) -> float:
+    """The one size of the rules text on every mission card of `campaign` in a language: the
+    largest that fits every card (each card's own), and no larger than any title on its one
+    line (a title is never smaller than the rules). A card that does not fit even at
+    RULES_MIN_PT is reported by mission_card_findings, and leaves the size at that."""
+    return _campaign_sizes(campaign, translator, card)[0]
+
+
+def _campaign_sizes(campaign: Campaign, translator: Translator, card: CardSize
+                    ) -> tuple[float, dict[int, float]]:
+    """(the campaign's rules size, each mission's own limit: its rules' fit and its title's
+    one-line size, whichever is smaller), the missions that cannot fit left out."""
+    largest = card_boxes(card)["mission-rules"].pt
+    limits: dict[int, float] = {}
+    for mission in campaign.missions:
+        layout = mission_layout(mission, campaign, translator, card)
+        if layout["own"] is not None and layout["title_pt"] is not None:
+            limits[mission.number] = min(layout["own"], layout["title_pt"])
+    size = min([largest, *limits.values()])
+    return max(size, RULES_MIN_PT), limits
+
+
 def mission_card_findings(campaign: Campaign, card: CardSize = POKER) -> list[CardFinding]:
     """Each mission card whose rules block does not fit, in each language, at the mission's
-    field that makes it long. Computed from the fonts' metrics: no rendering."""
+    field that makes it long; and, a warning, the one mission whose card alone sets every
+    card's rules text smaller than the others would allow (campaign_rules_pt). Computed from
+    the fonts' metrics: no rendering."""
     found: list[CardFinding] = []
     for language in campaign.languages:
         translator = Translator(language)
+        size, limits = _campaign_sizes(campaign, translator, card)
+        if any(not mission_layout(m, campaign, Translator(other), card)["fits"]
+               for m in campaign.missions for other in campaign.languages):
+            limits = {}  # a card that cannot fit is reported below: its error comes first
+        lowest = sorted(limits.values())
+        # Said where it matters: the cards' text near the smallest a seat reads, and one card
+        # alone holding the others a point or more below what they would take.
+        if len(lowest) > 1 and lowest[0] <= RULES_MIN_PT + FORCED_NEAR and \
+                lowest[1] - lowest[0] >= FORCED_BY:
+            number = next(n for n, limit in limits.items() if limit == lowest[0])
+            mission = campaign.mission(number)
+            field = next((f for f in ("challenges", "actions") if getattr(mission, f)),
+                         "title")
+            found.append(CardFinding(mission.source, (field,), (
+                f"mission {number}'s card ({language}) sets the rules text of every mission "
+                f"card to {size:g} pt: without it they would be {lowest[1]:g} pt (shorten its "
+                "rules, its title or its flavour text)"), "mission.rules-size", warning=True))
         for mission in campaign.missions:
             if mission_layout(mission, campaign, translator, card)["fits"]:
                 continue

@@ -12,7 +12,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from synergy_forge.cardtext.fonts import Box, fit
 from synergy_forge.cardtext.geometry import RULES_GAP, card_boxes
 from synergy_forge.cardtext.i18n import Translator
-from synergy_forge.cardtext.mission import goal_changes, mission_layout
+from synergy_forge.cardtext.mission import campaign_rules_pt, goal_changes, mission_layout
 from synergy_forge.core.cards import GOAL_IDS, Action
 from synergy_forge.core.mission import Campaign
 from synergy_forge.printing.components import components
@@ -76,8 +76,11 @@ def environment(translator: Translator, campaign: Campaign,
         box = Box(width, height, pt)
         return f"font-size:{fit(str(text), box) or box.min_pt}pt"
 
+    # One size of rules text on every mission card of the campaign in this language.
+    rules_pt = campaign_rules_pt(campaign, translator, card) if campaign.missions else None
+
     def layout(mission: Any) -> dict[str, Any]:
-        return mission_layout(mission, campaign, translator, card)
+        return mission_layout(mission, campaign, translator, card, rules_pt)
 
     env.globals.update(
         t=translator.text,

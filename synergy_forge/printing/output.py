@@ -12,7 +12,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path, PurePosixPath
 
 from synergy_forge.errors import UnreadableInput
-from synergy_forge.fileio import read_regular, unlink_beneath, write_beneath
+from synergy_forge.fileio import read_regular, same_beneath, unlink_beneath, write_beneath
 
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
@@ -135,5 +135,7 @@ def forget(root: Path, languages: Collection[str], written: Collection[Path]) ->
                     removed.append(target)
     record = {**{k: v for k, v in earlier.items() if k not in now},
               **{k: sorted(v) for k, v in now.items()}}
-    write_beneath(root, root / WRITTEN_FILE, json.dumps(record, indent=1, sort_keys=True))
+    data = json.dumps(record, indent=1, sort_keys=True).encode("utf-8")
+    if not same_beneath(root, root / WRITTEN_FILE, data):  # a rebuild of the same kit: untouched
+        write_beneath(root, root / WRITTEN_FILE, data)
     return removed

@@ -38,9 +38,13 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # problems), workspace.build.Kit after it (its note: what does not fit, on stderr)
     "kit-check": {"text": _Lazy("build", "check_text")},
     "build": {"text": _Lazy("build", "kit_text")},
-    # playtest --human: a list of sim.calibration.Calibration
-    "calibration": {"text": _Lazy("playtest", "human_text"),
-                    "json": _Lazy("playtest", "human_json")},
+    # publish: workspace.build.KitCheck before any work (its note: the campaign's problems),
+    # workspace.publish.Published after it
+    "publish-check": {"text": _Lazy("publish", "check_text")},
+    "publish": {"text": _Lazy("publish", "text")},
+    # playtest --human: sim.calibration.Calibration (its context: reporting.people.Context)
+    "calibration": {"text": _Lazy("people", "text"), "json": _Lazy("people", "to_json"),
+                    "html": _Lazy("people", "html")},
 }
 
 

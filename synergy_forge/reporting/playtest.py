@@ -4,7 +4,7 @@ summary, the documented JSON object (docs/playtest.md) and an HTML report with c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,9 +12,7 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting import Output
 from synergy_forge.reporting.losses import loss_cause, loss_label
-from synergy_forge.reporting.people import changed_json, changes_text
 from synergy_forge.resources import templates_dir
-from synergy_forge.sim.calibration import ENOUGH_GAMES, Calibration, PlayedGame
 from synergy_forge.sim.ladder import (
     NOVICE,
     RUNGS,
@@ -408,92 +406,3 @@ def html(result: PlaytestResult) -> Output:
         star_bot=STAR_BOT, skill_bands=SKILL_BANDS, rungs=RUNGS, target=TARGET,
         describe_stars=describe_stars, needs=needs, rating=rating, declared=declared,
         finding_text=finding_text))
-
-
-# -- playtest --human: people's games beside the ladder (sim.calibration) ---------------------
-
-
-def _fitted(c: Calibration) -> str:
-    if c.fitted is None:
-        return "no games"
-    spread = f" [{c.fitted_low:.2f}, {c.fitted_high:.2f}]" if c.fitted_low != c.fitted_high \
-        else ""
-    return f"{c.fitted:.2f}{spread}"
-
-
-def _explained(c: Calibration) -> str:
-    """What skill explains the people's games; beyond the ladder, that it cannot say."""
-    assert c.ladder is not None
-    curve = c.ladder.curve
-    if c.fitted_edge is not None:
-        skill = 0.0 if c.fitted_edge == "below" else 1.0
-        who = "a table of novices" if skill == 0.0 else "the experts"
-        side = "less" if c.fitted_edge == "below" else "more"
-        return (f"{c.fitted_edge} the ladder: they won {side} often than {who} "
-                f"({_pct(curve.rate(skill))})")
-    said = f"best explained by skill {_fitted(c)}"
-    needed = c.ladder.reading.skill
-    if c.fitted is None or needed is None:
-        return said
-    side = "above" if c.fitted > needed else "below" if c.fitted < needed else "at"
-    return f"{said}: {side} the skill the estimate says a table needs"
-
-
-def human_text(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
-               games: int = 0, seed: int = 1, changed: Sequence[PlayedGame] = (),
-               include_changed: bool = False) -> Output:
-    lines = [f"{logs} game log(s); people's games beside the skill ladder ({games} games per "
-             f"level, seed {seed})"]
-    if without_people:
-        lines.append(f"  {without_people} game(s) without a person left out")
-    if changed:
-        lines.append(f"  {len(changed)} log(s) of a mission whose play changed since, "
-                     + ("each counted as the mission it was:" if include_changed else
-                        "left out (--include-changed counts each as the mission it was):"))
-        lines += [f"    {g.source}: {g.mission.number} {g.mission.id}: {changes_text(g.changes)}"
-                  for g in changed]
-    if not calibrations:
-        lines.append("  no game with a person in these logs: nothing to calibrate")
-    for c in calibrations:
-        assert c.ladder is not None
-        low, high = c.interval
-        reading = c.ladder.reading
-        lines.append(f"{c.mission.number:>3} {c.mission.label()} at {c.players} players "
-                     f"(declared {c.mission.stars}★)")
-        lines.append(f"      people: {c.wins} of {c.games} won, {_pct(c.rate)} "
-                     f"{_interval(low, high)}; {c.people_seats} of {c.games * c.players} seats "
-                     "played by people")
-        lines.append(f"      estimate: {describe_stars(reading.fewest, reading.most)}, "
-                     f"{needs(reading)}; skill ladder: {ladder_line(c.ladder.curve)}")
-        lines.append(f"      their games are {_explained(c)}")
-        if not c.enough:
-            lines.append(f"      ! only {c.games} game(s): about {ENOUGH_GAMES} per mission and "
-                         "player count place a table within one step of the ladder "
-                         "(docs/difficulty.md)")
-    return Output("\n".join(lines))
-
-
-def human_json(calibrations: list[Calibration], logs: int = 0, without_people: int = 0,
-               games: int = 0, seed: int = 1, changed: Sequence[PlayedGame] = (),
-               include_changed: bool = False) -> Output:
-    out = []
-    for c in calibrations:
-        assert c.ladder is not None
-        low, high = c.interval
-        out.append({
-            "id": c.mission.id, "number": c.mission.number, "title": c.mission.label(),
-            "declared_stars": c.mission.stars, "players": c.players,
-            "people": {"games": c.games, "wins": c.wins, "win_rate": _rate(c.rate),
-                       "ci_low": _rate(low), "ci_high": _rate(high),
-                       "people_seats": c.people_seats, "logs": c.sources},
-            "estimate": {"bot": STAR_BOT, "target_win_rate": TARGET,
-                         **_reading_to_json(c.ladder.reading),
-                         "rungs": _rungs_to_json(c.ladder.curve)},
-            "fitted_skill": _skill(c.fitted), "fitted_low": _skill(c.fitted_low),
-            "fitted_high": _skill(c.fitted_high), "fitted_edge": c.fitted_edge,
-            "enough_games": c.enough,
-        })
-    return Output(json.dumps({"logs": logs, "games_without_people": without_people,
-                              "games": games, "seed": seed, "rungs": list(RUNGS),
-                              "changed": changed_json(changed, include_changed),
-                              "calibrations": out}, indent=2, ensure_ascii=False))

@@ -5,5 +5,6 @@ seated beside novices `mixed`, the `oracle`), whole games (`play`), a table's ga
 tallies (`tables`), the skill `ladder` of experts and novices with its `plan` of which tables to
 play, what the games say of a mission (`estimate`), the `playtest` that plays every mission and
 rates it in stars, on local processes or a cluster (`executors`), `tune` with its `knobs` (the
-settings that give a mission its stars) and the `calibration` against people's games. Imports
-only `core`: missions and rulebooks come in loaded, as values."""
+settings that give a mission its stars), the `calibration` against people's games and the model
+of `people` across missions it fits. Imports only `core`: missions and rulebooks come in loaded,
+as values."""

@@ -1,20 +1,16 @@
-"""Calibration against people: how often people won a mission, beside the estimate, and the
-skill on the ladder that best explains their games (`playtest --human LOG...`).
+"""Calibration against people (`playtest [CAMPAIGN] --human LOG...`): people's games from
+logs set against the skill ladder of every mission of the campaign, through one model of
+people across missions (sim.people).
 
 The games come from logs (`play --log`, the browser table), replayed by the caller: here each
 is a mission, a player count, how many seats people played and whether it was won. Per
-mission and player count, the skill ladder is played on the same seeds as `playtest` (every
-table of it, sim.ladder), giving the win rate at any skill. The skill that best explains the
-people's games is the one under which their wins and losses are most likely (maximum
-likelihood on a grid of skills), and its range the skills whose likelihood is within a factor
-LIKELIHOOD_RANGE of the best (about a 95% range). People who win less often than a table of
-novices (or more often than the experts) are beyond the ladder: the likelihood is best at its
-end, and that is all it can say.
+mission and player count the ladder is played on the same seeds as `playtest` (every table
+of it, sim.ladder), which gives its win rate at any skill: that curve is all the model reads
+(any Callable[[float], float] would do).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -22,24 +18,12 @@ from synergy_forge.core.mission import Mission
 from synergy_forge.core.playhash import PlayChange, play_hash
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.executors import Executor
-from synergy_forge.sim.ladder import wilson
-from synergy_forge.sim.playtest import (
-    STAR_BOT,
-    CountEstimate,
-    Playable,
-    estimates,
-    run,
-)
+from synergy_forge.sim.people import Cell, Discrepancy, PeopleFit, Prediction, fit
+from synergy_forge.sim.playtest import STAR_BOT, CountEstimate, Playable, estimates, run
+from synergy_forge.sim.playtest import games_to_play as ladder_games
 
 #: The names a log gives a seat that a person played (the table writes "person").
 PEOPLE = frozenset({"person", "human"})
-#: Skills tried when fitting, 0 to 1.
-FIT_STEPS = 100
-#: A skill is in the range when its likelihood is at least the best one's divided by this
-#: (exp(1.92): the likelihood-ratio range that covers about 95%).
-LIKELIHOOD_RANGE = math.exp(1.92)
-#: Games per mission and player count below which the fit says little (docs/difficulty.md).
-ENOUGH_GAMES = 30
 
 
 @dataclass(frozen=True)
@@ -59,116 +43,105 @@ class PlayedGame:
     changes: tuple[PlayChange, ...] = ()
 
     @property
-    def played(self) -> tuple[str, str, int]:
-        """What the game counts with: the mission by id and play (core.playhash: a re-rated
-        or re-titled mission is the same, a changed one another), and the player count."""
-        return self.mission.id, play_hash(self.mission, self.rulebook), self.players
+    def key(self) -> str:
+        """The mission the game counts for: a campaign's mission by its id, any other (a
+        mission the campaign changed since, or does not have) by its id and content hash
+        (core.playhash: a re-rated or re-titled mission is the same, a changed one another)."""
+        if self.known is not None and not self.changes:
+            return self.mission.id
+        return f"{self.mission.id}@{play_hash(self.mission, self.rulebook)}"
+
+
+@dataclass
+class Row:
+    """One mission at one player count: its ladder there, people's games there and the
+    model's prediction."""
+
+    key: str
+    mission: Mission
+    players: int
+    in_campaign: bool
+    ladder: CountEstimate  # its curve, tables and reading at this player count
+    games: int = 0
+    wins: int = 0
+    people_seats: int = 0  # every game's seats played by people, added up
+    sources: list[str] = field(default_factory=list)
+    prediction: Prediction | None = None
 
 
 @dataclass
 class Calibration:
-    """People's games of one mission at one player count, beside the ladder's."""
+    """The model fitted to people's games, by mission and player count."""
 
-    mission: Mission
-    players: int
-    games: int
-    wins: int
-    people_seats: int  # every game's seats played by people, added up
-    sources: list[str] = field(default_factory=list)
-    #: the ladder at this player count (its curve and what it reads)
-    ladder: CountEstimate | None = None
-    #: the skill under which the people's games are most likely, and its range
-    fitted: float | None = None
-    fitted_low: float | None = None
-    fitted_high: float | None = None
-    #: "below" when people won less often than a table of novices, "above" when more often
-    #: than the experts: the fit is then the ladder's end, not a skill found inside it
-    fitted_edge: str | None = None
+    model: PeopleFit
+    rows: list[Row]  # the campaign's missions by number and player count, then the others
 
-    @property
-    def rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+    def mission(self, key: str) -> Mission:
+        return next(r.mission for r in self.rows if r.key == key)
 
-    @property
-    def interval(self) -> tuple[float, float]:
-        return wilson(self.wins, self.games)
+    def discrepancies(self) -> list[tuple[Mission, Discrepancy]]:
+        return [(self.mission(d.mission), d) for d in self.model.discrepancies]
 
-    @property
-    def enough(self) -> bool:
-        return self.games >= ENOUGH_GAMES
+    def next(self, count: int = 5) -> list[Row]:
+        """The missions whose games would teach the most, first, each at its best count."""
+        order = {(p.mission, p.players): n for n, p in enumerate(self.model.next(count))}
+        return sorted((r for r in self.rows if (r.key, r.players) in order),
+                      key=lambda r: order[(r.key, r.players)])
 
 
-def beyond(rate: Callable[[float], float], wins: int, games: int) -> str | None:
-    """"below" when `wins` of `games` is a lower rate than the ladder's at every skill,
-    "above" when a higher one, else None (some skill wins as often)."""
-    if not games:
-        return None
-    if wins / games < rate(0.0):
-        return "below"
-    if wins / games > rate(1.0):
-        return "above"
-    return None
-
-
-def fit(rate: Callable[[float], float], wins: int, games: int
-        ) -> tuple[float, float, float] | None:
-    """(best skill, lowest, highest in range) for `wins` of `games`; None without games."""
-    if not games:
-        return None
-    floor = 0.5 / (10 * games)  # a table that never won still allows a rare win
-
-    def likelihood(skill: float) -> float:
-        p = min(max(rate(skill), floor), 1 - floor)
-        return wins * math.log(p) + (games - wins) * math.log(1 - p)
-
-    skills = [i / FIT_STEPS for i in range(FIT_STEPS + 1)]
-    values = [likelihood(s) for s in skills]
-    top = max(values)
-    # Ties (a flat stretch of the curve, or all of it) say nothing about where in the stretch
-    # people are: the least skill that explains their games, as the skill needed is the least
-    # that reaches the target; the most only for people above every table.
-    best = [s for s, v in zip(skills, values, strict=True) if v >= top - 1e-9]
-    inside = [s for s, v in zip(skills, values, strict=True)
-              if v >= top - math.log(LIKELIHOOD_RANGE)]
-    chosen = max(best) if beyond(rate, wins, games) == "above" else min(best)
-    return chosen, min(inside), max(inside)
-
-
-def group(played: Sequence[PlayedGame]) -> list[Calibration]:
-    """People's games by mission (as played: a changed mission is another) and player count,
-    in the order first seen; games without a person are left out."""
-    found: dict[tuple[str, str, int], Calibration] = {}
+def calibrate(played: Sequence[PlayedGame], campaign: Sequence[Playable], games: int,
+              seed: int, executor: Executor | None = None,
+              progress: Callable[[int], None] | None = None) -> Calibration:
+    """Every mission of `campaign` at each of its player counts, and every other mission
+    people played at the counts they played it (`played`: games without a person count for
+    nothing; another mission is one the campaign changed since, or does not have), on the
+    ladder with `games` seeded games to start (the seeds `playtest --seed` uses); then the
+    model."""
+    found: dict[tuple[str, int], CountEstimate] = {}
+    for estimate in estimates(run(list(campaign), [STAR_BOT], None, games, seed,
+                                  progress=progress, executor=executor, walk=False)):
+        for count, ladder in estimate.by_count.items():
+            found[(estimate.mission.id, count)] = ladder
+    subjects = {p.mission.id: (p.mission, True) for p in campaign}
+    for key, count, playable in _others(played, campaign):
+        # Alone: another version of a campaign's mission has its id, which estimates join by.
+        (estimate,) = estimates(run([playable], [STAR_BOT], [count], games, seed,
+                                    progress=progress, executor=executor, walk=False))
+        found[(key, count)] = estimate.by_count[count]
+        subjects[key] = (playable.mission, False)
+    rows = {(key, count): Row(key, subjects[key][0], count, subjects[key][1], ladder)
+            for (key, count), ladder in found.items()}
     for game in played:
-        if not game.people:
-            continue
-        calibration = found.get(game.played)
-        if calibration is None:
-            calibration = found[game.played] = Calibration(game.mission, game.players, 0, 0, 0)
-        calibration.games += 1
-        calibration.wins += game.won
-        calibration.people_seats += game.people
-        calibration.sources.append(game.source)
-    return list(found.values())
+        if game.people and (game.key, game.players) in rows:
+            row = rows[(game.key, game.players)]
+            row.games += 1
+            row.wins += game.won
+            row.people_seats += game.people
+            row.sources.append(game.source)
+    ordered = sorted(rows.values(), key=lambda r: (not r.in_campaign, r.mission.number,
+                                                   r.key, r.players))
+    model = fit([Cell(r.key, r.players, r.ladder.curve.rate, r.games, r.wins)
+                 for r in ordered])
+    for row, prediction in zip(ordered, model.predictions, strict=True):
+        row.prediction = prediction
+    return Calibration(model, ordered)
 
 
-def calibrate(played: Sequence[PlayedGame], games: int, seed: int,
-              executor: Executor | None = None,
-              progress: Callable[[int], None] | None = None) -> list[Calibration]:
-    """Per mission and player count people played: their win rate, the ladder on the seeds
-    `playtest --seed` uses (every table played: a whole curve) and the fit."""
-    calibrations = group(played)
-    firsts = {id(c): next(g for g in played if g.people and g.mission == c.mission
-                          and g.players == c.players) for c in calibrations}
-    for calibration in calibrations:
-        first = firsts[id(calibration)]
-        cells = run([Playable(first.mission, first.rulebook, first.colors)], [STAR_BOT],
-                    [calibration.players], games, seed, progress=progress, executor=executor,
-                    walk=False)
-        (estimate,) = estimates(cells)
-        ladder = calibration.ladder = estimate.by_count[calibration.players]
-        fitted = fit(ladder.curve.rate, calibration.wins, calibration.games)
-        if fitted is not None:
-            calibration.fitted, calibration.fitted_low, calibration.fitted_high = fitted
-            calibration.fitted_edge = beyond(ladder.curve.rate, calibration.wins,
-                                             calibration.games)
-    return calibrations
+def _others(played: Sequence[PlayedGame], campaign: Sequence[Playable]
+            ) -> list[tuple[str, int, Playable]]:
+    """The missions people played that are not the campaign's, each at each count played."""
+    known = {p.mission.id for p in campaign}
+    found: dict[tuple[str, int], Playable] = {}
+    for game in played:
+        if game.people and game.key not in known:
+            found.setdefault((game.key, game.players),
+                             Playable(game.mission, game.rulebook, game.colors))
+    return [(key, count, playable) for (key, count), playable in found.items()]
+
+
+def games_to_play(played: Sequence[PlayedGame], campaign: Sequence[Playable],
+                  games: int) -> int:
+    """How many games `calibrate` plays at most (for its progress)."""
+    return ladder_games(list(campaign), [STAR_BOT], None, games) + sum(
+        ladder_games([playable], [STAR_BOT], [count], games)
+        for _, count, playable in _others(played, campaign))

@@ -3,5 +3,6 @@ the middle layers and `reporting`: a campaign found and read once (`campaign`: i
 by number or id too), the one registry of file kinds (`kinds`), `validate`, `build` (its
 cards' fit checked before the print run), the missions to play and a log to replay (`play`),
 people's game logs against their campaign (`people`), round files to judge (`rounds`), the
-campaign's copy of the schemas (`schemas`), the studio's `snapshot` of a campaign, and the
-one file `watch`er. Results are typed; `reporting` puts them in words."""
+campaign's copy of the schemas (`schemas`), the studio's `snapshot` of a campaign, the
+campaign's website (`publish`: its kit, estimates by content hash, files written when changed)
+and the one file `watch`er. Results are typed; `reporting` puts them in words."""

@@ -12,6 +12,7 @@ from synergy_forge.authoring.gamelog import replay_file
 from synergy_forge.authoring.loading import Reading, display
 from synergy_forge.core.mission import Campaign
 from synergy_forge.sim.calibration import PEOPLE, PlayedGame
+from synergy_forge.sim.playtest import Playable
 from synergy_forge.workspace.campaign import Say, open_workspace
 
 
@@ -23,6 +24,12 @@ class PeopleLogs:
     label: str
     files: tuple[Path, ...]
     played: list[PlayedGame]
+
+    @property
+    def playables(self) -> list[Playable]:
+        """The campaign's missions, to play on the ladder."""
+        return [Playable(m, self.campaign.rulebook, self.campaign.colors)
+                for m in self.campaign.missions]
 
 
 def people_logs(files: Sequence[Path], campaign: Path | None, say: Say) -> PeopleLogs:

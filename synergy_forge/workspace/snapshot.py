@@ -5,23 +5,28 @@ of it at the table (the logs in games/)."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
-from synergy_forge.authoring.gamelog import PERSON, UnreadableLog, log_lines, parse_record
+from synergy_forge.authoring.gamelog import (
+    PERSON,
+    ReplayError,
+    UnreadableLog,
+    game_from_header,
+    log_lines,
+    parse_record,
+)
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     Reading,
     check_mission,
     display,
     mission_from_data,
-    mission_to_data,
     overfull_mission_cards,
 )
 from synergy_forge.core.mission import Campaign, Mission
+from synergy_forge.core.playhash import play_hash
 from synergy_forge.fileio import open_regular
 from synergy_forge.workspace.campaign import GAMES, Workspace
 
@@ -68,27 +73,17 @@ class Snapshot:
 
 
 def _play_key(mission: Mission, campaign: Campaign) -> str:
-    """Everything a game of `mission` depends on, not its title or flavour: a change to it
-    restarts the mission's estimate, a change to anything else does not."""
-    rules = campaign.rulebook
-    used = [rules.goal(g) for g in mission.goals] + \
-        [rules.challenge(c) for c in mission.challenges]
-    playing = dataclasses.replace(mission, title={}, flavor={}, source="")
-    text = repr((playing, [(d.id, d.kind, d.rule, d.direction, d.step) for d in used],
-                 campaign.colors))
-    return hashlib.sha256(text.encode()).hexdigest()
+    """What a game of `mission` depends on: its play (core.playhash), its id (the estimate's
+    seeds come from it) and the campaign's colours; a change to anything else (its title,
+    stars, texts) does not restart the mission's estimate."""
+    return f"{mission.id}:{play_hash(mission, campaign.rulebook)}:{','.join(campaign.colors)}"
 
 
-def _rules(data: dict[str, Any]) -> dict[str, Any]:
-    """A mission's data less what does not change its play (names, stars, number)."""
-    return {k: v for k, v in data.items() if k not in ("title", "flavor", "stars", "number")}
-
-
-def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, PeopleGames]:
+def read_people_games(folder: Path, campaign: Campaign) -> dict[str, PeopleGames]:
     """Per mission id, the games people played, from the logs in the campaign's games/: each
-    log's first record (the game: its mission, who sat where) and last (the outcome). A log
-    that cannot be read, or of a game of bots only, is skipped."""
-    current = {m.id: _rules(mission_to_data(m)) for m in missions}
+    log's first record (the game: its mission and definitions, who sat where; compared with
+    the campaign's mission as `replay` compares it) and last (the outcome). A log that cannot
+    be read, of a game of bots only or of a mission the campaign does not have is skipped."""
     found: dict[str, PeopleGames] = {}
     for path in sorted((folder / GAMES).glob("*.jsonl")):
         try:
@@ -97,14 +92,17 @@ def read_people_games(folder: Path, missions: list[Mission]) -> dict[str, People
             with open_regular(path) as stream:  # its lines read as replay reads them
                 lines = [(n, text) for n, text in log_lines(stream) if text.strip()]
             header, end = parse_record(*lines[0]), parse_record(*lines[-1])
-            mission, seats = header["mission"], header["bots"]
             if header.get("type") != "game" or end.get("type") != "end" or \
-                    PERSON not in seats or mission["id"] not in current:
+                    PERSON not in header["bots"]:
                 continue
-        except (OSError, UnreadableLog, IndexError, KeyError, TypeError, AttributeError):
+            game = game_from_header(header, lines[0][0], campaign, changed=True)
+        except (OSError, UnreadableLog, ReplayError, IndexError, KeyError, TypeError,
+                AttributeError):
             continue
-        tally = found.setdefault(mission["id"], PeopleGames())
-        if _rules(mission) != current[mission["id"]]:
+        if game.known is None:
+            continue
+        tally = found.setdefault(game.known.id, PeopleGames())
+        if game.changes:  # played before the mission's play changed
             tally.earlier += 1
             continue
         tally.games += 1
@@ -163,7 +161,7 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
             entry.title = entry.mission.label(language or shown.languages[0])
             entry.play_key = _play_key(entry.mission, shown)
     entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
-    people = read_people_games(folder, [e.mission for e in entries if e.mission is not None])
+    people = read_people_games(folder, shown)
     for entry in entries:
         entry.people = people.get(entry.mission.id) if entry.mission is not None else None
     problems = sorted(d for f, ds in by_file.items() if f not in mission_files for d in ds)

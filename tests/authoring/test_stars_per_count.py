@@ -299,7 +299,7 @@ def test_the_head_grows_to_hold_the_lines_and_the_rules_still_fit(campaign):
             single = mission_layout(replace(mission, stars=mission.stars % 5 + 1), campaign,
                                     Translator(language), POKER)
             assert single["stars"] is None and layout["fits"]
-            assert float(layout["head"].split(":")[1].removesuffix("mm")) >= \
+            assert float(layout["head"].split(";")[0].split(":")[1].removesuffix("mm")) >= \
                 layout["stars"]["height"] > 6.0
 
 
@@ -322,7 +322,7 @@ def test_the_drawn_card_shows_each_count_in_the_head_above_the_stats(campaign, l
     chars = text.get_text_range()
     mm = 72 / 25.4
     label = "{n}p" if language == "en" else "{n}\u202fj"
-    stats = chars.index("manches" if language == "fr" else "rounds to win")
+    stats = chars.index("manches" if language == "fr" else "rounds")  # "rounds to / win"
     stats_top = text.get_charbox(chars.rindex("\r\n", 0, stats) - 1)[3]  # rounds, in figures
     safe_right = trim_right - POKER.safe * mm
     stars = campaign.mission(number).stars_per_count

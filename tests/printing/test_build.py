@@ -169,11 +169,16 @@ def same_kit(small_kit: Path, tmp_path: Path) -> Path:
 
 
 def test_hostile_text_is_printed_literally_and_nothing_is_fetched(tmp_path, small_kit):
+    # In the title (one line, issue 44: short) and the flavour text (two lines: the rest).
     hostile = '<img src="file:///etc/passwd"> {{ 7*7 }} <b>x</b>'
-    out = build_small(tmp_path, hostile, "out", seed=small_kit)
+    small_campaign(tmp_path, "<i>{{ 7*7 }}</i>")
+    mission = tmp_path / "camp" / "missions" / "1.yaml"
+    mission.write_text(mission.read_text() + f"flavor: '{hostile}'\n")
+    out = build_small(tmp_path, "<i>{{ 7*7 }}</i>", "out", seed=small_kit)
     text = text_of(out / "en" / "missions.pdf").replace("\r", "").replace("\n", "")
     # Printed as words (quotes set as typography.py sets any text), not as markup.
     assert typeset('<img src="file:///etc/passwd">', "en") in text and "{{ 7*7 }}" in text
+    assert "<i>{{ 7*7 }}</i>" in text and "<b>x</b>" in text
     assert "49" not in text
 
 
@@ -194,8 +199,8 @@ def test_the_url_fetcher_refuses_what_is_not_ours():
 
 def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_its_line(
         tmp_path, small_kit):
-    # Three lines at most, between the number and the stars (issue 21).
-    shrunk = build_small(tmp_path, "A title rather long " * 3, "first", seed=small_kit)
+    # One line between the number and the stars, at a size never below the rules' (issue 44).
+    shrunk = build_small(tmp_path, "A title rather long", "first", seed=small_kit)
     assert "A title rather long" in text_of(shrunk / "en" / "missions.pdf")
     long_title = "A title far too long " * 12
     campaign = small_campaign(tmp_path / "long", long_title)
@@ -204,7 +209,7 @@ def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_i
     assert result.exit_code == 1
     # Found from the fonts' metrics before rendering: one error per text, at its field.
     assert result.output.count("1.yaml:3:") == 2  # the English and the French title
-    assert "1.yaml:3:13: error: title (en) does not fit on its card, even at 6 pt" in \
+    assert "1.yaml:3:13: error: title (en) does not fit on its card, even at 8 pt" in \
         result.output
     assert "nothing was built" in result.output
 

@@ -62,8 +62,8 @@ def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit,
     campaign = read_campaign(starter_campaign()).campaign
     translator = Translator(language)
     _ = translator.gettext
-    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "{counts} players",
-                                    "super", "hyper"))
+    labels = "".join(_(s) for s in ("rounds to win", "lives", "may miss", "super", "hyper")) \
+        + "".join(_("{players}p").format(players=n) for n in (3, 4, 5))
     sizes = character_sizes(kit / language / "cards-missions.pdf")
     missions = sorted(campaign.missions, key=lambda m: m.number)
     assert {page for page, _, _ in sizes} == set(range(len(missions))) and len(missions) == 30
@@ -78,6 +78,10 @@ def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit,
                           .replace("\u202f", ""))
         assert not small - allowed, (mission.number, small - allowed)
         assert sum(size >= 7.99 for _, size in on_card) > 60, mission.number  # the rules
+        # The stats' labels and the player-count key at 7 pt (issue 44), the flavour at 6.5
+        flavour = set(typeset(translator.text(mission.flavor), language))
+        assert all(size >= 6.99 for char, size in on_card if char not in flavour), \
+            (mission.number, sorted({(c, round(z, 1)) for c, z in on_card if z < 6.99}))
 
 
 @pytest.mark.parametrize("language", ["en", "fr"])
@@ -140,7 +144,9 @@ def test_flavour_texts_print_in_the_bundled_italic(kit):
     assert font_names(kit / "en" / "missions.pdf", 0, "Nobody speaks") == {"Forge-Sans-Italic"}
     assert font_names(kit / "fr" / "missions.pdf", 0, "Personne ne parle") == \
         {"Forge-Sans-Italic"}
-    assert font_names(kit / "en" / "missions.pdf", 0, "First notes") == {"Forge-Sans-Bold"}
+    # (the title on one line in the condensed bold face, issue 44)
+    assert font_names(kit / "en" / "missions.pdf", 0, "First notes") == \
+        {"Forge-Condensed,-Bold-Semi-Condensed"}
 
 
 def test_the_italic_face_is_measured_with_its_own_metrics():
@@ -385,3 +391,128 @@ def test_the_rulebook_states_its_three_rulings_as_rulings(kit, language):
         assert ruling in text, ruling
     rules = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text("utf-8")
     assert " ".join(rules.split()).count("*Checked against the published rulebook:*") == 3
+
+
+# -- mission cards with a hierarchy (issue 44) ----------------------------------------------------
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_mission_cards_print_one_rules_size_and_titles_on_one_line_never_smaller(language):
+    """Issue 44: the rules text changed size from card to card on one sheet (8 to 11 pt) and
+    titles shrank under it or wrapped. Every mission card of the starter prints its rules at
+    the campaign's one size in the language (campaign_rules_pt: the largest that fits every
+    card, 9 pt in English, 8 pt in French), and its title on one line (as high as the head) in
+    DejaVu Sans Condensed Bold, at that size or larger; drawn, nothing overflows."""
+    import re as regex
+
+    from synergy_forge.cardtext.geometry import MISSION_HEAD
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.cardtext.mission import campaign_rules_pt
+    from synergy_forge.printing.draw import RenderContext, draw
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import Job, Options
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    size = campaign_rules_pt(campaign, Translator(language))
+    assert size == {"en": 9.0, "fr": 8.0}[language]
+    html, _ = html_for(Job("cards", language, "missions"), campaign, Options(png=False),
+                       Translator(language))
+    rules = regex.findall(r'class="rules fit" style="font-size:([\d.]+)pt', html)
+    titles = regex.findall(r'<h2 class="fit" style="font-size:([\d.]+)pt;height:([\d.]+)mm"',
+                           html)
+    assert len(rules) == len(titles) == len(campaign.missions) == 30
+    assert {float(pt) for pt in rules} == {size}
+    assert all(float(pt) >= size and float(height) == MISSION_HEAD for pt, height in titles)
+    context = RenderContext()
+    try:
+        assert draw(html, context).overflows == []
+    finally:
+        context.release()
+
+
+def test_validate_names_the_one_mission_that_sets_every_card_s_rules_smaller(tmp_path):
+    """Issue 44: with one rules size on every card, one crowded card sets it for all;
+    validate says which (a warning at its challenges), where it alone holds the others a
+    point or more below and near the smallest size read from a seat. The starter's closest
+    cards tie, and say nothing (test_validate)."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from synergy_forge.cli import main
+
+    folder = tmp_path / "camp"
+    (folder / "missions").mkdir(parents=True)
+    shutil.copy(starter_campaign() / "campaign.yaml", folder / "campaign.yaml")
+    for path in (starter_campaign() / "missions").glob("*.yaml"):
+        if path.name[:2] in ("01", "24"):
+            shutil.copy(path, folder / "missions" / path.name)
+    (folder / "campaign.yaml").write_text(
+        (folder / "campaign.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["validate", str(folder)])
+    assert "24-crossed-wires.yaml" in result.output and "[mission.rules-size]" in result.output, \
+        result.output
+    assert "warning: mission 24's card (fr) sets the rules text of every mission card to 8 pt: " \
+           "without it they would be 11 pt" in result.output
+    assert "(en)" not in result.output  # 9 pt in English: readable enough to say nothing
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_stats_labels_keep_clear_of_their_boxes_borders(language):
+    """Issue 44: drawn, "rounds to win" and "échecs permis" touched their boxes' borders
+    (0.1 mm from the line). Every line of every stats box of the starter's mission cards keeps
+    0.35 mm or more inside its box's border, on the poker card and a print shop's."""
+    from weasyprint import HTML
+
+    from synergy_forge.cardtext.i18n import Translator
+    from synergy_forge.printing.draw import RenderContext, url_fetcher
+    from synergy_forge.printing.html import html_for
+    from synergy_forge.printing.jobs import PRESETS, Job, Options
+    from synergy_forge.resources import templates_dir
+
+    campaign = read_campaign(starter_campaign()).campaign
+    assert campaign is not None
+    px = 25.4 / 96  # mm
+    context = RenderContext()
+    tight: list[tuple[str, int, float]] = []
+    checked = 0
+    try:
+        for options in (Options(png=False), Options(card=PRESETS["dtc"].card, png=False)):
+            html, _ = html_for(Job("cards", language, "missions"), campaign, options,
+                               Translator(language))
+            document = HTML(string=html, base_url=str(templates_dir()) + "/",
+                            url_fetcher=url_fetcher([])).render(
+                stylesheets=[context.stylesheet], font_config=context.fonts)
+
+            def lines(box):
+                if type(box).__name__ == "LineBox":
+                    yield box
+                for child in getattr(box, "children", []):
+                    yield from lines(child)
+
+            def stats(box):
+                element = getattr(box, "element", None)
+                if element is not None and getattr(box, "element_tag", None) == "div" and \
+                        "stat" in (element.get("class") or "").split():
+                    yield box
+                    return
+                for child in getattr(box, "children", []):
+                    yield from stats(child)
+
+            for number, page in enumerate(document.pages, 1):
+                for stat in stats(page._page_box):
+                    left = stat.border_box_x() + stat.border_left_width
+                    right = stat.border_box_x() + stat.border_width() - stat.border_right_width
+                    for line in lines(stat):
+                        for piece in line.children:
+                            text = getattr(piece, "text", None)
+                            if text is None or not text.strip():
+                                continue
+                            checked += 1
+                            gap = min(piece.position_x - left,
+                                      right - piece.position_x - piece.margin_width()) * px
+                            if gap < 0.35:
+                                tight.append((text, number, round(gap, 2)))
+    finally:
+        context.release()
+    assert checked > 300 and tight == [], tight

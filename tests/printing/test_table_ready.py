@@ -169,7 +169,8 @@ def test_a_mission_card_reads_without_the_rulebook(letter_kit, starter):
     assert "Action cards A Recover · B Switch · C Double recovery · D Trade goals" in missions
     # Who may miss, by player count, and the super and hyper cards (S, Ω: their own cards say
     # their rules), in the stats row.
-    assert "0/1/1 may miss 3/4/5 players S Ω super hyper Play order" in missions
+    # (issue 44: each figure above its player count, the key read at a glance)
+    assert "0 3p 1 4p 1 5p may miss S Ω super hyper Play order" in missions
 
 
 def test_nothing_is_printed_within_4_mm_of_a_letter_page_edge_and_characters_meet_wcag_aa(
@@ -430,9 +431,11 @@ def test_a_word_wider_than_its_box_once_rendered_is_reported_by_build(tmp_path, 
     monkeypatch.setattr(render, "jobs_for", missions_only)
     monkeypatch.setattr(render, "COMBINED", ["missions.pdf"])  # the print-and-play PDF's parts
 
-    width = card_boxes()["title"].width  # 33 mm, 20 mm on a 50 x 70 mm card
-    n = next(n for n in range(5, 80) if font(True).width("W" * n, 6.0) > width - 6)
-    assert font(True).width("W" * n, 6.0) < width
+    # 33 mm, 20 mm on a 50 x 70 mm card; one line of condensed bold, 8 pt at least (issue 44)
+    width = card_boxes()["title"].width
+    title = font(True, condensed=True)
+    n = next(n for n in range(5, 80) if title.width("W" * n, 8.0) > width - 6)
+    assert title.width("W" * n, 8.0) < width
     folder = small_campaign(tmp_path, {"1": ""})
     mission = folder / "missions" / "1.yaml"
     mission.write_text(mission.read_text().replace("title: Mission 1", "title: " + "W" * n))

@@ -12,6 +12,7 @@ import pytest
 from support.tables import game_table
 
 from synergy_forge.authoring.gamelog import PERSON, Recorder, write_log
+from synergy_forge.authoring.loading import read_campaign
 from synergy_forge.core.engine import Game
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim.ladder import wilson
@@ -77,18 +78,41 @@ def test_the_studio_shows_what_people_played(tmp_path, monkeypatch):
 
 
 def test_no_games_folder_no_results(tmp_path):
-    assert read_people_games(tmp_path, []) == {}
+    assert read_people_games(tmp_path, read_campaign(starter_campaign()).campaign) == {}
+
+
+def test_the_studio_counts_people_by_what_changes_play(tmp_path):
+    """A re-rated, re-titled mission keeps its people's games; once a goal of its campaign
+    plays otherwise (its rule), they are games of its earlier rules (core.playhash)."""
+    folder = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), folder)
+    mission = mission_file("21", print)
+    game = Game(mission.mission, 4, 3, mission.rulebook, mission.colors)
+    recorder = Recorder(game, [PERSON] * 4)
+    play(game, ["random"] * 4, on_decision=recorder)
+    (folder / "games").mkdir()
+    (folder / "games" / "g.jsonl").write_text(write_log(recorder.finish(game)))
+    path = folder / "missions" / "21-close-calls.yaml"
+    path.write_text(path.read_text().replace("stars: 3", "stars: 5").replace(
+        '{en: "Close calls"', '{en: "Near misses"'))
+    counted = read_people_games(folder, read_campaign(folder).campaign)
+    assert (counted["close-calls"].games, counted["close-calls"].earlier) == (1, 0)
+    goal = folder / "goals" / "close-call.yaml"
+    goal.write_text(goal.read_text().replace("sum - 1", "sum - 2"))
+    counted = read_people_games(folder, read_campaign(folder).campaign)
+    assert (counted["close-calls"].games, counted["close-calls"].earlier) == (0, 1)
 
 
 def test_the_studio_reads_a_logs_lines_as_replay_does(tmp_path):
     """The one reader of a log's lines: what replay refuses is not counted, and a line that
     is JSON but no record is skipped (it stopped the studio's reload before)."""
-    from synergy_forge.authoring.loading import mission_to_data
+    from synergy_forge.authoring.gamelog import header as game_header
     from synergy_forge.workspace.snapshot import PeopleGames
 
-    mission = mission_file("1", print).mission
-    header = json.dumps({"type": "game", "mission": mission_to_data(mission),
-                         "bots": [PERSON, "coop", "coop"]})
+    found = mission_file("1", print)
+    mission = found.mission
+    header = json.dumps(game_header(Game(mission, 3, 1, found.rulebook, found.colors),
+                                    [PERSON, "coop", "coop"]))
     end = '{"type": "end", "result": "won"}'
     games = tmp_path / "games"
     games.mkdir()
@@ -97,4 +121,5 @@ def test_the_studio_reads_a_logs_lines_as_replay_does(tmp_path):
     (games / "key-twice.jsonl").write_text(f"{twice}\n{end}\n")
     (games / "list-last.jsonl").write_text(f"{header}\n[1]\n")
     (games / "cut.jsonl").write_text(f"{header}\n{end[:20]}\n")
-    assert read_people_games(tmp_path, [mission]) == {mission.id: PeopleGames(games=1, wins=1)}
+    starter = read_campaign(starter_campaign()).campaign
+    assert read_people_games(tmp_path, starter) == {mission.id: PeopleGames(games=1, wins=1)}

@@ -47,9 +47,11 @@ PROGRESS_FROM = 2000
 @click.option("--human", "logs", multiple=True, metavar="LOG",
               type=click.Path(exists=True, path_type=Path),
               help="Game logs people played (`play --log`, the table), or folders of *.jsonl "
-              "logs; repeat for more. Compares them with the campaign PATHS names (one "
-              "folder; default: the current one) and prints, per mission and player count, "
-              "the people's win rate beside the estimate, instead of a playtest.")
+              "logs; repeat for more. Instead of a playtest: one model of people over their "
+              "games and the ladder of every mission of the campaign PATHS names (one "
+              "folder; default: the current one): the population's skill, each mission's "
+              "predicted win rate for people, where they contradict the ladder, what to "
+              "playtest next (docs/playtest.md).")
 @click.option("--include-changed", is_flag=True, help="With --human: also count the logs of "
               "missions whose play changed since (settings, goals, challenges), each as the "
               "mission it was; without it they are named and left out.")
@@ -92,10 +94,10 @@ def command(paths: tuple[Path, ...], games: int, player_counts: tuple[int, ...] 
 def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: int, fmt: str,
            html_path: Path | None, check: bool, include_changed: bool,
            executor: Executor) -> None:
-    """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then set people's
-    games beside the ladder."""
-    from synergy_forge.sim.calibration import calibrate, group
-    from synergy_forge.sim.playtest import BUDGET
+    """`playtest [CAMPAIGN] --human`: replay the logs against the campaign, then fit the
+    model of people over the ladder of every mission (sim.calibration)."""
+    from synergy_forge.reporting.people import Context
+    from synergy_forge.sim.calibration import calibrate, games_to_play
     from synergy_forge.workspace.people import people_logs
 
     from ..output import say
@@ -104,17 +106,18 @@ def _human(logs: tuple[Path, ...], paths: tuple[Path, ...], games: int, seed: in
     if len(paths) > 1 or (paths and not paths[0].is_dir()):
         raise click.UsageError("--human compares the logs with one campaign: give its folder "
                                "(default: the current folder's campaign), not mission files")
-    if fmt == "html" or html_path is not None or check:
-        raise click.UsageError("--human reports as text or JSON only, without --check")
+    if check:
+        raise click.UsageError("--human reports; --check goes with a playtest of PATHS")
     read = people_logs(_log_files(logs), paths[0] if paths else None, say)
     kept = [g for g in read.played if include_changed or not g.changes]
-    total = games * BUDGET * len(group(kept))
-    with Progress(total, "Playing", bar=False) as bar:
-        calibrations = calibrate(kept, games, seed, executor=executor, progress=bar.update)
-    show(render("calibration", fmt, calibrations, logs=len(read.files),
-                without_people=sum(1 for g in kept if not g.people), games=games, seed=seed,
-                changed=[g for g in read.played if g.changes and g.people],
-                include_changed=include_changed))
+    total = games_to_play(kept, read.playables, games)
+    with Progress(total, "Playing", bar=total >= PROGRESS_FROM and fmt == "text") as bar:
+        result = calibrate(kept, read.playables, games, seed, executor, bar.update)
+    context = Context(len(read.files), sum(1 for g in kept if not g.people), games, seed,
+                      [g for g in read.played if g.changes and g.people], include_changed)
+    show(render("calibration", fmt, result, context=context))
+    if html_path is not None:
+        write_report(html_path, render("calibration", "html", result, context=context))
 
 
 def _log_files(logs: tuple[Path, ...]) -> list[Path]:
@@ -127,4 +130,3 @@ def _log_files(logs: tuple[Path, ...]) -> list[Path]:
                                      param_hint="'--human'")
         files += [f for f in found if f not in files]
     return files
-
