@@ -370,8 +370,8 @@ def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_p
     played = run("playtest", str(camp / "missions" / "02-second.yaml"), "--check", "--jobs",
                  "1")
     assert played.exit_code == 0, played.output
-    assert "declared 3★): 3 stars" in played.output or "between 3 and" in played.output \
-        or "and 3 stars" in played.output
+    assert "declared 2★): 2 stars" in played.output or "between 2 and" in played.output \
+        or "and 2 stars" in played.output
 
 
 def test_a_value_no_alternative_takes_is_described_by_the_kinds_it_may_be(tmp_path):
