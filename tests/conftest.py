@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,10 @@ from synergy_forge.core.rules import Rulebook
 
 # The suite collects garbage as the command does (synergy_forge/__main__.py), its workers too.
 collect_less()
+# The user's data folder (the tables' state of the starter campaign's missions) is a
+# temporary one: no test writes to the home of whoever runs the suite, commands run by the
+# tests included (they inherit it).
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="synergy-forge-data-")
 
 #: Modules whose tests are spread test by test under pytest-xdist: test_build's, each a long,
 #: independent build, and two modules of independent tests without module-scoped fixtures that

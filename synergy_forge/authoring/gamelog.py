@@ -61,11 +61,36 @@ def outcome_record(game: Game) -> dict[str, Any]:
             "rounds_played": outcome.rounds_played}
 
 
-def decision_record(game: Game, decision: Decision, choice: Choice) -> dict[str, Any]:
+def decision_record(game: Game, decision: Decision, choice: Choice,
+                    by: str | None = None) -> dict[str, Any]:
     """One decision as a log record (the game's position, the seat, what it chose as JSON:
-    `choices.choice_json`)."""
-    return {"type": "decision", "round": game.round_number, "seat": decision.seat,
-            "kind": str(decision.kind), "choice": choice_json(choice)}
+    `choices.choice_json`), and who made it (`by`: PERSON or a bot's name) when told."""
+    record = {"type": "decision", "round": game.round_number, "seat": decision.seat,
+              "kind": str(decision.kind)}
+    if by is not None:
+        record["by"] = by
+    record["choice"] = choice_json(choice)
+    return record
+
+
+def who_played(records: Sequence[dict[str, Any]], seated: Sequence[str]) -> list[str]:
+    """Who played each seat, for the game record's `bots`: the one who made most of its
+    decisions by the records' `by` (a person on a tie: a seat a person played half of is
+    a person's game), else who sat there (`seated`)."""
+    made: list[dict[str, int]] = [{} for _ in seated]
+    for record in records:
+        by = record.get("by")
+        if record.get("type") == "decision" and by is not None:
+            made[record["seat"]][by] = made[record["seat"]].get(by, 0) + 1
+    players = []
+    for seat, counts in enumerate(made):
+        if not counts:
+            players.append(seated[seat])
+            continue
+        most = max(counts.values())
+        players.append(PERSON if counts.get(PERSON) == most else
+                       min(name for name, n in counts.items() if n == most))
+    return players
 
 
 class Recorder:

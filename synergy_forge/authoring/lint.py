@@ -25,7 +25,6 @@ from synergy_forge.core.cards import (
     NumberCard,
     pair_action_cards,
 )
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import SeatPlay, Table, settle
 from synergy_forge.core.rulelang import RuleError, RuleKind, suggest
 from synergy_forge.core.rules import Rulebook
@@ -67,22 +66,15 @@ def keepable_pairs(challenges: tuple[str, ...], rulebook: Rulebook) -> list[tupl
 
     Asked of the referee: three seats play the pair, and the verdict says what it broke.
     """
-    found = _KEEPABLE.get((rulebook, challenges))
-    if found is not None:
-        return list(found)
     kept = []
     color = DEFAULT_COLORS[0]
+    plan = rulebook.plan(challenges)
     for a, b in itertools.product(CARD_VALUES, repeat=2):
         play = SeatPlay(NumberCard(a, color), NumberCard(b, color), next(iter(rulebook.goals)))
-        verdict = settle(Table((play, play, play), challenges), rulebook)
+        verdict = settle(Table((play, play, play), challenges), rulebook, plan)
         if not verdict.violations[0]:
             kept.append((a, b))
-    _KEEPABLE.remember((rulebook, challenges), tuple(kept))
     return kept
-
-
-#: keepable_pairs per (rulebook, challenges): a campaign asks about each challenge set once.
-_KEEPABLE: Memo[tuple[Rulebook, tuple[str, ...]], tuple[tuple[int, int], ...]] = Memo(1024)
 
 
 def mission_diagnostics(doc: Document, rulebook: Rulebook,
@@ -113,16 +105,20 @@ def _length_diagnostics(doc: Document) -> list[Diagnostic]:
     rounds, lives = doc.data.get("rounds"), doc.data.get("lives")
     goals = doc.data.get("goals")
     deck = len(goals) if goals is not None else len(GOAL_IDS)
+    found = []
     if rounds is not None and rounds > MAX_ROUNDS:
-        return [doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
-                               f"rounds (one goal card per round, R23), not {rounds}",
-                               "mission.rounds")]
+        found.append(doc.diagnostic(("rounds",), f"a mission can last at most {MAX_ROUNDS} "
+                                    f"rounds (one goal card per round, R23), not {rounds}",
+                                    "mission.rounds"))
     if lives is not None and lives > MAX_ROUNDS:
         # R23: at most 7 rounds can be played, so at most 7 lives can ever be lost; the
         # printed lives card runs from 0 to 7.
-        return [doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, not "
-                               f"{lives}: no more than {MAX_ROUNDS} rounds can be played "
-                               "(R23), and the lives card runs from 0 to 7", "mission.lives")]
+        found.append(doc.diagnostic(("lives",), f"a mission has at most {MAX_ROUNDS} lives, "
+                                    f"not {lives}: no more than {MAX_ROUNDS} rounds can be "
+                                    "played (R23), and the lives card runs from 0 to 7",
+                                    "mission.lives"))
+    if found:  # one error does not hide the other; the warning below reads both
+        return found
     if rounds is not None and lives is not None and rounds <= deck and \
             lives - 1 > deck - rounds:
         # R23: each round uses one of a seat's `deck` goal cards, so after deck - rounds + 1

@@ -101,6 +101,34 @@ def check_mission(doc: Document, rulebook: Rulebook, languages: tuple[str, ...] 
     return mission_from_data(doc.data, doc.file), found
 
 
+#: What the card check of a mission with errors takes for a field whose value the schema
+#: refused: its card's texts (title, flavour, rules block) do not depend on these.
+_STAND_IN = {"id": "mission", "number": 1, "stars": 1, "rounds": 1, "lives": 1,
+             "allowed_failures": 0}
+
+
+def card_stand_in(doc: Document, rulebook: Rulebook) -> Mission | None:
+    """The mission of `doc`, which has errors, as its card would print it, for the card's fit
+    check (one run, every finding: an error elsewhere never hides that its card cannot fit);
+    None when a field the card's texts are made of has an error, or names a goal or
+    challenge that is not there."""
+    if not isinstance(doc.data, dict):
+        return None
+    bad = schema_problems(doc, "mission")[1]
+    if bad & {"title", "flavor", "challenges", "actions", "hand", "goals", "order", "players",
+              "super", "hyper"}:
+        return None
+    data = {**{k: v for k, v in doc.data.items() if k not in bad},
+            **{k: v for k, v in _STAND_IN.items() if k in bad or k not in doc.data}}
+    if any(c not in rulebook.challenges for c in data.get("challenges", ())) or \
+            any(g not in rulebook.goals for g in data.get("goals", ())):
+        return None
+    try:
+        return mission_from_data(data, doc.file)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 @dataclass
 class CampaignResult:
     """What reading a campaign gave: the campaign (None when it has errors) and every problem."""
@@ -119,6 +147,9 @@ class CampaignResult:
     #: the folders its patterns name, whose files it reads (workspace.Workspace.sources
     #: adds the layout's folders)
     pattern_folders: list[Path] = field(default_factory=list)
+    #: the missions with errors as their cards would print them (card_stand_in), for the
+    #: cards' fit check
+    stand_ins: list[Mission] = field(default_factory=list)
 
     def read(self, path: Path) -> Document | None:
         """Read one of the campaign's files, counting it; None (and a diagnostic) if it fails."""
@@ -309,6 +340,8 @@ def _read_missions(doc: Document, folder: Path, result: CampaignResult, rulebook
         result.diagnostics += found
         if mission is not None:
             missions.append(mission)
+        elif (stand_in := card_stand_in(sub, rulebook)) is not None:
+            result.stand_ins.append(stand_in)
         result.diagnostics += index.add(sub)
     missions.sort(key=lambda m: (m.number, m.id))
     result.diagnostics += index.diagnostics()
@@ -501,7 +534,10 @@ def overfull_mission_cards(result: CampaignResult, card: CardSize = POKER) -> li
     if result.usable is not None:  # the missions without error, whatever the other files have
         from synergy_forge.cardtext.mission import mission_card_findings  # the fonts: 70 ms
 
-        for finding in mission_card_findings(result.usable, card):
+        # and those with errors, as their cards would print them
+        cards = replace(result.usable, missions=result.usable.missions +
+                        tuple(result.stand_ins))
+        for finding in mission_card_findings(cards, card):
             doc = result.documents.get(finding.source)
             if doc is not None:
                 found.append(doc.diagnostic(finding.field, finding.message, finding.check,

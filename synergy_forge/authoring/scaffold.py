@@ -8,16 +8,26 @@ import os
 import re
 import shlex
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, Reading, find_campaign, read_campaign
+from synergy_forge.authoring.paths import regular_file
 from synergy_forge.authoring.schema import validator
 from synergy_forge.cardtext.fonts import fit, missing_glyphs
 from synergy_forge.cardtext.geometry import card_boxes
-from synergy_forge.fileio import read_regular, write_atomic
+from synergy_forge.errors import CannotWrite
+from synergy_forge.fileio import (
+    OutputKind,
+    inside_problem,
+    outside_problem,
+    read_regular,
+    write_atomic,
+    write_inside,
+)
 from synergy_forge.resources import schemas_dir
 from synergy_forge.typography import typeset
 
@@ -25,6 +35,13 @@ from synergy_forge.typography import typeset
 #: relative paths inside the repository and still work after a clone. A dot-folder:
 #: the tool's, not the designer's, and left alone by `validate FOLDER`.
 SCHEMAS_HOME = Path(".synergy") / "schemas"
+
+
+#: A schema copy as `new` and `schemas --update` write it (this synergy-forge's schemas all
+#: begin so): the only file they replace in .synergy/schemas/.
+SCHEMA_COPY = OutputKind("a schema of synergy-forge",
+                         b'{\n  "$schema": "https://json-schema.org/draft/2020-12/schema",\n'
+                         b'  "$id": "https://synergy-forge.dev/schemas/')
 
 
 def campaign_schemas(folder: Path) -> Path:
@@ -161,7 +178,7 @@ def write_new_mission(path: Path, force: bool = False) -> list[Path]:
     copy of the schemas (written if it has none)."""
     languages: tuple[str, ...] = ("en",)
     number, taken = 1, frozenset[str]()
-    folder = find_campaign(path)
+    folder = _campaign_around(path)
     if folder is not None:
         # Every mission file whose id and number can be read counts, even one with errors:
         # the campaign's duplicate checks count them too (loading._MissionIndex).
@@ -174,13 +191,43 @@ def write_new_mission(path: Path, force: bool = False) -> list[Path]:
         found = read.campaign or read.usable
         languages = found.languages if found is not None else languages
     text = mission_text(path, mission_id_from(path, taken), number, languages, folder)
-    written = [write_atomic(path, text, overwrite=force)]
+    copies: dict[Path, bytes] = {}
     if folder is not None:
-        shipped = shipped_schemas()
-        written += [write_atomic(campaign_schemas(folder) / name, data)
-                    for name, data in shipped.items()
-                    if not (campaign_schemas(folder) / name).is_file()]
-    return written
+        copies = {campaign_schemas(folder) / name: data for name, data in
+                  shipped_schemas().items() if not (campaign_schemas(folder) / name).is_file()}
+        _check_inside(folder, [] if force else [path], copies, [path] if force else [])
+    written = [write_atomic(path, text, overwrite=force)]
+    return written + [write_inside(folder, target, data, kind=SCHEMA_COPY)
+                      for target, data in copies.items() if folder is not None]
+
+
+def _campaign_around(path: Path) -> Path | None:
+    """The campaign a new file at `path` is written into: the nearest campaign.yaml from the
+    folder it is named in (before any link is followed: a link out of the campaign must not
+    take the file out of its reach), else as find_campaign finds it."""
+    here = Path(os.path.abspath(path)).parent
+    for folder in (here, *here.parents):
+        if regular_file(folder / CAMPAIGN_FILE):
+            return folder
+        if os.path.lexists(folder / ".git"):
+            break
+    return find_campaign(path)
+
+
+def _check_inside(folder: Path, new: list[Path], copies: Iterable[Path],
+                  replaced: Iterable[Path] = ()) -> None:
+    """Every file `new` writes into the campaign `folder` checked before any is written
+    (fileio.write_inside's policy): a `new` file's name taken is FileExistsError; a link out
+    of the campaign, or a schema copy's name holding another file, CannotWrite. `replaced`
+    (`new mission --force`) may replace any file, never through a link out."""
+    for path, problem in [*((p, outside_problem(folder, p)) for p in replaced),
+                          *((p, inside_problem(folder, p)) for p in new),
+                          *((p, inside_problem(folder, p, SCHEMA_COPY)) for p in copies)]:
+        if problem is None:
+            continue
+        if path in new and outside_problem(folder, path) is None:
+            raise FileExistsError(errno.EEXIST, "exists", str(path))
+        raise CannotWrite(str(path), problem)
 
 
 def language_problem(languages: tuple[str, ...]) -> str | None:
@@ -195,9 +242,53 @@ def language_problem(languages: tuple[str, ...]) -> str | None:
     return None
 
 
+def workflow_text() -> str:
+    """The GitHub workflow `new campaign` writes, as docs/ci.md shows it: validate on every
+    push and pull request, each problem an annotation at its line."""
+    from synergy_forge import __version__
+
+    return f"""\
+# .github/workflows/missions.yml
+name: missions
+on: [push, pull_request]
+jobs:
+  validate:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with: {{python-version: "3.11"}}
+      - run: pip install "git+SYNERGY_FORGE_GIT@v{__version__}"
+      - run: synergy-forge validate --format github .
+"""
+
+
+def pre_commit_text() -> str:
+    """The pre-commit configuration `new campaign` writes, as docs/ci.md shows it."""
+    from synergy_forge import __version__
+
+    return f"""\
+# .pre-commit-config.yaml
+repos:
+  - repo: SYNERGY_FORGE_GIT
+    rev: v{__version__}
+    hooks:
+      - id: synergy-forge-validate
+"""
+
+
+#: What git leaves out of a campaign's repository: the kit `build` writes, `playtest --html`
+#: reports beside it.
+GITIGNORE = "# made by synergy-forge build and playtest --html: made again at will\noutput/\n"
+
+
 def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> list[Path]:
-    """A campaign folder; refuses (FileExistsError, nothing written) when one of its files
-    is already there: a campaign.yaml, or a mission, goal or challenge of the same name. The
+    """A campaign folder, laid out as a repository (docs/ci.md): campaign.yaml, a first
+    mission, a challenge and a goal card of its own, a round for `judge` in rounds/, the
+    GitHub workflow and pre-commit configuration that validate it, a .gitignore for the kit,
+    and the copy of the schemas. Refuses (FileExistsError, nothing written) when one of its
+    files is already there, but for the repository's .gitignore, workflow and pre-commit
+    configuration: those of its own are kept, and none written in their place. The
     languages are ones language_problem accepts."""
     langs = ", ".join(languages)
     names = {"en": "My campaign", "fr": "Ma campagne"}
@@ -206,6 +297,7 @@ def write_campaign(folder: Path, languages: tuple[str, ...] = ("en", "fr")) -> l
     mission = folder / "missions" / "01-my-first-mission.yaml"
     challenge = folder / "challenges" / "odd-sum.yaml"
     goal = folder / "goals" / "close-call.yaml"
+    round_file = folder / "rounds" / "close-call.yaml"
 
     def texts(en: str, fr: str) -> str:
         return "\n".join(f'  {lang}: "{fr if lang == "fr" else en}"' for lang in languages)
@@ -241,12 +333,28 @@ text:
        "Soyez à exactement 1 de la somme d'un autre joueur.")}
 rule: "(sum - 1) in others or (sum + 1) in others"
 """,
+        round_file: schema_line(round_file, "round", folder) + """\
+# A round for `synergy-forge judge rounds/close-call.yaml`: the cards each seat played and
+# the goal it chose; the referee says who met their goal and whether the round is won.
+allowed_failures: 1
+seats:
+  - numbers: [2, 4]               # a sum of 6: 5 and 7 are played too, so it is met
+    goal: close-call
+  - numbers: [1, 4]               # 5
+    goal: close-call
+  - numbers: [3, 4]               # 7
+    goal: close-call
+""",
     }
+    # The repository's own files: a repository that has its own already keeps them.
+    files.update({path: text for path, text in (
+        (folder / ".github" / "workflows" / "missions.yml", workflow_text()),
+        (folder / ".pre-commit-config.yaml", pre_commit_text()),
+        (folder / ".gitignore", GITIGNORE)) if not os.path.lexists(path)})
     # Every name checked before any is written: a file found at the third write would leave
     # half a campaign behind, and a second run would then refuse its campaign.yaml.
-    taken = next((path for path in files if os.path.lexists(path)), None)
-    if taken is not None:
-        raise FileExistsError(errno.EEXIST, "exists", str(taken))
-    written = [write_atomic(path, text, overwrite=False) for path, text in files.items()]
-    return written + [write_atomic(campaign_schemas(folder) / name, data)
-                      for name, data in shipped_schemas().items()]
+    copies = {campaign_schemas(folder) / name: data for name, data in shipped_schemas().items()}
+    _check_inside(folder, list(files), copies)
+    written = [write_inside(folder, path, text) for path, text in files.items()]
+    return written + [write_inside(folder, path, data, kind=SCHEMA_COPY)
+                      for path, data in copies.items()]

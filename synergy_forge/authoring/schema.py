@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -10,7 +11,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
-from synergy_forge.authoring.diagnostics import Diagnostic
+from synergy_forge.authoring.diagnostics import MAX_REPEATED, Diagnostic
 from synergy_forge.authoring.yamlfile import Document
 from synergy_forge.core.rulelang import suggest
 from synergy_forge.fileio import read_regular
@@ -78,19 +79,43 @@ def schema_diagnostics(doc: Document, kind: str, part: str = "") -> list[Diagnos
     return schema_problems(doc, kind, part)[0]
 
 
+#: How many schema errors of one file are counted at most, past the MAX_REPEATED shown.
+COUNTED = 10_000
+
+
 def schema_problems(doc: Document, kind: str,
                     part: str = "") -> tuple[list[Diagnostic], set[str | int]]:
     """schema_diagnostics, and the top-level fields they are in (an unknown field included),
     so that later checks can still look at every other field."""
-    found = []
+    found: list[Diagnostic] = []
     fields: set[str | int] = set()
-    for error in validator(kind, part).iter_errors(doc.data):
+    more = 0
+    errors = validator(kind, part).iter_errors(doc.data)
+    for error in errors:
+        if len(found) >= MAX_REPEATED and error.absolute_path:
+            # Past the cap only counted, and its field noted, up to COUNTED: a file of
+            # 900,000 wrong items answers in seconds, in a screenful.
+            more += 1
+            fields.add(error.absolute_path[0])
+            if more >= COUNTED:
+                # The errors not looked at may be in any field: none is read as valid.
+                fields.update(doc.data if isinstance(doc.data, dict) else ())
+                break
+            continue
         error = _deepest(error)
         path = tuple(error.absolute_path)
         message, on_key, path = _describe(error, path)
-        found.append(doc.diagnostic(path, message, f"schema.{error.validator}", key=on_key))
+        diagnostic = doc.diagnostic(path, message, f"schema.{error.validator}", key=on_key)
+        if len(found) < MAX_REPEATED:
+            found.append(diagnostic)
+        else:
+            more += 1
         if path:
             fields.add(path[0])
+    if more:
+        count = f"at least {more:,}" if more >= COUNTED else f"{more:,}"
+        found.append(replace(max(found), message=f"and {count} more schema error(s) in this "
+                             f"file (the first {MAX_REPEATED} are shown)", check="schema.more"))
     return sorted(set(found)), fields
 
 

@@ -7,6 +7,7 @@ node so that later checks can point at the exact spot.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from synergy_forge.authoring.diagnostics import Diagnostic, InvalidInput, Severity
+from synergy_forge.authoring.diagnostics import MAX_REPEATED, Diagnostic, InvalidInput, Severity
 from synergy_forge.fileio import open_regular
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -78,6 +79,26 @@ def read_document(path: Path, display: str | None = None) -> Document:
     return parse_document(raw, name)
 
 
+#: Bidirectional controls and the other invisible formatting characters (Unicode's Cf, but
+#: the zero-width joiner and non-joiner that some scripts' words need): a right-to-left
+#: override in a title prints it mirrored, runs on in a terminal or a page title, and can make
+#: a rule read otherwise than it runs. Refused wherever they are, comments included.
+INVISIBLE = re.compile(
+    "[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e"
+    "\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd"
+    "\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0001\U000e0020-\U000e007f]")
+_INVISIBLE_MESSAGE = ("an invisible formatting character (U+{code:04X}: a direction control, "
+                      "zero-width space or the like), which would print or show otherwise than "
+                      "it reads: delete it")
+
+
+def _place(text: str, offset: int) -> tuple[int, int]:
+    """(line, column) of `offset` in `text`, in characters as an editor counts them."""
+    before = text[:offset]
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
+
+
 def parse_document(raw: bytes, name: str) -> Document:
     try:
         text = raw.decode("utf-8")
@@ -96,6 +117,16 @@ def parse_document(raw: bytes, name: str) -> Document:
         line, column = before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
         raise _error(name, line, column, f"the file holds a control character "
                      f"(U+{ord(control.group()):04X}), which YAML does not allow", "encoding")
+    hidden = [Diagnostic(name, *_place(text, found.start()), Severity.ERROR,
+                         _INVISIBLE_MESSAGE.format(code=ord(found.group())), "encoding")
+              for found in itertools.islice(INVISIBLE.finditer(text), MAX_REPEATED)]
+    if hidden:
+        more = sum(1 for _ in INVISIBLE.finditer(text)) - len(hidden)
+        if more:
+            hidden.append(Diagnostic(name, *_place(text, len(text)), Severity.ERROR,
+                                     f"and {more} more such character(s) in this file",
+                                     "encoding"))
+        raise InvalidInput(hidden)
     loader = Loader(text)
     try:
         data, values, keys = _build(loader, name)

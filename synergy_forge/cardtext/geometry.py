@@ -37,7 +37,7 @@ RULES_GAP = 0.5
 #: between them on one line; at least this high, in mm.
 MISSION_HEAD = 6.0
 #: A mission's title: one line of DejaVu Sans Condensed Bold, at most this size, and never
-#: smaller than the rules text (issue 44: RULES_MIN_PT at the least).
+#: smaller than the rules text (RULES_MIN_PT at the least).
 TITLE_PT = 12.0
 MISSION_NUMBER = 8.5  # the number's column
 MISSION_STARS = 13.5  # the stars' column (five stars at 8 pt)

@@ -38,8 +38,13 @@ class Progress:
 
     def __init__(self, total: int, label: str, *, bar: bool = True,
                  stream: TextIO | None = None, every: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 detail: Callable[[], str] | None = None, unit: str = "") -> None:
         self.total, self.label, self.clock = total, label, clock
+        #: more to say on each line ("12 settings tried"), and then the time left at most,
+        #: from the pace so far: for work that may end before `total` (tune's budget)
+        self.detail = detail
+        self.unit = unit
         self.every = every if every is not None else EVERY
         self.stream = stream if stream is not None else sys.stderr
         self.done = 0
@@ -55,7 +60,10 @@ class Progress:
     def __enter__(self) -> Progress:
         self._start = self.clock()
         if self._show_bar:
-            self._bar = click.progressbar(length=self.total, label=self.label, file=self.stream)
+            detail = self.detail
+            shown = (lambda _: detail()) if detail is not None else None
+            self._bar = click.progressbar(length=self.total, label=self.label, file=self.stream,
+                                          item_show_func=shown)
             self._bar.__enter__()
         elif self._plain:
             self._thread = threading.Thread(target=self._tick, daemon=True)
@@ -66,14 +74,23 @@ class Progress:
         with self._lock:
             self.done += count
         if self._bar is not None:
-            self._bar.update(count)
+            self._bar.update(count, current_item=count)
 
     def line(self, final: bool = False) -> str:
         elapsed = self.clock() - self._start
         share = f" ({self.done / self.total:.0%})" if self.total else ""
+        unit = f" {self.unit}" if self.unit else ""
+        if self.detail is not None:
+            counted = f"{self.label}: {self.done:,}/{self.total:,}{unit}"
+            if final:
+                return f"{counted}, {self.detail()}, done in {_duration(elapsed)}"
+            left = f", at most {_duration(elapsed * (self.total - self.done) / self.done)} " \
+                "left" if self.done else ""
+            return f"{counted}{share}, {self.detail()}, {_duration(elapsed)} elapsed{left}"
         if final:
-            return f"{self.label}: {self.done}/{self.total} done in {_duration(elapsed)}"
-        return f"{self.label}: {self.done}/{self.total}{share}, {_duration(elapsed)} elapsed"
+            return f"{self.label}: {self.done}/{self.total}{unit} done in {_duration(elapsed)}"
+        return (f"{self.label}: {self.done}/{self.total}{unit}{share}, {_duration(elapsed)} "
+                "elapsed")
 
     def _print(self, text: str) -> None:
         self.stream.write(text + "\n")

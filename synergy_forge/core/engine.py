@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any, NamedTuple, TypeVar
@@ -54,41 +53,24 @@ from synergy_forge.core.choices import (
 )
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation, Omniscient, omniscient_view, public_view
+from synergy_forge.core.records import MAX_SEED as MAX_SEED
+from synergy_forge.core.records import MIN_SEED as MIN_SEED
+from synergy_forge.core.records import Outcome as Outcome
+from synergy_forge.core.records import RoundRecord as RoundRecord
+from synergy_forge.core.records import Setup as Setup
 from synergy_forge.core.referee import (
     Arrangement,
     LossReason,
+    PairSums,
     SeatPlay,
     Table,
     Verdict,
     arrange,
-    pair_sum,
     settle,
 )
 from synergy_forge.core.rules import ChallengePlan, Rulebook
 
 _T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """How a mission ended; in words: `reporting.explain.outcome_text`."""
-
-    won: bool
-    reason: LossReason | None
-    rounds_won: int
-    lives: int
-    rounds_played: int
-
-
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
-    """What happened in one round, for narration and statistics."""
-
-    number: int
-    table: Table
-    verdict: Verdict
-    lives_after: int
-    rounds_won_after: int
 
 
 class _Phase(StrEnum):
@@ -113,27 +95,6 @@ def _without(cards: tuple[_T, ...], card: _T) -> tuple[_T, ...]:
     return cards[:i] + cards[i + 1:]
 
 
-#: The seeds a game takes: the game log's range (schemas/gamelog.schema.json, a signed 64-bit
-#: integer, as JSON readers elsewhere hold it), so that every game `play` starts can be logged
-#: and replayed. The command line's --seed options take exactly these.
-MIN_SEED, MAX_SEED = -(2**63), 2**63 - 1
-
-
-class Setup(NamedTuple):
-    """What a game is played with, fixed before the first decision. The seed decides every
-    deal, so it is never shown to a seat; the holders of the super and hyper cards are
-    chosen by the first decisions (R24) and kept by the game's state. Each game has its own,
-    which its copies share."""
-
-    mission: Mission
-    players: int
-    seed: int
-    rulebook: Rulebook
-    colors: tuple[str, ...]
-    plan: ChallengePlan
-    allowed_failures: int
-
-
 class Game:
     """One mission played by `players` seats: its setup and its state."""
 
@@ -150,6 +111,7 @@ class Game:
         #: so that a choice made for an earlier game is refused (`StateId`)
         self.number = number
         self.steps = 0  # decisions applied since the deal
+        self._pairs = PairSums(self.setup.plan)  # R9's answers for this game and its copies
         rng = random.Random(seed)
         # R2: every seat shuffles its own number and goal cards into two decks and draws.
         # Hands, decks (drawn from the end) and rows are tuples: a copy of the game shares
@@ -222,6 +184,24 @@ class Game:
         twin = object.__new__(Game)
         twin.__dict__.update({name: list(value) if isinstance(value, list) else value
                               for name, value in self.__dict__.items()})
+        return twin
+
+    def redealt(self, hands: Sequence[tuple[NumberCard, ...]],
+                goal_hands: Sequence[tuple[GoalCard, ...]],
+                decks: Sequence[tuple[NumberCard, ...]],
+                goal_decks: Sequence[tuple[GoalCard, ...]]) -> Game:
+        """A copy of this game with every seat's hands and decks as given: a world one seat
+        cannot tell from this one (sim.review plays on from it). The decisions due are asked
+        again of the new hands; a seat left with no legal second card loses the game (R9)."""
+        twin = self.copy()
+        twin.hands, twin.goal_hands = list(hands), list(goal_hands)
+        twin.decks, twin.goal_decks = list(decks), list(goal_decks)
+        twin._pending = None
+        twin._public = None
+        if twin._phase is _Phase.CARD3:
+            twin._list_seconds()
+        elif twin._phase is _Phase.ACTIONS:
+            twin._action_list = twin.action_choices(twin._action_seat)
         return twin
 
     # -- the table of the current round -------------------------------------------------------
@@ -298,9 +278,7 @@ class Game:
         hand = _distinct(self.hands[seat])
         if not self.plan.constraints:
             return hand
-        challenges, rulebook = self.mission.challenges, self.rulebook
-        return tuple(card for card in hand
-                     if not pair_sum(rulebook, challenges, first, card, delta)[1])
+        return tuple(card for card in hand if not self._pairs[first, card, delta][1])
 
     def action_choices(self, seat: int) -> tuple[ActionUse, ...]:
         """Every legal use of an available action card by `seat` now (R12–R15), card by card
@@ -474,7 +452,7 @@ class Game:
             plays.append(SeatPlay(first, second, goal.goal))
         table = Table(tuple(plays), self.mission.challenges, self.allowed_failures,
                       self.super_seat, self.hyper_seat, self.actions, self.colors)
-        verdict = settle(table, self.rulebook)
+        verdict = settle(table, self.rulebook, self.plan)
         self.last_verdict = verdict
         if verdict.success:
             self.rounds_won += 1  # R17: the rounds card advances

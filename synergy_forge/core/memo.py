@@ -1,16 +1,16 @@
 """Bounded memos for pure functions: the one kind of cache the package keeps.
 
-Each memo belongs to the module that fills it, as a private module-level value (or, for a bot's
-own memory, to that bot), never to a rulebook, a mission or a game that a bot's observation
-reaches: what one seat works out cannot be read or changed through another seat's view. Every
-memo remembers answers of a pure function of its key (so emptying it changes no result, only
-the time), and holds at most `size` entries: when full, it starts again empty, which costs less
-on every hit than keeping the least recently used order.
+Each memo belongs to the object that owns what it remembers, never to a module: the bots' mission
+model (sim.model), handed to them by whoever plays the games and freed with it, or a bot's own
+memory; never to a rulebook, a mission or a game that a bot's observation reaches, so what one
+seat works out cannot be read or changed through another seat's view. Every memo remembers
+answers of a pure function of its key (so emptying it changes no result, only the time), and
+holds at most `size` entries: when full, it starts again empty, which costs less on every hit
+than keeping the least recently used order.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import TypeVar
 
 K = TypeVar("K")
@@ -35,14 +35,3 @@ class Memo(dict[K, V]):
             self.clear()
         self[key] = value
         return value
-
-
-def forget_all() -> None:
-    """Empty every module-level memo of the package's modules loaded in this process: for
-    benchmarks and tests from cold caches. Found where they live (each module's own values),
-    so no registry of memos is kept; a bot's own memory goes with the bot."""
-    for name, module in list(sys.modules.items()):
-        if name == "synergy_forge" or name.startswith("synergy_forge."):
-            for value in list(vars(module).values()):
-                if isinstance(value, Memo):
-                    value.clear()

@@ -22,7 +22,6 @@ from synergy_forge.core.cards import (
     Action,
     NumberCard,
 )
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.rulelang import RuleKind, suggest
 from synergy_forge.core.rules import ChallengePlan, Rulebook
 from synergy_forge.errors import UnreadableInput
@@ -415,18 +414,23 @@ def colour_pair_sums(plan: ChallengePlan) -> list[int]:
     return sums
 
 
-def pair_sum(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard,
-             second: NumberCard, delta: int = 0) -> tuple[int, bool]:
-    """(sum, a challenge broken) for one seat's two cards (R5–R9), remembered here: the
-    engine's R9 check and the bots ask about the same few pairs game after game."""
-    pairs = _PAIR_SUMS.get((rulebook, challenges))
-    if pairs is None:
-        pairs = _PAIR_SUMS.remember((rulebook, challenges), {})
-    found = pairs.get((first, second, delta))
-    if found is None:
-        e = seat_sum(rulebook.plan(challenges), first, second, delta)
-        found = pairs[(first, second, delta)] = (e[4], bool(e[6]))
-    return found
+class PairSums(dict[tuple[NumberCard, NumberCard, int], tuple[int, bool]]):
+    """Per (first card, second card, change to the first), (sum, a challenge broken) under
+    one plan (R5–R9), each worked out the first time it is asked: `pairs[first, second,
+    delta]`. Held by whoever asks about the same few pairs game after game (a game's R9
+    check, the bots' mission model); bounded by the cards there are (25 x 25 pairs, a few
+    changes)."""
+
+    __slots__ = ("plan",)
+
+    def __init__(self, plan: ChallengePlan) -> None:
+        super().__init__()
+        self.plan = plan
+
+    def __missing__(self, key: tuple[NumberCard, NumberCard, int]) -> tuple[int, bool]:
+        e = seat_sum(self.plan, *key)
+        found = self[key] = (e[4], bool(e[6]))
+        return found
 
 
 @overload
@@ -446,12 +450,6 @@ def round_succeeds(failures: Any, allowed: int, super_met: Any = True,
     (`sim.chances`), one verdict per table: hence `&` rather than `and`.
     """
     return (failures <= allowed) & super_met & hyper_met
-
-
-#: pair_sum's answers per (rulebook, challenges), then per (first, second, change): the inner
-#: memos are bounded by the cards there are (25 x 25 pairs, a few changes).
-_PAIR_SUMS: Memo[tuple[Rulebook, tuple[str, ...]],
-                 dict[tuple[NumberCard, NumberCard, int], tuple[int, bool]]] = Memo(256)
 
 
 def neighbour_seats(i: int, counted: Sequence[bool]) -> tuple[int | None, int | None]:
@@ -509,15 +507,17 @@ def evaluate_goals(goal_checks: Mapping[str, Callable[..., Any]], goals: Sequenc
     return met, neighbours, failures
 
 
-def settle(table: Table, rulebook: Rulebook) -> Verdict:
-    """`judge` without the legality checks, for callers that only build legal tables.
+def settle(table: Table, rulebook: Rulebook, plan: ChallengePlan | None = None) -> Verdict:
+    """`judge` without the legality checks, for callers that only build legal tables; `plan`
+    is the table's challenges' (`Rulebook.plan`), given by a caller that holds it.
 
     Written for speed (the playtester's inner loop); tests/core/test_properties.py and the
     rulings tests hold it to docs/rules.md.
     """
     plays = table.plays
     n = len(plays)
-    plan = rulebook.plan(table.challenges)
+    if plan is None:
+        plan = rulebook.plan(table.challenges)
     goals = [p.goal for p in plays]
     firsts = [p.first for p in plays]
     if table.actions or plan.direction:

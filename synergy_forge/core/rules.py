@@ -14,7 +14,6 @@ from types import MappingProxyType
 from typing import Any
 
 from synergy_forge.core.cards import Action
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import NATIVE
 from synergy_forge.core.rulelang import RuleKind, compile_rule
 
@@ -100,9 +99,9 @@ class Rulebook:
     """The goals and challenges a table knows: the built-ins plus a campaign's own.
 
     Immutable: its mappings are read-only views and it keeps no cache, so a bot that reads it
-    (through its observation) can change nothing for anyone. What is derived from it is
-    remembered by the module that derives it (`plan` here, pair sums in the referee), keyed by
-    the rulebook itself: rulebooks compare and hash by identity.
+    (through its observation) can change nothing for anyone. What is derived from it is kept
+    by whoever asks for it again and again (a game its plan, the bots' mission model), keyed
+    by the rulebook itself where need be: rulebooks compare and hash by identity.
     """
 
     goals: Mapping[str, Definition]
@@ -118,20 +117,17 @@ class Rulebook:
 
     def plan(self, challenge_ids: tuple[str, ...]) -> ChallengePlan:
         """The challenges `challenge_ids` name, grouped by kind, in the order R7 applies them."""
-        plan = _PLANS.get((self, challenge_ids))
-        if plan is None:
-            found = [self.challenges[c] for c in challenge_ids]
-            plan = _PLANS.remember((self, challenge_ids), ChallengePlan(
-                direction=sum(c.direction for c in found if c.kind is RuleKind.PASSING),
-                value_rules=tuple(c.check for c in found
-                                  if c.kind is RuleKind.VALUE and c.check is not None),
-                combine=next((c.check for c in found if c.kind is RuleKind.COMBINE), None),
-                sum_rules=tuple(c.check for c in sorted(found, key=lambda c: c.step)
-                                if c.kind is RuleKind.SUM and c.check is not None),  # S4
-                constraints=tuple((c.id, c.check) for c in found
-                                  if c.kind is RuleKind.CONSTRAINT and c.check is not None),
-            ))
-        return plan
+        found = [self.challenges[c] for c in challenge_ids]
+        return ChallengePlan(
+            direction=sum(c.direction for c in found if c.kind is RuleKind.PASSING),
+            value_rules=tuple(c.check for c in found
+                              if c.kind is RuleKind.VALUE and c.check is not None),
+            combine=next((c.check for c in found if c.kind is RuleKind.COMBINE), None),
+            sum_rules=tuple(c.check for c in sorted(found, key=lambda c: c.step)
+                            if c.kind is RuleKind.SUM and c.check is not None),  # S4
+            constraints=tuple((c.id, c.check) for c in found
+                              if c.kind is RuleKind.CONSTRAINT and c.check is not None),
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Rulebook, (dict(self.goals), dict(self.challenges)))
@@ -151,6 +147,3 @@ class Rulebook:
             target[definition.id] = definition
         return Rulebook(goals, challenges)
 
-
-#: The plan of each (rulebook, challenges) asked: a rulebook has few challenge sets.
-_PLANS: Memo[tuple[Rulebook, tuple[str, ...]], ChallengePlan] = Memo(1024)

@@ -255,7 +255,7 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
     a crash can leave one empty, and an entry is used only when it is whole (store.entry).
     """
     check_output_folder(out_dir, Path(campaign.source).parent if campaign.source else None,
-                        sources)
+                        sources, languages)
     with locked(out_dir):
         root = out_dir.resolve()  # the folder the user chose (it may be a link): held
         temp = root / TEMP_DIR

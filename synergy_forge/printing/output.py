@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 
 from synergy_forge.errors import UnreadableInput
 from synergy_forge.fileio import read_regular, same_beneath, unlink_beneath, write_beneath
+from synergy_forge.printing.store import CACHE_DIR
 
 TEMP_DIR = ".tmp"
 LOCK_FILE = ".lock"
@@ -26,18 +27,29 @@ class OutputFolderError(UnreadableInput):
 
 
 def check_output_folder(out_dir: Path, campaign: Path | None = None,
-                        sources: Collection[Path] = ()) -> None:
+                        sources: Collection[Path] = (), languages: Collection[str] = ()
+                        ) -> None:
     """Refuse a folder we could be tricked into writing outside of: a symbolic link anywhere
     inside it (the folder itself may be one: the user chose it). Refuse the `campaign`
     folder itself and any folder inside one of its `sources` (the folders its files are read
     from, workspace.Workspace.sources): the kit would be read back as the
-    campaign's missions or schemas, and `validate` would report it."""
+    campaign's missions or schemas, and `validate` would report it. The same for each folder
+    the build writes in (OUT/<lang> for each of `languages`, the cache): a campaign in a
+    folder named `en` is not OUT/en of a build into its parent."""
     where = _resolved(out_dir)
     instead = f", e.g. {campaign / 'output'}" if campaign is not None else ""
-    if campaign is not None and where is not None and where == _resolved(campaign):
+    home = _resolved(campaign) if campaign is not None else None
+    if home is not None and where is not None and where == home:
         raise OutputFolderError(
             f"--out {out_dir}: the campaign folder itself, where the kit would be mixed with the "
             f"campaign's files: choose a folder for it{instead} (nothing was written)")
+    for name in (*languages, CACHE_DIR, TEMP_DIR):
+        written = _resolved(out_dir / name)
+        if home is not None and written is not None and home.is_relative_to(written):
+            raise OutputFolderError(
+                f"--out {out_dir}: the kit is written in {out_dir / name}{os.sep}, which holds "
+                f"the campaign's own files: choose a folder for it{instead} (nothing was "
+                "written)")
     for source in sources:
         read = _resolved(source)
         if where is not None and read is not None and where.is_relative_to(read):

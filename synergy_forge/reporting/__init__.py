@@ -1,7 +1,7 @@
 """Results in words and formats for people and machines, rendered from the typed results of
 the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`), why a
 mission was lost (`losses`), validation reports (`validation`), playtest reports (`playtest`),
-people's games (`people`),
+people's games (`people`), a finished game's `review`,
 what `build` wrote (`build`), what `tune` found (`tune`), a campaign's website
 (`publish`). `formats.REPORTERS` holds every
 reporter by result kind and format name; the CLI's `--format` choices come from it.

@@ -142,7 +142,15 @@ def text(judgement: Judgement) -> Output:
 
 
 def to_json(judgement: Judgement) -> Output:
-    """One JSON verdict a line (JSON Lines when several files were given)."""
+    """One JSON verdict a line (JSON Lines when several files were given), then for each file
+    that could not be judged one error object, {"file", "error", "diagnostics"}: a script
+    reading the output always gets JSON, whatever the round."""
+    unjudged: dict[str, list[dict[str, object]]] = {}
+    for problem in judgement.problems:
+        unjudged.setdefault(problem.file, []).append(problem.to_json())
     return Output("\n".join(
-        json.dumps(verdict_to_json(r.verdict, r.rulebook), ensure_ascii=False)
-        for r in judgement.rounds))
+        [json.dumps(verdict_to_json(r.verdict, r.rulebook), ensure_ascii=False)
+         for r in judgement.rounds] +
+        [json.dumps({"file": file, "error": "the round cannot be judged",
+                     "diagnostics": found}, ensure_ascii=False)
+         for file, found in unjudged.items()]))

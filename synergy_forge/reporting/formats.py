@@ -38,6 +38,9 @@ REPORTERS: dict[str, dict[str, Reporter]] = {
     # problems), workspace.build.Kit after it (its note: what does not fit, on stderr)
     "kit-check": {"text": _Lazy("build", "check_text")},
     "build": {"text": _Lazy("build", "kit_text")},
+    # replay --review: reporting.review.GameReview
+    "review": {"text": _Lazy("review", "text"), "json": _Lazy("review", "to_json"),
+               "html": _Lazy("review", "html")},
     # publish: workspace.build.KitCheck before any work (its note: the campaign's problems),
     # workspace.publish.Published after it
     "publish-check": {"text": _Lazy("publish", "check_text")},

@@ -21,7 +21,7 @@ the blueprint. A seat that did not follow the policy (a casual move at a lower s
 believed to hold any hand with the cards it showed.
 
 The policy itself, and the chain that finds it, are synergy_forge.sim.policy's. Everything here
-is a pure function of public facts: the memos hold nothing else.
+is a pure function of public facts: what it remembers, the mission model (sim.model) holds.
 """
 
 from __future__ import annotations
@@ -35,30 +35,24 @@ from typing import Any
 import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard, Order
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import pair_sum
 from synergy_forge.sim.chances import Support, grid_rules, success_chances
 from synergy_forge.sim.convention import Rules, pair_options
 from synergy_forge.sim.grid import NotOnGrid, Unsettled
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.policy import REPLY_PASSES, Opening, Solver, Type
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
-#: The opening of a round, per the public facts it depends on.
-_OPENINGS: Memo[tuple[Any, ...], Opening | None] = Memo(256)
-#: The hands of `size` cards a pool may deal, with their ways, per (pool, size).
-_DEALS: Memo[tuple[Any, ...], tuple[tuple[tuple[Any, ...], int], ...]] = Memo(4096)
-#: The policy for card 2 of a round, per public facts (`reply`).
-_REPLIES: Memo[tuple[Any, ...], Opening | None] = Memo(1024)
-#: The chain of card-3 searches over the posterior, per public facts.
-_CHAINS: Memo[tuple[Any, ...], tuple[dict[int, float], ...] | None] = Memo(1024)
+#: What a memo's `get` gives for facts it does not hold (None is a value it holds).
+_UNKNOWN: Any = object()
 
 
-def _dealt(pool: Sequence[tuple[Any, int]], size: int) -> tuple[tuple[tuple[Any, ...], int], ...]:
+def dealt(model: MissionModel, pool: Sequence[tuple[Any, int]],
+           size: int) -> tuple[tuple[tuple[Any, ...], int], ...]:
     """Every hand of `size` cards from `pool` ((item, copies) pairs, in order): per hand, how
     many of each item it holds, and its number of ways (R2: each deal equally likely)."""
     key = (tuple(pool), size)
-    found = _DEALS.get(key)
+    found = model.dealt.get(key)
     if found is not None:
         return found
     out: list[tuple[tuple[Any, ...], int]] = []
@@ -73,10 +67,10 @@ def _dealt(pool: Sequence[tuple[Any, int]], size: int) -> tuple[tuple[tuple[Any,
             walk(i + 1, left - k, (*held, k), ways * comb(copies, k))
 
     walk(0, size, (), 1)
-    return _DEALS.remember(key, tuple(out))
+    return model.dealt.remember(key, tuple(out))
 
 
-def _start_facts(obs: Observation) -> tuple[Any, ...] | None:
+def _start_facts(model: MissionModel, obs: Observation) -> tuple[Any, ...] | None:
     """The public facts the round's opening depends on, as they were when the round began
     (each seat's hand sizes before it played this round); None where the opening does not
     apply: a number card may have moved to another colour's seat (I in an earlier round), or
@@ -89,7 +83,7 @@ def _start_facts(obs: Observation) -> tuple[Any, ...] | None:
            for u in obs.actions_used):
         return None
     n, placed = obs.players, obs.placed
-    direction = obs.rulebook.plan(mission.challenges).direction
+    direction = model.plan(obs.rulebook, mission.challenges).direction
     numbers = tuple(obs.hand_numbers[j] + (placed.firsts[j] is not None)
                     + (obs.seconds[j] is not None) for j in range(n))
     goals = tuple(obs.hand_goals[j] + (placed.goals[(j + direction) % n] is not None)
@@ -100,25 +94,25 @@ def _start_facts(obs: Observation) -> tuple[Any, ...] | None:
     return (rules, obs.colors, obs.discards, numbers, goals, obs.deck_numbers, obs.deck_goals)
 
 
-def opening(obs: Observation) -> Opening | None:
+def opening(model: MissionModel, obs: Observation) -> Opening | None:
     """The round's opening policy (see the module's docstring), or None where it does not
     apply (see `_start_facts`) or a goal's rule cannot run on the grid."""
-    facts = _start_facts(obs)
+    facts = _start_facts(model, obs)
     if facts is None:
         return None
-    found = _OPENINGS.get(facts, _OPENINGS)
-    if found is not _OPENINGS:
-        return found  # type: ignore[return-value]
-    return _OPENINGS.remember(facts, _opening(*facts))
+    found = model.opening_policies.get(facts, _UNKNOWN)
+    if found is not _UNKNOWN:
+        return found
+    return model.opening_policies.remember(facts, _opening(model, *facts))
 
 
-def reply(obs: Observation) -> Opening | None:
+def reply(model: MissionModel, obs: Observation) -> Opening | None:
     """The round's policy for card 2, once every seat's card 1 lies face up (its first number
     card, or its goal card when the goal comes first, R3): the opening's posterior (the
     hands each seat may hold, given what it showed and the opening) is searched again as the
     opening is, each seat's card 1 now fixed. None where the opening does not apply or card 1
     is not on the table."""
-    policy = opening(obs)
+    policy = opening(model, obs)
     if policy is None:
         return None
     placed = obs.placed
@@ -128,14 +122,14 @@ def reply(obs: Observation) -> Opening | None:
     if None in shown or any(f is not None and f.color != obs.colors[j]
                             for j, f in enumerate(placed.firsts)):
         return None
-    key = (_start_facts(obs), goal_first, shown)
-    found = _REPLIES.get(key, _REPLIES)
-    if found is not _REPLIES:
-        return found  # type: ignore[return-value]
-    return _REPLIES.remember(key, _reply(policy, obs.colors, goal_first, shown))
+    key = (_start_facts(model, obs), goal_first, shown)
+    found = model.replies.get(key, _UNKNOWN)
+    if found is not _UNKNOWN:
+        return found
+    return model.replies.remember(key, _reply(model, policy, obs.colors, goal_first, shown))
 
 
-def _reply(policy: Opening, colors: tuple[str, ...], goal_first: bool,
+def _reply(model: MissionModel, policy: Opening, colors: tuple[str, ...], goal_first: bool,
            shown: tuple[Any, ...]) -> Opening | None:
     first = policy.solver
     rules, n = first.rules, first.n
@@ -178,7 +172,7 @@ def _reply(policy: Opening, colors: tuple[str, ...], goal_first: bool,
                 left[at] -= 1
                 hand = tuple(NumberCard(v, colors[j]) for v, c in zip(values, left, strict=True)
                              for _ in range(c))
-                found = pair_options(rules, hand, NumberCard(f, colors[j]), 0)
+                found = pair_options(model, rules, hand, NumberCard(f, colors[j]), 0)
                 if found:  # else no legal card 3 (R9): the mission is lost
                     per_hand.append((counts, 0, found))
                     kept_rows.append(h)
@@ -192,14 +186,15 @@ def _reply(policy: Opening, colors: tuple[str, ...], goal_first: bool,
     axes = [tuple(sorted({o.sum for _, _, found in seat_options[j] for o in found}))
             for j in range(n)]
     try:
-        return Solver(rules, universe, axes, seat_options, goal_types, type_ways,
+        return Solver(model, rules, universe, axes, seat_options, goal_types, type_ways,
                       goal_played=goal_first).solve(REPLY_PASSES)
     except (Unsettled, NotOnGrid):
         return None
 
 
-def _opening(rules: Rules, colors: tuple[str, ...], discards: tuple[tuple[Any, ...], ...],
-             numbers: tuple[int, ...], goals: tuple[int, ...], deck_numbers: tuple[int, ...],
+def _opening(model: MissionModel, rules: Rules, colors: tuple[str, ...],
+             discards: tuple[tuple[Any, ...], ...], numbers: tuple[int, ...],
+             goals: tuple[int, ...], deck_numbers: tuple[int, ...],
              deck_goals: tuple[int, ...]) -> Opening | None:
     n = rules.players
     seen = Counter(chain.from_iterable(discards))
@@ -210,17 +205,17 @@ def _opening(rules: Rules, colors: tuple[str, ...], discards: tuple[tuple[Any, .
     for j in range(n):
         color = colors[j]
         pool = [(v, _EACH_VALUE[v] - seen[NumberCard(v, color)]) for v in values]
-        hands = _dealt(pool, numbers[j])
+        hands = dealt(model, pool, numbers[j])
         goal_pool = [(g, goal_copies[g] - seen[GoalCard(g, color)])
                      for g in sorted(goal_copies)]
-        goal_hands = _dealt(goal_pool, goals[j])
+        goal_hands = dealt(model, goal_pool, goals[j])
         if not hands or not goal_hands or numbers[j] < 2 or goals[j] < 1:
             return None  # R21: this seat cannot play a round
         number_types.append(hands)
         goal_types.append(tuple((tuple(g for (g, _), k in zip(goal_pool, held, strict=True)
                                        if k), ways) for held, ways in goal_hands))
     universe = tuple(sorted({g for seat in goal_types for held, _ in seat for g in held}))
-    on_grid = grid_rules(rules.rulebook)
+    on_grid = grid_rules(model, rules.rulebook)
     if any(on_grid.get(g) is None for g in universe):
         return None  # a campaign's goal the grid cannot run: the coop bot's opening
     # Per seat, per number hand: its options (per sum, the pair leaving the best hand).
@@ -231,7 +226,7 @@ def _opening(rules: Rules, colors: tuple[str, ...], discards: tuple[tuple[Any, .
         for held, ways in number_types[j]:
             hand = tuple(NumberCard(v, color) for v, k in zip(values, held, strict=True)
                          for _ in range(k))
-            found = pair_options(rules, hand, None, 0)
+            found = pair_options(model, rules, hand, None, 0)
             if found:  # else no legal pair (R9): the mission is lost whatever is played
                 per_hand.append((held, ways, found))
         if not per_hand:
@@ -240,12 +235,12 @@ def _opening(rules: Rules, colors: tuple[str, ...], discards: tuple[tuple[Any, .
     axes = [tuple(sorted({o.sum for _, _, found in seat_options[j] for o in found}))
             for j in range(n)]
     try:
-        return Solver(rules, universe, axes, seat_options, goal_types).solve()
+        return Solver(model, rules, universe, axes, seat_options, goal_types).solve()
     except (Unsettled, NotOnGrid):  # a rule left unsettled on some table: the coop bot's
         return None
 
 
-def own_type(obs: Observation) -> Type | None:
+def own_type(model: MissionModel, obs: Observation) -> Type | None:
     """This seat's type as the round began: its hands, with the cards it played this round
     back in them; None when it holds a card of another colour."""
     me, placed = obs.seat, obs.placed
@@ -256,7 +251,7 @@ def own_type(obs: Observation) -> Type | None:
     if any(c.color != color for c in cards):
         return None
     counts = Counter(c.value for c in cards)
-    direction = obs.rulebook.plan(obs.mission.challenges).direction
+    direction = model.plan(obs.rulebook, obs.mission.challenges).direction
     goal_cards = list(obs.goal_hand)
     played = placed.goals[(me + direction) % obs.players]
     if played is not None:
@@ -265,39 +260,41 @@ def own_type(obs: Observation) -> Type | None:
             tuple(sorted({g.goal for g in goal_cards})))
 
 
-def planned(obs: Observation) -> tuple[int, str, int] | None:
+def planned(model: MissionModel, obs: Observation) -> tuple[int, str, int] | None:
     """This seat's part of the round's policy: (first value, goal id, second value), by the
     reply once every card 1 is on the table, else by the opening."""
-    policy = reply(obs) or opening(obs)
-    mine = own_type(obs)
+    policy = reply(model, obs) or opening(model, obs)
+    mine = own_type(model, obs)
     if policy is None or mine is None:
         return None
     return policy.play(obs.seat, mine)
 
 
-def card3_chances(obs: Observation) -> tuple[dict[int, float], ...] | None:
+def card3_chances(model: MissionModel, obs: Observation) -> tuple[dict[int, float], ...] | None:
     """Card 3 as a chain of searches over the posterior: per seat, P(the round succeeds | its
     sum), when the seats before it (in seat order) play their searched card and those after
     it their planned second card, each from every hand the opening says it may hold after
     what it showed. None where the opening does not apply."""
-    policy = reply(obs) or opening(obs)
+    policy = reply(model, obs) or opening(model, obs)
     if policy is None:
         return None
     placed, n = obs.placed, obs.players
-    key = (_start_facts(obs), placed, obs.mission.failures_allowed(n))
-    found = _CHAINS.get(key, _CHAINS)
-    if found is not _CHAINS:
-        return found  # type: ignore[return-value]
-    return _CHAINS.remember(key, _card3(obs, policy))
+    key = (_start_facts(model, obs), placed, obs.mission.failures_allowed(n))
+    found = model.posterior_chains.get(key, _UNKNOWN)
+    if found is not _UNKNOWN:
+        return found
+    return model.posterior_chains.remember(key, _card3(model, obs, policy))
 
 
-def _card3(obs: Observation, policy: Opening) -> tuple[dict[int, float], ...] | None:
+def _card3(model: MissionModel, obs: Observation,
+           policy: Opening) -> tuple[dict[int, float], ...] | None:
     n, colors = obs.players, obs.colors
     rulebook, challenges = obs.rulebook, obs.mission.challenges
     placed = obs.placed
     goals = tuple(g.goal for g in placed.goals)
     allowed = obs.mission.failures_allowed(n) + placed.extra_failures
-    direction = rulebook.plan(challenges).direction
+    pairs = model.pairs(rulebook, challenges)
+    direction = pairs.plan.direction
     # The unseen cards of each colour (for a seat that did not follow the opening).
     unseen = {color: Counter(_EACH_VALUE) for color in colors}
     for card in chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds):
@@ -313,8 +310,7 @@ def _card3(obs: Observation, policy: Opening) -> tuple[dict[int, float], ...] | 
         pool = unseen[colors[j]]
         sums: dict[int, int] = {}
         for value in sorted(v for v, k in pool.items() if k > 0):
-            total, broken = pair_sum(rulebook, challenges, first, NumberCard(value, colors[j]),
-                                     placed.deltas[j])
+            total, broken = pairs[first, NumberCard(value, colors[j]), placed.deltas[j]]
             if not broken:
                 sums[value] = total
         weights: dict[int, float] = {}
@@ -332,11 +328,12 @@ def _card3(obs: Observation, policy: Opening) -> tuple[dict[int, float], ...] | 
             size = obs.hand_numbers[j]
             items = [(v, pool[v]) for v in sorted(pool) if pool[v] > 0]
             deals.append([(frozenset(v for (v, _), k in zip(items, held, strict=True) if k),
-                           None, ways) for held, ways in _dealt(items, size)])
+                           None, ways) for held, ways in dealt(model, items, size)])
 
     def chances(j: int, supports: list[Support]) -> dict[int, float]:
-        return success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
-                               obs.hyper_seat, j, supports, uniform[j].sums, remember=False)
+        return success_chances(model, rulebook, goals, placed.ignored, allowed,
+                               obs.super_seat, obs.hyper_seat, j, supports, uniform[j].sums,
+                               remember=False)
 
     def played(j: int, chance: dict[int, float] | None) -> Support | None:
         """Seat j's sum when each hand plays its planned card (`chance` None: where the plan

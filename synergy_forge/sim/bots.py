@@ -6,11 +6,11 @@ seat's `Observation`; "nothing" (the random bot, which reads nothing) None; "all
 `Game.observe_all()`, every hand: the oracle's cheat, said aloud.
 
 What a bot works out is remembered in two kinds of memo (synergy_forge.core.memo), neither
-reachable from any observation: a bot's own memory (`memory`: scores of its own hands, private
-to its seat), kept from one game to the next by whoever plays them (a `SeatMemories` they own:
-a batch of games, a table), and the bot modules' memos of pure functions of public facts (the
-priors of a mission, the sums a seat can still make given the face-up cards), which every seat
-may share because they hold nothing hidden.
+reachable from any observation, both owned by whoever plays the games (a batch of a playtest,
+a table) and kept from one game to the next: a bot's own memory (`memory`: scores of its own
+hands, private to its seat, in a `SeatMemories`), and the mission model (sim.model: the priors
+of a mission, the sums a seat can still make given the face-up cards, the plans of rounds),
+which every seat may share because it holds nothing hidden.
 """
 
 from __future__ import annotations
@@ -25,12 +25,14 @@ from synergy_forge.core.observation import Observation, Omniscient
 from synergy_forge.sim.coop import CoopBot
 from synergy_forge.sim.expert import ExpertBot
 from synergy_forge.sim.greedy import MEMORY_SIZE, GreedyBot, ScoreMemory
+from synergy_forge.sim.mixed import MixedExpertBot
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.novice import NoviceBot
+from synergy_forge.sim.oracle import OracleBot
 
 __all__ = ["BOTS", "MEMORY_SIZE", "SEES_SEAT", "Bot", "CoopBot", "ExpertBot", "GreedyBot",
-           "OracleBot", "RandomBot", "ScoreMemory", "SeatMemories", "make_bot", "view_for"]
-from synergy_forge.sim.mixed import MixedExpertBot
-from synergy_forge.sim.oracle import OracleBot
+           "MissionModel", "OracleBot", "RandomBot", "ScoreMemory", "SeatMemories", "make_bot",
+           "view_for"]
 
 
 class Bot(Protocol):
@@ -50,7 +52,8 @@ class RandomBot:
     name = "random"
     sees = "nothing"  # it reads nothing: building its observation would only cost time
 
-    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None,
+                 model: MissionModel | None = None) -> None:
         self.rng = rng
 
     def choose(self, observation: Observation, decision: Decision) -> Choice:
@@ -79,12 +82,14 @@ class SeatMemories:
         return memory
 
 
-def make_bot(name: str, seed: int, seat: int, *,
-             memories: SeatMemories | None = None) -> Bot:
-    """A bot with its own generator, derived from the game's seed and its seat, and its
-    seat's memory from `memories` (a fresh one without)."""
+def make_bot(name: str, seed: int, seat: int, *, memories: SeatMemories | None = None,
+             model: MissionModel | None = None) -> Bot:
+    """A bot with its own generator, derived from the game's seed and its seat, its seat's
+    memory from `memories` and the mission `model` its owner plays with (fresh ones
+    without: the same choices, worked out again)."""
     memory = (memories or SeatMemories()).of(name, seat)
-    bot: Bot = BOTS[name](random.Random(f"{name}:{seed}:{seat}"), memory)
+    bot: Bot = BOTS[name](random.Random(f"{name}:{seed}:{seat}"), memory,
+                          MissionModel() if model is None else model)
     return bot
 
 

@@ -11,7 +11,7 @@ question: the probability that the seat meets its own goal.
 Two ways, one answer:
 - the grid: every combination of possible sums at once, one axis per seat, the goals' own
   rules run over arrays (synergy_forge.sim.grid). The grid depends only on public facts, so every
-  seat of a round shares it (kept in this module's memo of grids); each seat then weighs it by
+  seat of a round shares it (kept in the mission model, sim.model); each seat then weighs it by
   its own view of the others.
 - table by table through `evaluate_goals`, for a rule the grid cannot run: exact too, slower.
 tests/sim/test_chances.py holds the two to each other.
@@ -25,7 +25,6 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.referee import evaluate_goals, neighbour_seats, round_succeeds
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.grid import (
@@ -36,16 +35,7 @@ from synergy_forge.sim.grid import (
     count_true,
     grid_rule,
 )
-
-# This module's memos (synergy_forge.core.memo), of public facts only: each goal's grid rule
-# per rulebook; the grids of the last rounds (a round needs one or two); per question about a
-# round, its answer table by table; and the answers to the last questions asked, which come
-# back (a playtest plays the same deals at every level of the expert's skill ladder: a
-# quarter of the greedy bot's questions about its last card had been asked before).
-_GRID_RULES: Memo[Rulebook, Mapping[str, GridRule | None]] = Memo(64)
-_GRIDS: Memo[tuple[Any, ...], Grid] = Memo(64)
-_TABLES: Memo[tuple[Any, ...], dict[tuple[int, ...], bool]] = Memo(4096)
-_ANSWERS: Memo[tuple[Any, ...], dict[int, float]] = Memo(4096)
+from synergy_forge.sim.model import MissionModel
 
 
 class Support(NamedTuple):
@@ -66,87 +56,89 @@ class Support(NamedTuple):
         return cls(sums, np.array(values), total, (sums, values, total))
 
 
-def success_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int],
-                    allowed: int, super_seat: int | None, hyper_seat: int | None, seat: int,
-                    supports: Sequence[Support], own: Sequence[int],
-                    remember: bool = True) -> dict[int, float]:
+def success_chances(model: MissionModel, rulebook: Rulebook, goals: Sequence[str],
+                    ignored: frozenset[int], allowed: int, super_seat: int | None,
+                    hyper_seat: int | None, seat: int, supports: Sequence[Support],
+                    own: Sequence[int], remember: bool = True) -> dict[int, float]:
     """P(round succeeds | `seat` has each sum in `own`): at most `allowed` counted seats fail
     their goal and the super and hyper seats meet theirs (R16, R17, R18).
 
     `supports[j]` says what seat j's sum may be; for `seat` itself only its sums are read (the
     grid's axis for that seat), so that every seat of a round can share one grid. Not
     `remember`: the caller keeps what it needs (the expert's chain of a round, remembered
-    whole), so the answer is neither looked for nor kept in this module's memo of answers.
+    whole), so the answer is neither looked for nor kept in the model's memo of answers.
     """
     def wins(met: list[bool], failures: int) -> bool:
         return round_succeeds(failures, allowed,
                               True if super_seat is None else bool(met[super_seat]),
                               True if hyper_seat is None else bool(met[hyper_seat]))
 
-    return _chances(rulebook, tuple(goals), ignored, seat, supports, own,
+    return _chances(model, rulebook, tuple(goals), ignored, seat, supports, own,
                     lambda grid: grid.won(allowed, super_seat, hyper_seat),
                     ("round", allowed, super_seat, hyper_seat), wins, remember)
 
 
-def goal_chances(rulebook: Rulebook, goals: Sequence[str], ignored: frozenset[int], seat: int,
-                 supports: Sequence[Support], own: Sequence[int]) -> dict[int, float]:
+def goal_chances(model: MissionModel, rulebook: Rulebook, goals: Sequence[str],
+                 ignored: frozenset[int], seat: int, supports: Sequence[Support],
+                 own: Sequence[int]) -> dict[int, float]:
     """P(`seat` meets its own goal | it has each sum in `own`), the others as `supports` say."""
-    return _chances(rulebook, tuple(goals), ignored, seat, supports, own,
+    return _chances(model, rulebook, tuple(goals), ignored, seat, supports, own,
                     lambda grid: grid.meets(seat), ("goal", seat),
                     lambda met, failures: met[seat])
 
 
-def _chances(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
-             supports: Sequence[Support], own: Sequence[int],
-             on_grid: Callable[[Grid], np.ndarray], question: tuple,
+def _chances(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
+             ignored: frozenset[int], seat: int, supports: Sequence[Support],
+             own: Sequence[int], on_grid: Callable[[Grid], np.ndarray], question: tuple,
              wins: Callable[[list[bool], int], bool], remember: bool = True
              ) -> dict[int, float]:
     if not remember:
-        return _answer(rulebook, goals, ignored, seat, supports, own, on_grid, question, wins)
+        return _answer(model, rulebook, goals, ignored, seat, supports, own, on_grid,
+                       question, wins)
     # Everything the answer depends on: of the seat's own support only its sums are read.
     key = (rulebook, goals, ignored, seat, question, tuple(own),
            tuple([s.sums if j == seat else s.key for j, s in enumerate(supports)]))
-    found = _ANSWERS.get(key)
+    found = model.answers.get(key)
     if found is None:
-        found = _ANSWERS.remember(key, _answer(rulebook, goals, ignored, seat, supports, own,
-                                               on_grid, question, wins))
+        found = model.answers.remember(key, _answer(model, rulebook, goals, ignored, seat,
+                                                    supports, own, on_grid, question, wins))
     return dict(found)  # the caller's own copy: the memo's is shared
 
 
-def _answer(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
-            supports: Sequence[Support], own: Sequence[int],
-            on_grid: Callable[[Grid], np.ndarray], question: tuple,
+def _answer(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
+            ignored: frozenset[int], seat: int, supports: Sequence[Support],
+            own: Sequence[int], on_grid: Callable[[Grid], np.ndarray], question: tuple,
             wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
-    rules = grid_rules(rulebook)
+    rules = grid_rules(model, rulebook)
     if all(rules.get(g) is not None for g in goals):
         try:
-            return _by_grid(rulebook, goals, ignored, seat, supports, own, on_grid)
+            return _by_grid(model, rulebook, goals, ignored, seat, supports, own, on_grid)
         except (Unsettled, NotOnGrid):
             pass  # the referee's own way says what goes wrong on which table
-    return _by_table(rulebook, goals, ignored, seat, supports, own, question, wins)
+    return _by_table(model, rulebook, goals, ignored, seat, supports, own, question, wins)
 
 
-def grid_rules(rulebook: Rulebook) -> Mapping[str, GridRule | None]:
+def grid_rules(model: MissionModel, rulebook: Rulebook) -> Mapping[str, GridRule | None]:
     """Each goal's rule as the grid runs it (None: a rule the grid cannot run), read-only:
-    the memo's value is shared by every seat and every caller."""
-    rules = _GRID_RULES.get(rulebook)
+    the model's value is shared by every seat and every caller."""
+    rules = model.grid_rules.get(rulebook)
     if rules is None:
-        rules = _GRID_RULES.remember(rulebook, MappingProxyType({
+        rules = model.grid_rules.remember(rulebook, MappingProxyType({
             gid: grid_rule(g.rule) if g.rule else None for gid, g in rulebook.goals.items()}))
     return rules
 
 
-def _by_grid(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
-             supports: Sequence[Support], own: Sequence[int],
-             on_grid: Callable[[Grid], np.ndarray]) -> dict[int, float]:
+def _by_grid(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
+             ignored: frozenset[int], seat: int, supports: Sequence[Support],
+             own: Sequence[int], on_grid: Callable[[Grid], np.ndarray]) -> dict[int, float]:
     axes = [s.sums for s in supports]
     mine = axes[seat]
     if not set(own) <= set(mine):  # a card the others cannot know of (taken from a discard row)
         axes[seat] = tuple(sorted(set(mine) | set(own)))
     key = (rulebook, goals, ignored, tuple(axes))
-    grid = _GRIDS.get(key)
+    grid = model.grids.get(key)
     if grid is None:
-        grid = _GRIDS.remember(key, Grid(rulebook, goals, ignored, axes))
+        grid = model.grids.remember(key, Grid(grid_rules(model, rulebook), goals, ignored, axes))
     operands: list[Any] = [on_grid(grid), grid.seats]
     total = 1.0
     for j in range(len(goals)):
@@ -167,11 +159,11 @@ class Grid:
 
     A seat's goal is run on the grid when it is first asked about (the greedy bot asks about
     its own goal only), except a rule that some table may leave unsettled, run at once: the
-    grid then fails whole, as it always did, and the referee's way answers (`_answer`).
+    grid then fails whole, and the referee's way answers (`_answer`).
     """
 
-    def __init__(self, rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int],
-                 axes: Sequence[tuple[int, ...]]) -> None:
+    def __init__(self, rules: Mapping[str, GridRule | None], goals: tuple[str, ...],
+                 ignored: frozenset[int], axes: Sequence[tuple[int, ...]]) -> None:
         n = len(axes)
         self.axes = axes
         self.shape = tuple(len(a) for a in axes)
@@ -183,7 +175,6 @@ class Grid:
             view[j] = len(axis)
             self._sums.append(np.asarray(axis, dtype=np.int64).reshape(view))
         self._everyone = Many([self._sums[j] for j in range(n) if self.counted[j]])
-        rules = grid_rules(rulebook)
         self._rules = [rules[g] for g in goals]
         self._neighbours: list[tuple[Any, Any]] = []
         for i in self.seats:
@@ -251,16 +242,17 @@ class Grid:
         return filled
 
 
-def _by_table(rulebook: Rulebook, goals: tuple[str, ...], ignored: frozenset[int], seat: int,
-              supports: Sequence[Support], own: Sequence[int], question: tuple,
+def _by_table(model: MissionModel, rulebook: Rulebook, goals: tuple[str, ...],
+              ignored: frozenset[int], seat: int, supports: Sequence[Support],
+              own: Sequence[int], question: tuple,
               wins: Callable[[list[bool], int], bool]) -> dict[int, float]:
     checks = rulebook.goal_checks
     # The answer for a table depends only on public facts and the sums: every seat of a round
     # shares one memo of them.
     public = (rulebook, goals, ignored, question)
-    memo = _TABLES.get(public)
+    memo = model.tables.get(public)
     if memo is None:
-        memo = _TABLES.remember(public, {})
+        memo = model.tables.remember(public, {})
     joint: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
     for j, support in enumerate(supports):
         if j != seat:

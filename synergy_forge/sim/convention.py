@@ -15,7 +15,8 @@ used once a mission.
 What a plan is worth later is a heuristic of the hands it leaves (`hand_value`): how many
 different sums a hand can still make while keeping the challenges (R9), so that a seat keeps
 the card that leaves legal pairs for the rounds to come (mission 9's `maximum-7`).
-Everything here is a pure function of its arguments; the memos hold nothing else.
+Everything here is a pure function of its arguments; what it remembers is kept in the mission
+model it is handed (sim.model).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ from synergy_forge.core.cards import Action, GoalCard, NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.native import INFALLIBLE
-from synergy_forge.core.referee import colour_pair_sums, pair_sum, round_succeeds
+from synergy_forge.core.referee import colour_pair_sums, round_succeeds
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules
 from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.search import ascend
 
 #: Above this many sum vectors, the plan is searched by coordinate ascent, not exhaustively.
@@ -45,20 +47,10 @@ EXHAUSTIVE_LIMIT = 800
 #: The value of a hand that cannot play another round (R21, R9): the mission would be lost.
 DEAD_HAND = -100.0
 
-_PLANS: Memo[tuple[Any, ...], Plan | None] = Memo(4096)
 #: What a memo's `get` gives for a key it does not hold, where None is a value it holds.
 _UNKNOWN: Any = object()
-_HAND_VALUES: Memo[tuple[Any, ...], float] = Memo(100_000)
-_GOAL_EASE: Memo[tuple[Any, ...], dict[str, float]] = Memo(256)
-_OPTIONS: Memo[tuple[Any, ...], tuple[_Option, ...]] = Memo(20_000)
-#: Per (rulebook, goal ids, ignored seats), per table of sums: which seat meets which goal
-#: (`_met`). A mission's games come back to a few thousand tables, each of them judged by many
-#: plans (every replan of every round of every game): the checks run once per table.
-_GOALS_MET: Memo[tuple[Any, ...], Memo[tuple[int, ...], tuple[int, ...]]] = Memo(8)
-#: Tables remembered per (rulebook, goal ids, ignored seats).
+#: Tables remembered per (rulebook, goal ids, ignored seats) (the model's `goals_met`).
 TABLES_PER_GOALS = 50_000
-#: Per seat's choices of goal (as bits of those goal ids), the first met of each set met there.
-_FIRST_MET: Memo[tuple[int, ...], _FirstMet] = Memo(4096)
 
 
 #: What a table of sums gives a plan: (won, per seat whether it keeps a card (None: every seat
@@ -104,11 +96,11 @@ class Plan:
     value: float
 
 
-def hand_value(rules: Rules, hand: Sequence[NumberCard]) -> float:
+def hand_value(model: MissionModel, rules: Rules, hand: Sequence[NumberCard]) -> float:
     """What a hand is worth for the rounds to come: the different sums it can make keeping
     the challenges (R9), a little for every legal pair, and DEAD_HAND when no pair is legal."""
     key = (rules.rulebook, rules.challenges, tuple(sorted(hand)))
-    found = _HAND_VALUES.get(key)
+    found = model.hand_values.get(key)
     if found is not None:
         return found
     cards = key[2]
@@ -116,22 +108,22 @@ def hand_value(rules: Rules, hand: Sequence[NumberCard]) -> float:
     pairs = 0
     for i, j in combinations(range(len(cards)), 2):
         for a, b in ((cards[i], cards[j]), (cards[j], cards[i])):
-            total, broken = pair_sum(rules.rulebook, rules.challenges, a, b)
+            total, broken = model.pair_sum(rules.rulebook, rules.challenges, a, b)
             if not broken:
                 sums.add(total)
                 pairs += 1
     value = DEAD_HAND if not pairs else len(sums) + 0.02 * pairs
-    return _HAND_VALUES.remember(key, value)
+    return model.hand_values.remember(key, value)
 
 
-def goal_ease(rules: Rules) -> dict[str, float]:
+def goal_ease(model: MissionModel, rules: Rules) -> dict[str, float]:
     """How often each goal is met at a table of random legal pairs (a fixed sample): the
     plan spends the hardest goal that works now and keeps the easy ones."""
     key = (rules.rulebook, rules.challenges, rules.goals, rules.players)
-    found = _GOAL_EASE.get(key)
+    found = model.goal_ease.get(key)
     if found is not None:
         return found
-    sums = colour_pair_sums(rules.rulebook.plan(rules.challenges)) or [0]
+    sums = colour_pair_sums(model.plan(rules.rulebook, rules.challenges)) or [0]
     rng = random.Random(0)
     checks = rules.rulebook.goal_checks
     n = rules.players
@@ -139,7 +131,7 @@ def goal_ease(rules: Rules) -> dict[str, float]:
     tables = [[rng.choice(sums) for _ in range(n)] for _ in range(200)]
     ease = {}
     for goal in sorted(set(rules.goals)):
-        met = _met_on_grid(grid_rules(rules.rulebook).get(goal), tables)
+        met = _met_on_grid(grid_rules(model, rules.rulebook).get(goal), tables)
         if met is None:  # a rule the grid cannot run (or not settled here): table by table
             met = 0
             for table in tables:
@@ -147,7 +139,7 @@ def goal_ease(rules: Rules) -> dict[str, float]:
                 met += bool(checks[goal](own, others, table, sorted(set(table)), table[1],
                                          table[-1]))
         ease[goal] = met / 200
-    return _GOAL_EASE.remember(key, ease)
+    return model.goal_ease.remember(key, ease)
 
 
 def _met_on_grid(rule: GridRule | None, tables: list[list[int]]) -> int | None:
@@ -173,19 +165,19 @@ class _Option(NamedTuple):
     lost: float  # hand value if it fails
 
 
-def pair_options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
-             delta: int) -> tuple[_Option, ...]:
+def pair_options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
+                 first: NumberCard | None, delta: int) -> tuple[_Option, ...]:
     """A seat's possible sums, each with the pair that leaves the best hand (sorted)."""
     # A seat's hand and first card stay as they are for most of a round's replans.
     key = (rules.rulebook, rules.challenges, rules.last_round, hand, first, delta)
-    found = _OPTIONS.get(key)
+    found = model.options.get(key)
     if found is None:
-        found = _OPTIONS.remember(key, _seat_options(rules, hand, first, delta))
+        found = model.options.remember(key, _seat_options(model, rules, hand, first, delta))
     return found
 
 
-def _seat_options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard | None,
-                  delta: int) -> tuple[_Option, ...]:
+def _seat_options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
+                  first: NumberCard | None, delta: int) -> tuple[_Option, ...]:
     by_sum: dict[int, _Option] = {}
     rulebook, challenges = rules.rulebook, rules.challenges
     firsts = [first] if first is not None else sorted(set(hand))
@@ -194,7 +186,7 @@ def _seat_options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard 
         if first is None:
             rest.remove(f)
         for s in sorted(set(rest)):
-            total, broken = pair_sum(rulebook, challenges, f, s, delta if first else 0)
+            total, broken = model.pair_sum(rulebook, challenges, f, s, delta if first else 0)
             if broken:
                 continue
             left = list(rest)
@@ -204,33 +196,34 @@ def _seat_options(rules: Rules, hand: tuple[NumberCard, ...], first: NumberCard 
             else:
                 # R17: a seat that meets its goal takes one of its two cards back; the plan
                 # keeps the better one (as the take-back will).
-                kept = max(hand_value(rules, [*left, f]), hand_value(rules, [*left, s]))
-                lost = hand_value(rules, left)
+                kept = max(hand_value(model, rules, [*left, f]),
+                           hand_value(model, rules, [*left, s]))
+                lost = hand_value(model, rules, left)
             option = by_sum.get(total)
             if option is None or kept > option.kept:
                 by_sum[total] = _Option(f, s, total, kept, lost)
     return tuple(by_sum[t] for t in sorted(by_sum))
 
 
-def plan_round(rules: Rules, state: RoundState) -> Plan | None:
+def plan_round(model: MissionModel, rules: Rules, state: RoundState) -> Plan | None:
     """The convention's plan for the rest of the round, or None when some seat has no legal
     pair left (R9: the mission is lost whatever is played)."""
     key = (rules, state)
     # One look-up, not two: a round state's hash is worked out afresh at every call.
-    found = _PLANS.get(key, _UNKNOWN)
+    found = model.round_plans.get(key, _UNKNOWN)
     if found is not _UNKNOWN:
         return found
-    return _PLANS.remember(key, _plan(rules, state))
+    return model.round_plans.remember(key, _plan(model, rules, state))
 
 
-def _plan(rules: Rules, state: RoundState) -> Plan | None:
+def _plan(model: MissionModel, rules: Rules, state: RoundState) -> Plan | None:
     n = rules.players
-    options = [pair_options(rules, state.hands[i], state.firsts[i], state.deltas[i])
+    options = [pair_options(model, rules, state.hands[i], state.firsts[i], state.deltas[i])
                for i in range(n)]
     if not all(options):
         return None
     checks = rules.rulebook.goal_checks
-    ease = goal_ease(rules)
+    ease = goal_ease(model, rules)
     # Which goals may lie in front of each seat: the one there, or those of the seat whose
     # card will land there (R4).
     owner = [(p - rules.direction) % n for p in range(n)]
@@ -264,9 +257,9 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
     universe = tuple(sorted({g.goal for seat in choices for g in seat}
                             | {g for g in rules.goals if g in checks}))
     facts = (rules.rulebook, universe, ignored)
-    known = _GOALS_MET.get(facts)
+    known = model.goals_met.get(facts)
     if known is None:
-        known = _GOALS_MET.remember(facts, Memo(TABLES_PER_GOALS))
+        known = model.goals_met.remember(facts, Memo(TABLES_PER_GOALS))
     get = known.get
     # The built-in goals' native checks answer on every table; a campaign's rule may fail.
     infallible = all(checks[g] in INFALLIBLE for g in universe)
@@ -275,7 +268,8 @@ def _plan(rules: Rules, state: RoundState) -> Plan | None:
     # as a failure, and whether it keeps a card if the round is won (R17: the seats that met
     # their goal and J users keep one, the others lose both; in a lost round all keep one).
     at = {g: k for k, g in enumerate(universe)}
-    firsts = [_first_met_of(tuple([1 << at[g.goal] for g in seat])) for seat in choices]
+    firsts = [_first_met_of(model, tuple([1 << at[g.goal] for g in seat]))
+              for seat in choices]
     costs = [[spent for _, _, spent in tests[p]] + [tests[p][0][2]] for p in seats]
     fails = [[0] * len(tests[p]) + [int(counted[p])] for p in seats]
     keeps_of = [[True] * len(tests[p]) + [not counted[p]] for p in seats]
@@ -407,11 +401,11 @@ def _met(checks: Any, universe: tuple[str, ...], counted: list[bool],
     return tuple(met)
 
 
-def _first_met_of(bits: tuple[int, ...]) -> _FirstMet:
+def _first_met_of(model: MissionModel, bits: tuple[int, ...]) -> _FirstMet:
     """The `_FirstMet` of a seat's choices (their bits, in order), shared by every plan."""
-    found = _FIRST_MET.get(bits)
+    found: _FirstMet | None = model.first_met.get(bits)
     if found is None:
-        found = _FIRST_MET.remember(bits, _FirstMet(bits))
+        found = model.first_met.remember(bits, _FirstMet(bits))
     return found
 
 
@@ -488,12 +482,12 @@ def after_action(state: RoundState, use: ActionUse,
                    ignored=frozenset(laid.ignored))
 
 
-def planned_card(rules: Rules, state: RoundState,
+def planned_card(model: MissionModel, rules: Rules, state: RoundState,
                  decision: Decision) -> NumberCard | GoalCard | None:
     """The card the convention's plan lays for `decision` (a first number, a goal, a second
     number), when it is one of the decision's choices; None when there is no plan (some seat
     has no legal pair: R9 ends the mission whatever is played) or it is not."""
-    plan = plan_round(rules, state)
+    plan = plan_round(model, rules, state)
     if plan is None:
         return None
     first, goal, second = plan.plays[decision.seat]
@@ -502,11 +496,12 @@ def planned_card(rules: Rules, state: RoundState,
     return wanted if wanted is not None and wanted in decision.choices else None
 
 
-def best_action(rules: Rules, state: RoundState, uses: Sequence[ActionUse | None],
+def best_action(model: MissionModel, rules: Rules, state: RoundState,
+                uses: Sequence[ActionUse | None],
                 discards: Sequence[Sequence[Any]] = ()) -> ActionUse | None:
     """The use (or None) the convention takes: none when the round is won without one (an
     action is used once a mission), else the use that wins it and leaves the best hands."""
-    plan = plan_round(rules, state)
+    plan = plan_round(model, rules, state)
     if plan is None or plan.won:
         return None
     best: tuple[float, int] | None = None
@@ -516,7 +511,7 @@ def best_action(rules: Rules, state: RoundState, uses: Sequence[ActionUse | None
             continue
         trial_rules = replace(rules, allowed=rules.allowed + 1) if use.card is Action.H \
             else rules
-        trial = plan_round(trial_rules, after_action(state, use, discards))
+        trial = plan_round(model, trial_rules, after_action(state, use, discards))
         if trial is None or not trial.won:
             continue
         # Prefer the use that leaves the best hands; then the earlier one (a fixed order).

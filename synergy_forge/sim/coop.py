@@ -1,9 +1,9 @@
 """The coop bot: plays for the group, every seat following one table convention (the opening).
 
 The opening convention is a pure function of public facts (the mission, the player count),
-kept in this module's memo and shared by every seat. A hand's best opening scores are kept in
-another, keyed by the hand too (as `greedy.legal_sums`): asked again at every level of the
-skill ladder, which deals the same hands.
+kept in the mission model (sim.model) and shared by every seat. A hand's best opening scores
+are kept there too, keyed by the hand (as `greedy.legal_sums`): asked again at every table of
+the skill ladder, which deals the same hands.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ from synergy_forge.core.cards import Action, GoalCard, NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import arrange, colour_pair_sums, pair_sum
+from synergy_forge.core.referee import arrange, colour_pair_sums
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import grid_rules, success_chances
 from synergy_forge.sim.greedy import GreedyBot
 from synergy_forge.sim.grid import Many, NotOnGrid, Unsettled
+from synergy_forge.sim.model import MissionModel
 
 
 class CoopBot(GreedyBot):
@@ -67,7 +68,7 @@ class CoopBot(GreedyBot):
                       per_goal: bool) -> Mapping[Any, float]:
         """The convention's score of this seat's best pair, from `first` (None: any card of its
         hand) and a goal of `goals`: per goal (`per_goal`), else per first card."""
-        opening = _opening(obs)
+        opening = _opening(self.model, obs)
         weights = _weights(obs)
         me = obs.seat
         delta = obs.deltas[me] if first is not None else 0
@@ -75,7 +76,7 @@ class CoopBot(GreedyBot):
         # the skill ladder deals the same hands at every level.
         key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players, weights,
                me, obs.hand, first, delta, frozenset(goals), per_goal)
-        found = _BEST.get(key)
+        found = self.model.best_openings.get(key)
         if found is not None:
             return found
         hand = list(obs.hand)
@@ -89,7 +90,7 @@ class CoopBot(GreedyBot):
                 value = opening.best(me, g, reachable, weights)
                 at = g if per_goal else f
                 best[at] = max(best.get(at, -1.0), value)
-        return _BEST.remember(key, MappingProxyType(best))
+        return self.model.best_openings.remember(key, MappingProxyType(best))
 
     def _opening_first(self, obs: Observation, decision: Decision) -> NumberCard:
         table_goal = obs.placed.goals[obs.seat]
@@ -108,9 +109,10 @@ class CoopBot(GreedyBot):
             # R4: the goal lands on a neighbour; give the one the convention wants there.
             n = obs.players
             lands = arrange(list(range(n)), list(range(n)), (),
-                            obs.rulebook.plan(obs.mission.challenges).direction).goals
+                            self.model.plan(obs.rulebook, obs.mission.challenges).direction
+                            ).goals
             to = lands.index(me)
-            opening, weights = _opening(obs), _weights(obs)
+            opening, weights = _opening(self.model, obs), _weights(obs)
             support = self._supports(obs, obs.table, obs.deltas)[to] \
                 if obs.placed.firsts[to] is not None else None
             sums = support.sums if support is not None else opening.sums
@@ -126,14 +128,14 @@ class CoopBot(GreedyBot):
         table, deltas, n, me = obs.table, obs.deltas, obs.players, obs.seat
         supports = self._supports(obs, table, deltas)
         placed = obs.placed  # after card 2, every first card and goal lies on the table
-        own = {c: pair_sum(obs.rulebook, obs.mission.challenges, placed.firsts[me], c,
-                           deltas[me])[0] for c in mine}
+        own = {c: self.model.pair_sum(obs.rulebook, obs.mission.challenges, placed.firsts[me],
+                                      c, deltas[me])[0] for c in mine}
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
         allowed = obs.mission.failures_allowed(n) + extra_failures + sum(
             1 for u in obs.actions_used if u.card is Action.H)
-        by_sum = success_chances(obs.rulebook, [g.goal for g in placed.goals], ignored, allowed,
-                                 obs.super_seat, obs.hyper_seat, me, supports,
-                                 sorted(set(own.values())))
+        by_sum = success_chances(self.model, obs.rulebook, [g.goal for g in placed.goals],
+                                 ignored, allowed, obs.super_seat, obs.hyper_seat, me,
+                                 supports, sorted(set(own.values())))
         return {card: by_sum[s] for card, s in own.items()}
 
     def _coop_action(self, obs: Observation, decision: Decision) -> Any:
@@ -166,13 +168,13 @@ class _Opening:
     candidate (goal, sum) against the whole plan: how many seats meet their goals (the super
     and hyper seats counted again), each other seat at its planned sum FOLLOWS of the time."""
 
-    def __init__(self, rulebook: Rulebook, challenges: tuple[str, ...], goals: tuple[str, ...],
-                 players: int) -> None:
-        pair_sums = colour_pair_sums(rulebook.plan(challenges)) or [0]
+    def __init__(self, model: MissionModel, rulebook: Rulebook, challenges: tuple[str, ...],
+                 goals: tuple[str, ...], players: int) -> None:
+        pair_sums = colour_pair_sums(model.plan(rulebook, challenges)) or [0]
         self.sums = tuple(sorted(set(pair_sums)))
         self.goals = tuple(sorted(set(goals)))
         self.checks = rulebook.goal_checks
-        self.rules = grid_rules(rulebook)
+        self.rules = grid_rules(model, rulebook)
         n = self.players = players
         rng = random.Random(0)
         self.random = np.array([[rng.choice(pair_sums) for _ in range(n)]
@@ -292,20 +294,14 @@ class _Opening:
         return found
 
 
-_OPENINGS: Memo[tuple[Any, ...], _Opening] = Memo(256)
-#: A seat's best opening scores (`CoopBot._opening_best`) per everything they depend on: a
-#: pure function of the mission's public facts, the seat and the cards it holds (read-only
-#: values). Room for the hands of a few levels of the skill ladder (a few hundred bytes each).
-_BEST: Memo[tuple[Any, ...], Mapping[Any, float]] = Memo(16_384)
-
-
-def _opening(obs: Observation) -> _Opening:
+def _opening(model: MissionModel, obs: Observation) -> _Opening:
     """The opening convention of this mission and player count (public facts, shared)."""
     key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players)
-    found = _OPENINGS.get(key)
+    found: _Opening | None = model.openings.get(key)
     if found is None:
-        found = _OPENINGS.remember(key, _Opening(obs.rulebook, obs.mission.challenges,
-                                                 obs.mission.goals, obs.players))
+        found = model.openings.remember(key, _Opening(model, obs.rulebook,
+                                                      obs.mission.challenges,
+                                                      obs.mission.goals, obs.players))
     return found
 
 

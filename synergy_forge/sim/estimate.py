@@ -12,6 +12,7 @@ from enum import StrEnum
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.ladder import RUNGS, Curve, PooledCurve, Reading, Violation, read
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.tables import (
     CEILING_BOT,
     NOVICE,
@@ -321,11 +322,14 @@ class LadderTally:
 def play_tables(mission: Mission, rulebook: Rulebook, colors: Sequence[str], players: int,
                 seeds: Sequence[int]) -> LadderTally:
     """The same deals at every table of the ladder at one player count (and the oracle's,
-    where it tells whether the expert is the limit)."""
+    where it tells whether the expert is the limit), with one mission model for them all."""
+    model = MissionModel()
     out = LadderTally(players, {k: play_batch(mission, rulebook, colors, players, STAR_BOT,
-                                              seeds, experts=k) for k in range(players + 1)})
+                                              seeds, experts=k, model=model)
+                                for k in range(players + 1)})
     if ceiling_needed(mission):
-        out.ceiling = play_batch(mission, rulebook, colors, players, CEILING_BOT, seeds)
+        out.ceiling = play_batch(mission, rulebook, colors, players, CEILING_BOT, seeds,
+                                 model=model)
     return out
 
 

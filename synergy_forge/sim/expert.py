@@ -38,15 +38,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 from itertools import chain
-from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import pair_sum
 from synergy_forge.sim import belief
 from synergy_forge.sim.chances import Support, success_chances
 from synergy_forge.sim.convention import (
@@ -56,19 +54,13 @@ from synergy_forge.sim.convention import (
     hand_value,
     planned_card,
 )
-
-if TYPE_CHECKING:
-    from synergy_forge.sim.bots import ScoreMemory
+from synergy_forge.sim.coop import CoopBot
+from synergy_forge.sim.greedy import MEMORY_SIZE, ScoreMemory
+from synergy_forge.sim.model import MissionModel
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
-#: Every seat's hands as counted from the cards face up, per public facts.
-_COUNTED: Memo[tuple[Any, ...], Any] = Memo(4096)
-#: What `_COUNTED.get` gives for facts it does not hold (None is a value it holds).
+#: What a memo's `get` gives for facts it does not hold (None is a value it holds).
 _UNKNOWN: Any = object()
-#: The chain of card-3 searches of a round (`card3_chances`), per public facts.
-_CHAINS: Memo[tuple[Any, ...], Any] = Memo(1024)
-#: The deals a hand may be, per (unseen values, hand size): public facts, as every memo here.
-_DEALS: Memo[tuple[Any, ...], tuple[tuple[frozenset[int], int], ...]] = Memo(4096)
 
 
 def counts_every_hand(mission: Mission) -> bool:
@@ -80,17 +72,18 @@ def counts_every_hand(mission: Mission) -> bool:
         mission.hand_goals >= len(mission.goals) and Action.I not in mission.actions
 
 
-def rules_of(obs: Observation) -> Rules:
+def rules_of(model: MissionModel, obs: Observation) -> Rules:
     """The mission's facts a plan depends on, from the observation (all public)."""
     mission, n = obs.mission, obs.players
     return Rules(obs.rulebook, mission.challenges, mission.goals, n,
-                 obs.rulebook.plan(mission.challenges).direction,
+                 model.plan(obs.rulebook, mission.challenges).direction,
                  mission.failures_allowed(n) + obs.placed.extra_failures,
                  obs.super_seat, obs.hyper_seat, obs.rounds_won + 1 >= mission.rounds)
 
 
-def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
-                                            tuple[tuple[GoalCard, ...], ...], bool] | None:
+def public_hands(model: MissionModel, obs: Observation
+                 ) -> tuple[tuple[tuple[NumberCard, ...], ...],
+                            tuple[tuple[GoalCard, ...], ...], bool] | None:
     """Every seat's number hand, when the face-up cards tell it exactly, and its goal cards not
     yet seen: its goal hand exactly when no seat has goal cards left in its deck (the bool says
     so), else the goal hand and the goal deck together. None when some seat still has number
@@ -112,7 +105,7 @@ def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
     placed = obs.placed
     key = (mission.goals, colors, obs.discards, placed.firsts, placed.goals, obs.seconds,
            obs.hand_numbers, obs.hand_goals, obs.deck_goals)
-    found = _COUNTED.get(key, _UNKNOWN)  # one look-up: None is a value it holds
+    found = model.counted.get(key, _UNKNOWN)  # one look-up: None is a value it holds
     if found is not _UNKNOWN:
         return found
     # Every card face up, counted at once (cards are tuples: hashed in C).
@@ -133,10 +126,10 @@ def public_hands(obs: Observation) -> tuple[tuple[tuple[NumberCard, ...], ...],
             goal_hand += [card_g] * (goal_copies[goal] - seen[card_g])
         if len(hand) != obs.hand_numbers[seat] or \
                 len(goal_hand) != obs.hand_goals[seat] + obs.deck_goals[seat]:
-            return _COUNTED.remember(key, None)
+            return model.counted.remember(key, None)
         hands.append(tuple(hand))
         goal_hands.append(tuple(goal_hand))
-    return _COUNTED.remember(key, (tuple(hands), tuple(goal_hands), goals_known))
+    return model.counted.remember(key, (tuple(hands), tuple(goal_hands), goals_known))
 
 
 def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],
@@ -146,32 +139,22 @@ def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],
                       placed.ignored)
 
 
-def _hands_of(pool: Counter[int], size: int) -> tuple[tuple[frozenset[int], int], ...]:
+def _hands_of(model: MissionModel, pool: Counter[int],
+              size: int) -> tuple[tuple[frozenset[int], int], ...]:
     """The values a hand of `size` cards out of `pool` (value -> copies unseen) may hold, each
     set with how many ways of dealing a hand of just those values there are (each deal equally
     likely, R2). Which card a hand plays depends only on the values it holds (`played`), so
     hands holding the same values are counted together: fewer to look through."""
-    values = sorted(v for v, k in pool.items() if k > 0)
-    key = (tuple((v, pool[v]) for v in values), size)
-    found = _DEALS.get(key)
-    if found is not None:
-        return found
+    items = [(v, k) for v, k in sorted(pool.items()) if k > 0]
     out: dict[frozenset[int], int] = {}
-
-    def walk(i: int, left: int, held: tuple[int, ...], ways: int) -> None:
-        if i == len(values):
-            if left == 0:
-                out[frozenset(held)] = out.get(frozenset(held), 0) + ways
-            return
-        v = values[i]
-        for k in range(min(pool[v], left) + 1):
-            walk(i + 1, left - k, (*held, v) if k else held, ways * comb(pool[v], k))
-
-    walk(0, size, (), 1)
-    return _DEALS.remember(key, tuple(out.items()))
+    for held, ways in belief.dealt(model, items, size):
+        values = frozenset(v for (v, _), k in zip(items, held, strict=True) if k)
+        out[values] = out.get(values, 0) + ways
+    return tuple(out.items())
 
 
-def card3_chances(obs: Observation) -> tuple[dict[int, float], ...] | None:
+def card3_chances(model: MissionModel,
+                  obs: Observation) -> tuple[dict[int, float], ...] | None:
     """Card 3 where hands are hidden, as a chain of searches every seat can work out: per seat,
     P(the round succeeds | its sum), when the seats before it (in seat order) play their own
     searched card and the seats after it the blueprint's, each from every hand it may hold.
@@ -191,12 +174,14 @@ def card3_chances(obs: Observation) -> tuple[dict[int, float], ...] | None:
     key = (rulebook, challenges, colors, obs.discards, placed.firsts, placed.deltas,
            placed.goals, placed.ignored, obs.hand_numbers, obs.mission.failures_allowed(n)
            + placed.extra_failures, obs.super_seat, obs.hyper_seat)
-    if key in _CHAINS:
-        return _CHAINS[key]
-    return _CHAINS.remember(key, _chain(obs))
+    chains = model.chains
+    if key in chains:
+        found: tuple[dict[int, float], ...] | None = chains[key]
+        return found
+    return chains.remember(key, _chain(model, obs))
 
 
-def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
+def _chain(model: MissionModel, obs: Observation) -> tuple[dict[int, float], ...] | None:
     n, colors = obs.players, obs.colors
     rulebook, challenges = obs.rulebook, obs.mission.challenges
     placed = obs.placed
@@ -213,8 +198,8 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
         pool = unseen[colors[j]]
         sums: dict[int, int] = {}
         for value in sorted(v for v, k in pool.items() if k > 0):
-            total, broken = pair_sum(rulebook, challenges, placed.firsts[j],
-                                     NumberCard(value, colors[j]), placed.deltas[j])
+            total, broken = model.pair_sum(rulebook, challenges, placed.firsts[j],
+                                           NumberCard(value, colors[j]), placed.deltas[j])
             if not broken:
                 sums[value] = total
         weights: dict[int, float] = {}
@@ -224,11 +209,12 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
             return None
         legal.append(sums)
         uniform.append(Support.of(weights))
-        deals.append(_hands_of(pool, obs.hand_numbers[j]))
+        deals.append(_hands_of(model, pool, obs.hand_numbers[j]))
 
     def chances(j: int, supports: list[Support]) -> dict[int, float]:
-        return success_chances(rulebook, goals, placed.ignored, allowed, obs.super_seat,
-                               obs.hyper_seat, j, supports, uniform[j].sums, remember=False)
+        return success_chances(model, rulebook, goals, placed.ignored, allowed,
+                               obs.super_seat, obs.hyper_seat, j, supports, uniform[j].sums,
+                               remember=False)
 
     def played(j: int, chance: dict[int, float]) -> Support | None:
         """The distribution of seat j's sum when it plays by `chance` from each hand."""
@@ -265,43 +251,45 @@ def _chain(obs: Observation) -> tuple[dict[int, float], ...] | None:
     return tuple(tables)
 
 
-def hidden_second(obs: Observation, choices: tuple[NumberCard, ...]) -> NumberCard | None:
+def hidden_second(model: MissionModel, obs: Observation,
+                  choices: tuple[NumberCard, ...]) -> NumberCard | None:
     """This seat's link of the chain (`card3_chances`): the card with the best chance that the
     round succeeds (ties: the higher card); None when the chain does not apply."""
-    tables = card3_chances(obs)
+    return _best_second(model, obs, card3_chances(model, obs), choices)
+
+
+def _best_second(model: MissionModel, obs: Observation,
+                 tables: tuple[dict[int, float], ...] | None,
+                 choices: tuple[NumberCard, ...]) -> NumberCard | None:
+    """The card whose sum has the best chance in this seat's table (ties: the higher card)."""
     me = obs.seat
     if tables is None or any(c.color != obs.colors[me] for c in obs.hand):
         return None  # a card of another colour in hand (I): not on the chain's axis
     mine, placed = tables[me], obs.placed
-    rulebook, challenges = obs.rulebook, obs.mission.challenges
-    return max(choices, key=lambda c: (mine[pair_sum(rulebook, challenges, placed.firsts[me],
-                                                     c, placed.deltas[me])[0]], c))
+    pairs = model.pairs(obs.rulebook, obs.mission.challenges)
+    return max(choices, key=lambda c: (mine[pairs[placed.firsts[me], c, placed.deltas[me]][0]],
+                                       c))
 
 
-def hidden_play(obs: Observation, decision: Decision) -> Any:
+def hidden_play(model: MissionModel, obs: Observation, decision: Decision) -> Any:
     """Where hands are hidden: card 1 and the goal as the round's opening policy says for this
     seat's own hands (`belief.opening`), card 3 by the chain of searches over what the others
     showed (`belief.card3_chances`, else `card3_chances`); None where neither applies."""
     kind, me = decision.kind, obs.seat
     if kind is DecisionKind.SECOND_NUMBER:
-        tables = belief.card3_chances(obs)
+        tables = belief.card3_chances(model, obs)
         if tables is None:
-            return hidden_second(obs, decision.cards)
-        if any(c.color != obs.colors[me] for c in obs.hand):
-            return None
-        mine, placed = tables[me], obs.placed
-        rulebook, challenges = obs.rulebook, obs.mission.challenges
-        return max(decision.cards, key=lambda c: (
-            mine[pair_sum(rulebook, challenges, placed.firsts[me], c, placed.deltas[me])[0]], c))
+            return hidden_second(model, obs, decision.cards)
+        return _best_second(model, obs, tables, decision.cards)
     if kind is not DecisionKind.FIRST_NUMBER and kind is not DecisionKind.GOAL:
         return None
-    plan = belief.planned(obs)
+    plan = belief.planned(model, obs)
     if plan is None:
         return None
     first, goal, _ = plan
     placed = obs.placed
     played_first = placed.firsts[me]
-    played_goal = placed.goals[(me + obs.rulebook.plan(obs.mission.challenges).direction)
+    played_goal = placed.goals[(me + model.plan(obs.rulebook, obs.mission.challenges).direction)
                                % obs.players]
     # A seat that left the opening (a casual move) does not come back to it half-way.
     if (played_first is not None and played_first.value != first) or \
@@ -312,11 +300,11 @@ def hidden_play(obs: Observation, decision: Decision) -> Any:
     return next((c for c in decision.cards if c.value == first), None)
 
 
-def keep_card(rules: Rules, hand: tuple[NumberCard, ...],
+def keep_card(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
               choices: tuple[NumberCard, ...]) -> NumberCard:
     """R17: the card to take back: the one that leaves the hand the most legal sums (ties:
     the higher card)."""
-    return max(choices, key=lambda c: (hand_value(rules, (*hand, c)), c))
+    return max(choices, key=lambda c: (hand_value(model, rules, (*hand, c)), c))
 
 
 class ExpertBot:
@@ -324,14 +312,14 @@ class ExpertBot:
 
     name = "expert"
 
-    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
-        from synergy_forge.sim.bots import MEMORY_SIZE, CoopBot
-
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None,
+                 model: MissionModel | None = None) -> None:
         self.rng = rng
-        # Where it cannot plan it plays as coop, with its seat's memory and a generator drawn
-        # from its own: the same rng, the same game.
+        self.model = MissionModel() if model is None else model
+        # Where it cannot plan it plays as coop, with its seat's memory, the same model and a
+        # generator drawn from its own: the same rng, the same game.
         self._fallback = CoopBot(random.Random(rng.getrandbits(64)),
-                                 Memo(MEMORY_SIZE) if memory is None else memory)
+                                 Memo(MEMORY_SIZE) if memory is None else memory, self.model)
 
     def choose(self, observation: Observation, decision: Decision) -> Any:
         if len(decision.choices) == 1:
@@ -343,11 +331,12 @@ class ExpertBot:
         kind = decision.kind
         if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
             return decision.choices[0]  # the convention: seat 0 first (any seat would do)
+        model = self.model
         if kind is DecisionKind.TAKE_BACK:
-            return keep_card(rules_of(obs), obs.hand, decision.cards)
-        known = public_hands(obs)
+            return keep_card(model, rules_of(model, obs), obs.hand, decision.cards)
+        known = public_hands(model, obs)
         if known is None:
-            card = hidden_play(obs, decision)
+            card = hidden_play(model, obs, decision)
             if card is not None:
                 return card
             return self._fallback.choose(obs, decision)
@@ -355,16 +344,16 @@ class ExpertBot:
         if not goals_known and kind in (DecisionKind.FIRST_NUMBER, DecisionKind.GOAL):
             # Goal cards in decks: the opening weighs every goal hand each seat may hold (a
             # plan made with every unseen goal as the others' would not know which they hold).
-            card = hidden_play(obs, decision)
+            card = hidden_play(model, obs, decision)
             if card is not None:
                 return card
         if kind is DecisionKind.GOAL and not goals_known:
             # The goal cards the others may hold are all those not yet seen; this seat knows
             # its own, and plans with them (the others replan with the goals on the table).
             goal_hands = (*goal_hands[:obs.seat], obs.goal_hand, *goal_hands[obs.seat + 1:])
-        rules = rules_of(obs)  # not before: where hands are hidden, no plan is made
+        rules = rules_of(model, obs)  # not before: where hands are hidden, no plan is made
         state = round_state(obs, hands, goal_hands)
         if kind is DecisionKind.ACTION:
-            return best_action(rules, state, decision.uses, obs.discards)
-        planned = planned_card(rules, state, decision)
+            return best_action(model, rules, state, decision.uses, obs.discards)
+        planned = planned_card(model, rules, state, decision)
         return planned if planned is not None else self._fallback.choose(obs, decision)

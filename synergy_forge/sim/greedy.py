@@ -1,13 +1,13 @@
 """The greedy bot: plays for its own goal only, from its own observation.
 
 What it works out is remembered in two kinds of memo (synergy_forge.core.memo), neither
-reachable from any observation: its own memory (`GreedyBot.memory`: scores of its own hands,
-private to its seat, handed to it by whoever plays its games, sim.bots.SeatMemories), and this
-module's memos of pure functions of public facts (the sums a seat can still make given the
-face-up cards), which every seat may share because they hold nothing hidden. One of them
-(`legal_sums`) is keyed by the cards it is asked about as well, as the referee's memo of pair
-sums is: it answers only a seat that asks about the same cards, so it tells nobody another
-seat's hand.
+reachable from any observation, both handed to it by whoever plays its games: its own memory
+(`GreedyBot.memory`: scores of its own hands, private to its seat, sim.bots.SeatMemories), and
+the mission model's memos of pure functions of public facts (the sums a seat can still make
+given the face-up cards, sim.model), which every seat may share because they hold nothing
+hidden. One of them (`legal_sums`) is keyed by the cards it is asked about as well, as the
+pair sums are: it answers only a seat that asks about the same cards, so it tells nobody
+another seat's hand.
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ from synergy_forge.core.cards import NUMBER_VALUES, Action, GoalCard, NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import colour_pair_sums, pair_sum
+from synergy_forge.core.referee import colour_pair_sums
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Support, goal_chances, grid_rules
 from synergy_forge.sim.grid import GridRule, Many, NotOnGrid, Unsettled
+from synergy_forge.sim.model import MissionModel
 
 _EACH_VALUE = tuple(Counter(NUMBER_VALUES).items())
 
@@ -38,15 +39,6 @@ AFFINITY_SAMPLES = 300
 ScoreMemory = Memo[tuple[Any, ...], dict[Any, float]]
 #: Entries a bot's memory keeps: one per hand and goals seen (about 1 kB each).
 MEMORY_SIZE = 4096
-
-# Memos of public facts, shared by every seat (see the module's docstring).
-_PUBLIC_SUPPORTS: Memo[tuple[Any, ...], tuple[Support, ...]] = Memo(1000)
-_SUPPORTS: Memo[tuple[Any, ...], Support] = Memo(50_000)
-_AFFINITY: Memo[tuple[Any, ...], dict[tuple[str, int], float]] = Memo(256)
-#: The legal sums of a first card with each of a few cards (`legal_sums`): a pure function of
-#: those cards, asked again and again (a playtest of mission 5 asks 100,000 times about 2,000
-#: sets of cards).
-_LEGAL_SUMS: Memo[tuple[Any, ...], frozenset[int]] = Memo(20_000)
 
 
 class GreedyBot:
@@ -59,9 +51,11 @@ class GreedyBot:
 
     name = "greedy"
 
-    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None,
+                 model: MissionModel | None = None) -> None:
         self.rng = rng
         self.memory: ScoreMemory = Memo(MEMORY_SIZE) if memory is None else memory
+        self.model = MissionModel() if model is None else model
 
     def _pick(self, choices: Any, score: Callable[[Any], float]) -> Any:
         """The best-scoring choice; ties broken by the bot's own generator."""
@@ -82,7 +76,7 @@ class GreedyBot:
         if kind is DecisionKind.ACTION:
             return self._action(observation, decision)
         if kind is DecisionKind.TAKE_BACK:
-            return _keep(observation, decision.cards)
+            return _keep(self.model, observation, decision.cards)
         return self.rng.choice(decision.choices)
 
     # -- the model of the others -----------------------------------------------------------
@@ -101,15 +95,16 @@ class GreedyBot:
         foreign = [c for c in obs.hand if c.color != colors[obs.seat]]
         discards = obs.discards
         key = (rulebook, challenges, colors, discards, table, deltas)
-        supports = None if foreign else _PUBLIC_SUPPORTS.get(key)
+        model = self.model
+        supports = None if foreign else model.public_supports.get(key)
         if supports is None:
             unseen = _unseen(colors, chain(chain.from_iterable(discards),
                                            chain.from_iterable(table), foreign))
-            supports = tuple(_support(rulebook, challenges, table[seat][0], deltas[seat],
-                                      colors[seat], unseen[colors[seat]])
+            supports = tuple(_support(model, rulebook, challenges, table[seat][0],
+                                      deltas[seat], colors[seat], unseen[colors[seat]])
                              for seat in range(obs.players))
             if not foreign:  # what its own hand rules out stays with this seat
-                _PUBLIC_SUPPORTS.remember(key, supports)
+                model.public_supports.remember(key, supports)
         return supports
 
     def _goal_chances(self, obs: Observation, goals: Sequence[str],
@@ -117,7 +112,7 @@ class GreedyBot:
         """P(this seat meets its goal | each own sum), the goals on the table being `goals`."""
         table = obs.table
         ignored = frozenset(u.seat for u in obs.actions_used if u.card is Action.J)
-        return goal_chances(obs.rulebook, goals, ignored, obs.seat,
+        return goal_chances(self.model, obs.rulebook, goals, ignored, obs.seat,
                             self._supports(obs, table, obs.deltas), sorted(own_sums))
 
     # -- decisions ---------------------------------------------------------------------------
@@ -125,7 +120,8 @@ class GreedyBot:
     def _plan_sums(self, obs: Observation, first: NumberCard, delta: int,
                    hand: list[NumberCard]) -> frozenset[int]:
         """The sums this seat could reach with `first` and a card of `hand`, keeping R9."""
-        return legal_sums(obs.rulebook, obs.mission.challenges, first, delta, frozenset(hand))
+        return legal_sums(self.model, obs.rulebook, obs.mission.challenges, first, delta,
+                          frozenset(hand))
 
     def _affinity(self, obs: Observation) -> dict[tuple[str, int], float]:
         """P(goal met | own sum) against other seats playing any two cards of their colour.
@@ -136,10 +132,11 @@ class GreedyBot:
         this prior helps.
         """
         key = (obs.rulebook, obs.mission.challenges, obs.mission.goals, obs.players)
-        found = _AFFINITY.get(key)
+        model = self.model
+        found = model.affinity.get(key)
         if found is not None:
             return found
-        pair_sums = colour_pair_sums(obs.rulebook.plan(obs.mission.challenges)) or [0]
+        pair_sums = colour_pair_sums(model.plan(obs.rulebook, obs.mission.challenges)) or [0]
         rng = random.Random(0)
         samples = [[rng.choice(pair_sums) for _ in range(obs.players - 1)]
                    for _ in range(AFFINITY_SAMPLES)]
@@ -147,7 +144,7 @@ class GreedyBot:
         own_range = sorted(set(pair_sums) | set(range(0, 16)))
         table: dict[tuple[str, int], float] = {}
         for goal in set(obs.mission.goals):
-            counts = _met_counts(grid_rules(obs.rulebook).get(goal), own_range, samples)
+            counts = _met_counts(grid_rules(model, obs.rulebook).get(goal), own_range, samples)
             check = checks[goal]
             for i, own in enumerate(own_range):
                 if counts is not None:
@@ -161,7 +158,7 @@ class GreedyBot:
                              others[-1]):
                         met += 1
                 table[(goal, own)] = met / len(samples)
-        return _AFFINITY.remember(key, table)
+        return model.affinity.remember(key, table)
 
     def _first(self, obs: Observation, decision: Decision) -> NumberCard:
         hand = obs.hand
@@ -194,7 +191,7 @@ class GreedyBot:
 
     def _passing(self, obs: Observation) -> bool:
         return bool(obs.mission.challenges) and \
-            bool(obs.rulebook.plan(obs.mission.challenges).direction)
+            bool(self.model.plan(obs.rulebook, obs.mission.challenges).direction)
 
     def _goal(self, obs: Observation, decision: Decision) -> GoalCard:
         if self._passing(obs):
@@ -221,7 +218,7 @@ class GreedyBot:
         placed = obs.placed  # at card 3, every first card and goal lies on the table
         first = placed.firsts[obs.seat]
         delta = obs.deltas[obs.seat]
-        sums = {c: _pair(obs, first, c, delta)[0] for c in decision.cards}
+        sums = {c: _pair(self.model, obs, first, c, delta)[0] for c in decision.cards}
         chances = self._goal_chances(obs, [g.goal for g in placed.goals], set(sums.values()))
         return self._pick(decision.choices, lambda c: chances[sums[c]])
 
@@ -276,7 +273,7 @@ def _met_counts(rule: GridRule | None, own_range: list[int], samples: list[list[
     return [int(n) for n in np.broadcast_to(met, shape).sum(axis=1).tolist()]
 
 
-def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
+def _keep(model: MissionModel, obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
     """R17: the card to take back that leaves the most legal pairs in the hand for later
     rounds (the higher card on a tie).
 
@@ -286,25 +283,25 @@ def _keep(obs: Observation, choices: Sequence[NumberCard]) -> NumberCard:
     hand = obs.hand
 
     def pairs(card: NumberCard) -> tuple[int, int, str]:
-        legal = sum(1 for other in hand if not _pair(obs, card, other, 0)[1]) + \
-            sum(1 for other in hand if not _pair(obs, other, card, 0)[1])
+        legal = sum(1 for other in hand if not _pair(model, obs, card, other, 0)[1]) + \
+            sum(1 for other in hand if not _pair(model, obs, other, card, 0)[1])
         return legal, card.value, card.color
     return max(choices, key=pairs)
 
 
-def _pair(obs: Observation, first: NumberCard, second: NumberCard,
+def _pair(model: MissionModel, obs: Observation, first: NumberCard, second: NumberCard,
           delta: int) -> tuple[int, bool]:
-    return pair_sum(obs.rulebook, obs.mission.challenges, first, second, delta)
+    return model.pair_sum(obs.rulebook, obs.mission.challenges, first, second, delta)
 
 
-def legal_sums(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard, delta: int,
-               cards: frozenset[NumberCard]) -> frozenset[int]:
+def legal_sums(model: MissionModel, rulebook: Rulebook, challenges: tuple[str, ...],
+               first: NumberCard, delta: int, cards: frozenset[NumberCard]) -> frozenset[int]:
     """The sums `first` (changed by `delta`) makes with a card of `cards`, keeping R9."""
     key = (rulebook, challenges, first, delta, cards)
-    found = _LEGAL_SUMS.get(key)
+    found = model.legal_sums.get(key)
     if found is None:
-        found = _LEGAL_SUMS.remember(key, frozenset(
-            total for total, broken in (pair_sum(rulebook, challenges, first, card, delta)
+        found = model.legal_sums.remember(key, frozenset(
+            total for total, broken in (model.pair_sum(rulebook, challenges, first, card, delta)
                                         for card in cards) if not broken))
     return found
 
@@ -320,17 +317,18 @@ def _unseen(colors: tuple[str, ...], seen: Any) -> dict[str, dict[int, int]]:
     return unseen
 
 
-def _support(rulebook: Rulebook, challenges: tuple[str, ...], first: NumberCard, delta: int,
-             color: str, unseen: dict[int, int]) -> Support:
+def _support(model: MissionModel, rulebook: Rulebook, challenges: tuple[str, ...],
+             first: NumberCard, delta: int, color: str, unseen: dict[int, int]) -> Support:
     """How many of a seat's possible second cards give each sum, keeping the challenges."""
     key = (rulebook, challenges, first, delta, color, tuple(unseen.items()))
-    support = _SUPPORTS.get(key)
+    support = model.supports.get(key)
     if support is None:
         weights: dict[int, float] = {}
         for value, count in unseen.items():
-            total, broken = pair_sum(rulebook, challenges, first, NumberCard(value, color), delta)
+            total, broken = model.pair_sum(rulebook, challenges, first,
+                                           NumberCard(value, color), delta)
             if count > 0 and not broken:
                 weights[total] = weights.get(total, 0.0) + count
         # nothing legal left: R9 ends the mission
-        support = _SUPPORTS.remember(key, Support.of(weights or {0: 1.0}))
+        support = model.supports.remember(key, Support.of(weights or {0: 1.0}))
     return support

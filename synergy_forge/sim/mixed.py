@@ -46,14 +46,13 @@ import numpy as np
 
 from synergy_forge.core.cards import GoalCard, NumberCard, Order
 from synergy_forge.core.choices import Decision, DecisionKind
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import pair_sum
 from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.chances import Grid, grid_rules
 from synergy_forge.sim.convention import Rules, goal_ease, pair_options
 from synergy_forge.sim.expert import ExpertBot, public_hands, rules_of
 from synergy_forge.sim.grid import NotOnGrid, Unsettled
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.policy import LATER
 
 #: A novice's name in a table's seating (sim.ladder's NOVICE, sim.bots' key).
@@ -70,11 +69,6 @@ TIE = 1e-6
 #: A table of goals met is kept up to this many cells (seats x tables of sums).
 TABLE_LIMIT = 2_000_000
 
-#: A round's reply, per public facts (every expert of the table asks the same).
-_REPLIES: Memo[tuple[Any, ...], Any] = Memo(4096)
-#: Per (rulebook, goals, players, ignored seats): the sums covered, and per seat and table of
-#: those sums the goals met there as bits (grown when a sum not in it comes).
-_MET: Memo[tuple[Any, ...], tuple[tuple[int, ...], np.ndarray]] = Memo(8)
 _UNKNOWN: Any = object()
 #: How many bits are set in a byte: of a set of goals, how many are met.
 _ONES = np.array([bin(b).count("1") for b in range(256)], dtype=np.float32)
@@ -92,8 +86,9 @@ class MixedExpertBot(ExpertBot):
 
     name = "expert"
 
-    def __init__(self, rng: random.Random, memory: Any = None) -> None:
-        super().__init__(rng, memory)
+    def __init__(self, rng: random.Random, memory: Any = None,
+                 model: MissionModel | None = None) -> None:
+        super().__init__(rng, memory, model)
         self.novices: frozenset[int] = frozenset()
 
     def seated(self, names: Sequence[str]) -> None:
@@ -104,7 +99,7 @@ class MixedExpertBot(ExpertBot):
     def play(self, obs: Observation, decision: Decision) -> Any:
         part = _PART.get(decision.kind)
         if self.novices and part is not None:
-            found = reply(obs, self.novices)
+            found = reply(self.model, obs, self.novices)
             mine = None if found is None else found[obs.seat]
             if mine is not None and mine[part] in decision.choices:
                 return mine[part]
@@ -114,18 +109,18 @@ class MixedExpertBot(ExpertBot):
 _PART = {DecisionKind.FIRST_NUMBER: 0, DecisionKind.GOAL: 1, DecisionKind.SECOND_NUMBER: 2}
 
 
-def reply(obs: Observation, novices: frozenset[int]) -> Reply | None:
+def reply(model: MissionModel, obs: Observation, novices: frozenset[int]) -> Reply | None:
     """The experts' best response to the novices for the rest of the round (the module's
     docstring), or None where it is not computed.
 
     Where goal cards are left in decks, no seat knows another's goal hand: the experts agree
     on their sums from public facts alone (every seat's goals any of its unseen ones, this
     seat's too), and then each chooses its own goal, from its own hand, for those sums."""
-    known = public_hands(obs)
+    known = public_hands(model, obs)
     if known is None:
         return None
     hands, pools, goals_known = known
-    rules = rules_of(obs)
+    rules = rules_of(model, obs)
     placed = obs.placed
     n = rules.players
     # Card 1 of number-goal-number: the goals are chosen at card 2, seeing every first card.
@@ -135,7 +130,7 @@ def reply(obs: Observation, novices: frozenset[int]) -> Reply | None:
     choosing = frozenset() if opening or not goals_known else frozenset(
         p for p in range(n) if placed.goals[p] is None
         and (p - rules.direction) % n not in novices)
-    found = _cached(round_, pools, choosing, ())
+    found = _cached(model, round_, pools, choosing, ())
     me = obs.seat
     lands = (me + rules.direction) % n
     if goals_known or opening or found is None or placed.goals[lands] is not None:
@@ -144,29 +139,31 @@ def reply(obs: Observation, novices: frozenset[int]) -> Reply | None:
     assert mine is not None
     own = (*pools[:me], obs.goal_hand, *pools[me + 1:])
     settled = tuple((j, (play[0], play[2])) for j, play in enumerate(found) if play)
-    chosen = _cached(round_, own, frozenset({lands}), settled)
+    chosen = _cached(model, round_, own, frozenset({lands}), settled)
     own_play = None if chosen is None else chosen[me]
     goal = None if own_play is None else own_play[1]
     return (*found[:me], (mine[0], goal, mine[2]), *found[me + 1:])
 
 
-def _cached(round_: tuple[Any, ...], goal_hands: tuple[tuple[GoalCard, ...], ...],
-            choosing: frozenset[int], settled: tuple[tuple[int, Any], ...]) -> Reply | None:
+def _cached(model: MissionModel, round_: tuple[Any, ...],
+            goal_hands: tuple[tuple[GoalCard, ...], ...], choosing: frozenset[int],
+            settled: tuple[tuple[int, Any], ...]) -> Reply | None:
     key = (round_, goal_hands, choosing, settled)
-    found = _REPLIES.get(key, _UNKNOWN)
+    found = model.mixed_replies.get(key, _UNKNOWN)
     if found is _UNKNOWN:
         try:
             rules, hands, firsts, deltas, goals, ignored, novices = round_
-            found = _reply(rules, hands, firsts, deltas, goals, ignored, novices, goal_hands,
-                           choosing, dict(settled))
+            found = _reply(model, rules, hands, firsts, deltas, goals, ignored, novices,
+                           goal_hands, choosing, dict(settled))
         except (Unsettled, NotOnGrid):  # a campaign's goal the grid cannot settle
             found = None
-        _REPLIES.remember(key, found)
+        model.mixed_replies.remember(key, found)
     return found
 
 
-def novice_sums(rulebook: Rulebook, challenges: tuple[str, ...], hand: Sequence[NumberCard],
-                first: NumberCard | None, delta: int) -> dict[int, float]:
+def novice_sums(model: MissionModel, rulebook: Rulebook, challenges: tuple[str, ...],
+                hand: Sequence[NumberCard], first: NumberCard | None,
+                delta: int) -> dict[int, float]:
     """A novice's sum and its chance: its first card as it lies (else any card of its hand
     with a legal card 3, as sim.novice picks), then any legal card 3, each equally likely."""
     shares = []
@@ -176,7 +173,7 @@ def novice_sums(rulebook: Rulebook, challenges: tuple[str, ...], hand: Sequence[
             rest.remove(f)
         sums = []
         for s in sorted(set(rest)):
-            total, broken = pair_sum(rulebook, challenges, f, s,
+            total, broken = model.pair_sum(rulebook, challenges, f, s,
                                      delta if first is not None else 0)
             if not broken:
                 sums.append(total)
@@ -208,7 +205,7 @@ def _joint(sums: list[dict[int, float]]) -> tuple[np.ndarray, np.ndarray]:
     return np.stack(columns, axis=1), np.full(SAMPLE, 1.0 / SAMPLE)
 
 
-def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
+def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
            firsts: tuple[NumberCard | None, ...], deltas: tuple[int, ...],
            goals: tuple[GoalCard | None, ...], ignored: frozenset[int], novices: frozenset[int],
            goal_hands: tuple[tuple[GoalCard, ...], ...], choosing: frozenset[int],
@@ -217,17 +214,17 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
     `goal_hands`), the sums of the experts in `settled` as given (their (first, second))."""
     n, rulebook = rules.players, rules.rulebook
     experts = [j for j in range(n) if j not in novices]
-    options = {j: tuple(o for o in pair_options(rules, hands[j], firsts[j], deltas[j])
+    options = {j: tuple(o for o in pair_options(model, rules, hands[j], firsts[j], deltas[j])
                         if j not in settled or (o.first, o.second) == settled[j])
                for j in experts}
-    spread = [novice_sums(rulebook, rules.challenges, hands[j], firsts[j], deltas[j])
+    spread = [novice_sums(model, rulebook, rules.challenges, hands[j], firsts[j], deltas[j])
               for j in sorted(novices)]
     if not all(options.values()) or not all(spread):
         return None  # a seat has no legal pair: the mission is lost whatever is played
     rows, weights = _joint(spread)
     # Which goal may lie at each position: the one lying there, a goal an expert chooses, or
     # any of the owner's (R4: the owner of position p plays the goal that lands there).
-    ease = goal_ease(rules)
+    ease = goal_ease(model, rules)
     owner = [(p - rules.direction) % n for p in range(n)]
     chosen: dict[int, tuple[GoalCard, ...]] = {}  # position -> the goals its expert may give
     anyof: dict[int, tuple[GoalCard, ...]] = {}  # position -> its goal, any of these
@@ -248,9 +245,9 @@ def _reply(rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
     universe = tuple(sorted(set(rules.goals) | {g.goal for cards in
                                                  (*chosen.values(), *anyof.values())
                                                  for g in cards}))
-    if any(grid_rules(rulebook).get(g) is None for g in universe):
+    if any(grid_rules(model, rulebook).get(g) is None for g in universe):
         return None
-    table = _met_table(rulebook, universe, n, ignored,
+    table = _met_table(model, rulebook, universe, n, ignored,
                        {o.sum for found in options.values() for o in found} |
                        {int(v) for v in np.unique(rows)})
     if table is None:
@@ -422,13 +419,14 @@ def _succeeds(chances: list[np.ndarray], counted: list[bool], must: set[int],
     return out * exactly.sum(axis=0)
 
 
-def _met_table(rulebook: Rulebook, universe: tuple[str, ...], n: int, ignored: frozenset[int],
-               wanted: set[int]) -> tuple[tuple[int, ...], np.ndarray] | None:
+def _met_table(model: MissionModel, rulebook: Rulebook, universe: tuple[str, ...], n: int,
+               ignored: frozenset[int], wanted: set[int]
+               ) -> tuple[tuple[int, ...], np.ndarray] | None:
     """The sums covered and, per seat, the goals of `universe` met (bits) on every table of
     them (flattened, the first seat's sum the most significant): kept per mission and player
     count, made again with more sums when one not covered comes. None: too many sums."""
     key = (rulebook, universe, n, ignored)
-    found = _MET.get(key)
+    found = model.mixed_met.get(key)
     if found is not None and wanted <= set(found[0]):
         return found
     values = tuple(sorted(wanted | set(found[0] if found else ())))
@@ -440,8 +438,8 @@ def _met_table(rulebook: Rulebook, universe: tuple[str, ...], n: int, ignored: f
     dtype = np.uint8 if len(universe) <= 8 else np.uint32
     met = np.zeros((n, *shape), dtype=dtype)
     for k, goal in enumerate(universe):
-        grid = Grid(rulebook, (goal,) * n, ignored, [values] * n)
+        grid = Grid(grid_rules(model, rulebook), (goal,) * n, ignored, [values] * n)
         for p in range(n):
             met[p] |= np.left_shift(np.broadcast_to(grid.met(p), shape).astype(dtype),
                                     k, dtype=dtype)
-    return _MET.remember(key, (values, met.reshape(n, -1)))
+    return model.mixed_met.remember(key, (values, met.reshape(n, -1)))

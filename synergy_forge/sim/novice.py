@@ -20,7 +20,7 @@ from typing import Any
 from synergy_forge.core.cards import NumberCard
 from synergy_forge.core.choices import Decision, DecisionKind
 from synergy_forge.core.observation import Observation
-from synergy_forge.core.referee import pair_sum
+from synergy_forge.sim.model import MissionModel
 
 
 class NoviceBot:
@@ -28,18 +28,22 @@ class NoviceBot:
 
     name = "novice"
 
-    def __init__(self, rng: random.Random, memory: Any = None) -> None:
+    def __init__(self, rng: random.Random, memory: Any = None,
+                 model: MissionModel | None = None) -> None:
         self.rng = rng
+        self.model = MissionModel() if model is None else model
 
     def choose(self, observation: Observation, decision: Decision) -> Any:
         choices = decision.choices
         if len(choices) > 1:
             kind = decision.kind
             if kind is DecisionKind.FIRST_NUMBER:
-                choices = _keeping(choices, lambda c: _finishes(observation, c)) or choices
+                choices = _keeping(choices, lambda c: _finishes(self.model, observation, c)) \
+                    or choices
             elif kind is DecisionKind.TAKE_BACK and not observation.deck_numbers[
                     observation.seat]:
-                choices = _keeping(choices, lambda c: _plays_on(observation, c)) or choices
+                choices = _keeping(choices, lambda c: _plays_on(self.model, observation, c)) \
+                    or choices
         return self.rng.choice(choices)
 
 
@@ -47,20 +51,21 @@ def _keeping(choices: tuple[Any, ...], keep: Any) -> tuple[Any, ...]:
     return tuple(c for c in choices if keep(c))
 
 
-def _legal(obs: Observation, first: NumberCard, second: NumberCard, delta: int = 0) -> bool:
-    return not pair_sum(obs.rulebook, obs.mission.challenges, first, second, delta)[1]
+def _legal(model: MissionModel, obs: Observation, first: NumberCard,
+           second: NumberCard) -> bool:
+    return not model.pair_sum(obs.rulebook, obs.mission.challenges, first, second)[1]
 
 
-def _finishes(obs: Observation, first: NumberCard) -> bool:
+def _finishes(model: MissionModel, obs: Observation, first: NumberCard) -> bool:
     """Some card left in hand is a legal card 3 beside `first` (R9)."""
     rest = list(obs.hand)
     rest.remove(first)
-    return any(_legal(obs, first, second) for second in set(rest))
+    return any(_legal(model, obs, first, second) for second in set(rest))
 
 
-def _plays_on(obs: Observation, kept: NumberCard) -> bool:
+def _plays_on(model: MissionModel, obs: Observation, kept: NumberCard) -> bool:
     """The hand with `kept` taken back holds a legal pair for the next round (R9, R21)."""
     hand = [*obs.hand, kept]
     cards = set(hand)
-    return any(_legal(obs, first, second) for first in cards for second in cards
+    return any(_legal(model, obs, first, second) for first in cards for second in cards
                if second != first or hand.count(first) > 1)

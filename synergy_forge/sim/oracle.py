@@ -10,6 +10,7 @@ from synergy_forge.core.observation import Omniscient
 from synergy_forge.sim.convention import best_action, planned_card
 from synergy_forge.sim.expert import keep_card, round_state, rules_of
 from synergy_forge.sim.greedy import ScoreMemory
+from synergy_forge.sim.model import MissionModel
 
 
 class OracleBot:
@@ -27,8 +28,10 @@ class OracleBot:
     #: The cheat, said aloud: this bot is handed `Game.observe_all()`, every hand included.
     sees = "all"
 
-    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None) -> None:
+    def __init__(self, rng: random.Random, memory: ScoreMemory | None = None,
+                 model: MissionModel | None = None) -> None:
         self.rng = rng
+        self.model = MissionModel() if model is None else model
 
     def choose(self, observation: Omniscient, decision: Decision) -> Any:
         if len(decision.choices) == 1:
@@ -36,14 +39,14 @@ class OracleBot:
         kind = decision.kind
         if kind is DecisionKind.SUPER or kind is DecisionKind.HYPER:
             return decision.choices[0]
-        view = observation.views[decision.seat]
-        rules = rules_of(view)
+        view, model = observation.views[decision.seat], self.model
+        rules = rules_of(model, view)
         if kind is DecisionKind.TAKE_BACK:
-            return keep_card(rules, view.hand, decision.cards)
+            return keep_card(model, rules, view.hand, decision.cards)
         state = round_state(view, tuple(tuple(sorted(h)) for h in observation.hands),
                             tuple(tuple(sorted(h)) for h in observation.goal_hands))
         if kind is DecisionKind.ACTION:
-            return best_action(rules, state, decision.uses, view.discards)
-        card = planned_card(rules, state, decision)
+            return best_action(model, rules, state, decision.uses, view.discards)
+        card = planned_card(model, rules, state, decision)
         # None: no legal pair for some seat, and R9 ends the mission whatever is played
         return card if card is not None else decision.choices[0]

@@ -11,21 +11,23 @@ from collections.abc import Callable, Sequence
 from synergy_forge.core.choices import Choice, Decision
 from synergy_forge.core.engine import Game
 from synergy_forge.sim.bots import SEES_SEAT, Bot, SeatMemories, make_bot
+from synergy_forge.sim.model import MissionModel
 
 
 def play(game: Game, bot_names: Sequence[str], *,
          on_decision: Callable[[Game, Decision, Choice], None] | None = None,
          after_round: Callable[[Game], None] | None = None,
-         memories: SeatMemories | None = None) -> Game:
+         memories: SeatMemories | None = None, model: MissionModel | None = None) -> Game:
     """Play `game` to its end with one bot per seat; returns it, finished.
 
-    `memories`: the bots' memories to keep across the games a caller plays (see
-    bots.SeatMemories).
+    `memories` and `model`: the bots' memories and the mission model to keep across the games
+    a caller plays (bots.SeatMemories, sim.model); without them, this game's own.
 
     `on_decision(game, decision, choice)` is called for every decision before it is applied;
     `after_round(game)` after every settled round.
     """
-    bots: list[Bot] = [make_bot(name, game.seed, seat, memories=memories)
+    model = MissionModel() if model is None else model  # one for every seat of the game
+    bots: list[Bot] = [make_bot(name, game.seed, seat, memories=memories, model=model)
                        for seat, name in enumerate(bot_names)]
     for bot in bots:  # who sits where is public at a table (sim.mixed)
         seated = getattr(bot, "seated", None)

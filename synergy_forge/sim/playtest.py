@@ -52,9 +52,9 @@ def _work(playables: Sequence[Playable], index: int, player_count: int, table: T
     subject = playables[index]
     if isinstance(table, int):
         return play_batch(subject.mission, subject.rulebook, subject.colors, player_count,
-                          STAR_BOT, seeds, experts=table)
+                          STAR_BOT, seeds, experts=table, model=subject.model)
     return play_batch(subject.mission, subject.rulebook, subject.colors, player_count, table,
-                      seeds)
+                      seeds, model=subject.model)
 
 
 def run(playables: Sequence[Playable], bots: Sequence[str],

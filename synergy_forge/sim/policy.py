@@ -5,7 +5,7 @@ options, goal hands, and each type's weight) and the grid of every seat's possib
 answers, for every type of every seat, the first card, goal card and second card it plays
 (`Opening`), each seat's answer a best response to the others' (synergy_forge.sim.belief builds
 the types from public facts and says when each policy is played). Everything here is a pure
-function of its arguments; the memo holds nothing else.
+function of its arguments; what it remembers, the mission model (sim.model) holds.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from synergy_forge.core.cards import NUMBER_VALUES
-from synergy_forge.core.memo import Memo
-from synergy_forge.sim.chances import Grid
+from synergy_forge.sim.chances import Grid, grid_rules
 from synergy_forge.sim.convention import Rules, goal_ease
+from synergy_forge.sim.model import MissionModel
 
 #: What one unit of a hand's value for later rounds (`convention.hand_value`) is worth, in
 #: chance that this round succeeds: a hand left with no legal pair costs the whole round.
@@ -32,8 +32,6 @@ REPLY_PASSES = 2
 _EACH_VALUE = Counter(NUMBER_VALUES)
 #: A type: (per value 1..5, how many the hand holds; the distinct goals it holds).
 Type = tuple[tuple[int, ...], tuple[str, ...]]
-#: Where each goal is met on a grid of sums, per (rulebook, goals, the grid's axes).
-_METS: Memo[tuple[Any, ...], list[np.ndarray]] = Memo(8)
 
 
 class Opening:
@@ -91,7 +89,7 @@ class Solver:
     Every choice is made for all of a seat's types at once (arrays: per number hand `h`, per
     goal hand `g`)."""
 
-    def __init__(self, rules: Rules, universe: tuple[str, ...],
+    def __init__(self, model: MissionModel, rules: Rules, universe: tuple[str, ...],
                  axes: list[tuple[int, ...]], seat_options: list[list[Any]],
                  goal_types: list[tuple[tuple[tuple[str, ...], int], ...]],
                  type_ways: list[np.ndarray] | None = None, goal_played: bool = False) -> None:
@@ -109,12 +107,12 @@ class Solver:
         self.owner = [0] * n
         for j, p in enumerate(self.pos):
             self.owner[p] = j
-        self.met = _met_stacks(rules.rulebook, universe, tuple(axes),
+        self.met = _met_stacks(model, rules.rulebook, universe, tuple(axes),
                                remember=type_ways is None)
         if rules.last_round:
             self.cost = np.zeros(len(universe))
         else:  # spend the hard goals, keep the easy ones for later (as the plan does)
-            ease = goal_ease(rules)
+            ease = goal_ease(model, rules)
             self.cost = np.array([LATER * 0.01 * ease.get(g, 0.0) for g in universe])
         self.goal_at = {g: k for k, g in enumerate(universe)}
         # Per seat: its number hands' options as arrays padded to the most options a hand
@@ -301,22 +299,22 @@ class Solver:
         return Opening(self, plays, chance)
 
 
-def _met_stacks(rulebook: Any, universe: tuple[str, ...],
+def _met_stacks(model: MissionModel, rulebook: Any, universe: tuple[str, ...],
                 axes: tuple[tuple[int, ...], ...], remember: bool) -> list[np.ndarray]:
     """Per seat p, per goal of `universe`, where that goal in front of p is met (R10) over the
     grid of `axes`: an array (goal, *grid) of 0.0 and 1.0. Remembered where asked (an
     opening's grid comes back round after round; a reply's, fixed by the cards shown, rarely)."""
     key = (rulebook, universe, axes)
-    found = _METS.get(key)
+    found = model.met_stacks.get(key)
     if found is not None:
         return found
     n = len(axes)
     shape = tuple(len(a) for a in axes)
     stacks = [np.empty((len(universe), *shape)) for _ in range(n)]
     for k, g in enumerate(universe):
-        grid = Grid(rulebook, (g,) * n, frozenset(), axes)
+        grid = Grid(grid_rules(model, rulebook), (g,) * n, frozenset(), axes)
         for p in range(n):
             stacks[p][k] = grid.met(p)
-    return _METS.remember(key, stacks) if remember else stacks
+    return model.met_stacks.remember(key, stacks) if remember else stacks
 
 

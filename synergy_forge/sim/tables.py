@@ -20,6 +20,7 @@ from synergy_forge.core.rules import Rulebook
 from synergy_forge.sim.bots import SeatMemories
 from synergy_forge.sim.expert import counts_every_hand
 from synergy_forge.sim.ladder import EXPERT, NOVICE, seating, wilson
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.play import play
 
 #: The bot whose ladder gives the stars: `--bots expert` plays the ladder's tables.
@@ -64,16 +65,22 @@ class Tally:
 
 
 def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], player_count: int,
-               bot: str, seeds: Sequence[int], experts: int | None = None) -> Tally:
+               bot: str, seeds: Sequence[int], experts: int | None = None,
+               model: MissionModel | None = None) -> Tally:
     """Play a game from each seed: `bot` at every seat, or with `experts` given, the ladder's
-    table with that many experts and novices in the other seats (sim.ladder.seating)."""
+    table with that many experts and novices in the other seats (sim.ladder.seating).
+
+    The bots work with `model` (sim.model), the mission model of whoever plays more batches
+    of this mission (the playtest's `Playable`, the ladder's tables of one player count);
+    without one, this batch's own, freed with it."""
     tally = Tally()
     memories = SeatMemories()  # the bots' own, kept across this batch's games
+    model = MissionModel() if model is None else model
     for seed in seeds:
         game = Game(mission, player_count, seed, rulebook, colors)
         seats = [bot] * player_count if experts is None else \
             seating(seed, player_count, experts)
-        play(game, seats, memories=memories)
+        play(game, seats, memories=memories, model=model)
         outcome = game.outcome
         assert outcome is not None
         tally.games += 1
@@ -95,11 +102,14 @@ def play_batch(mission: Mission, rulebook: Rulebook, colors: Sequence[str], play
 
 @dataclass(frozen=True)
 class Playable:
-    """A mission with what it is played with: its campaign's rulebook and colours."""
+    """A mission with what it is played with: its campaign's rulebook and colours, and the
+    mission model its batches share (sim.model: in each process that plays them, its own;
+    freed with the playable)."""
 
     mission: Mission
     rulebook: Rulebook
     colors: tuple[str, ...]
+    model: MissionModel = field(default_factory=MissionModel, compare=False, repr=False)
 
 
 #: Who sits at a cell's seats: a bot's name at every seat, or the number of experts at a

@@ -214,7 +214,8 @@ class TuneResult:
 def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int, *,
          counts: Sequence[int] | None = None, budget: int = 40_000, games: int = 400,
          seed: int = 1, with_actions: bool = False, executor: Executor | None = None,
-         valid: Callable[[Mission], bool] | None = None, strict: bool = True) -> TuneResult:
+         valid: Callable[[Mission], bool] | None = None, strict: bool = True,
+         progress: Callable[[int, int], None] | None = None) -> TuneResult:
     """Search for the setting closest to `mission`'s whose estimate (the skill a table needs,
     from `games` games at each player count in `counts` and each level of the skill ladder)
     lands in the band of `stars` (and agrees with `playtest --check` at its default 100
@@ -222,8 +223,10 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     `first_look`, ValueError otherwise).
 
     Not `strict`: a mission whose own estimate already agrees with `stars` as `playtest
-    --check` sees it (its interval reaches the band) is left as it is.
+    --check` sees it (its interval reaches the band) is left as it is. `progress(settings,
+    games)` is told each new setting tried and each batch of games played, as they come.
     """
+    told = progress or (lambda settings, games: None)
     started = time.perf_counter()
     executor = executor or LocalPool()
     unit = executor.unit_games  # games per work unit, as this executor's scheduling wants
@@ -251,7 +254,9 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
     def play(trials: list[Trial]) -> None:
         """One more batch for each trial, all in one call of the executor (`paid` ones)."""
         nonlocal spent, tried
-        tried += sum(1 for trial in trials if not trial.played)
+        new = sum(1 for trial in trials if not trial.played)
+        tried += new
+        told(new, 0)
         units = []
         for index, trial in enumerate(trials):
             trial.counts = played
@@ -280,6 +285,7 @@ def tune(mission: Mission, rulebook: Rulebook, colors: Sequence[str], stars: int
         results: list[Tally | None] = [None] * len(units)
         for number, tally in session.run([unit[1:] for unit in units]):
             results[number] = tally
+            told(0, tally.games)  # as each unit comes back: a batch can take minutes
         assert all(r is not None for r in results), "an executor lost a unit's result"
         return [r for r in results if r is not None]
 
@@ -352,7 +358,7 @@ def _play_setting(subject: Playable, setting: Setting, players: int, experts: in
                   seeds: tuple[int, ...]) -> Tally:
     # Runs in a worker: only the setting, the table and the seeds travel with each unit.
     return play_batch(setting.apply(subject.mission), subject.rulebook, subject.colors,
-                      players, STAR_BOT, seeds, experts=experts)
+                      players, STAR_BOT, seeds, experts=experts, model=subject.model)
 
 
 def _judge(trial: Trial, low: float, high: float, games: int) -> None:
@@ -449,11 +455,13 @@ MISSIONS_AT_ONCE = 4
 def tune_each(subjects: Sequence[Playable], stars: int | None, *,
               counts: Sequence[int] | None, budget: int, games: int, seed: int,
               with_actions: bool, executor: Executor,
-              valid_for: Callable[[Playable], Callable[[Mission], bool]]
+              valid_for: Callable[[Playable], Callable[[Mission], bool]],
+              progress: Callable[[int, int], None] | None = None
               ) -> Iterator[TuneResult | None]:
     """`tune` for each mission, in their order: towards `stars`, or (None) towards its
     declared stars, changed only if the estimate disagrees; None for a mission not made for
-    any of `counts`. `valid_for(subject)` says which of its candidates may be proposed.
+    any of `counts`. `valid_for(subject)` says which of its candidates may be proposed;
+    `progress` is each one's (tune).
 
     On a cluster several missions are tuned at once, to keep its workers busy; the local pool
     already has every core busy with one (and in this thread, Ctrl-C stops at once). Stopped
@@ -467,7 +475,8 @@ def tune_each(subjects: Sequence[Playable], stars: int | None, *,
         return tune(mission, subject.rulebook, subject.colors,
                     stars if stars is not None else mission.stars, counts=counts,
                     budget=budget, games=games, seed=seed, with_actions=with_actions,
-                    executor=executor, valid=valid_for(subject), strict=stars is not None)
+                    executor=executor, valid=valid_for(subject), strict=stars is not None,
+                    progress=progress)
 
     threads = None
     if not isinstance(executor, LocalPool) and len(subjects) > 1:

@@ -1,9 +1,14 @@
-"""A table: one game of the engine, its seats (people by secret token, bots), and the log.
+"""A table: its games of the engine, one after the other (a rematch, the campaign's next
+mission), its seats (each reached by a secret token; played by a person or a bot, as the
+host says), its host and spectators' links, and the log of every decision, with who made it.
 
 People choose through the API, one seat each; bots choose in a thread of the table's own, at a
 pace a person can follow. Choices of a simultaneous step are held face down until every seat's
 is in, then given to the engine together, which checks each again (`Game.apply`). Every
 change bumps the table's version, which wakes the open pages' event streams.
+
+With a `Store`, every decision is written (one transaction) before it is taken, so a table
+read back (`session.resume`) is at the decision it stopped, face-down choices included.
 """
 
 from __future__ import annotations
@@ -12,28 +17,56 @@ import json
 import secrets
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
-from synergy_forge.authoring.gamelog import Recorder, decision_record
+from synergy_forge.authoring.gamelog import (
+    Recorder,
+    decision_record,
+    outcome_record,
+    who_played,
+)
 from synergy_forge.core.cards import Action
-from synergy_forge.core.choices import Choice, Decision, IllegalChoice, StaleChoice, StateId
+from synergy_forge.core.choices import (
+    Choice,
+    Decision,
+    DecisionKind,
+    IllegalChoice,
+    StaleChoice,
+    StateId,
+    choice_from_json,
+    choice_json,
+)
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rules import ActionText, Rulebook
-from synergy_forge.sim.bots import SeatMemories, make_bot, view_for
+from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
+from synergy_forge.sim.model import MissionModel
+from synergy_forge.table.presence import Presence
+from synergy_forge.table.review import Reviewing
+from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
 from synergy_forge.table.view import (
     PERSON,
     mission_card,
+    mission_label,
     outcome,
     own_view,
     public_view,
+    revealed,
     round_summary,
 )
 from synergy_forge.web.server import Changes
 
-#: Bots of every table share memories per seat (sim.bots): one bot thinks at a time.
+#: One bot thinks at a time, whatever its table: they share the cores with people's pages.
 _BOTS_THINKING = threading.Lock()
+#: The bot that plays a seat whose person is away, unless the host names another.
+AWAY_BOT = "expert"
+#: How often a table's last use is written to its state file at most (seconds): its decisions
+#: are written anyway; this is for pages only looked at, so that a table in use is not ended
+#: as idle when the server starts again.
+TOUCH_EVERY = 60.0
 
 
 class Refused(Exception):
@@ -46,55 +79,155 @@ class Refused(Exception):
 
 
 class Finished(NamedTuple):
-    """A game played to its end at a table: the game, its whole log, its number there."""
+    """A game played to its end at a table: the game, its whole log, its number there, and
+    the table's options (where its logs go)."""
 
     game: Game
     records: list[dict[str, Any]]
     number: int
+    options: Mapping[str, Any]
+
+
+class Played(NamedTuple):
+    """A finished game of a table, for the host's list of the evening."""
+
+    number: int
+    mission: dict[str, Any]  # id, number, title
+    outcome: dict[str, Any]
+
+
+def _token() -> str:
+    """A secret link's token: 192 random bits (`secrets`), unguessable."""
+    return secrets.token_urlsafe(24)
 
 
 class GameTable:
-    """One mission played by people and bots; `seats[i]` is PERSON or a bot's name."""
+    """Missions played by people and bots, one game after another, at the same seats.
+
+    `seats[i]` is who sat at seat i when the table opened (PERSON or a bot's name);
+    `players[i]` who plays it now (the host may hand a person's seat to a bot and back)."""
 
     def __init__(self, mission: Mission, rulebook: Rulebook, colors: Sequence[str],
                  players: int, seed: int, seats: Sequence[str], *,
                  actions: Mapping[Action, ActionText] | None = None, pace: float = 1.0,
-                 on_end: Callable[[Finished], None] | None = None) -> None:
+                 on_end: Callable[[Finished], None] | None = None,
+                 store: Store | None = None, options: Mapping[str, Any] | None = None,
+                 stored: TableRow | None = None) -> None:
+        """A new table, written to `store`; or, with `stored`, that table of `store` again
+        (its links, options and who plays each seat; its last game dealt, to which
+        `take_stored` gives its decisions: `session.resume`)."""
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
-        self.game = Game(mission, players, seed, rulebook, colors)
         self.seats = tuple(seats)
-        #: seat -> its secret (unguessable: 192 random bits), people's seats only
-        self.tokens = {seat: secrets.token_urlsafe(24)
-                       for seat, kind in enumerate(self.seats) if kind == PERSON}
-        self.memories = SeatMemories()  # the bots', kept across this table's games
-        self.bots = {seat: make_bot(kind, seed, seat, memories=self.memories)
-                     for seat, kind in enumerate(self.seats) if kind != PERSON}
-        self.pace = pace
         self.on_end = on_end
-        self.recorder = Recorder(self.game, self.seats)
-        self.records: list[dict[str, Any]] | None = None  # the whole log, once finished
+        self.store = store
+        self.memories, self.mission_model = SeatMemories(), MissionModel()  # the bots', kept
         self.lock = threading.Lock()
         self._bots_due = threading.Condition(self.lock)
         self.changes = Changes()
         self.stopping = threading.Event()
+        self.ended = False
+        self.played: list[Played] = []
+        self.reviewing: Reviewing | None = None  # of the last finished game, once asked for
+        self.last: tuple[int, list[dict[str, Any]]] | None = None  # that game: number, log
+        self.presence = Presence(len(seats))
+        self._written = time.time()  # when the table's last use was written to the store
+        self.options: dict[str, Any] = {"pace": pace, "away": None, "away_bot": AWAY_BOT,
+                                        **(options or {})}
+        number, card, header = 1, None, None
+        if stored is None:
+            self.keys = {seat: _token() for seat in range(players)}  # every seat's secret
+            self.host, self.watch = _token(), _token()
+            self.players = list(self.seats)
+            self.id = 0 if store is None else store.new_table(
+                self.host, self.watch, self.options,
+                [SeatRow(seat, self.keys[seat], kind, kind) for seat, kind in enumerate(seats)])
+        else:
+            self.id, self.host, self.watch = stored.id, stored.host, stored.watch
+            self.keys = {s.seat: s.token for s in stored.seats}
+            self.players = [s.player for s in stored.seats]
+            # Pages open before the restart hold older versions: above them, else every page
+            self.changes.version = int(time.time() * 1000)  # takes new views for late old ones
+            last = stored.games[-1]
+            number, card, header = last.number, last.card, last.header
+        game = Game(mission, players, seed, rulebook, colors, number=number)
+        self._deal(game, card or mission_card(mission, players, game.allowed_failures,
+                                              rulebook, actions or {}), header)
+
+    # -- dealing --------------------------------------------------------------------------
+
+    def _deal(self, game: Game, card: dict[str, Any],
+              stored: dict[str, Any] | None = None) -> None:
+        """Start `game` at this table, with the mission card the pages show, and write it to
+        the store; `stored`: its log's first record as the store has it (resuming). Lock
+        held, or during construction."""
+        self.game = game
+        self.card = card
+        self._bots: dict[tuple[int, str], Bot] = {}
+        self.recorder = Recorder(game, self.players)
+        if stored is not None:
+            self.recorder.records[0] = stored
+        self.records: list[dict[str, Any]] | None = None  # the whole log, once finished
         self.chosen: dict[int, Choice] = {}  # this step's choices so far, face down
+        self._by: dict[int, str] = {}  # who made each of them
+        self._seq = 0  # decisions taken in this game, face down ones included
         self.rounds: list[dict[str, Any]] = []
-        self.card = mission_card(mission, players, self.game.allowed_failures, rulebook,
-                                 actions or {})
         self._public: tuple[int, str] | None = None
         self._told = False  # on_end called
-        self.number = 1  # of the games played at this table, this one
         self.result: dict[str, Any] | None = None  # the outcome as the view gives it
+        if self.store is not None and stored is None:
+            self.store.new_game(self.id, game.number, self.recorder.records[0], card)
+
+    @property
+    def number(self) -> int:
+        """The game's number at this table: 1, then 2 after a rematch, ..."""
+        return self.game.number
+
+    @property
+    def tokens(self) -> dict[int, str]:
+        """The secret of every seat a person plays: those are the links people are given."""
+        return {seat: self.keys[seat] for seat, kind in enumerate(self.players)
+                if kind == PERSON}
 
     @property
     def people(self) -> list[int]:
-        return [seat for seat, kind in enumerate(self.seats) if kind == PERSON]
+        return [seat for seat, kind in enumerate(self.players) if kind == PERSON]
+
+    def player_of(self, seat: int) -> str:
+        """Who decides for `seat` now: PERSON, the bot the host gave it, or the away bot."""
+        player = self.players[seat]
+        if player == PERSON and seat in self.presence.away:
+            return str(self.options["away_bot"])
+        return player
 
     # -- what a seat sees -----------------------------------------------------------------
 
     def _decision(self, seat: int) -> Decision | None:
         return next((d for d in self.game.pending() if d.seat == seat), None)
+
+    def _public_text(self) -> str:
+        """The part every seat and spectator sees alike, encoded once per change (lock
+        held)."""
+        version = self.changes.version
+        if self._public is None or self._public[0] != version:
+            game = self.game
+            public = public_view(game.observe(0), self._seat_states(), game.pending(),
+                                 self.chosen, self.card, self.rounds, game.outcome)
+            public["game"] = game.number
+            self._public = (version, json.dumps(public, ensure_ascii=False,
+                                                separators=(",", ":")))
+        return self._public[1]
+
+    def _seat_states(self) -> list[dict[str, Any]]:
+        """Per seat, who plays it and whether its person is here, as everyone sees it."""
+        states = []
+        for seat in range(self.game.players):
+            player = self.player_of(seat)
+            states.append({"player": PERSON if player == PERSON else "bot",
+                           "bot": None if player == PERSON else player,
+                           "away": seat in self.presence.away,
+                           "connected": self.presence.connected(seat)})
+        return states
 
     def view_json(self, seat: int) -> str:
         """The seat's view (docs/table.md) as JSON text: its own part, then the public part,
@@ -102,21 +235,96 @@ class GameTable:
         with self.lock:
             game, version = self.game, self.changes.version
             seen = game.observe(seat)
-            if self._public is None or self._public[0] != version:
-                public = public_view(seen, self.seats, game.pending(), self.chosen, self.card,
-                                     self.rounds, game.outcome)
-                public["game"] = self.number
-                self._public = (version, json.dumps(public, ensure_ascii=False,
-                                                    separators=(",", ":")))
-            own = own_view(seen, game.state, self.seats, self._decision(seat),
+            public_text = self._public_text()
+            own = own_view(seen, game.state, self.player_of(seat), self._decision(seat),
                            self.chosen.get(seat), seat in self.chosen, self.result, version)
-            public_text = self._public[1]
         text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
         return f'{text[:-1]},"table":{public_text}}}'
 
     def view(self, seat: int) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self.view_json(seat))
         return data
+
+    def watch_json(self) -> str:
+        """What a spectator sees (the seat view's shape, with no seat): during the game, only
+        what is face up for everyone; once it is over, every hand and every decision."""
+        with self.lock:
+            game, version = self.game, self.changes.version
+            public_text = self._public_text()
+            own: dict[str, Any] = {
+                "seat": None, "color": None, "symbol": None, "player": "watch", "hand": [],
+                "goal_hand": [], "decision": None, "laid": None, "legal": [],
+                "outcome": self.result, "version": version,
+                "revealed": revealed(game, self.records) if self.records is not None
+                else None}
+        text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
+        return f'{text[:-1]},"table":{public_text}}}'
+
+    def host_json(self, base: str) -> str:
+        """What the host sees: the table as spectators see it (no hand during the game: the
+        host often plays a seat too), every link (at `base`), who plays each seat and whether
+        its person has a page open, the limit after which a bot plays for someone away, and
+        the games played at this table so far."""
+        with self.lock:
+            game, version = self.game, self.changes.version
+            public_text = self._public_text()
+            seats = [{"seat": seat, "link": f"{base}/seat/{self.keys[seat]}",
+                      "qr": f"/api/host/{self.host}/qr/seat-{seat}.svg",
+                      "seated": self.seats[seat], "player": self.players[seat],
+                      "playing": self.player_of(seat), "away": seat in self.presence.away,
+                      "connected": self.presence.connected(seat),
+                      "pages": self.presence.streams[seat]}
+                     for seat in range(game.players)]
+            own = {
+                "host": True, "version": version, "seats": seats,
+                "watch": {"link": f"{base}/watch/{self.watch}",
+                          "qr": f"/api/host/{self.host}/qr/watch.svg"},
+                "away": {"seconds": self.options.get("away"),
+                         "bot": self.options["away_bot"]},
+                "bots": sorted(BOTS), "over": game.over, "ended": self.ended,
+                "campaign": self.options.get("campaign") is not None,
+                "outcome": self.result,
+                "games": [p._asdict() for p in self.played]}
+        text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
+        return f'{text[:-1]},"table":{public_text}}}'
+
+    # -- people at the table --------------------------------------------------------------
+
+    @property
+    def touched(self) -> float:
+        """When the table was last used (time.monotonic)."""
+        return self.presence.touched
+
+    def seen(self, seat: int | None = None) -> None:
+        """A request of one of the table's links (`seat`'s, or the host's or spectators'):
+        the table is in use, and the seat's person is here."""
+        with self.lock:
+            self.presence.seen(seat)
+            back = seat in self.presence.away
+        if back:
+            self.check_away()
+        if self.store is not None and time.time() - self._written > TOUCH_EVERY:
+            self._written = time.time()
+            self.store.touch(self.id, self._written)
+
+    def connect(self, seat: int, opened: bool) -> None:
+        """A page of `seat` opened (or closed) its event stream."""
+        with self.lock:
+            if self.presence.page(seat, opened):
+                self._changed()
+        self.check_away()
+
+    def check_away(self) -> None:
+        """Who is away (the host's limit, `options["away"]`: a bot plays their seat until they
+        are back), published when it changes."""
+        with self.lock:
+            if self.presence.check(self.options.get("away"), self.people):
+                self._changed()
+
+    def _changed(self) -> None:
+        """Wake the pages and the bots (lock held)."""
+        self.changes.publish()
+        self._bots_due.notify_all()
 
     # -- choosing -------------------------------------------------------------------------
 
@@ -126,8 +334,13 @@ class GameTable:
         earlier game at this table is refused as such."""
         with self.lock:
             game = self.game
+            if self.ended:
+                raise Refused(409, "the table has ended")
             if game.over:
                 raise Refused(409, "the game is over")
+            if self.players[seat] != PERSON:
+                raise Refused(409, f"the host has given this seat to bot {self.players[seat]}"
+                              "; ask them to give it back")
             if self._decision(seat) is None:
                 raise Refused(409, "it is not your turn")
             if seat in self.chosen:
@@ -140,100 +353,224 @@ class GameTable:
             except IllegalChoice:
                 raise Refused(409, f"{choice[:80]!r} is not a legal choice now: ask the seat's "
                               "view for its legal choices") from None
-            self._take(seat, made, game.state)
-        self._after_change()
+            self._take(seat, made, game.state, PERSON)
+        self.tell_end()
 
-    def _take(self, seat: int, choice: Choice, state: StateId) -> None:
-        """Lay `seat`'s choice, made in `state`, face down; when every pending decision has
-        one, the engine applies them all (and checks each again, and the state). Called with
-        the lock held."""
+    def _take(self, seat: int, choice: Choice, state: StateId, by: str) -> None:
+        """Lay `seat`'s choice, made in `state` by `by`, face down (written to the store
+        first); when every pending decision has one, the engine applies them all (and checks
+        each again, and the state). Called with the lock held."""
+        game = self.game
+        decision = self._decision(seat)
+        assert decision is not None
+        if self.store is not None:
+            self.store.add_decision(self.id, game.number, self._seq, str(state), seat,
+                                    str(decision.kind), choice_json(choice), by)
+        self._seq += 1
+        self._lay(seat, choice, state, by)
+        self.changes.publish()
+        self._bots_due.notify_all()
+
+    def _lay(self, seat: int, choice: Choice, state: StateId, by: str) -> None:
         self.chosen[seat] = choice
+        self._by[seat] = by
         game = self.game
         pending = game.pending()
         if all(d.seat in self.chosen for d in pending):
             choices = [self.chosen[d.seat] for d in pending]
             # Each record holds the game's position before its decision: made before apply.
-            records = [decision_record(game, d, c) for d, c in zip(pending, choices, strict=True)]
+            records = [decision_record(game, d, c, self._by[d.seat])
+                       for d, c in zip(pending, choices, strict=True)]
             before = len(game.history)
             game.apply(choices, state)
             self.recorder.records += records
-            self.chosen = {}
+            self.chosen, self._by = {}, {}
             for record in game.history[before:]:
                 self.rounds.append(round_summary(game, record))
             if game.over:
-                self.records = self.recorder.finish(game)
-                self.result = outcome(game)
-        self.changes.publish()
-        self._bots_due.notify_all()
+                self._finish()
 
-    def _after_change(self) -> None:
-        """Outside the lock: the end of the game is told once (the log is written then),
-        with the game as it ended, whatever happens at the table meanwhile."""
+    def _finish(self) -> None:
+        """The game is over: its log (who played each seat: who made most of its decisions),
+        its outcome, the evening's list (lock held)."""
+        game = self.game
+        records = self.recorder.finish(game)
+        records[0] = {**records[0], "bots": who_played(records, records[0]["bots"])}
+        self.records = records
+        self.result = result = outcome(game)
+        assert result is not None
+        self.played.append(Played(game.number, mission_label(game.mission), result))
+        self.last = (game.number, records)
+        if self.store is not None:  # again when resuming: it may not have been written
+            self.store.finish_game(self.id, game.number, outcome_record(game))
+
+    def tell_end(self) -> None:
+        """Outside the lock, after a change: the end of the game is told to `on_end` once (the
+        log is written then), with the game as it ended, whatever happens at the table
+        meanwhile (also a table resumed after its game ended, before its log was written)."""
         finished = None
         with self.lock:
             if self.records is not None and not self._told:
                 self._told = True
-                finished = Finished(self.game, self.records, self.number)
-        if finished is not None and self.on_end is not None:
-            self.on_end(finished)
+                finished = Finished(self.game, self.records, self.number, self.options)
+        if finished is not None:
+            if self.on_end is not None:
+                self.on_end(finished)
+            if self.store is not None:
+                self.store.logged(self.id, finished.number)
+
+    # -- the host's controls ----------------------------------------------------------------
 
     def again(self, seed: int | None = None) -> None:
         """Deal the same mission again at the same seats, once the game is over (its log is
-        kept: on_end had it); raises Refused before then."""
+        kept: on_end had it); a new random deal unless `seed`. Raises Refused before then."""
         with self.lock:
-            if not self.game.over:
-                raise Refused(409, "the game is not over")
+            self._over_or_refuse()
             setup = self.game.setup
             seed = secrets.randbits(63) if seed is None else seed
-            self.game = Game(setup.mission, setup.players, seed, setup.rulebook, setup.colors,
-                             number=self.number + 1)
-            self.bots = {s: make_bot(kind, seed, s, memories=self.memories)
-                         for s, kind in enumerate(self.seats)
-                         if kind != PERSON}
-            self.recorder = Recorder(self.game, self.seats)
-            self.records, self.chosen, self.rounds, self._told = None, {}, [], False
-            self.result = None
-            self.number += 1
+            self._next_game(Game(setup.mission, setup.players, seed, setup.rulebook,
+                                 setup.colors, number=self.number + 1), self.card)
+
+    def rematch(self, deal: str) -> None:
+        """The same mission again: `deal` "same" deals the same cards again (the same seed),
+        "new" a new deal."""
+        if deal not in ("same", "new"):
+            raise Refused(422, 'deal is "same" or "new"')
+        with self.lock:
+            self._over_or_refuse()
+            seed = self.game.seed if deal == "same" else None
+        self.again(seed)
+
+    def next_mission(self) -> None:
+        """The campaign's next mission (by number) for this table's player count, at the same
+        seats, once the game is over: a campaign evening (docs/rules.md: nothing carries from
+        one mission to the next; the host's page lists each mission's result)."""
+        from synergy_forge.errors import SynergyForgeError
+        from synergy_forge.workspace.play import next_mission
+
+        with self.lock:
+            self._over_or_refuse()
+            folder = self.options.get("campaign")
+            mission, players = self.game.mission, self.game.players
+        if folder is None:
+            raise Refused(409, "this table's mission is not in a campaign: there is no next "
+                          "mission")
+        try:
+            found = next_mission(Path(folder), mission.number, players)
+        except SynergyForgeError as exc:
+            raise Refused(409, str(exc).splitlines()[0]) from None
+        if found is None:
+            raise Refused(409, f"no mission after mission {mission.number} of the campaign is "
+                          f"for {players} players")
+        with self.lock:
+            self._over_or_refuse()
+            game = Game(found.mission, players, secrets.randbits(63), found.rulebook,
+                        found.colors, number=self.number + 1)
+            card = mission_card(found.mission, players, game.allowed_failures, found.rulebook,
+                                found.actions)
+            self._next_game(game, card)
+
+    def _over_or_refuse(self) -> None:
+        if self.ended:
+            raise Refused(409, "the table has ended")
+        if not self.game.over:
+            raise Refused(409, "the game is not over")
+
+    def _next_game(self, game: Game, card: dict[str, Any]) -> None:
+        self._deal(game, card)
+        self.changes.publish()
+        self._bots_due.notify_all()
+
+    def set_player(self, seat: int, player: str) -> None:
+        """Hand `seat` to a bot (its name) or back to its person (PERSON), from the next
+        decision on; a choice it laid face down stays."""
+        if player != PERSON and player not in BOTS:
+            raise Refused(422, f"no bot {player[:40]!r}: one of {', '.join(sorted(BOTS))}, "
+                          "or null for a person")
+        with self.lock:
+            if not 0 <= seat < self.game.players:
+                raise Refused(404, f"no seat {seat} at this table")
+            if self.ended:
+                raise Refused(409, "the table has ended")
+            if self.store is not None:
+                self.store.set_player(self.id, seat, player)
+            self.players[seat] = player
+            self.presence.back(seat)
             self.changes.publish()
             self._bots_due.notify_all()
+        self.check_away()
+
+    def set_away(self, seconds: float | None, bot: str | None = None) -> None:
+        """A person's seat with no page open for longer than `seconds` is played by `bot`
+        until they are back (None: never)."""
+        bot = bot or str(self.options["away_bot"])
+        if bot not in BOTS:
+            raise Refused(422, f"no bot {bot[:40]!r}: one of {', '.join(sorted(BOTS))}")
+        with self.lock:
+            self.options = {**self.options, "away": seconds, "away_bot": bot}
+            if self.store is not None:
+                self.store.set_options(self.id, self.options)
+        self.check_away()
+
+    def end(self) -> None:
+        """End the table: its pages say so, its bots stop, the store keeps it as ended."""
+        with self.lock:
+            if self.ended:
+                return
+            self.ended = True
+            if self.store is not None:
+                self.store.end_table(self.id)
+        self.stop()
 
     # -- bots -----------------------------------------------------------------------------
 
-    def _bot_decisions(self) -> list[Decision]:
-        return [d for d in self.game.pending() if d.seat in self.bots and d.seat not in
-                self.chosen]
+    def _bot(self, seat: int, name: str) -> Bot:
+        bot = self._bots.get((seat, name))
+        if bot is None:
+            bot = self._bots[(seat, name)] = make_bot(
+                name, self.game.seed, seat, memories=self.memories, model=self.mission_model)
+        return bot
+
+    def _bot_decisions(self) -> list[tuple[Decision, str]]:
+        return [(d, player) for d in self.game.pending()
+                if (player := self.player_of(d.seat)) != PERSON and d.seat not in self.chosen]
 
     def run_bots(self) -> None:
-        """Play the bots' seats until the table stops (runs in a thread):
-        each decision waits `pace` seconds first, so people can follow."""
+        """Play the bots' seats until the table stops (runs in a thread): each decision waits
+        `pace` seconds first, so people can follow. Once a second it also sees who is away."""
         while not self.stopping.is_set():
+            self.check_away()
             with self.lock:
                 due = self._bot_decisions()
                 if not due:  # people's turn, or the game is over (it may be dealt again)
                     self._bots_due.wait(timeout=1.0)
                     continue
                 state = self.game.state
-            if self.stopping.wait(self.pace):
+            if self.stopping.wait(float(self.options["pace"])):
                 return
             with self.lock:
                 if self.game.state != state:
                     continue
-                asked = [(d, view_for(self.bots[d.seat], self.game, d.seat))
-                         for d in self._bot_decisions()]
+                asked = []
+                for decision, name in self._bot_decisions():
+                    bot = self._bot(decision.seat, name)
+                    asked.append((decision, name, bot, view_for(bot, self.game, decision.seat)))
             # What a bot sees is an immutable value: it thinks without holding the table.
             try:
                 with _BOTS_THINKING:
-                    made = [(d, self.bots[d.seat].choose(seen, d)) for d, seen in asked]
+                    made = [(d, name, bot.choose(seen, d)) for d, name, bot, seen in asked]
             except Exception as exc:  # our mistake: say so; the people's pages still work
                 print(f"synergy-forge table: internal error in a bot: {type(exc).__name__}: "
                       f"{exc}; this is a bug, please report it", file=sys.stderr)
                 return
             with self.lock:
                 if self.game.state == state:  # else the game moved on while they thought
-                    for decision, choice in made:
-                        if decision.seat not in self.chosen:
-                            self._take(decision.seat, choice, state)
-            self._after_change()
+                    for decision, name, choice in made:
+                        # Still the bot's: not chosen meanwhile, nor given back to its person.
+                        if decision.seat not in self.chosen and \
+                                self.player_of(decision.seat) == name:
+                            self._take(decision.seat, choice, state, name)
+            self.tell_end()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -241,3 +578,23 @@ class GameTable:
             self._bots_due.notify_all()
         self.changes.close()
 
+    # -- the state file -------------------------------------------------------------------
+
+    def take_stored(self, rows: Sequence[DecisionRow], logged: bool) -> None:
+        """Take the game's stored decisions again, in order (before anyone sees the table):
+        a step not yet complete has its choices laid face down again. A game over whose log
+        was not `logged` is told to `on_end` by `tell_end`. Raises
+        ValueError for a decision the game does not ask (a file changed by hand)."""
+        for row in rows:
+            game = self.game
+            decision = None if game.over else self._decision(row.seat)
+            if row.state != str(game.state) or decision is None or \
+                    str(decision.kind) != row.kind or row.seat in self.chosen:
+                raise ValueError(f"decision {row.seq} ({row.state}, seat {row.seat}, "
+                                 f"{row.kind}) is not one the game asks at {game.state}")
+            choice = choice_from_json(DecisionKind(row.kind), row.choice)
+            if choice not in decision.choices:
+                raise ValueError(f"decision {row.seq} is not a legal choice")
+            self._seq += 1
+            self._lay(row.seat, choice, game.state, row.by)
+        self._told = logged

@@ -16,7 +16,15 @@ from typing import Any
 from synergy_forge.authoring.gamelog import PERSON
 from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import COLOR_SYMBOLS, Action, GoalCard, NumberCard
-from synergy_forge.core.choices import Choice, Decision, StateId, choice_id, use_json
+from synergy_forge.core.choices import (
+    Choice,
+    Decision,
+    DecisionKind,
+    StateId,
+    choice_from_json,
+    choice_id,
+    use_json,
+)
 from synergy_forge.core.engine import Game, Outcome, RoundRecord
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
@@ -48,8 +56,13 @@ def action_use(use: ActionUse) -> dict[str, Any]:
 def legal_item(state: StateId, decision: Decision, choice: Choice) -> dict[str, Any]:
     """A choice for the page: its id (`choices.choice_id`, which names the game's state, so
     one from an earlier view is refused), its kind, and what it picks."""
-    item: dict[str, Any] = {"id": choice_id(state, decision.kind, choice),
-                            "kind": str(decision.kind)}
+    return {"id": choice_id(state, decision.kind, choice), **decision_item(decision.kind, choice)}
+
+
+def decision_item(kind: DecisionKind, choice: Choice) -> dict[str, Any]:
+    """A choice of a `kind` decision for the page: its kind and what it picks, `card` (a card
+    laid or taken back), `seat` (given the super or hyper card) or `action` (null: none)."""
+    item: dict[str, Any] = {"kind": str(kind)}
     if isinstance(choice, NumberCard | GoalCard):
         item["card"] = card(choice)
     elif isinstance(choice, ActionUse):
@@ -126,20 +139,21 @@ def outcome(game: Game) -> dict[str, Any] | None:
             "lives": result.lives, "rounds_played": result.rounds_played, "stuck": stuck}
 
 
-def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decision],
-                chosen: Mapping[int, Choice], mission: dict[str, Any],
-                rounds: Sequence[dict[str, Any]], result: Outcome | None) -> dict[str, Any]:
+def public_view(seen: Observation, seats: Sequence[Mapping[str, Any]],
+                pending: Sequence[Decision], chosen: Mapping[int, Choice],
+                mission: dict[str, Any], rounds: Sequence[dict[str, Any]],
+                result: Outcome | None) -> dict[str, Any]:
     """What every seat sees alike, from one seat's observation (its face-up part only): the
-    mission, each seat's cards on the table, counts and discard rows, whose turn it is."""
+    mission, each seat's cards on the table, counts and discard rows, whose turn it is; and
+    from `seats`, who plays each seat (`player` PERSON or "bot", `bot` its name), whether its
+    person is `away` (a bot plays for them) and has a page open (`connected`)."""
     waiting = [d.seat for d in pending if d.seat not in chosen]
     table = seen.table
     out_seats = []
     for i in range(seen.players):
         first, goal, second = table[i]
         out_seats.append({
-            "seat": i, "color": seen.colors[i], "symbol": symbol(i),
-            "player": PERSON if seats[i] == PERSON else "bot",
-            "bot": None if seats[i] == PERSON else seats[i],
+            "seat": i, "color": seen.colors[i], "symbol": symbol(i), **seats[i],
             "table": {"first": card(first), "goal": card(goal), "second": card(second)},
             "delta": seen.deltas[i],
             "laid": i in chosen,  # a card or choice made, face down until everyone's is in
@@ -160,12 +174,15 @@ def public_view(seen: Observation, seats: Sequence[str], pending: Sequence[Decis
     }
 
 
-def own_view(seen: Observation, state: StateId, seats: Sequence[str],
+def own_view(seen: Observation, state: StateId, player: str,
              decision: Decision | None, chosen: Choice, has_chosen: bool,
              result: dict[str, Any] | None, version: int) -> dict[str, Any]:
-    """The part of a seat's view that is its own: its hands, its face-down choice, its legal
-    choices (none when it is not its turn), their ids made in `state`."""
+    """The part of a seat's view that is its own: who plays it now (`player`: PERSON or a
+    bot's name), its hands, its face-down choice, its legal choices (none when it is not its
+    turn, or a bot plays it), their ids made in `state`."""
     seat = seen.seat
+    if player != PERSON:
+        decision = decision if has_chosen else None
     legal = [] if decision is None or has_chosen else \
         [legal_item(state, decision, c) for c in decision.choices]
     laid = None
@@ -173,8 +190,42 @@ def own_view(seen: Observation, state: StateId, seats: Sequence[str],
         laid = legal_item(state, decision, chosen) if decision else None
     return {
         "seat": seat, "color": seen.colors[seat], "symbol": symbol(seat),
-        "player": PERSON if seats[seat] == PERSON else seats[seat],
+        "player": player,
         "hand": [card(c) for c in seen.hand], "goal_hand": [card(c) for c in seen.goal_hand],
         "decision": str(decision.kind) if decision is not None and not has_chosen else None,
         "laid": laid, "legal": legal, "outcome": result, "version": version,
     }
+
+
+def revealed(game: Game, records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Everything about a finished game, for spectators and the review: each seat's hands and
+    decks as they ended, and every decision in order with who made it (the game's log)."""
+    hands = [{"seat": i, "hand": [card(c) for c in sorted(game.hands[i])],
+              "goal_hand": [card(c) for c in sorted(game.goal_hands[i])],
+              "deck": [card(c) for c in reversed(game.decks[i])],
+              "goal_deck": [card(c) for c in reversed(game.goal_decks[i])]}
+             for i in range(game.players)]
+    decisions = []
+    for record in records:
+        if record.get("type") != "decision":
+            continue
+        kind = DecisionKind(record["kind"])
+        decisions.append({"round": record["round"], "seat": record["seat"],
+                          "by": record.get("by"),
+                          **decision_item(kind, choice_from_json(kind, record["choice"]))})
+    return {"hands": hands, "decisions": decisions}
+
+
+def mission_label(mission: Mission) -> dict[str, Any]:
+    """A mission as a list of games names it: its id, number and title."""
+    return {"id": mission.id, "number": mission.number, "title": dict(mission.title)}
+
+
+def outcome_of_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The view's outcome from a game log's end record (a game finished before a restart)."""
+    result = Outcome(record["result"] == "won",
+                     LossReason(record["reason"]) if record["reason"] else None,
+                     record["rounds_won"], record["lives"], record["rounds_played"])
+    return {"won": result.won, "reason": record["reason"], "text": outcome_text(result),
+            "rounds_won": result.rounds_won, "lives": result.lives,
+            "rounds_played": result.rounds_played, "stuck": []}

@@ -93,8 +93,10 @@ OWN: dict[str, tuple[str, str]] = {
     "last-round": ("Last round", "Dernière manche"),
     "ignored": ("ignored (J)", "ignoré (J)"),
     "breaks": ("breaks {what}", "enfreint {what}"),
-    "unknown-seat": ("This seat link is not valid (or the table has stopped).",
-                     "Ce lien de place n'est pas valide (ou la table est arrêtée)."),
+    "unknown-seat": ("This link is not valid: the table has ended or stopped, or the link "
+                     "is wrong.",
+                     "Ce lien n'est pas valide : la table est fermée ou arrêtée, ou le lien "
+                     "est erroné."),
     "action-A": ("take {cards} back from your discard row",
                  "reprendre {cards} de votre défausse"),
     "action-B": ("swap your first number card for {card} from your hand",
@@ -115,6 +117,74 @@ OWN: dict[str, tuple[str, str]] = {
                  "échanger les premières cartes nombre des places {a} et {b}"),
     "action-J": ("be ignored this round", "être ignoré(e) cette manche"),
     "used-action": ("seat {seat} used {card}: {what}", "la place {seat} a joué {card} : {what}"),
+    # Who is at the table, spectators.
+    "connected": ("here", "présent"),
+    "not-connected": ("not here", "absent"),
+    "away-bot": ("away: bot {name} plays", "absent : le bot {name} joue"),
+    "handed": ("The host gave your seat to bot {name}; ask them to give it back.",
+               "L'hôte a confié votre place au bot {name} ; demandez-lui de vous la rendre."),
+    "away-you": ("Bot {name} played for you while you were away.",
+                 "Le bot {name} a joué pour vous pendant votre absence."),
+    "watching": ("Watching", "Spectateur"),
+    "watch-turn": ("You are watching: hands stay hidden until the game is over.",
+                   "Vous regardez : les mains restent cachées jusqu'à la fin de la partie."),
+    "hand-at-end": ("in hand at the end", "en main à la fin"),
+    "deck-at-end": ("left in the deck", "restées dans la pioche"),
+    "decisions": ("Every decision", "Toutes les décisions"),
+    "by-person": ("person", "personne"),
+    "table-ended": ("This table has ended. Thank you for playing!",
+                    "Cette table est terminée. Merci d'avoir joué !"),
+    "review": ("Review the game: what each decision did to the chances",
+               "Revoir la partie : l'effet de chaque décision sur les chances"),
+    # The host's page.
+    "host-title": ("Host: {title}", "Hôte : {title}"),
+    "host-seats": ("Seats and their links", "Les places et leurs liens"),
+    "host-link-help": ("Send each link to its player only, or let them scan its code: a "
+                       "seat's link is its key.",
+                       "Envoyez chaque lien à son joueur seulement, ou faites-lui scanner son "
+                       "code : le lien d'une place en est la clé."),
+    "qr-of": ("QR code of the link of seat {seat}", "Code QR du lien de la place {seat}"),
+    "qr-watch": ("QR code of the spectators' link", "Code QR du lien des spectateurs"),
+    "played-by": ("Played by", "Jouée par"),
+    "a-person": ("its person", "sa personne"),
+    "bot-name": ("bot {name}", "le bot {name}"),
+    "pages-open": ("{pages} page(s) open", "{pages} page(s) ouverte(s)"),
+    "away-title": ("Someone leaves", "Quelqu'un s'en va"),
+    "away-help": ("A seat whose person has had no page open for longer than this is played "
+                  "by a bot until they come back.",
+                  "Une place dont la personne n'a plus de page ouverte depuis plus longtemps "
+                  "que ceci est jouée par un bot jusqu'à son retour."),
+    "away-after": ("After", "Après"),
+    "away-never": ("never", "jamais"),
+    "minutes": ("{n} min", "{n} min"),
+    "seconds": ("{n} s", "{n} s"),
+    "away-by": ("by the bot", "par le bot"),
+    "watch-title": ("Spectators", "Spectateurs"),
+    "watch-help": ("Anyone with this link sees the table as it is face up: no hand before "
+                   "the end of the game.",
+                   "Quiconque a ce lien voit la table, cartes visibles seulement : aucune main "
+                   "avant la fin de la partie."),
+    "game-title": ("The game", "La partie"),
+    "game-on": ("Game {game}, round {round}: {lives} of {total} lives, {won} of {rounds} "
+                "rounds won",
+                "Partie {game}, manche {round} : {lives} vie(s) sur {total}, {won} manche(s) "
+                "gagnée(s) sur {rounds}"),
+    "rematch-same": ("Rematch: the same deal", "Revanche : la même donne"),
+    "rematch-new": ("Rematch: a new deal", "Revanche : une nouvelle donne"),
+    "next-mission": ("Next mission of the campaign", "Mission suivante de la campagne"),
+    "evening": ("This evening", "Cette soirée"),
+    "no-game-yet": ("No game finished yet.", "Aucune partie terminée."),
+    "game-result": ("Game {game}: mission {number} {title}: {result}",
+                    "Partie {game} : mission {number} {title} : {result}"),
+    "end-title": ("End the table", "Fermer la table"),
+    "end-help": ("Every page of this table says it has ended, its links stop working, and "
+                 "its bots stop.",
+                 "Chaque page de cette table annonce sa fin, ses liens ne marchent plus et "
+                 "ses bots s'arrêtent."),
+    "end": ("End the table", "Fermer la table"),
+    "end-sure": ("Yes, end it now", "Oui, la fermer maintenant"),
+    "cancel": ("Cancel", "Annuler"),
+    "done": ("Done.", "Fait."),
 }
 
 LANGUAGES = ("en", "fr")

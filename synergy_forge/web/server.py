@@ -10,8 +10,10 @@ Changes reach open pages as server-sent events.
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import socket
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
@@ -263,12 +265,159 @@ def public_base(sock: socket.socket, host: str) -> str:
     return f"http://{address}:{port}"
 
 
+#: How long a connection may take to send a request's headers (from its opening, or from the
+#: end of its previous response) before it is closed: an idle or trickling connection holds
+#: a descriptor and must not hold it for ever.
+HEADER_TIMEOUT = 10.0
+#: Connections taken from the listening queue at once (uvicorn's `backlog`, which asyncio's
+#: accept loop also takes at a time): a connection refused is closed a few turns of the loop
+#: later, so a flood holds some bursts of descriptors more for a moment.
+ACCEPT_BURST = 32
+#: Descriptors kept free for everything else the server opens (files, the table's state,
+#: the watcher, threads), and for the accept bursts in flight.
+SPARE_DESCRIPTORS = 64 + 3 * ACCEPT_BURST
+#: At most this many open connections from one address (and at most half of all): one client
+#: cannot take every connection the server can hold. The bench's 20 tables of 3 pages, each
+#: with its event stream and a keep-alive connection, are 120 from the loopback.
+PER_ADDRESS = 256
+
+
+class Guard:
+    """Who holds the server's connections: at most `most` open in all, below the open-file
+    limit, and `per_address` from one address; a connection past either is closed as it
+    opens, without a word (no line per refused connection)."""
+
+    def __init__(self, most: int | None = None, per_address: int | None = None) -> None:
+        self.most = most if most is not None else _connections_possible()
+        self.per_address = per_address if per_address is not None else \
+            max(4, min(PER_ADDRESS, self.most // 2))
+        self.open: dict[str, int] = {}
+        self.total = 0
+
+    def admit(self, address: str) -> bool:
+        """Count a new connection from `address`, or False when it may not be held."""
+        if self.total >= self.most or self.open.get(address, 0) >= self.per_address:
+            return False
+        self.open[address] = self.open.get(address, 0) + 1
+        self.total += 1
+        return True
+
+    def leave(self, address: str) -> None:
+        self.total -= 1
+        self.open[address] -= 1
+        if not self.open[address]:
+            del self.open[address]
+
+
+def _connections_possible() -> int:
+    """The connections this process can hold: its open-file limit, less the descriptors open
+    now and SPARE_DESCRIPTORS."""
+    import os
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        soft = 65536
+    try:
+        open_now = len(os.listdir("/proc/self/fd"))
+    except OSError:
+        open_now = 32
+    return max(8, soft - open_now - SPARE_DESCRIPTORS)
+
+
+def guarded_protocol(guard: Guard, header_timeout: float = HEADER_TIMEOUT) -> type:
+    """Uvicorn's HTTP/1.1 protocol, each connection counted by `guard` and closed when it
+    sends no whole request head within `header_timeout` seconds of opening or of its last
+    response (uvicorn closes an idle kept-alive one sooner, but never one that never asks)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Guarded(H11Protocol):
+        _address: str | None = None
+        _waiting: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            peer = transport.get_extra_info("peername")
+            address = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+            if not guard.admit(address):
+                transport.abort()
+                return
+            self._address = address
+            super().connection_made(transport)
+            self._wait_for_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._address is None:  # never admitted
+                return
+            guard.leave(self._address)
+            self._address = None
+            self._stop_waiting()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.cycle is None or self.cycle.response_complete:
+                if self._waiting is None:
+                    self._wait_for_head()
+            else:
+                self._stop_waiting()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._stop_waiting()  # uvicorn's keep-alive timeout runs now, until more data
+
+        def _wait_for_head(self) -> None:
+            self._waiting = self.loop.call_later(header_timeout, self._too_slow)
+
+        def _stop_waiting(self) -> None:
+            if self._waiting is not None:
+                self._waiting.cancel()
+                self._waiting = None
+
+        def _too_slow(self) -> None:
+            self._waiting = None
+            if self.cycle is None or self.cycle.response_complete:
+                self.transport.close()
+
+    return Guarded
+
+
+#: The errors of accept() that mean the process is out of descriptors or memory for now.
+_EXHAUSTED = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+#: How often running out of descriptors is said again while it lasts.
+EXHAUSTED_NOTE_EVERY = 60.0
+
+
+class _Exhaustion:
+    """The event loop's handler of errors no one awaits: running out of descriptors (accept()
+    fails; asyncio tries again a second later) is one line on stderr, once a minute at most,
+    instead of a traceback per try; anything else as asyncio says it."""
+
+    def __init__(self) -> None:
+        self.said = -EXHAUSTED_NOTE_EVERY
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, OSError) and exc.errno in _EXHAUSTED:
+            now = time.monotonic()
+            if now - self.said >= EXHAUSTED_NOTE_EVERY:
+                self.said = now
+                print(f"warning: out of file descriptors ({exc.strerror}): new connections "
+                      "wait until some close; `ulimit -n` raises the limit", file=sys.stderr,
+                      flush=True)
+            return
+        loop.default_exception_handler(context)
+
+
 class _Server(uvicorn.Server):
     """Uvicorn, running `on_exit` first when asked to stop: open event streams end at once."""
 
     def __init__(self, config: uvicorn.Config, on_exit: Callable[[], None]) -> None:
         super().__init__(config)
         self.on_exit = on_exit
+
+    async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+        asyncio.get_running_loop().set_exception_handler(_Exhaustion())
+        await super().serve(sockets)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         # A signal handler runs in the main thread between two of its bytecodes, perhaps while
@@ -278,18 +427,41 @@ class _Server(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
+def _per_request(record: logging.LogRecord) -> bool:
+    """Uvicorn's warnings about one client's request (a malformed one, an upgrade asked for):
+    a client could make the server write one per request; none is the user's concern."""
+    return not record.getMessage().startswith(("Invalid HTTP request", "Unsupported upgrade",
+                                               "No supported WebSocket", "Exceeded concurrency"))
+
+
 def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
           threads: Sequence[threading.Thread] = (),
-          options: Mapping[str, Any] | None = None) -> None:
-    """Run `app` on `sock` until Ctrl-C (or SIGTERM), with `threads` started first and
-    joined after; `on_exit` runs when the stop is asked for and again at the end."""
+          options: Mapping[str, Any] | None = None,
+          until: threading.Event | None = None) -> None:
+    """Run `app` on `sock` until Ctrl-C (or SIGTERM), or until `until` is set, with `threads`
+    started first and joined after; `on_exit` runs when the stop is asked for and again at
+    the end."""
     # No line per request: a page asks often (the studio's card images, a seat's view, whose
     # token is in its path), and the lines buried what the command says. Uvicorn's own start
     # and stop messages would only repeat ours: its warnings and errors only.
+    # Connections are capped per address and in all (Guard) and closed when they send no
+    # request (guarded_protocol): no client can starve the others, nor run the process out of
+    # descriptors.
     config = uvicorn.Config(app, log_level="info", access_log=False, lifespan="off",
-                            timeout_graceful_shutdown=2, **(options or {}))
+                            timeout_graceful_shutdown=2, http=guarded_protocol(Guard()),
+                            backlog=ACCEPT_BURST,
+                            **(options or {}))
     logging.getLogger("uvicorn.error").setLevel(logging.WARNING)
+    logging.getLogger("uvicorn.error").addFilter(_per_request)
     server = _Server(config, on_exit)
+    threads = list(threads)
+    if until is not None:
+        def leave() -> None:
+            until.wait()
+            on_exit()
+            server.should_exit = True  # uvicorn's main loop sees it within 0.1 s
+
+        threads.append(threading.Thread(target=leave, name="until", daemon=True))
     for thread in threads:
         thread.start()
     try:
@@ -298,5 +470,7 @@ def serve(app: Starlette, sock: socket.socket, on_exit: Callable[[], None], *,
         pass
     finally:
         on_exit()
+        if until is not None:
+            until.set()
         for thread in threads:
             thread.join(timeout=5)

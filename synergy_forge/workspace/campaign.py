@@ -19,6 +19,7 @@ from synergy_forge.authoring.loading import (
 )
 from synergy_forge.authoring.paths import expand, regular_file
 from synergy_forge.authoring.yamlfile import Document, read_document
+from synergy_forge.core.rulelang import suggest
 from synergy_forge.errors import NoCampaign, UnreadableInput
 from synergy_forge.resources import starter_campaign
 from synergy_forge.workspace.kinds import LAYOUT_FOLDERS
@@ -56,9 +57,11 @@ class UnknownMission(UnreadableInput):
     """No mission of the campaign has the number or id asked for, or the campaign has several
     and none was asked for; the message names the numbers it has."""
 
-    def __init__(self, message: str, folder: Path, numbers: tuple[int, ...]) -> None:
+    def __init__(self, message: str, folder: Path, numbers: tuple[int, ...],
+                 hint: str = "") -> None:
         super().__init__(message)
-        self.folder, self.numbers = folder, numbers
+        #: " (did you mean 'night-shift'?)" for a mistyped id, else ""
+        self.folder, self.numbers, self.hint = folder, numbers, hint
 
 
 @dataclass
@@ -128,9 +131,20 @@ class Workspace:
                                  f"number or id (numbers {numbers_text(numbers)})",
                                  self.folder, numbers)
         if not found:
-            raise UnknownMission(f"{where} has no mission {key!r} (numbers "
-                                 f"{numbers_text(numbers)})", self.folder, numbers)
+            assert key is not None  # None finds every mission: found is empty only without any
+            ids = [str(i) for _, doc in self.mission_documents()
+                   if isinstance(i := _field(doc, "id"), str)]
+            hint = "" if key.isdigit() else suggest(key, ids)
+            raise UnknownMission(f"{where} has no mission {key!r}{hint} (numbers "
+                                 f"{numbers_text(numbers)})", self.folder, numbers, hint)
         return found[0]
+
+    @property
+    def named(self) -> str:
+        """The campaign as a message names it: its campaign.yaml from here, or the bundled
+        starter campaign (never ".")."""
+        return "the bundled starter campaign" if self.starter else \
+            f"the campaign of {shown(self.folder / CAMPAIGN_FILE)}"
 
 
 def _document(path: Path) -> Document | None:

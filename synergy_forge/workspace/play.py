@@ -4,6 +4,7 @@ replayed against its campaign (`replay`)."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from synergy_forge.authoring.loading import MissionFile, Reading, display, read_
 from synergy_forge.resources import starter_campaign
 from synergy_forge.workspace.campaign import (
     GAMES,
+    TOOL_FOLDER,
     Say,
     UnknownMission,
     Workspace,
@@ -47,9 +49,9 @@ def mission_file(spec: str, say: Say) -> MissionFile:
         return _in(workspace, spec)
     except UnknownMission as exc:
         raise UnknownMission(
-            f"{spec}: no such file, nor a mission number or id of the campaign in "
-            f"{display(workspace.folder)} (numbers {numbers_text(exc.numbers)})", exc.folder,
-            exc.numbers) from None
+            f"{spec}: no such file, nor a mission number or id of {workspace.named}{exc.hint} "
+            f"(its mission numbers: {numbers_text(exc.numbers)})", exc.folder, exc.numbers,
+            exc.hint) from None
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,64 @@ def mission_to_play(source: str, key: str | None, say: Say) -> MissionToPlay:
     home = Path(".") if folder is None or folder == starter_campaign().resolve() else \
         Path(display(folder))
     return MissionToPlay(found, home / GAMES)
+
+
+#: The tables' state file's name (synergy_forge/table/store.py).
+STATE_FILE = "tables.sqlite3"
+
+
+def user_data() -> Path:
+    """The user's own folder for synergy-forge's data: $XDG_DATA_HOME/synergy-forge, else
+    ~/.local/share/synergy-forge (~/Library/Application Support on macOS, %LOCALAPPDATA%
+    on Windows)."""
+    import os
+    import sys
+
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "synergy-forge"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "synergy-forge"
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "synergy-forge"
+
+
+def state_file(campaign: Path | None) -> Path:
+    """Where the tables of a campaign's missions are kept by default: in its .synergy/ folder;
+    for the bundled starter campaign, or a mission in no campaign, in the user's data folder
+    (synergy-forge's own files are no place for them)."""
+    if campaign is None or campaign.resolve() == starter_campaign().resolve():
+        return user_data() / STATE_FILE
+    return Path(display(campaign)) / TOOL_FOLDER / STATE_FILE
+
+
+def keep_out_of_git(state: Path) -> None:
+    """A `.gitignore` beside a state file in a campaign's .synergy/ folder, when there is none,
+    so that the file (every seat's token, every game's seed) is not committed with the
+    campaign's copy of the schemas. Nothing is written where a .gitignore already is."""
+    from synergy_forge.fileio import write_atomic
+
+    if state.parent.name != TOOL_FOLDER or (state.parent / ".gitignore").exists():
+        return
+    # One made meanwhile is left as it is; a folder that cannot be written is said when the
+    # state file is opened there.
+    with contextlib.suppress(OSError):
+        state.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(state.parent / ".gitignore",
+                     "# synergy-forge table's state: seat links and seeds (docs/table.md)\n"
+                     f"{STATE_FILE}*\n", overwrite=False)
+
+
+def next_mission(folder: Path, after: int, players: int) -> MissionFile | None:
+    """The campaign's mission after number `after` (the lowest number above it) that `players`
+    may play, as the files say now; None when there is none. HasErrors when the campaign,
+    or that mission, has errors."""
+    workspace = Workspace(folder)
+    for number in workspace.numbers():
+        if number > after:
+            found = _in(workspace, str(number))
+            if players in found.mission.players:
+                return found
+    return None
 
 
 @dataclass(frozen=True)

@@ -83,13 +83,12 @@ class PeopleAt:
 
 @dataclass
 class MissionEntry:
-    """One mission of the site: its content hash, and its estimate with where it comes from
-    (`reused`: kept from an earlier publish, the same play, games, seed and version)."""
+    """One mission of the site: its content hash and its estimate (played now, or kept from
+    an earlier publish of the same play, games, seed and version)."""
 
     mission: Mission
     hash: str
     estimate: Estimate | None
-    reused: bool = False
     #: people's games at each player count they played it, with the model's prediction
     people: list[PeopleAt] = field(default_factory=list)
     #: how much better (> 0) or worse people do here than the ladder says at their skill
@@ -303,7 +302,6 @@ def _estimates(campaign: Campaign, out_dir: Path, settings: Settings,
             cells.setdefault(cell.mission.id, []).append(cell)
     found = {e.mission.id: e for e in estimates([c for m in campaign.missions
                                                  for c in cells.get(m.id, [])])}
-    fresh = {m.id for m in to_play}
     record = {"format": ESTIMATES_FORMAT, "missions": {
         hashes[m.id]: {"id": m.id, "games": settings.games, "seed": settings.seed,
                        "version": __version__,
@@ -311,8 +309,8 @@ def _estimates(campaign: Campaign, out_dir: Path, settings: Settings,
         for m in campaign.missions}}
     _write_if_changed(out_dir, out_dir / STATE / ESTIMATES_FILE,
                       json.dumps(record, indent=1, sort_keys=True).encode("utf-8"))
-    return [MissionEntry(m, hashes[m.id], found.get(m.id), m.id not in fresh)
-            for m in campaign.missions], len(to_play)
+    return [MissionEntry(m, hashes[m.id], found.get(m.id)) for m in campaign.missions], \
+        len(to_play)
 
 
 def _people(site: Site, read: PeopleLogs) -> None:

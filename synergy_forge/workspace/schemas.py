@@ -10,8 +10,22 @@ from pathlib import Path
 
 from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, display
-from synergy_forge.authoring.scaffold import campaign_schemas, schema_line, shipped_schemas
-from synergy_forge.fileio import editable, open_regular, read_regular, replace_text, write_atomic
+from synergy_forge.authoring.scaffold import (
+    SCHEMA_COPY,
+    campaign_schemas,
+    schema_line,
+    shipped_schemas,
+)
+from synergy_forge.errors import CannotWrite
+from synergy_forge.fileio import (
+    editable,
+    inside_problem,
+    open_regular,
+    outside_problem,
+    read_regular,
+    replace_text,
+    write_inside,
+)
 from synergy_forge.workspace.kinds import SCHEMA_LINE
 
 
@@ -76,16 +90,26 @@ def write_schemas(folder: Path) -> list[Path]:
 
     The designer's files are changed in place as `tune --write` changes a mission
     (fileio.replace_text: a read-only one refused, a save made meanwhile kept), each checked
-    before anything is written (CannotWrite, exit 2: nothing written at all). The copies of
-    the schemas, the tool's own files, are written first, one by one: one that cannot be
-    (a FIFO in its place) stops the update there, exit 2, before any designer's file."""
+    before anything is written (CannotWrite, exit 2: nothing written at all), as is each copy
+    of a schema (fileio.write_inside: never through a link out of the campaign, never over a
+    file that is not a schema of synergy-forge). The copies, the tool's own files, are
+    written first, one by one: one that cannot be (a FIFO put in its place meanwhile) stops
+    the update there, exit 2, before any designer's file."""
     written = []
     state = schema_state(folder)
+    copies = [state.folder / name for name in state.missing + state.stale]
     for path in state.lines:
+        problem = outside_problem(folder, path)
+        if problem is not None:
+            raise CannotWrite(str(path), problem)
         editable(path)
+    for path in copies:
+        problem = inside_problem(folder, path, SCHEMA_COPY)
+        if problem is not None:
+            raise CannotWrite(str(path), problem)
     shipped = shipped_schemas()
-    for name in state.missing + state.stale:
-        written.append(write_atomic(state.folder / name, shipped[name]))
+    for path in copies:
+        written.append(write_inside(folder, path, shipped[path.name], kind=SCHEMA_COPY))
     for path in state.lines:
         line = _line_target(path)
         assert line is not None

@@ -1,4 +1,4 @@
-"""Rounds belong to campaigns (issue 22): `judge` and `validate` read a round file with the
+"""Rounds belong to campaigns: `judge` and `validate` read a round file with the
 goals, challenges and colours of the campaign it sits in (or `judge --campaign DIR`), and a
 round's every problem shows in one run."""
 

@@ -1,4 +1,4 @@
-"""Schema lines that survive a clone (issue 22): `new campaign` keeps the schemas in the
+"""Schema lines that survive a clone: `new campaign` keeps the schemas in the
 campaign (.synergy/schemas/), its files name them by relative paths, `new mission` inside a
 campaign does the same, and `schemas --update` refreshes the copy and the lines."""
 
@@ -45,13 +45,19 @@ def schema_lines(folder: Path) -> dict[Path, Path]:
     """Each YAML file's schema, as its first line names it, resolved from the file."""
     found = {}
     for path in folder.rglob("*.yaml"):
-        if ".git" in path.parts:
-            continue
+        if any(part.startswith(".") for part in path.relative_to(folder).parts):
+            continue  # .git, and the tools' own (.pre-commit-config.yaml)
         match = LINE.match(path.read_text(encoding="utf-8"))
         assert match, f"{path} has no schema line"
         assert not os.path.isabs(match.group(1)) and "/synergy_forge/" not in match.group(1)
         found[path] = (path.parent / match.group(1)).resolve()
     return found
+
+
+def stale(copy: Path) -> Path:
+    """`copy` as an older synergy-forge wrote it: a schema of ours, with another field."""
+    copy.write_text(copy.read_text().replace('"title"', '"old": 1, "title"', 1))
+    return copy
 
 
 @pytest.fixture
@@ -72,7 +78,7 @@ def clone(tmp_path) -> Path:
 
 def test_every_schema_line_of_a_cloned_campaign_names_the_campaigns_own_schemas(clone):
     lines = schema_lines(clone)
-    assert len(lines) == 5  # campaign, two missions, a challenge, a goal
+    assert len(lines) == 6  # campaign, two missions, a challenge, a goal, a round
     for path, schema in lines.items():
         assert schema.is_file(), f"{path}: {schema} does not exist in the clone"
         assert schema.parent == (clone / ".synergy" / "schemas").resolve()
@@ -83,7 +89,7 @@ def test_every_schema_line_of_a_cloned_campaign_names_the_campaigns_own_schemas(
 
 
 def test_schemas_update_refreshes_an_old_copy_and_mends_a_machine_bound_line(clone):
-    (clone / ".synergy" / "schemas" / "mission.schema.json").write_text("{}")
+    stale(clone / ".synergy" / "schemas" / "mission.schema.json")
     mission = clone / "missions" / "02-second.yaml"
     text = mission.read_text()
     mission.write_text("# yaml-language-server: $schema=../../../wheelinst/synergy_forge/"
@@ -112,8 +118,8 @@ def test_schemas_update_changes_no_read_only_file_and_writes_nothing_then(clone)
     """The schema lines are the designer's files, changed in place as `tune --write` changes
     a mission: a read-only one (chmod a-w: even root is refused) stops the update before
     anything is written; a byte-order mark and Windows line ends are kept."""
-    copy = clone / ".synergy" / "schemas" / "mission.schema.json"
-    copy.write_text("{}")
+    copy = stale(clone / ".synergy" / "schemas" / "mission.schema.json")
+    old = copy.read_text()
     mission = clone / "missions" / "02-second.yaml"
     text = mission.read_text()
     moved = "# yaml-language-server: $schema=../elsewhere/mission.schema.json\n" + \
@@ -123,7 +129,7 @@ def test_schemas_update_changes_no_read_only_file_and_writes_nothing_then(clone)
     updated = run("schemas", "--update", cwd=clone)
     assert updated.returncode == 2 and "02-second.yaml: is read-only; nothing was written" in \
         updated.stderr, updated.stderr
-    assert mission.read_text() == moved and copy.read_text() == "{}"
+    assert mission.read_text() == moved and copy.read_text() == old
     mission.chmod(0o644)
     mission.write_bytes(b"\xef\xbb\xbf" + moved.replace("\n", "\r\n").encode())
     assert run("schemas", "--update", cwd=clone).returncode == 0

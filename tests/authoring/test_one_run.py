@@ -248,10 +248,10 @@ def test_a_quoted_rule_keeps_the_check_id_on_the_located_line():
 
 
 def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path):
-    """Issue 22's campaign: a too-long goal symbol, a goal rule that fails on some table, an
-    unsatisfiable mission, too many lives, a flavour text and a rules block that cannot fit,
-    a missing French title and action cards that cannot be printed two to a card; one run
-    tells all of them (they took three before)."""
+    """A campaign with every kind of finding: a too-long goal symbol, a goal rule that fails
+    on some table, an unsatisfiable mission, too many lives, a flavour text and a rules block
+    that cannot fit, a missing French title and action cards that cannot be printed two to a
+    card; one run tells all of them."""
     import contextlib
     import os
 
@@ -302,7 +302,7 @@ def test_one_validate_run_shows_every_independent_finding_of_a_campaign(tmp_path
 
 
 def test_a_mission_file_that_cannot_be_read_makes_no_number_missing(tmp_path):
-    """Issue 22: a YAML error in mission 2 also gave "mission 2 is missing"; the file may hold
+    """A YAML error in mission 2 also gave "mission 2 is missing"; the file may hold
     that number, so gaps are told only when every mission's number is known."""
     files = {
         "c/campaign.yaml": CAMPAIGN.replace("goals: [goals/*.yaml]\n", ""),
@@ -312,3 +312,97 @@ def test_a_mission_file_that_cannot_be_read_makes_no_number_missing(tmp_path):
     }
     got = check(tmp_path, files, "c")
     assert [(f, c) for f, _, _, _, c, _ in got] == [("c/missions/2.yaml", "yaml")]
+
+
+def _campaign(tmp_path: Path) -> Path:
+    with_cwd = CliRunner()
+    import contextlib
+
+    with contextlib.chdir(tmp_path):
+        assert with_cwd.invoke(main, ["new", "campaign", "c"]).exit_code == 0
+    return tmp_path / "c"
+
+
+def _validate(camp: Path) -> Result:
+    import contextlib
+
+    with contextlib.chdir(camp):
+        return CliRunner().invoke(main, ["validate"])
+
+
+def test_too_many_rounds_do_not_hide_too_many_lives_nor_the_cards_fit(tmp_path):
+    """R23: rounds: 8 and lives: 9 are two errors, told together, and the mission's rules
+    block that cannot fit on its card is told with them (issue 43: only the rounds were)."""
+    camp = _campaign(tmp_path)
+    challenge = camp / "challenges" / "odd-sum.yaml"
+    long = "Your sum must be odd. " + "An odd sum is one odd card and one even card. " * 14
+    challenge.write_text(challenge.read_text().replace('en: "Your sum must be odd."',
+                                                       f'en: "{long.strip()}"'))
+    first = camp / "missions" / "01-my-first-mission.yaml"
+    first.write_text(first.read_text().replace("rounds: 2 ", "rounds: 8 ")
+                     .replace("lives: 3 ", "lives: 9 ")
+                     .replace("challenges: []", "challenges: [minimum-5, odd-sum, no-doubles]"))
+    result = _validate(camp)
+    assert result.exit_code == 1
+    checks = [line.rsplit("[", 1)[-1].rstrip("]") for line in result.stdout.splitlines()
+              if line.startswith(str(Path("missions") / "01-my-first-mission.yaml"))]
+    assert {"mission.rounds", "mission.lives", "text.fit"} <= set(checks), result.stdout
+
+
+def test_a_file_of_many_wrong_items_shows_the_first_and_counts_the_rest(tmp_path):
+    """A hostile file (a list of thousands of wrong items) answers in a screenful: the first
+    MAX_REPEATED errors, then one saying how many more (counted up to schema.COUNTED)."""
+    from synergy_forge.authoring.diagnostics import MAX_REPEATED
+
+    camp = _campaign(tmp_path)
+    first = camp / "missions" / "01-my-first-mission.yaml"
+    first.write_text(first.read_text().replace(
+        "challenges: []", "challenges: [" + ",".join(["1"] * 5_000) + "]"))
+    result = _validate(camp)
+    assert result.exit_code == 1
+    lines = [line for line in result.stdout.splitlines() if "01-my-first-mission" in line]
+    assert len(lines) == MAX_REPEATED + 1, lines[:3]
+    # 5,000 items of the wrong type, and the list too long for the schema: one more
+    assert lines[-1].endswith(f"and {5_001 - MAX_REPEATED:,} more schema error(s) in this "
+                              f"file (the first {MAX_REPEATED} are shown) [schema.more]")
+
+
+@pytest.mark.parametrize("char", ["\u202e", "\u2066", "\u200b", "\u200f", "\u2060", "\ufeff"])
+def test_direction_controls_and_invisible_characters_are_refused_where_they_are(tmp_path,
+                                                                                char):
+    """An unclosed right-to-left override in a title passed validate, printed the title
+    mirrored and ran on in the terminal: every such character is an error at its line and
+    column, in any text of any file (a comment too)."""
+    camp = _campaign(tmp_path)
+    first = camp / "missions" / "01-my-first-mission.yaml"
+    text = first.read_text()
+    at = text.index("My first mission")
+    first.write_text(text[:at] + char + text[at:])
+    line = text[:at].count("\n") + 1
+    column = at - text[:at].rfind("\n")
+    result = _validate(camp)
+    assert result.exit_code == 1
+    where = f"{Path('missions') / '01-my-first-mission.yaml'}:{line}:{column}: error: an " \
+        f"invisible formatting character (U+{ord(char):04X}"
+    assert where in result.stdout, result.stdout
+    assert char not in result.stdout
+    goal = camp / "goals" / "close-call.yaml"
+    goal.write_text("# a note " + char + "\n" + goal.read_text())
+    assert "close-call.yaml:1:10: error: an invisible formatting character" in \
+        _validate(camp).stdout
+
+
+def test_the_invisible_characters_are_unicodes_format_characters():
+    """INVISIBLE is Unicode's Cf less the joiners some scripts' words need, as far as this
+    Python's Unicode knows them."""
+    import sys
+    import unicodedata
+
+    from synergy_forge.authoring.yamlfile import INVISIBLE
+
+    found = {chr(c) for c in range(sys.maxunicode + 1) if INVISIBLE.match(chr(c))}
+    formats = {chr(c) for c in range(sys.maxunicode + 1)
+               if unicodedata.category(chr(c)) == "Cf"} - {"\u200c", "\u200d"}
+    assert formats <= found
+    # the others are format characters of a later Unicode, unassigned in this one
+    assert all(unicodedata.category(c) == "Cn" for c in found - formats)

@@ -1,4 +1,4 @@
-"""`replay` verifies, it does not trust (issue 11, item 1): every tampered log the fuzzing
+"""`replay` verifies, it does not trust: every tampered log the fuzzing
 campaign found confirmed is refused at its first bad line, and the log is read as a stream."""
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def test_a_log_with_a_byte_order_mark_replays_as_validate_reads_one(tmp_path, li
     assert result.exit_code == 0, result.output
 
 
-# --- Issue 23: a log is confirmed only against the mission and definitions it names -------
+# --- A log is confirmed only against the mission and definitions it names -----------------
 
 def play_log(tmp_path, *args):
     log = tmp_path / "g.jsonl"
@@ -259,7 +259,7 @@ def test_unused_definitions_are_refused_before_they_cost_anything(tmp_path, line
         result.output
 
 
-# --- Issue 43 item 6: what is compared is what changes play ---------------------------------
+# --- What is compared is what changes play -------------------------------------------------
 
 def test_a_log_of_a_mission_only_re_rated_re_titled_or_reordered_is_confirmed(tmp_path):
     """Stars, title, flavour, comments, key order and the goal deck's order change no game:

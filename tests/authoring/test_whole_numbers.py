@@ -1,4 +1,4 @@
-"""Whole numbers are whole in every format (issue 11, item 3): JSON Schema counts 1.0 as an
+"""Whole numbers are whole in every format: JSON Schema counts 1.0 as an
 integer, the game does not; the schema layer refuses floats and booleans with a located error
 that says what to write."""
 

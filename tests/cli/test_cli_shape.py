@@ -1,4 +1,4 @@
-"""The command line stays thin (issue 24): each command parses its options, calls one use-case
+"""The command line stays thin: each command parses its options, calls one use-case
 function of the layer it belongs to and hands the typed result to a reporter. Read from the
 source (AST), so that a new command is held to it without being listed here."""
 
@@ -70,7 +70,7 @@ def test_the_checks_can_fail() -> None:
 
 
 def test_json_is_the_same_as_format_json_in_every_command_that_has_formats() -> None:
-    """`--json` is an alias of `--format json` everywhere or nowhere (issue 24): here,
+    """`--json` is an alias of `--format json` everywhere or nowhere: here,
     everywhere; both are the one option pair of cli.params.report_format."""
     import click
 

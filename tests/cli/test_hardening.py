@@ -1,4 +1,4 @@
-"""Hardening round 2 (issue 23): each class of hostile input the second fuzzing run found ends
+"""Hardening: each class of hostile input the second fuzzing run found ends
 in its documented exit code, in one line, at once, with no traceback. One test (or one
 parametrized test) per class; tests/package/test_fuzz.py draws many more inputs of each class."""
 
@@ -78,7 +78,7 @@ def test_a_pattern_outside_the_policy_is_a_located_error_in_campaign_yaml(campai
         commands += [["playtest", campaign, "--games", "1"], ["tune", campaign, "--games", "25"],
                      ["build", campaign, "--out", campaign.parent / "out"]]
     for command in commands:
-        # A campaign with errors is exit 1 for every command (issue 22: the same as build).
+        # A campaign with errors is exit 1 for every command (the same as build).
         output = one_line_error(run(*command), 1)
         column = len(f"{key}: [{key}/*.yaml, ") + 1
         assert f"campaign.yaml:{number}:{column}:" in output, command

@@ -62,6 +62,21 @@ def test_json_output_has_the_documented_fields():
         "others' sums 4, 5; missed"
 
 
+def test_json_output_of_a_round_that_cannot_be_judged_is_an_error_object(tmp_path):
+    """A script reading `judge --json` always gets JSON: each verdict, then one error object
+    for each file that cannot be judged, with its located diagnostics (exit 2)."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("seats:\n  - numbers: [2, 4]\n    goal: nope\n")
+    good = ROOT / "missions/rounds/rulebook-example.yaml"
+    result = CliRunner().invoke(main, ["judge", "--json", str(bad), str(good)])
+    assert result.exit_code == 2
+    verdict, error = (json.loads(line) for line in result.stdout.splitlines())
+    assert verdict["round"] == "success"
+    assert error["file"] == str(bad) and error["error"] == "the round cannot be judged"
+    assert {(d["line"], d["check"]) for d in error["diagnostics"]} == {
+        (2, "schema.minItems"), (3, "round.rules")}
+
+
 def test_text_output_reads_like_the_table():
     result = run("judge", str(ROOT / "missions/rounds/crossed-goals.yaml"))
     assert "seat 1, yellow: 3 + 3 = 6; goal second-highest; distinct sums 7, 6; met" \

@@ -1,4 +1,4 @@
-"""No internal error on any input (issue 11, item 4): the cases the fuzzing campaign found end
+"""No internal error on any input: the cases the fuzzing campaign found end
 in a located error and exit 1 or 2, never "This is a bug" (exit 3) and never a hang."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_a_failing_campaign_rule_is_a_diagnostic_in_the_normal_report(campaign, 
     for command in (["play", campaign / "missions" / "19-dim-lights.yaml", "--seed", "1"],
                     ["playtest", campaign, "--games", "1"]):
         result = run(*command)
-        # The campaign's errors, said as validate says them, and its exit code (issue 22).
+        # The campaign's errors, said as validate says them, and its exit code.
         assert result.exit_code == 1 and "threes-are-zero.yaml:9:" in result.output, command
 
 

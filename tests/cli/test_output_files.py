@@ -161,8 +161,10 @@ def test_the_table_refuses_a_second_games_log_over_a_file_not_a_log(tmp_path, ca
     recorder = Recorder(game, ["coop"] * 3)
     play(game, ["coop"] * 3, on_decision=recorder)
     (tmp_path / "game-2.jsonl").write_text("my notes\n")
-    finished = SimpleNamespace(game=game, records=recorder.finish(game), number=2)
-    _save(finished, tmp_path / "game.jsonl", tmp_path / "games")  # type: ignore[arg-type]
+    finished = SimpleNamespace(game=game, records=recorder.finish(game), number=2,
+                               options={"log": str(tmp_path / "game.jsonl"),
+                                        "games": str(tmp_path / "games")})
+    _save(finished)  # type: ignore[arg-type]
     out = capsys.readouterr()
     assert f"{tmp_path / 'game-2.jsonl'}: exists and is not a game log" in out.err
     assert (tmp_path / "game-2.jsonl").read_text() == "my notes\n"

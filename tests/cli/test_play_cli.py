@@ -41,7 +41,7 @@ def test_play_refuses_bad_input(tmp_path):
     bad = tmp_path / "m.yaml"
     bad.write_text("id: x\n")
     result = run("play", str(bad))
-    # A mission with validate's errors: 1, as from validate and build (issue 22).
+    # A mission with validate's errors: 1, as from validate and build.
     assert result.exit_code == 1 and "m.yaml:1:1: error:" in result.output
     assert "Traceback" not in result.output
 

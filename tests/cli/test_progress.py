@@ -58,3 +58,27 @@ def test_playtest_in_a_pipe_reports_progress_on_stderr_every_few_seconds(monkeyp
     assert lines[-1].startswith("Playing: 100/100 done in ")
     assert "100 games per mission" not in result.stderr  # the report stays on stdout
     assert "100 games per mission" in result.stdout
+
+
+def test_tune_says_settings_tried_games_played_and_time_left_as_it_goes(monkeypatch):
+    """`tune` printed nothing for minutes (the README promises progress for every long
+    command): off a terminal a line every few seconds says how many settings were tried,
+    how many games of the budget were played, and the time left at most."""
+    import re
+
+    from click.testing import CliRunner
+
+    import synergy_forge.cli.progress as progress
+    from synergy_forge.cli import main
+
+    monkeypatch.setattr(progress, "EVERY", 0.05)
+    result = CliRunner().invoke(main, ["tune", str(FIRST), "--stars", "3", "--games", "25",
+                                       "--budget", "3000", "--players", "3", "--jobs", "1"])
+    assert result.exit_code in (0, 1), result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("Tuning: ")]
+    assert len(lines) >= 2, result.stderr
+    pace = re.compile(r"Tuning: [\d,]+/3,000 games \(\d+%\), \d+ setting\(s\) tried, .* "
+                      r"elapsed(, at most .* left)?$")
+    assert all(pace.match(line) for line in lines[:-1]), lines
+    assert re.match(r"Tuning: [\d,]+/3,000 games, \d+ setting\(s\) tried, done in ", lines[-1])
+    assert "Tuning" not in result.stdout

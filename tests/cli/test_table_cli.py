@@ -1,6 +1,6 @@
 """`synergy-forge table` as a user starts it: the links it prints, a game played to its end
-through them, the logs it writes (which `replay` confirms), and every bad input as one line
-with its exit code."""
+through them, the logs it writes (which `replay` confirms), a game resumed after the command
+was killed (`kill -9`), and every bad input as one line with its exit code."""
 
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from support.processes import TableProcess, choose, get
+from support.tables import game_table, people, played
 
 from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
+from synergy_forge.table.view import PERSON
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -87,15 +89,20 @@ def test_a_campaign_keeps_its_games_in_its_games_folder(tmp_path):
     shutil.copytree(starter_campaign(), campaign)
     # Given the folder and --mission; then by number, run inside the campaign.
     code, out, _ = play_to_the_end(TableProcess(str(campaign), "--mission", "1", "--humans",
-                                                "1", "--pace", "0", "--seed", "3"),
+                                                "1", "--pace", "0", "--seed", "3",
+                                                default_state=True),
                                    campaign / "games", "first-notes-*.jsonl")
     assert code == 0
     code, out, _ = play_to_the_end(TableProcess("2", "--humans", "1", "--pace", "0", "--seed",
-                                                "3", cwd=campaign / "missions"),
+                                                "3", cwd=campaign / "missions",
+                                                default_state=True),
                                    campaign / "games", "warm-up-*.jsonl")
     assert code == 0
     assert len(list((campaign / "games").glob("first-notes-*.jsonl"))) == 1
     assert len(list((campaign / "games").glob("warm-up-*.jsonl"))) == 1, out
+    # Its tables were kept in the campaign's own folder, out of its git.
+    assert (campaign / ".synergy" / "tables.sqlite3").is_file()
+    assert "tables.sqlite3*" in (campaign / ".synergy" / ".gitignore").read_text().splitlines()
 
 
 def _free_port_in_use() -> socket.socket:
@@ -106,7 +113,8 @@ def _free_port_in_use() -> socket.socket:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["99"], "99: no such file, nor a mission number or id of the campaign in"),
+    (["99"], "99: no such file, nor a mission number or id of the bundled starter campaign "
+             "(its mission numbers: 1 to 30)"),
     (["5", "--port", "70000"], "'--port': 70000 is not in the range 0<=x<=65535"),
     (["5", "--port", "http"], "'--port': 'http' is not a valid integer"),
     (["5", "--humans", "4", "--players", "3"], "4 people cannot sit at a table of 3"),
@@ -157,7 +165,7 @@ def test_every_interface_is_a_choice_said_aloud_and_each_link_has_its_qr_code_on
     text = b""
     deadline = time.monotonic() + 30
     try:
-        while text.count(b"seat ") < 3 or not text.rstrip().endswith(b"bot coop"):
+        while b"Who can join" not in text or not text.endswith(b"\n"):
             assert time.monotonic() < deadline, text.decode(errors="replace")
             text += os.read(leader, 65536)
         process.send_signal(signal.SIGINT)
@@ -170,6 +178,9 @@ def test_every_interface_is_a_choice_said_aloud_and_each_link_has_its_qr_code_on
         os.close(leader)
     assert "\nwarning: listening on 0.0.0.0: anyone on your network" in "\n" + err
     lines = text.decode().replace("\r\n", "\n")
+    # Said plainly: who can join, and how.
+    assert "Who can join: anyone on this machine's networks" in lines
+    assert "unless your router forwards this port" in lines
     links = re.findall(r"^seat \d: (http://\S+)$", lines, flags=re.MULTILINE)
     assert len(links) == 2 and not any("0.0.0.0" in link for link in links)
     for link in links:
@@ -191,3 +202,64 @@ def test_a_campaign_with_errors_exits_1_with_them_as_every_command(tmp_path):
         result = CliRunner().invoke(main, ["table", *args, "--no-browser"])
         assert result.exit_code == 1, result.output
         assert "threes-are-zero.yaml:9:" in result.output and "Traceback" not in result.output
+
+
+# -- the command, killed and started again ---------------------------------------------------
+
+def test_table_killed_mid_game_resumes_where_it_was_with_the_same_links(tmp_path):
+    state = tmp_path / "state.sqlite3"
+    games = tmp_path / "games"
+    args = ("5", "--players", "3", "--seed", "77", "--state", str(state), "--games", str(games))
+    with socket.socket() as probe:  # a port free now, the same for both: the same links
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    first = TableProcess(*args, cwd=tmp_path, port=port)
+    try:
+        links = first.links
+        assert len(links) == 3
+        for _ in range(6):  # a few steps, then one half made
+            for seat in range(3):
+                view = get(links[seat])
+                if view["legal"]:
+                    choose(links[seat], view["legal"][0]["id"])
+        view = get(links[0])
+        choose(links[0], view["legal"][0]["id"])
+        before = {seat: get(links[seat]) for seat in range(3)}
+    finally:
+        first.process.send_signal(signal.SIGKILL)
+        first.process.wait(timeout=20)
+    assert first.process.returncode == -signal.SIGKILL
+
+    second = TableProcess(*args, cwd=tmp_path, port=port)
+    try:
+        assert "resumed in round" in second.heading
+        assert second.links == links and second.host == first.host
+        after = {seat: get(links[seat]) for seat in range(3)}
+        for seat in range(3):
+            a, b = after[seat], before[seat]
+            for view in (a, b):  # who has a page open is not the game
+                view["version"] = None
+                for s in view["table"]["seats"]:
+                    s["connected"] = None
+            assert a == b
+        view = get(links[0])
+        while view["outcome"] is None:
+            for seat in range(3):
+                view = get(links[seat])
+                if view["legal"]:
+                    view = choose(links[seat], view["legal"][0]["id"])
+        deadline = time.monotonic() + 30
+        while not list(games.glob("short-hand-*.jsonl")):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    finally:
+        code, out, err = second.stop()
+    assert code == 0, err
+    assert "game over: " in out and "log written to" in out, out
+    [log] = games.glob("short-hand-*.jsonl")
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    assert records[0]["seed"] == 77 and records[0]["bots"] == [PERSON] * 3
+    assert all(r["by"] == PERSON for r in records if r["type"] == "decision")
+    # The same game as one played without the kill, choice for choice.
+    reference = played(game_table("5", people(3), seed=77))
+    assert records == reference

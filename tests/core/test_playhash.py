@@ -1,5 +1,5 @@
 """A mission's content hash (core.playhash): every field that changes play changes it, no
-other field does, and it is the same on every run (issue 45 item 2, issue 43 item 6)."""
+other field does, and it is the same on every run."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Custom rules are checked by an allow-list before anything runs (issue 11, item 2): each rule
+"""Custom rules are checked by an allow-list before anything runs: each rule
 the fuzzing campaign found slow, hungry or crashing is refused at its column, quickly."""
 
 from __future__ import annotations

@@ -1,13 +1,16 @@
-"""The package's shape, read from its source (issue 24): state passed explicitly, nothing
+"""The package's shape, read from its source: state passed explicitly, nothing
 process-wide changed, modules small enough to read.
 
 - no `global` statement;
 - no module-level object that a function writes (item, attribute or mutating method), except
-  the caches listed in ALLOWED_STATE, each with the reason it may stay;
+  those listed in ALLOWED_STATE, each with the reason it may stay, and no module-level memo at
+  all (core.memo.Memo): what is worked out is held by the object that owns it;
 - no function cached for the whole process (functools.cache / lru_cache) that hands out a
   mutable object, except those in ALLOWED_CACHES;
 - nothing process-wide changed: no write to os.environ or tempfile.tempdir, no os.chdir;
 - no module over MAX_LINES lines;
+- no import cycle at run time: no module imports, through any chain of imports (those inside
+  functions included, those only for the type checker not), a module that imports it;
 - the packages that read the user's files (READERS) open none but through fileio's one
   regular-file read (open_regular, read_regular): a plain open of a FIFO waits for ever.
 
@@ -31,52 +34,14 @@ MAX_LINES = 600
 #: can go (core/engine.py's went when the engine was split along its phases).
 KNOWN_LONG: dict[str, str] = {}
 
-_PURE = ("a bounded memo (core.memo) of a pure function of immutable public facts: emptying it "
-         "changes no result, only the time, and a dict look-up is what the hot path can afford "
-         "(docs/performance.md)")
-
-_CARDS = ("a bounded memo (core.memo) of a pure function of public facts and the cards it is "
-          "asked about (as referee's _PAIR_SUMS): an answer is found only by asking about the "
-          "same cards, so no seat learns another's from it; emptying it changes no result")
-
 #: (module, name) -> why that module-level object may be written by a function. Every entry
-#: must still be found: a stale one fails the test.
+#: must still be found: a stale one fails the test. What the bots work out is held by the
+#: mission model their owner passes them (sim.model), never by a module.
 ALLOWED_STATE = {
     ("pool.py", "_THIS_WORKER"):
         "a worker process's own slot for the value its pool sent once, written only by the "
         "pool's initializer inside that worker (never in the process that runs the pool): "
         "concurrent.futures reaches a unit's function by name only",
-    ("sim/chances.py", "_GRID_RULES"): _PURE + "; its values are read-only mappings",
-    ("sim/chances.py", "_GRIDS"): _PURE,
-    ("sim/chances.py", "_TABLES"): _PURE,
-    ("sim/chances.py", "_ANSWERS"): _PURE + "; its callers are handed copies of its values",
-    ("sim/greedy.py", "_PUBLIC_SUPPORTS"): _PURE,
-    ("sim/greedy.py", "_SUPPORTS"): _PURE,
-    ("sim/greedy.py", "_AFFINITY"): _PURE,
-    ("sim/greedy.py", "_LEGAL_SUMS"): _CARDS,
-    ("sim/coop.py", "_OPENINGS"): _PURE,
-    ("sim/coop.py", "_BEST"): _CARDS + "; its values are read-only mappings",
-    ("sim/expert.py", "_COUNTED"): _PURE,
-    ("sim/belief.py", "_OPENINGS"): _PURE + "; an opening's own memo of its posteriors too",
-    ("sim/belief.py", "_REPLIES"): _PURE + "; a reply's own memo of its posteriors too",
-    ("sim/belief.py", "_DEALS"): _PURE,
-    ("sim/policy.py", "_METS"): _PURE + "; its arrays are only read",
-    ("sim/belief.py", "_CHAINS"): _PURE,
-    ("sim/expert.py", "_CHAINS"): _PURE,
-    ("sim/expert.py", "_DEALS"): _PURE,
-    ("sim/convention.py", "_PLANS"): _PURE,
-    ("sim/convention.py", "_HAND_VALUES"): _PURE,
-    ("sim/convention.py", "_GOAL_EASE"): _PURE,
-    ("sim/convention.py", "_OPTIONS"): _PURE + "; its values are tuples of named tuples",
-    ("sim/mixed.py", "_MET"): _PURE + "; its arrays are only read (indexed into new ones)",
-    ("sim/mixed.py", "_REPLIES"): _CARDS + " (where goals are in decks, the asking seat's "
-                                           "own goal hand); its values are tuples",
-    ("sim/convention.py", "_FIRST_MET"): _PURE + "; each value fills itself in with answers of "
-                                                 "the same pure function (`_FirstMet`)",
-    ("sim/convention.py", "_GOALS_MET"): _PURE + "; its values are memos of the same kind",
-    ("authoring/lint.py", "_KEEPABLE"): _PURE,
-    ("core/rules.py", "_PLANS"): _PURE + "; keyed by the rulebook itself (compared by identity)",
-    ("core/referee.py", "_PAIR_SUMS"): _PURE,
 }
 
 #: (module, function) -> why a function cached for the whole process may return a mutable type.
@@ -271,6 +236,89 @@ def test_the_users_files_are_read_only_through_fileio():
     assert found == {}, "read through synergy_forge.fileio.open_regular or read_regular"
 
 
+def module_memos(source: str) -> list[int]:
+    """The lines of module-level assignments of a memo (`Memo(...)`)."""
+    lines = []
+    for node in _parse(source).body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Call) and _decorator_name(value) == "Memo":
+            lines.append(node.lineno)
+    return lines
+
+
+def run_time_imports(name: str, source: str, modules: set[str]) -> set[str]:
+    """The package's modules that module `name` imports when it runs: every import but those
+    under `if TYPE_CHECKING:`, resolved to modules (`from a import b`: a.b when it is one);
+    never its own packages, which Python has run before it."""
+    typing_only: set[int] = set()
+    for node in _nodes(source):
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING"):
+            typing_only |= {id(n) for n in ast.walk(node)}
+    found: set[str] = set()
+    for node in _nodes(source):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = name.split(".")[: -node.level]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                      for a in node.names}
+    return {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
+
+
+def import_cycles(sources: dict[str, str]) -> list[list[str]]:
+    """The groups of modules that import one another at run time (strongly connected
+    components of the import graph with more than one module), each sorted."""
+    modules = set(sources)
+    graph = {m: run_time_imports(m, s, modules) for m, s in sources.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in graph[module]:
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            group = [stack.pop()]
+            while group[-1] != module:
+                group.append(stack.pop())
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def _dotted(path: str) -> str:
+    """`sim/bots.py` -> synergy_forge.sim.bots; `sim/__init__.py` -> synergy_forge.sim."""
+    parts = ["synergy_forge", *path.removesuffix(".py").split("/")]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def test_no_module_level_memo():
+    found = {name: lines for name, source in _modules() if (lines := module_memos(source))}
+    assert found == {}, ("hold the memo in the object that owns what it remembers (the bots' "
+                         "mission model, sim.model; a game; a bot)")
+
+
+def test_no_import_cycle_at_run_time():
+    cycles = import_cycles({_dotted(name): source for name, source in _modules()})
+    assert cycles == [], f"modules that import one another: {cycles}"
+
+
 def too_long(sources: dict[str, str]) -> dict[str, int]:
     """The modules over MAX_LINES lines, with their length."""
     lengths = {name: len(source.splitlines()) for name, source in sources.items()}
@@ -351,6 +399,30 @@ def test_the_checks_find_what_they_forbid():
             os.open(path, os.O_RDONLY)
             webbrowser.open("http://localhost")
     """)) == [4, 5, 6, 7]
+
+
+def test_a_module_memo_and_an_import_cycle_are_found():
+    assert module_memos(_made_up("""
+        from synergy_forge.core.memo import Memo
+        from synergy_forge.core import memo
+        A: Memo[int, int] = Memo(4)
+        B = memo.Memo(8)
+        C = dict()
+        def f():
+            D = Memo(2)
+    """)) == [4, 5]
+    sources = {
+        "pkg": "",
+        "pkg.a": "from pkg import b\n",
+        "pkg.b": "def f():\n    from pkg.c import x\n",
+        "pkg.c": "import pkg.a\n",
+        "pkg.d": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.e import y\n",
+        "pkg.e": "from pkg.d import z\nfrom . import sub\n",
+        "pkg.sub": "from pkg import e\n",
+    }
+    # a -> b -> c -> a at run time (b's import runs when f is called); d -> e only for the
+    # type checker; e -> sub -> e is a cycle too.
+    assert import_cycles(sources) == [["pkg.a", "pkg.b", "pkg.c"], ["pkg.e", "pkg.sub"]]
 
 
 def test_a_long_module_is_found():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import json
@@ -29,10 +30,13 @@ from support.strategies import (
     TABLE_MOVES,
     UNWRITABLE,
     campaign_patterns,
+    campaign_writes,
     changed_ids,
+    connection_floods,
     failing_rules,
     folder_entries,
     header_forgeries,
+    hostile_findings,
     out_races,
     scheduler_addresses,
     seeds,
@@ -109,7 +113,7 @@ def test_huge_and_deep_files(tmp_path):
     assert "aliases" in validate_file(bomb).diagnostics[0].message
 
 
-# --- Every command, on documents generated from the schemas (issue 11, item 7) -------------
+# --- Every command, on documents generated from the schemas ----------------------------
 #
 # hypothesis-jsonschema draws documents that pass each schema (the inlined schema the
 # validator itself uses); some are then made realistic (built-in goal and challenge ids, so
@@ -327,7 +331,7 @@ def test_tampered_and_generated_logs_through_replay(game_log, data):
         shutil.rmtree(path.parent)
 
 
-# --- Issue 23: hostile paths, numbers, headers and outputs, one strategy per class ---------
+# --- Hostile paths, numbers, headers and outputs, one strategy per class -------------------
 
 @pytest.fixture(scope="module")
 def starter_copy(tmp_path_factory):
@@ -755,3 +759,123 @@ def test_nothing_outside_out_is_written_or_deleted_whatever_happens_to_its_folde
             shutil.rmtree(out / swapped, ignore_errors=True)
             shutil.move(moved, out / swapped)
         shutil.rmtree(outside)
+
+
+@settings(COMMANDS, max_examples=max(6, FUZZ_EXAMPLES))
+@given(campaign_writes())
+def test_nothing_outside_the_campaign_nor_a_users_file_is_written(case):
+    """Class 11: `schemas --update` and `new campaign .` in a folder whose .synergy/schemas/
+    holds links out of the campaign, the user's files, FIFOs: exit 0 or 2 in one line; a file
+    outside the campaign and every file not of ours stay as they were; on exit 0 each copy is
+    this synergy-forge's schema."""
+    from synergy_forge.authoring.scaffold import shipped_schemas, write_campaign
+
+    command, targets = case
+    root = Path(tempfile.mkdtemp(prefix="fuzz-writes-"))
+    try:
+        outside = root / "outside.txt"
+        outside.write_text("the user's\n")
+        campaign = root / "c"
+        schemas = campaign / ".synergy" / "schemas"
+        if command == "schemas":
+            write_campaign(campaign, ("en",))
+            for name in targets:
+                (schemas / name).unlink()
+        else:
+            schemas.mkdir(parents=True)
+        shipped = shipped_schemas()
+        kept: dict[Path, bytes] = {}
+        for name, what in targets.items():
+            path = schemas / name
+            if what in ("ours", "old"):
+                path.write_bytes(shipped[name] if what == "ours" else
+                                 shipped[name].replace(b'"title"', b'"old": 1, "title"', 1))
+            elif what == "user":
+                path.write_text("mine\n")
+                kept[path] = b"mine\n"
+            elif what == "link-out":
+                path.symlink_to(outside)
+            elif what == "dangling-out":
+                path.symlink_to(root / "nowhere.json")
+            elif what == "link-in":
+                (campaign / "inside.json").write_bytes(shipped[name])
+                path.symlink_to(campaign / "inside.json")
+            elif what == "fifo":
+                os.mkfifo(path)
+            elif what == "folder":
+                path.mkdir()
+        args = ("schemas", "--update", campaign) if command == "schemas" else \
+            ("new", "campaign", campaign)
+        done = invoke_within(*args)
+        assert done.exit_code in (0, 2), done.output
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+        assert outside.read_text() == "the user's\n"
+        assert not (root / "nowhere.json").exists()
+        for path, data in kept.items():
+            assert path.read_bytes() == data
+        if done.exit_code == 0:
+            for name in targets:
+                assert (schemas / name).read_bytes() == shipped[name], name
+        else:
+            assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    finally:
+        shutil.rmtree(root)
+
+
+@settings(COMMANDS, max_examples=max(4, FUZZ_EXAMPLES // 2))
+@given(hostile_findings())
+def test_many_findings_and_invisible_characters_answer_in_a_screenful(case):
+    """Class 12: a mission whose list holds up to 30,000 wrong items, and perhaps a direction
+    control or another invisible character in its title: validate exits 1 within its
+    deadline, in at most MAX_REPEATED lines per kind of finding and one count, and never
+    prints the invisible character."""
+    from synergy_forge.authoring.diagnostics import MAX_REPEATED
+
+    field, count, char = case
+    root = Path(tempfile.mkdtemp(prefix="fuzz-findings-"))
+    try:
+        mission = root / "m.yaml"
+        items = ",".join(["1.5"] * count)
+        mission.write_text(f"id: m\nnumber: 1\ntitle: 'Night{char} shift'\nstars: 1\n"
+                           f"rounds: 3\nlives: 2\n{field}: [{items}]\n")
+        done = invoke_within("validate", mission, seconds=60)
+        assert done.exit_code in (0, 1), done.output
+        lines = done.stdout.splitlines()
+        assert len(lines) <= 2 * MAX_REPEATED + 4, len(lines)
+        if char:
+            assert done.exit_code == 1 and "invisible formatting character" in done.stdout
+        assert not any(c in done.output for c in "\u202e\u202d\u202a\u2066\u2067\u2069\u200b")
+    finally:
+        shutil.rmtree(root)
+
+
+FLOOD_SENDS = {"nothing": b"", "half": b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+               "garbage": b"\x00\xffnot http at all\r\n\r\n",
+               "request": b"GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"}
+
+
+@settings(COMMANDS, max_examples=max(3, FUZZ_EXAMPLES // 4),
+          deadline=timedelta(seconds=90))
+@given(connection_floods())
+@pytest.mark.slow
+def test_no_flood_of_connections_starves_a_seat(flood):
+    """Class 13: whatever one client opens and sends, at whatever open-file limit, the seat's
+    page answers from another address meanwhile and after, and the server's stderr stays a
+    few lines (no traceback, no line per connection or request)."""
+    from support.web_limits import hold, seat_page, stderr_lines, table
+
+    files, count, source, sends = flood
+    with table(files) as (link, port, process):
+        held = hold(port, count, source)
+        try:
+            for sock in held:
+                with contextlib.suppress(OSError):
+                    sock.sendall(FLOOD_SENDS[sends])
+            assert seat_page(link) == 200
+        finally:
+            for sock in held:
+                sock.close()
+        assert seat_page(link) == 200
+        lines = stderr_lines(process)
+    assert not any("Traceback" in line for line in lines), lines[:10]
+    assert len(lines) <= 3, lines[:10]

@@ -1,6 +1,6 @@
 """Every package's docstring stays true: each module or folder it names in backquotes is
-there, and each module of the package is named (a new module is described where its
-package is)."""
+there, each module of the package is named (a new module is described where its package is),
+and where it says what it imports, it imports no other layer."""
 
 from __future__ import annotations
 
@@ -57,6 +57,41 @@ def test_a_package_docstring_names_its_modules_and_only_them(package: Path) -> N
     assert missing(package) == (set(), set())
 
 
+#: The layers: the top package's folders that are packages.
+LAYERS = {p.name for p in PACKAGES if p.parent == PACKAGE}
+
+
+def claimed_layers(doc: str) -> set[str] | None:
+    """The layers named in backquotes in the docstring's sentence on what it imports; None
+    where it has none."""
+    sentence = re.search(r"\b[Ii]mports\b[^.]*\.", doc)
+    return None if sentence is None else named(sentence.group(0)) & LAYERS
+
+
+def imported_layers(package: Path, root: Path = PACKAGE) -> set[str]:
+    """The other layers that the modules of `package` (its subpackages too) import."""
+    found = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            found |= {n.split(".")[1] for n in names if n.startswith(f"{root.name}.")}
+    layers = {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+    return found & layers - {package.name}
+
+
+@pytest.mark.parametrize("package", sorted(p for p in PACKAGES if p.parent == PACKAGE),
+                         ids=lambda p: p.name)
+def test_a_package_imports_what_its_docstring_says(package: Path) -> None:
+    claimed = claimed_layers(docstring(package))
+    if claimed is not None:
+        assert imported_layers(package) <= claimed
+
+
 def test_the_check_can_fail(tmp_path: Path) -> None:
     """A docstring naming a module that is gone (printing's `render` and `i18n` were) and
     leaving one out (`store`) fails; a sibling layer may be named."""
@@ -72,3 +107,19 @@ def test_the_check_can_fail(tmp_path: Path) -> None:
     (package / "__init__.py").write_text('"""`kit`, `store`, `layout/`; imports `core`."""\n')
     assert missing(package, tmp_path) == (set(), set())
     assert len(PACKAGES) >= 10
+
+
+def test_the_imports_check_can_fail(tmp_path: Path) -> None:
+    """A docstring saying "Imports only `core`" of a package that imports `cardtext` too."""
+    root = tmp_path / "synergy_forge"
+    for layer in ("core", "cardtext", "printing"):
+        (root / layer).mkdir(parents=True)
+        (root / layer / "__init__.py").write_text("")
+    (root / "errors.py").write_text("")
+    (root / "printing" / "kit.py").write_text(
+        "from synergy_forge.core import cards\nimport synergy_forge.cardtext.fonts\n"
+        "from synergy_forge import errors\nfrom . import layout\n")
+    assert imported_layers(root / "printing", root) == {"core", "cardtext"}
+    assert claimed_layers("The kit. Imports only `core`: values.") == {"core"}
+    assert claimed_layers("Imports `cardtext` and `core`.") == {"cardtext", "core"}
+    assert claimed_layers("The kit, drawn.") is None

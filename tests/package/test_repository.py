@@ -61,17 +61,32 @@ def repository(tmp_path: Path) -> Path:
     with contextlib.chdir(repo):
         made = CliRunner().invoke(main, ["new", "campaign", "."])
     assert made.exit_code == 0, made.output
+    # `new` wrote the workflow and the pre-commit configuration as docs/ci.md shows them.
     workflow = repo / ".github" / "workflows" / "missions.yml"
-    workflow.parent.mkdir(parents=True)
-    workflow.write_text(documented("# .github/workflows/missions.yml"), encoding="utf-8")
+    assert workflow.read_text(encoding="utf-8") == documented("# .github/workflows/missions.yml")
+    assert (repo / ".pre-commit-config.yaml").read_text(encoding="utf-8") == \
+        documented("# .pre-commit-config.yaml")
     (repo / ".github" / "dependabot.yml").write_text("version: 2\nupdates: []\n")
-    (repo / ".pre-commit-config.yaml").write_text(documented("# .pre-commit-config.yaml"),
-                                                 encoding="utf-8")
     (repo / "mkdocs.yml").write_text("site_name: My missions\nnav:\n  - Home: index.md\n")
     (repo / "README.md").write_text("# My missions\n")
     (repo / "docs").mkdir()
     (repo / "docs" / "notes.yaml").write_text("ideas:\n  - a mission with no hands\n")
     return repo
+
+
+def test_new_campaign_writes_the_documented_layout_and_nothing_else(tmp_path):
+    """docs/ci.md's tree is what `new campaign .` writes, file for file (README.md and
+    mkdocs.yml stand for the user's own files); its .gitignore keeps the kit out of git."""
+    tree = next(block for block in re.findall(r"```\n(.*?)```", DOC, re.S)
+                if block.startswith("my-missions/"))
+    shown = {re.split(r"\s{2,}", line.split("── ", 1)[1])[0].rstrip("/")
+             for line in tree.splitlines()[1:]} - {"README.md", "mkdocs.yml"}
+    with contextlib.chdir(tmp_path):
+        assert CliRunner().invoke(main, ["new", "campaign", "."]).exit_code == 0
+    written = {str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()}
+    schemas = {p for p in written if p.startswith(".synergy/schemas/")}
+    assert schemas and written - schemas == shown - {".synergy/schemas"}
+    assert "output/" in (tmp_path / ".gitignore").read_text().splitlines()
 
 
 def test_the_documented_workflow_command_passes_on_the_documented_layout(repository):
@@ -84,7 +99,7 @@ def test_the_documented_workflow_command_passes_on_the_documented_layout(reposit
     assert result.stdout == ""  # no annotation at all
     # What it skipped, in this process (the workflow's own command ran as the real program).
     verbose = run("validate", "--verbose", ".", cwd=repository)
-    assert "4 files checked: 0 error(s), 0 warning(s)\n" in verbose.stdout
+    assert "5 files checked: 0 error(s), 0 warning(s)\n" in verbose.stdout
     for skipped in (".github/", ".pre-commit-config.yaml", "mkdocs.yml",
                     os.path.join("docs", "notes.yaml")):
         assert f"skipped {skipped}" in verbose.stderr, verbose.stderr
@@ -179,5 +194,25 @@ def test_the_documented_pre_commit_set_up_passes_then_fails_at_the_line(reposito
 def test_a_folder_with_no_synergy_file_says_so_rather_than_passing_silently(tmp_path):
     (tmp_path / "notes.yaml").write_text("id: x\n")
     result = run("validate", ".", cwd=tmp_path)
-    assert result.returncode == 2  # nothing to check is a usage error (issue 11)
+    assert result.returncode == 2  # nothing to check is a usage error
     assert "no Synergy file found (1 skipped; --verbose lists them)" in result.stderr
+
+
+def test_make_clean_removes_what_make_demo_wrote(tmp_path):
+    """`make demo` writes output/<lang>/ (the kit), output/.cache, output/.written.json,
+    output/.lock (build --out output) and output/playtest.html (playtest --html): `make clean`
+    removes all of it and the venv, keeping output/.gitkeep (it left the kit and the report)."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    out = tmp_path / "output"
+    for folder in ("en/png", "fr/png", ".cache/templates", ".tmp", ".venv-like"):
+        (out / folder).mkdir(parents=True)
+    for name in (".gitkeep", "playtest.html", ".written.json", ".lock", "en/kit.pdf",
+                 "en/png/a.png", "fr/kit.pdf", ".cache/templates/x"):
+        (out / name).write_text("x")
+    (tmp_path / ".venv").mkdir()
+    done = subprocess.run(["make", "clean"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert [p.name for p in out.iterdir()] == [".gitkeep"]
+    assert not (tmp_path / ".venv").exists()

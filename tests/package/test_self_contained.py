@@ -1,4 +1,4 @@
-"""The repository carries its own references (issue 22): nothing in it points at files a clone
+"""The repository carries its own references: nothing in it points at files a clone
 does not have (`../shared/…`, the rules reference or format contract by an outside name), and
 docs/rules.md holds every ruling the code and tests cite."""
 

@@ -154,7 +154,7 @@ def test_png_cards_are_not_blank_and_backs_mirror_fronts(starter_kit):
 
     for i in range(9):
         assert colour_at(front, layout.fronts[i]) in colours_in_panel(back, layout.backs[i])
-        # ... framed by paper: a shifted back shows nothing of its neighbour (issue 21)
+        # ... framed by paper: a shifted back shows nothing of its neighbour
         slot = layout.backs[i]
         assert back.getpixel((int((slot.x + 30) * MM), int((slot.y + 1.2) * MM))) == \
             (251, 250, 247)
@@ -199,7 +199,7 @@ def test_the_url_fetcher_refuses_what_is_not_ours():
 
 def test_a_long_title_shrinks_to_fit_and_an_impossible_one_is_reported_once_at_its_line(
         tmp_path, small_kit):
-    # One line between the number and the stars, at a size never below the rules' (issue 44).
+    # One line between the number and the stars, at a size never below the rules'.
     shrunk = build_small(tmp_path, "A title rather long", "first", seed=small_kit)
     assert "A title rather long" in text_of(shrunk / "en" / "missions.pdf")
     long_title = "A title far too long " * 12
@@ -292,7 +292,7 @@ def test_a_rebuild_renders_only_the_changed_pieces_and_equals_a_fresh_build_from
     sheets_before = sheet_images(out / "en" / "missions.pdf")
     said = rebuild()
     # Mission 1's face: its piece of eight faces is drawn again, nothing else; the missions'
-    # sheets are imposed again from it (issue 21), and only the page it is on changed.
+    # sheets are imposed again from it, and only the page it is on changed.
     assert len(rendered) == 1
     assert f" (1 of its {pieces[1]} pieces drawn, the others from the cache)" in said
     assert "Other" in text_of(out / "en" / "missions.pdf")
@@ -764,7 +764,7 @@ def ink_saver_kits(tmp_path_factory, small_kit) -> Path:
 
 
 def test_ink_saver_sheets_are_at_most_a_quarter_ink(ink_saver_kits, small_kit):
-    """Issue 21: `build --ink-saver` draws light backs and bands; every page of the kit it
+    """`build --ink-saver` draws light backs and bands; every page of the kit it
     writes (the print-and-play PDF: every group's sheets, fronts and backs, and the pages
     around them), measured from its pixels, is at most 25% ink, on A4 and on Letter, and on
     Letter with the fold layout."""
@@ -827,7 +827,7 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., Any]:
 
 @pytest.mark.parametrize("shop", ["tgc", "mpc"])
 def test_a_shop_preset_writes_a_manifest_of_face_back_and_quantity(tmp_path, shop):
-    """Issue 44: the PNG folders did not say which back goes with which face, nor how many of
+    """The PNG folders did not say which back goes with which face, nor how many of
     each. With a tgc or mpc preset the build writes png/<shop>-manifest.csv and .json (the
     build's own `_manifest`, on the documents the build plans: no drawing needed): one row per
     different card in print order, in the shop's words, every card counted once, the files
@@ -891,7 +891,7 @@ def test_a_shop_preset_writes_a_manifest_of_face_back_and_quantity(tmp_path, sho
 @pytest.mark.parametrize("preset", ["tgc", "mpc"])
 def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, shop_kit,
                                                             monkeypatch):
-    """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back (issue 21). The
+    """tgc: 825 x 1125 px, mpc: 822 x 1122 px, for every face and back. The
     command is run with the whole kit's drawing replaced by the first piece of each deck
     (`first_pieces`: the build's own drawing of eight faces and rasterising of the deck's
     first card and the backs among them, on the options the command made of --preset): every face
@@ -937,7 +937,7 @@ def test_a_preset_s_card_images_are_the_size_its_shop_takes(preset, tmp_path, sh
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_the_fold_layout_puts_each_back_beside_its_front_on_one_side(paper):
-    """`--layout fold` (issue 21), for printers without duplex: landscape, single-sided; each
+    """`--layout fold`, for printers without duplex: landscape, single-sided; each
     back shares its front's fold line (no bleed across it), and the marks stay beyond the
     quarter inch some printers cannot print."""
     from synergy_forge.printing.layout import PRINTABLE, fold_sheet
@@ -994,7 +994,7 @@ def assert_imposed_like_drawn(out: Path, campaign, options, language: str,
                               groups: tuple[str, ...] | None = None) -> None:
     """The first sheet of each group the build imposed from the cards' own pages (its front
     and its back, or its fold page) against the same sheet drawn by WeasyPrint with the cards
-    in place (`html_for`'s sheet HTML, what the build drew before issue 21), rasterised at
+    in place (`html_for`'s sheet HTML, how a sheet can also be drawn), rasterised at
     50 DPI: the same but for anti-aliasing along edges (PDF renderers draw a clip's edge, or a
     hard colour stop of a ring pattern, a fraction of a pixel apart depending on how the
     drawing is nested; measured: at most 0.3% of a page's pixels, each within the range of the
@@ -1064,11 +1064,11 @@ def test_imposed_sheets_are_the_sheets_weasyprint_draws_on_letter_duplex_and_fol
 @pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
                                              ("letter", True)])
 def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
-    """Issue 21: cut guides continue the crop marks across the sheet, through the gutters.
+    """Cut guides continue the crop marks across the sheet, through the gutters.
     None lies on any card's trim (a line there would stay on a card cut 1 to 2 mm off): an
     edge with a gutter or the margin beside it has its guide GUIDE_GAP outside it, a line
     two cards share has guides only where it crosses a gutter; every cut line of a front has
-    one, along the front. (In the fold layout the backs' edges have none: issue 44, below.)"""
+    one, along the front. (In the fold layout the backs' edges have none: below.)"""
     from synergy_forge.printing.layout import EDGE, GUIDE, GUIDE_GAP, fold_sheet
 
     layout = fold_sheet(paper) if fold else sheet(paper)
@@ -1114,7 +1114,7 @@ def test_cut_guides_follow_every_cut_and_never_touch_a_card(paper, fold):
 @pytest.mark.parametrize(("paper", "fold"), [("a4", False), ("letter", False), ("a4", True),
                                              ("letter", True)])
 def test_nothing_is_drawn_within_a_back_s_reach(paper, fold):
-    """Issue 44: no label, crop mark or cut guide within the card's bleed and 2 mm of any
+    """No label, crop mark or cut guide within the card's bleed and 2 mm of any
     back's trim (`Sheet.reach`), where a duplex shift, a fold or a cut 2 mm off would carry it
     onto one back and not the others (on A4 and Letter the back pages keep no label and no
     crop mark: their margins are within reach). The fronts' own marks and label would be
@@ -1161,7 +1161,7 @@ def group_backs(folder: Path, fold: bool) -> Iterator[tuple[Path, list[int]]]:
 
 
 def test_no_back_shows_foreign_ink_when_printed_2_mm_off_a4(starter_kit):
-    """Issue 44: every back page of the A4 kit (English and French), shifted 2 mm each way
+    """Every back page of the A4 kit (English and French), shifted 2 mm each way
     and diagonally: the outer strip of no card shows ink (support.pages.foreign_ink: a crop
     mark, a label, a neighbour's panel). The ink saver's kits, A4 and Letter, duplex and
     fold, below; the Letter kit's full backs in test_table_ready.py."""
@@ -1191,7 +1191,7 @@ def test_a_shop_s_full_bleed_backs_are_framed_on_the_home_sheets(shop_kit):
 
 
 def test_no_ink_saver_back_shows_foreign_ink_when_printed_2_mm_off(ink_saver_kits):
-    """Issue 44: A4 and Letter, duplex and fold (where the fold or cut may be 2 mm off: the
+    """A4 and Letter, duplex and fold (where the fold or cut may be 2 mm off: the
     pairs lie far enough apart that the next pair's front is out of reach)."""
     from support.pages import foreign_ink
 

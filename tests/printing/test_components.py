@@ -1,4 +1,4 @@
-"""The printed game is the simulated game (issue 44): the kit's components, counted once, are
+"""The printed game is the simulated game: the kit's components, counted once, are
 what the engine deals and plays for every mission, and the build refuses a kit that falls
 short (printing/components.py)."""
 

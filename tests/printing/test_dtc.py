@@ -335,7 +335,7 @@ def test_the_preset_is_dtc_s_card(tmp_path):
 
 
 def test_black_text_is_100_percent_k_and_overprints(built):
-    """Issue 44: the kit's black (#1d1d1f) and dark grey (#444, 88% K as converted) text, small
+    """The kit's black (#1d1d1f) and dark grey (#444, 88% K as converted) text, small
     text above all, printed as screened K and knocked out of the colours under it: in the
     decks every character drawn in a neutral fill of 70% K or more is 100% K, in a graphics
     state that overprints (OP and op true, OPM 1); lighter and coloured text is left alone.

@@ -52,7 +52,7 @@ def character_sizes(path: Path) -> list[tuple[int, str, float]]:
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit, language):
-    """Issue 21: read from a seat. Measured in the built kit's one-card-a-page PDF of the
+    """Read from a seat. Measured in the built kit's one-card-a-page PDF of the
     mission cards: nothing under 6 pt, and the only text under 8 pt is the flavour and the
     stats' labels."""
     from collections import Counter
@@ -86,7 +86,7 @@ def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit,
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_nothing_in_the_kit_is_printed_under_6_pt(kit, language):
-    """Issue 21, read from the rendered PDF: every card, sheet label, rulebook page, the
+    """Read from the rendered PDF: every card, sheet label, rulebook page, the
     challenge sheet and the calibration page. (Mission cards' rules at 8 pt or more:
     test_visual.py; the rulebook's running text is larger still.)"""
     sizes = character_sizes(kit / language / f"print-and-play-{language}.pdf")
@@ -263,7 +263,7 @@ def test_the_rulebook_lists_only_the_campaign_goals_the_kit_prints(tmp_path):
     assert "5 goal cards of this campaign" in html
 
 
-# -- the rulebook as a booklet (issue 44) ---------------------------------------------------------
+# -- the rulebook as a booklet ---------------------------------------------------------------------
 
 def text_lines(path: Path) -> list[str]:
     """Every line of text of a PDF as PDFium reads it back, a hyphenated word's two halves on
@@ -274,7 +274,7 @@ def text_lines(path: Path) -> list[str]:
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_the_rulebook_is_set_in_two_columns_of_60_to_75_characters(kit, language):
-    """Issue 44: the rulebook ran 93 characters a line (up to 123). In two columns of DejaVu
+    """The rulebook ran 93 characters a line (up to 123). In two columns of DejaVu
     Sans Condensed, hyphenated: the running text's lines (45 characters or more: table cells
     and paragraphs' last lines are shorter) are 60 to 75 characters by their median, and no
     line is longer than 75 (A4 here; Letter in test_table_ready.py)."""
@@ -299,7 +299,7 @@ def test_every_rulebook_page_is_numbered(kit, language):
 @pytest.mark.slow
 @pytest.mark.parametrize("language, paper", [("en", "a4"), ("fr", "letter")])
 def test_no_table_of_the_rulebook_is_split(language, paper):
-    """Issue 44: the goals table was split across two pages. Laid out by WeasyPrint from the
+    """The goals table was split across two pages. Laid out by WeasyPrint from the
     rulebook's HTML: each table (goals, action cards, the example round, challenges) is one
     box, on one page and in one column (a table split over pages or columns is two boxes of
     one element)."""
@@ -339,7 +339,7 @@ def test_no_table_of_the_rulebook_is_split(language, paper):
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_the_challenge_sheet_is_one_page_read_across_a_table(kit, language):
-    """Issue 44: the challenge sheet was set at 9 pt with half its page empty. Its size is
+    """The challenge sheet was set at 9 pt with half its page empty. Its size is
     the largest at which it fills its one page (printing.html.challenge_sheet_pt): for the
     starter's 16 challenges, 13 pt or more on A4, every challenge's name and rule at it."""
     from collections import Counter
@@ -358,7 +358,7 @@ def test_the_challenge_sheet_is_one_page_read_across_a_table(kit, language):
 
 
 def test_the_rulebook_lists_the_components_the_build_checks(kit):
-    """Issue 44: the component list counts what the kit prints (printing.components, which
+    """The component list counts what the kit prints (printing.components, which
     the build checks against what the engine deals and plays for every mission)."""
     from synergy_forge.printing.components import components
     from synergy_forge.printing.kit import build_kit
@@ -382,7 +382,7 @@ def test_the_rulebook_lists_the_components_the_build_checks(kit):
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_the_rulebook_states_its_three_rulings_as_rulings(kit, language):
-    """Issue 44: three statements stricter than the published rules (one action card a
+    """Three statements stricter than the published rules (one action card a
     player a round, a mission lost when a round starts without a goal card, super and hyper
     holders for the whole mission) are printed as this kit's rulings, with their ids in
     docs/rules.md."""

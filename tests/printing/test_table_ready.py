@@ -1,4 +1,4 @@
-"""The print-and-play kit at the table (issue 13): physically right, readable, playable from
+"""The print-and-play kit at the table: physically right, readable, playable from
 its own pages, printable on home printers. Letter is built here, in English; A4, in every
 language, in test_build.py (conftest.starter_kit, which the French cases here read)."""
 
@@ -127,7 +127,7 @@ def test_single_sided_action_cards_when_missions_force_it_and_validate_names_the
     finally:
         context.release()
     # Fronts page, backs page, fronts page, backs page: the backs carry no action text (and
-    # no sheet label: a back page holds the backs alone, issue 44), only their deck's name.
+    # no sheet label: a back page holds the backs alone), only their deck's name.
     assert "Recover" in text_of(pdf, 0) and "Recover" not in text_of(pdf, 1)
     assert "Recover" not in text_of(pdf, 3) and "A C T I O N" in text_of(pdf, 3)
 
@@ -203,7 +203,7 @@ def test_cut_lines_and_crop_marks_stay_inside_the_printable_area(paper):
 
 
 def test_no_letter_back_shows_foreign_ink_when_printed_2_mm_off(letter_kit):
-    """Issue 44: every back page of the Letter kit shifted 2 mm each way: no card's outer
+    """Every back page of the Letter kit shifted 2 mm each way: no card's outer
     strip shows ink (the label that ran up a gutter, 1.1 mm from two backs, is on the fronts
     only now; A4 in test_build.py)."""
     from synergy_forge.printing.kit import GROUPS
@@ -218,7 +218,7 @@ def test_no_letter_back_shows_foreign_ink_when_printed_2_mm_off(letter_kit):
 
 
 def test_the_letter_rulebook_is_set_in_columns_of_60_to_75_characters(letter_kit):
-    """Issue 44 on Letter (A4 in test_kit_words.py): its columns are a little wider."""
+    """On Letter (A4 in test_kit_words.py): its columns are a little wider."""
     import statistics
 
     document = pdfium.PdfDocument(letter_kit / "en" / "rulebook.pdf")
@@ -233,7 +233,7 @@ def test_the_letter_rulebook_is_set_in_columns_of_60_to_75_characters(letter_kit
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_lives_and_rounds_cards_take_the_coins_people_use(language):
-    """Issue 44: their circles were 10 mm, for coins of 16 to 19 mm (a 1 or 2 euro cent coin,
+    """Their circles were 10 mm, for coins of 16 to 19 mm (a 1 or 2 euro cent coin,
     a penny, a dime). Each value 0 to 7 has a circle of 18.5 mm, a 19 mm coin fitting it to
     within a quarter millimetre, apart from the others and on the card; its text still fits
     (drawn, no overflow)."""
@@ -298,7 +298,7 @@ def test_calibration_crosses_never_touch_the_text(letter_kit):
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_a_short_edge_flip_puts_no_back_cross_behind_a_front_cross(paper):
-    """Issue 21: crosses symmetric about the page's centre line up after either flip, so they
+    """Crosses symmetric about the page's centre line up after either flip, so they
     could not tell a wrong flip edge. A long-edge flip puts the back's (width - x - CROSS, y)
     behind the front's (x, y); a short-edge flip puts it behind (width - x - CROSS,
     height - y - CROSS), which must be far (> 10 mm) from every front cross."""
@@ -359,7 +359,7 @@ def test_a_goal_without_symbol_gets_its_initials_and_a_warning(tmp_path):
 
 
 def test_texts_shrink_step_by_step_to_6_pt_before_they_do_not_fit():
-    box = Box(47.0, 10.0, 11.0, bold=True)  # a title's box on a poker card, before issue 21
+    box = Box(47.0, 10.0, 11.0, bold=True)  # a title's box, 47 x 10 mm at 11 pt bold
     assert fit("Short", box) == 11.0
     sizes = [fit("A title rather long " * n, box) for n in range(1, 9)]
     assert sizes[0] == 11.0 and sizes == sorted(sizes, key=lambda s: -(s or 0))

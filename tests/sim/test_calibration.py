@@ -153,7 +153,7 @@ def test_people_who_keep_losing_where_even_novices_win_contradict_the_ladder(tmp
 
 
 def test_human_logs_follow_play_not_stars_or_titles(tmp_path):
-    """Issue 43 item 6: a re-rated, re-titled mission keeps its people's games; one whose
+    """A re-rated, re-titled mission keeps its people's games; one whose
     play changed since is named, left out, and counted apart only when asked."""
     folder = _logs(tmp_path, [1, 2], people=2)
     campaign = _campaign(tmp_path, keep=("01-first-notes.yaml",))

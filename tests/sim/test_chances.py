@@ -17,13 +17,13 @@ from support.strategies import examples
 
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.core.memo import Memo
 from synergy_forge.core.rulelang import RuleKind, compile_rule
 from synergy_forge.core.rules import Definition, Rulebook
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import chances
 from synergy_forge.sim.chances import Support
 from synergy_forge.sim.grid import Many, Unsettled, grid_rule
+from synergy_forge.sim.model import MissionModel
 
 # Rules a campaign might write, beyond the seven built-ins: each construct the grid accepts.
 EXTRA_RULES = {
@@ -52,13 +52,13 @@ def rich() -> Rulebook:
 
 
 def test_every_builtin_goal_and_the_extra_rules_run_on_the_grid():
-    rules = chances.grid_rules(rich())
+    rules = chances.grid_rules(MissionModel(), rich())
     assert [g for g in rich().goals if rules[g] is None] == []
 
 
 def test_the_starter_campaigns_own_goal_runs_on_the_grid():
     campaign = read_campaign(starter_campaign()).campaign
-    rules = chances.grid_rules(campaign.rulebook)
+    rules = chances.grid_rules(MissionModel(), campaign.rulebook)
     assert "close-call" in rules
     assert [g for g in campaign.rulebook.goals if rules[g] is None] == []
 
@@ -145,7 +145,8 @@ def test_the_grid_agrees_with_the_referee_table_by_table(data):
     goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own = \
         data.draw(_rich_situations())
     try:
-        chances.Grid(rich(), goals, ignored, [s.sums for s in supports])
+        chances.Grid(chances.grid_rules(MissionModel(), rich()), goals, ignored,
+                     [s.sums for s in supports])
     except Unsettled:
         # A rule fails on some table: the chances are then worked out table by table, which
         # the next test covers. Rare, or hypothesis fails for rejecting too many.
@@ -154,11 +155,15 @@ def test_the_grid_agrees_with_the_referee_table_by_table(data):
     event("on the grid")
     round_args = (rich(), goals, ignored, allowed, super_seat, hyper_seat, seat, supports, own)
     goal_args = (rich(), goals, ignored, seat, supports, own)
-    fast = [chances.success_chances(*round_args), chances.goal_chances(*goal_args)]
-    # No grid rule, and no answer remembered from the grid's way: the referee's way answers.
-    with mock.patch.object(chances, "grid_rules", lambda rulebook: {}), \
-            mock.patch.object(chances, "_ANSWERS", Memo(16)):
-        slow = [chances.success_chances(*round_args), chances.goal_chances(*goal_args)]
+    model = MissionModel()
+    fast = [chances.success_chances(model, *round_args),
+            chances.goal_chances(model, *goal_args)]
+    # No grid rule (and a fresh model: no answer remembered from the grid's way): the
+    # referee's way answers.
+    with mock.patch.object(chances, "grid_rules", lambda model, rulebook: {}):
+        model = MissionModel()
+        slow = [chances.success_chances(model, *round_args),
+                chances.goal_chances(model, *goal_args)]
     for grid_way, table_way in zip(fast, slow, strict=True):
         assert grid_way.keys() == table_way.keys() == set(own)
         for s in own:
@@ -173,8 +178,8 @@ def test_a_rule_the_grid_cannot_run_is_weighed_table_by_table():
     goals = ("first-is-big", "equal", "unique")
     # Seat 0's 4 meets its goal, seat 2's 1 is unique, and seat 1 can never equal 4 or 1: the
     # round is won exactly when one failure is allowed.
-    chance = chances.success_chances(rulebook, goals, frozenset(), 1, None, None, 1, supports,
-                                      [2, 5])
+    chance = chances.success_chances(MissionModel(), rulebook, goals, frozenset(), 1, None,
+                                     None, 1, supports, [2, 5])
     assert chance == {2: 1.0, 5: 1.0}
-    assert chances.success_chances(rulebook, goals, frozenset(), 0, None, None, 1, supports,
-                                   [2, 5]) == {2: 0.0, 5: 0.0}
+    assert chances.success_chances(MissionModel(), rulebook, goals, frozenset(), 0, None, None,
+                                   1, supports, [2, 5]) == {2: 0.0, 5: 0.0}

@@ -17,12 +17,12 @@ from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import Action, GoalCard, NumberCard
 from synergy_forge.core.choices import DecisionKind
 from synergy_forge.core.engine import Game
-from synergy_forge.core.memo import forget_all
 from synergy_forge.core.rulelang import RuleError, RuleKind, compile_rule
 from synergy_forge.core.rules import Definition
 from synergy_forge.resources import starter_campaign
 from synergy_forge.sim import convention
 from synergy_forge.sim.expert import round_state
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.playtest import game_seed, play_batch
 
 #: Fails (a division by zero) where the seat's sum is 6.
@@ -50,12 +50,12 @@ def _round(sums: tuple[int, int, int]) -> convention.RoundState:
 def test_a_failing_goal_rule_fails_a_plan_only_where_the_plan_asks_it():
     rules = convention.Rules(_fragile_rulebook(), (), (), 3, 0, 1, None, None, True)
     # 6, 6, 8: seat 0 meets 'equal' first and is never asked 'fragile' (which fails on 6).
-    plan = convention.plan_round(rules, _round((6, 6, 8)))
+    plan = convention.plan_round(MissionModel(), rules, _round((6, 6, 8)))
     assert plan is not None and plan.won
     assert plan.plays[0][1] == GoalCard("equal", "red")
     # 6, 7, 8: 'equal' is missed, so 'fragile' is asked of the 6: the rule's failure surfaces.
     with pytest.raises(RuleError):
-        convention.plan_round(rules, _round((6, 7, 8)))
+        convention.plan_round(MissionModel(), rules, _round((6, 7, 8)))
 
 
 @pytest.mark.parametrize("number", [21, 22, 25])  # a campaign's own goal; H and F; B and J
@@ -66,21 +66,21 @@ def test_a_plan_is_the_same_from_empty_memos(number, monkeypatch):
     asked: list[tuple[convention.Rules, convention.RoundState]] = []
     plan_round = convention.plan_round
 
-    def recorded(rules, state):
+    def recorded(model, rules, state):
         asked.append((rules, state))
-        return plan_round(rules, state)
+        return plan_round(model, rules, state)
 
     monkeypatch.setattr(convention, "plan_round", recorded)
-    forget_all()
+    model = MissionModel()  # the games' own, warm at the end
     for players in (3, 5):
         seeds = [game_seed(1, mission.id, players, i) for i in range(3)]
-        play_batch(mission, campaign.rulebook, campaign.colors, players, "expert", seeds)
+        play_batch(mission, campaign.rulebook, campaign.colors, players, "expert", seeds,
+                   model=model)
     monkeypatch.undo()
     assert asked
-    warm = [convention.plan_round(rules, state) for rules, state in asked]
+    warm = [convention.plan_round(model, rules, state) for rules, state in asked]
     for (rules, state), plan in list(zip(asked, warm, strict=True))[::7]:
-        forget_all()
-        assert convention.plan_round(rules, state) == plan
+        assert convention.plan_round(MissionModel(), rules, state) == plan
 
 
 def test_a_failing_goal_rule_fails_a_plan_on_a_table_the_search_could_pass_over():
@@ -100,12 +100,12 @@ def test_a_failing_goal_rule_fails_a_plan_on_a_table_the_search_could_pass_over(
         tuple(NumberCard(v, c) for v, c in zip((3, 4, 4), colors, strict=True)), (0, 0, 0),
         (None, GoalCard("unique", "yellow"), GoalCard("unique", "green")), frozenset())
     with pytest.raises(RuleError):
-        convention.plan_round(rules, state)
+        convention.plan_round(MissionModel(), rules, state)
     # The same round with seat 0's 3 gone is won, on (5, 8, 9) alone.
     alone = convention.RoundState(((NumberCard(2, "red"),), *state.hands[1:]),
                                   *[getattr(state, f) for f in
                                     ("goal_hands", "firsts", "deltas", "goals", "ignored")])
-    plan = convention.plan_round(rules, alone)
+    plan = convention.plan_round(MissionModel(), rules, alone)
     assert plan is not None and plan.won
 
 
@@ -129,7 +129,7 @@ def test_a_failing_goal_rule_fails_a_plan_where_the_ascent_scores_it():
         (None, *[GoalCard("unique", c) for c in colors[1:]]), frozenset())
     assert convention.EXHAUSTIVE_LIMIT < 4 ** 5
     with pytest.raises(RuleError):
-        convention.plan_round(rules, state)
+        convention.plan_round(MissionModel(), rules, state)
 
 
 def test_an_action_the_plan_tries_lays_the_round_out_as_the_engine_plays_it():

@@ -22,7 +22,6 @@ from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import Action, GoalCard, NumberCard
 from synergy_forge.core.choices import DecisionKind
 from synergy_forge.core.engine import Game
-from synergy_forge.core.memo import forget_all
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.resources import starter_campaign
@@ -32,6 +31,7 @@ from synergy_forge.sim.bots import BOTS, make_bot
 from synergy_forge.sim.convention import RoundState, Rules, best_action, hand_value, plan_round
 from synergy_forge.sim.expert import ExpertBot, counts_every_hand, public_hands
 from synergy_forge.sim.mixed import MixedExpertBot, reply
+from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.novice import NoviceBot
 from synergy_forge.sim.play import play
 from synergy_forge.sim.playtest import game_seed, play_batch
@@ -133,9 +133,10 @@ def test_the_expert_reads_nothing_hidden(campaign, number, bot, seating):
                 checked += 1
                 # The opening's paths (card 1, the goal) and card 3 over its posterior.
                 opened += d.kind is not DecisionKind.TAKE_BACK and \
-                    belief.opening(game.observe(1)) is not None
+                    belief.opening(MissionModel(), game.observe(1)) is not None
                 if seating:
-                    answered += reply(game.observe(1), frozenset({0, 3})) is not None
+                    answered += reply(MissionModel(), game.observe(1),
+                                      frozenset({0, 3})) is not None
             game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
     assert checked > 20 and differed > 10
     if bot == "expert" and (number in (5, 25) or isinstance(number, str)):
@@ -194,7 +195,7 @@ def test_every_hand_is_counted_from_the_face_up_cards_with_a_full_starting_hand(
         bots = [make_bot("expert", seed, s) for s in range(4)]
         while not game.over:
             for seat in range(4):
-                known = public_hands(game.observe(seat))
+                known = public_hands(MissionModel(), game.observe(seat))
                 assert known is not None
                 hands, goals, exact = known
                 assert exact
@@ -208,17 +209,22 @@ def test_with_cards_left_in_a_deck_hands_are_not_claimed_known(campaign):
     game = Game(campaign.mission(5), 4, 1, campaign.rulebook, campaign.colors)
     while game.pending()[0].kind.value in ("super", "hyper"):
         game.apply([d.choices[0] for d in game.pending()])
-    assert public_hands(game.observe(0)) is None
+    assert public_hands(MissionModel(), game.observe(0)) is None
 
 
 def test_same_seeds_same_games(campaign):
     for number in (5, 30):
         mission = campaign.mission(number)
-        first = play_batch(mission, campaign.rulebook, campaign.colors, 4, "expert", range(6))
-        forget_all()  # cold memos give the same choices
-        again = play_batch(mission, campaign.rulebook, campaign.colors, 4, "expert", range(6))
+        model = MissionModel()
+        first = play_batch(mission, campaign.rulebook, campaign.colors, 4, "expert", range(6),
+                           model=model)
+        # The same model, warm now, and a cold one give the same choices.
+        warm = play_batch(mission, campaign.rulebook, campaign.colors, 4, "expert", range(6),
+                          model=model)
+        cold = play_batch(mission, campaign.rulebook, campaign.colors, 4, "expert", range(6))
         assert (first.wins, first.rounds_won, first.goals_met) == \
-            (again.wins, again.rounds_won, again.goals_met)
+            (warm.wins, warm.rounds_won, warm.goals_met) == \
+            (cold.wins, cold.rounds_won, cold.goals_met)
 
 
 def test_the_expert_and_the_novice_are_registered():
@@ -284,8 +290,10 @@ def test_the_take_back_keeps_the_card_that_leaves_legal_pairs(campaign):
                   False)
     hand = (NumberCard(5, "red"), NumberCard(5, "red"), NumberCard(4, "red"))
     choices = (NumberCard(1, "red"), NumberCard(5, "red"))
-    assert hand_value(rules, (*hand, choices[0])) > hand_value(rules, (*hand, choices[1]))
-    assert expert_module.keep_card(rules, hand, choices) == choices[0]
+    model = MissionModel()
+    assert hand_value(model, rules, (*hand, choices[0])) > \
+        hand_value(model, rules, (*hand, choices[1]))
+    assert expert_module.keep_card(model, rules, hand, choices) == choices[0]
 
 
 def test_an_action_is_used_when_it_wins_a_round_that_is_lost_without_it(campaign):
@@ -299,10 +307,11 @@ def test_an_action_is_used_when_it_wins_a_round_that_is_lost_without_it(campaign
                        (0, 0, 0), tuple(GoalCard("equal", c) for c in ("red", "yellow", "green")),
                        frozenset())
     uses = (None, ActionUse(Action.F, 0, target=2), ActionUse(Action.H, 0))
-    assert plan_round(rules, state).won is False
-    assert best_action(rules, state, uses) == uses[2]
+    model = MissionModel()
+    assert plan_round(model, rules, state).won is False
+    assert best_action(model, rules, state, uses) == uses[2]
     easier = replace(rules, allowed=1)
-    assert best_action(easier, state, uses) is None  # won already: the cards are kept
+    assert best_action(model, easier, state, uses) is None  # won already: the cards are kept
 
 
 def test_the_oracle_is_shown_every_seat_s_observation_beside_every_hand(campaign):
@@ -336,7 +345,7 @@ def test_the_opening_s_posterior_holds_every_true_hand(campaign, mission_id):
             decisions = game.pending()
             if decisions[0].kind is DecisionKind.SECOND_NUMBER:
                 obs = game.observe(0)
-                policy = belief.reply(obs)  # the policy card 2 followed
+                policy = belief.reply(MissionModel(), obs)  # the policy card 2 followed
                 if policy is not None and not obs.actions_used:
                     direction = campaign.rulebook.plan(mission.challenges).direction
                     for j in range(4):
@@ -357,9 +366,8 @@ def test_the_opening_s_chain_only_raises_the_round_s_chance(campaign, monkeypatc
     obs = game.observe(0)
     chances = []
     for passes in (1, 2, 6):
-        forget_all()
         monkeypatch.setattr(policy, "PASSES", passes)
-        chances.append(belief.opening(obs).chance)
+        chances.append(belief.opening(MissionModel(), obs).chance)  # a fresh model: no memo
     assert chances[0] <= chances[1] + 1e-9 <= chances[2] + 2e-9
     assert chances[2] > 0.9
 

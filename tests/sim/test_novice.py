@@ -8,7 +8,7 @@ from collections import Counter
 from synergy_forge.core.choices import DecisionKind
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
-from synergy_forge.core.referee import pair_sum
+from synergy_forge.core.referee import seat_sum
 from synergy_forge.sim.bots import make_bot
 from synergy_forge.sim.playtest import game_seed, play_batch
 
@@ -25,8 +25,7 @@ def _first_cards_that_finish(game: Game, seat: int) -> set:
     for first in set(hand):
         rest = list(hand)
         rest.remove(first)
-        if any(not pair_sum(game.rulebook, game.mission.challenges, first, second)[1]
-               for second in rest):
+        if any(not seat_sum(game.plan, first, second)[6] for second in rest):
             out.add(first)
     return out
 

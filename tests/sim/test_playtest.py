@@ -241,11 +241,12 @@ def test_html_report_renders_the_typed_result():
     result = PlaytestResult(10, 1, ("expert", "oracle"), cells, estimates(cells))
     page = html(result).text
     # The experts' own tables pooled over both counts: 10 wins of 20 games, a bar of half the
-    # 650-pixel scale (the mixed table is not pooled in).
-    assert 'width="325.0" height="7" fill="#2e7d32"' in page
+    # scale (the mixed table is not pooled in).
+    assert '<i style="width:50.0%;background:#2e7d32">' in page
     # Losses of the experts' own tables, added over the player counts.
     row = page[page.index("How missions are lost"):]
-    assert "<th>challenge</th><th>lives</th>" in row and "<td>2</td><td>8</td>" in row
+    assert "<th>challenge</th><th>lives</th>" in row
+    assert '<td data-label="challenge">2</td><td data-label="lives">8</td>' in row
     assert "First notes" in page and "Win rate over skill" in page and "<polyline" in page
     # The JSON and text reporters read the same result.
     missions = playtest_to_json(result)["missions"][0]
@@ -259,7 +260,7 @@ def test_html_report_renders_the_typed_result():
 
 
 def test_findings_have_a_stable_code_and_their_figures_in_the_json():
-    """Issue 24: the JSON says each finding as a code with its figures (docs/playtest.md),
+    """The JSON says each finding as a code with its figures (docs/playtest.md),
     beside the same finding in words; the words of a loss reason are the ones every report
     uses (`play`'s "Lost: …" included), from one table."""
     from synergy_forge.reporting.explain import outcome_text
@@ -288,3 +289,37 @@ def test_findings_have_a_stable_code_and_their_figures_in_the_json():
     assert json.dumps(dict(lost.losses)) == '{"goals": 100}'  # enum keys, the same JSON
 
 
+
+
+def test_the_html_report_fits_a_phone(browser, tmp_path):
+    """At 390 px (a phone) the page is 390 px wide, no element reaches past it, and every
+    cell of the missions table and every bar is on screen: each row a card of labelled lines,
+    each bar under its mission (it was 900 px wide, its tables cut at the edge)."""
+    from collections import Counter
+
+    from synergy_forge.reporting.playtest import html
+    from synergy_forge.sim.playtest import PlaytestResult
+
+    campaign = read_campaign(starter_campaign()).campaign
+    cells = [Cell(campaign.mission(n), p, "expert", Tally(games=10, wins=n % 10,
+                                                          losses=Counter(lives=10 - n % 10)), p)
+             for n in (1, 14, 30) for p in (3, 4, 5)]
+    result = PlaytestResult(10, 1, ("expert",), cells, estimates(cells))
+    report = tmp_path / "report.html"
+    report.write_text(html(result).text, encoding="utf-8")
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(report.as_uri())
+        assert page.evaluate("document.documentElement.scrollWidth") == 390
+        past = page.evaluate("""Array.from(document.querySelectorAll('body *'))
+            .filter(e => e.getBoundingClientRect().right > 391)
+            .map(e => e.tagName + ' ' + (e.textContent || '').slice(0, 30))""")
+        assert past == [], past
+        cells = page.locator('td[data-label="Skill needed"]')
+        assert cells.count() == 3 and all(cells.nth(i).is_visible() for i in range(3))
+        # labelled: the header row is hidden, each line says what it is
+        assert page.evaluate("""getComputedStyle(document.querySelector(
+            'td[data-label="Skill needed"]'), '::before').content""") == '"Skill needed: "'
+    finally:
+        context.close()

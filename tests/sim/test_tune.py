@@ -285,7 +285,7 @@ def test_tune_cli_writes_the_change_and_playtest_check_then_passes(tmp_path):
     assert "# one to win" in path.read_text()
     mission = read_mission_file(path).mission
     assert mission.stars == TARGET
-    # The confirm line plays the very games of the figure under "after:" (issue 22): tune
+    # The confirm line plays the very games of the figure under "after:": tune
     # verified the tuned file as a default playtest plays it (the same seeds and counts), so
     # the command prints exactly that figure, and its --check passes.
     import re
@@ -353,7 +353,7 @@ def test_candidates_come_nearest_first_and_an_action_card_costs_two_steps():
 
 @pytest.mark.parametrize("harder", [False, True])
 def test_tune_never_names_a_setting_validate_would_warn_about(rulebook, harder):
-    """Issue 22: on a five-goal-card deck the far end was `lives 2 -> 7`, which validate warns
+    """On a five-goal-card deck the far end was `lives 2 -> 7`, which validate warns
     about (R23: only deck - rounds + 1 lives can ever be lost); neither the far end nor any
     candidate may earn a warning the mission did not have."""
     from synergy_forge.sim.knobs import candidates as _candidates

@@ -53,14 +53,21 @@ def ctrl_c(process: subprocess.Popen[str]) -> tuple[str, str]:
 class TableProcess:
     """`synergy-forge table …` in a subprocess, its seat links read from its first lines."""
 
-    def __init__(self, *args: str, cwd: Path | None = None) -> None:
+    def __init__(self, *args: str, cwd: Path | None = None, port: int = 0,
+                 default_state: bool = False) -> None:
         import tempfile
 
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
         # Never the repository: a finished game's log goes to games/ of the current folder.
         cwd = cwd or Path(tempfile.mkdtemp(prefix="table-"))
+        # A state file of its own: the bundled campaign's default one is shared by every table
+        # of this test process, and an earlier test's unfinished game would be resumed beside
+        # this one (its links printed first). `default_state`: the test is about that file.
+        if "--state" not in args and not default_state:
+            state = Path(tempfile.mkdtemp(prefix="table-state-")) / "tables.sqlite3"
+            args = (*args, "--state", str(state))
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "synergy_forge", "table", *args, "--port", "0",
+            [sys.executable, "-m", "synergy_forge", "table", *args, "--port", str(port),
              "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=env, cwd=cwd)
         assert self.process.stdout is not None
@@ -70,6 +77,8 @@ class TableProcess:
         self.links: dict[int, str] = {}
         self.bots: dict[int, str] = {}
         players = int(re.search(r": (\d) players", self.heading).group(1))
+        self.host = self._line("host")
+        self.watch = self._line("watch")
         for _ in range(players):
             line = self.process.stdout.readline().rstrip("\n")
             found = LINK.match(line)
@@ -79,6 +88,15 @@ class TableProcess:
                 bot = re.fullmatch(r"seat (\d+): bot (\S+)", line)
                 assert bot, line
                 self.bots[int(bot.group(1))] = bot.group(2)
+
+    def _line(self, name: str) -> str:
+        """The host's or spectators' link, from its line (`host: URL`)."""
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().rstrip("\n")
+        found = re.fullmatch(rf"{name}: (http://127\.0\.0\.1:\d+/{name}/[A-Za-z0-9_-]{{32}})",
+                             line)
+        assert found, line
+        return found.group(1)
 
     def stop(self) -> tuple[int, str, str]:
         self.process.send_signal(signal.SIGINT)

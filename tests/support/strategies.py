@@ -150,9 +150,9 @@ def rotate(table: Table, k: int) -> Table:
                  r(table.hyper_seat), uses, tuple(colors))
 
 
-# --- Hostile input of issue 23's classes, for tests/package/test_fuzz.py -------------------------
+# --- Hostile input by class, for tests/package/test_fuzz.py -------------------------------------
 
-#: Parts of the paths users write in campaign.yaml, legal and hostile (issue 23, class 1).
+#: Parts of the paths users write in campaign.yaml, legal and hostile.
 PATH_PARTS = st.sampled_from([
     "missions", "goals", "*.yaml", "*", "**", "**a", "a**", "..", ".", "", "[", "[a-", "?",
     "é", "x" * 300, "y" * 120, "~", "C:", "\\", "a\\b", "\0", "goals/*.yaml", "*.yml",
@@ -304,3 +304,45 @@ def changed_ids(draw, choice_id: str) -> str:
         parts[at] = draw(st.sampled_from([text[:-1], text + "0", text + ".take=red:1", "none",
                                           "seat0", "red:1", text.upper()]))
     return ".".join(parts)
+
+
+#: What may stand at a name a command writes into a campaign (the write policy, class 11):
+#: nothing, our own earlier output, another file of the user's, a link to a file outside the
+#: campaign, a dangling link out of it, a link to a file inside it, a FIFO, a folder.
+WRITE_TARGETS = st.sampled_from(["missing", "ours", "old", "user", "link-out", "dangling-out",
+                                 "link-in", "fifo", "folder"])
+
+
+@st.composite
+def campaign_writes(draw) -> tuple[str, dict[str, str]]:
+    """(command, {schema file name: what stands there}) for `schemas --update` or
+    `new campaign .` in a folder whose .synergy/schemas/ a cloned repository brought."""
+    names = st.sampled_from(["mission.schema.json", "goal.schema.json",
+                             "campaign.schema.json", "round.schema.json"])
+    return (draw(st.sampled_from(["schemas", "new"])),
+            draw(st.dictionaries(names, WRITE_TARGETS, min_size=1, max_size=4)))
+
+
+#: Invisible characters a text may smuggle in (class 12): direction overrides and isolates,
+#: marks, zero-width spaces, a word joiner, a byte-order mark inside, a tag.
+INVISIBLES = st.sampled_from(["\u202e", "\u202d", "\u202a", "\u2066", "\u2067", "\u2069",
+                              "\u200e", "\u200f", "\u061c", "\u200b", "\u2060", "\ufeff",
+                              "\u00ad", "\U000e0041"])
+
+
+@st.composite
+def hostile_findings(draw) -> tuple[str, int, str]:
+    """(field of a mission, how many wrong items its list holds, an invisible character or
+    "") for a file of many findings (class 12)."""
+    return (draw(st.sampled_from(["challenges", "players", "actions", "goals"])),
+            draw(st.integers(0, 30_000)), draw(st.just("") | INVISIBLES))
+
+
+@st.composite
+def connection_floods(draw) -> tuple[int, int, str, str]:
+    """(open-file limit, connections, loopback address they come from, what each sends) of a
+    client flooding a server (class 13): nothing, half a request's head, bytes that are no
+    HTTP, or whole requests on kept-alive connections."""
+    return (draw(st.sampled_from([128, 256, 1024])), draw(st.integers(0, 700)),
+            f"127.0.0.{draw(st.integers(2, 9))}",
+            draw(st.sampled_from(["nothing", "half", "garbage", "request"])))

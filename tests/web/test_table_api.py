@@ -8,125 +8,15 @@ import random
 import secrets
 import threading
 import time
-from collections import defaultdict
-from typing import Any
 
 import pytest
-from support.tables import Client, game_table, people, serving
+from support.tables import game_table, leaks, people, play_randomly, serving
 
 from synergy_forge.authoring.gamelog import replay, write_log
-from synergy_forge.core.cards import NumberCard
 from synergy_forge.core.engine import Game
-from synergy_forge.table.model import GameTable
 from synergy_forge.table.view import PERSON
 
 SEED = 7_291_804_553_117
-
-
-def cards_in(data: Any) -> list[dict[str, Any]]:
-    """Every card object anywhere in a JSON value."""
-    found = []
-    if isinstance(data, dict):
-        if {"kind", "color", "value"} <= set(data) and data["kind"] in ("number", "goal"):
-            found.append(data)
-        for value in data.values():
-            found += cards_in(value)
-    elif isinstance(data, list):
-        for value in data:
-            found += cards_in(value)
-    return found
-
-
-def ever_public(game: Game) -> dict[str, set[tuple[str, Any]]]:
-    """Per colour, the (kind, value) of every card that has been face up at some time: laid in
-    a round, used by an action, in a discard row, on the table now."""
-    seen: dict[str, set[tuple[str, Any]]] = defaultdict(set)
-
-    def number(card: NumberCard | None) -> None:
-        if card is not None:
-            seen[card.color].add(("number", card.value))
-
-    def uses(actions: Any) -> None:
-        for use in actions:
-            number(use.replacement)
-            for card in use.cards or ():
-                number(card)
-
-    for record in game.history:
-        for i, play in enumerate(record.table.plays):
-            number(play.first)
-            number(play.second)
-            seen[record.table.colors[i]].add(("goal", play.goal))
-        uses(record.table.actions)
-    for row in game.discards:
-        for card in row:
-            kind = "goal" if hasattr(card, "goal") else "number"
-            seen[card.color].add((kind, card.goal if kind == "goal" else card.value))
-    for card in [*game.firsts, *game.seconds, *game.arrangement().firsts]:
-        number(card)
-    for goal in game.goals_played:
-        if goal is not None:
-            seen[goal.color].add(("goal", goal.goal))
-    uses(game.actions)
-    return seen
-
-
-def hidden(game: Game, seat: int) -> set[tuple[str, Any]]:
-    """Cards of `seat` in its hands or decks no copy of which was ever face up."""
-    color = game.colors[seat]
-    held = {("number", c.value) for c in (*game.hands[seat], *game.decks[seat])} | \
-        {("goal", g.goal) for g in (*game.goal_hands[seat], *game.goal_decks[seat])}
-    return held - ever_public(game)[color]
-
-
-def leaks(game: Game, reader: int, data: Any, text: str) -> list[str]:
-    """Another seat's hidden cards found in what `reader` was sent."""
-    found = []
-    for other in range(game.players):
-        if other == reader:
-            continue
-        secret = hidden(game, other)
-        color = game.colors[other]
-        for card in cards_in(data):
-            if card["color"] == color and (card["kind"], card["value"]) in secret:
-                found.append(f"seat {other}'s {card} in seat {reader}'s response")
-        for kind, value in secret:
-            if kind == "number" and f"{color} {value}" in text:
-                found.append(f"'{color} {value}' in seat {reader}'s text")
-    return found
-
-
-def play_randomly(client: Client, table: GameTable, rng: random.Random,
-                  check: Any = None, limit: int = 400) -> dict[int, Any]:
-    """Every person's seat chooses at random until the game ends; returns each seat's last
-    view. `check(seat, data, text)` sees every response."""
-    last = {}
-    for _ in range(limit):
-        version = table.changes.version
-        moved = False
-        for seat, token in table.tokens.items():
-            status, data, raw = client.view(token)
-            assert status == 200
-            if check:
-                check(seat, data, raw.decode())
-            last[seat] = data
-            if data["legal"]:
-                choice = rng.choice(data["legal"])["id"]
-                status, data, raw = client.choose(token, choice)
-                assert status == 200, data
-                if check:
-                    check(seat, data, raw.decode())
-                last[seat] = data
-                moved = True
-        if table.game.over and not moved:
-            return {seat: client.view(token)[1] for seat, token in table.tokens.items()}
-        if not moved:  # the bots' turn: wait for the table to change, as a page waits for
-            # its next event (the table's version is what the event stream waits on)
-            deadline = time.monotonic() + 30
-            while table.changes.version == version:
-                assert time.monotonic() < deadline, "the bots did not move"
-                time.sleep(0.005)
-    raise AssertionError("the game did not end")
 
 
 def test_the_view_holds_what_the_issue_lists():

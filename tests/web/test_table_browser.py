@@ -266,7 +266,7 @@ def test_one_person_with_two_bots_finishes_through_a_lost_network_and_a_wrong_li
         wrong = context.new_page()
         response = wrong.goto(table.links[0][:-4] + "AAAA")
         assert response.status == 404
-        assert "No such seat: check the link" in wrong.inner_text("body")
+        assert "No such table link: check the link" in wrong.inner_text("body")
     finally:
         context.close()
         table.stop()

@@ -1,4 +1,4 @@
-"""Commands given no campaign use the one they run in, as git finds its repository (issue 22):
+"""Commands given no campaign use the one they run in, as git finds its repository:
 the campaign.yaml of the current folder or the nearest one above it, said on stderr; the
 bundled starter campaign only when there is none, and they say so too."""
 
@@ -163,7 +163,7 @@ def test_a_mission_made_by_its_bare_name_in_missions_joins_the_campaign(the_gap)
 
 
 def test_a_round_named_by_its_bare_name_is_validated_as_judge_reads_it(the_gap):
-    (the_gap / "rounds").mkdir()
+    (the_gap / "rounds").mkdir(exist_ok=True)  # `new campaign` makes it, with a round
     (the_gap / "rounds" / "first.yaml").write_text(
         "seats:\n  - {numbers: [1, 2], goal: close-call}\n  - {numbers: [2, 2], goal: unique}"
         "\n  - {numbers: [3, 1], goal: equal}\nchallenges: [odd-sum]\n")

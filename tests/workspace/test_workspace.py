@@ -5,6 +5,7 @@ kinds."""
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from pathlib import Path
 
@@ -43,13 +44,30 @@ def test_mission_numbers_are_said_as_runs():
 
 def test_a_mission_not_found_names_the_numbers_there_are(tmp_path):
     with contextlib.chdir(tmp_path):
-        with pytest.raises(UnknownMission, match=r"nor a mission number or id .*\(numbers 1 "
+        with pytest.raises(UnknownMission, match=r"nor a mission number or id of the bundled "
+                                                 r"starter campaign \(its mission numbers: 1 "
                                                  r"to 30\)"):
             mission_file("31", [].append)
         result = CliRunner().invoke(main, ["play", "31"])
     assert result.exit_code == 2
     assert "Invalid value for 'MISSION': 31: no such file" in result.output
-    assert result.output.rstrip().endswith("(numbers 1 to 30)")
+    assert result.output.rstrip().endswith("(its mission numbers: 1 to 30)")
+
+
+def test_a_mistyped_id_gets_a_suggestion_and_the_campaign_is_named_by_its_file(tmp_path):
+    """Issue 43: "… of the campaign in ." named nothing, and a mistyped id got no
+    suggestion."""
+    with contextlib.chdir(tmp_path):
+        assert CliRunner().invoke(main, ["new", "campaign", "c"]).exit_code == 0
+    with contextlib.chdir(tmp_path / "c" / "missions"):
+        result = CliRunner().invoke(main, ["play", "my-frist-mission"])
+        assert result.exit_code == 2
+        assert "my-frist-mission: no such file, nor a mission number or id of the campaign of " \
+            f"{os.path.join('..', 'campaign.yaml')} (did you mean 'my-first-mission'?) (its " \
+            "mission numbers: 1)" in result.output, result.output
+        with pytest.raises(UnknownMission, match=r"has no mission 'my-frist-mision' \(did you mean "
+                                                 r"'my-first-mission'\?\)"):
+            mission_to_play("..", "my-frist-mision", [].append)
 
 
 def test_play_and_the_table_find_a_mission_by_the_same_function(tmp_path):

@@ -36,7 +36,8 @@ def _out_folder(ctx: click.Context, param: click.Parameter, value: str) -> Path:
               help="A language of the campaign (en, fr), or all of them.")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default="a4", show_default=True)
 @click.option("--out", "out_dir", default="output", show_default=True, callback=_out_folder,
-              help="Folder for the PDFs and PNGs (and the cache, in OUT/.cache).")
+              help="Folder for the PDFs and PNGs (and the cache, in OUT/.cache); by default "
+              "output/ in the campaign's folder.")
 @click.option("--card-size", type=CARD_SIZE, default=f"{POKER.width:g}x{POKER.height:g}",
               show_default=True, help="Card size in mm (poker size by default).")
 @click.option("--jobs", type=click.IntRange(1, 64), help="Worker processes (default: all "
@@ -81,6 +82,7 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
     from synergy_forge.workspace.campaign import open_workspace
 
     workspace = open_workspace(campaign_dir, say)
+    out_dir = _default_out(workspace, out_dir)
     if preset is not None:
         card_size = PRESETS[preset].card
     try:
@@ -99,6 +101,16 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
         _watch(workspace.folder, out_dir, build_once)
     elif not build_once():
         raise CheckFailed()
+
+
+def _default_out(workspace: Workspace, out_dir: Path) -> Path:
+    """--out as given, else output/ of the campaign's own folder (the current folder's for the
+    bundled starter campaign): a bare `build` in any folder below the campaign builds the one
+    kit, with its cache."""
+    source = click.get_current_context().get_parameter_source("out_dir")
+    if source is click.core.ParameterSource.DEFAULT and not workspace.starter:
+        return workspace.folder / out_dir
+    return out_dir
 
 
 def _check_options(no_png: bool, tts: bool, tts_url_base: str | None,

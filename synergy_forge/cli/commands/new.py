@@ -32,7 +32,9 @@ def new_mission(path: Path, force: bool) -> None:
 @click.option("--languages", default="en,fr", show_default=True,
               help="Comma-separated language codes.")
 def new_campaign(folder: Path, languages: str) -> None:
-    """Create a campaign folder: campaign.yaml, a first mission, a custom challenge and goal."""
+    """Create a campaign folder: campaign.yaml, a first mission, a custom challenge and goal,
+    a round for `judge`, a GitHub workflow and a pre-commit configuration that validate it, a
+    .gitignore for the kit, and the copy of the schemas (docs/ci.md)."""
     from synergy_forge.authoring.scaffold import language_problem, write_campaign
 
     langs = tuple(x.strip() for x in languages.split(",") if x.strip())
@@ -56,3 +58,6 @@ def _scaffold(action: Callable[[], list[Path]], target: Path, hint: str) -> None
     if schemas:
         click.echo(f"wrote {schemas[0].parent}{os.sep} ({len(schemas)} schemas, which the "
                    "first line of each file names for your editor; keep them in git)")
+    if any(path.name == ".pre-commit-config.yaml" for path in written):
+        click.echo("in .github/workflows/missions.yml and .pre-commit-config.yaml, replace "
+                   "SYNERGY_FORGE_GIT by where you install synergy-forge from (docs/ci.md)")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,6 +12,7 @@ from synergy_forge.core.mission import FEWEST_STARS, MOST_STARS
 
 from ..exits import EXIT_FAILED, exit_code
 from ..params import PLAYER_COUNTS, SEED
+from ..progress import Progress
 
 if TYPE_CHECKING:
     from synergy_forge.sim.tune import TuneResult
@@ -70,11 +71,33 @@ def command(target: Path | None, stars: int | None, counts: tuple[int, ...] | No
     _check_budget(subjects, counts, budget, games)
     if write and not target.is_dir():  # refused now rather than after the search
         editable(target)
-    found = tune_each([s.playable for s in subjects], stars, counts=counts, budget=budget,
-                      games=games, seed=seed, with_actions=with_actions,
-                      executor=executor_for(scheduler, jobs),
-                      valid_for=lambda p: no_new_problems(p.mission, p.rulebook))
-    _report(subjects, found, counts, seed, write)
+    worst = _tune(subjects, lambda progress: tune_each(
+        [s.playable for s in subjects], stars, counts=counts, budget=budget, games=games,
+        seed=seed, with_actions=with_actions, executor=executor_for(scheduler, jobs),
+        valid_for=lambda p: no_new_problems(p.mission, p.rulebook), progress=progress),
+        budget, counts, seed, write)
+    if worst:  # once the progress said it is done
+        raise click.exceptions.Exit(worst)
+
+
+def _tune(subjects: list[Source],
+          search: Callable[[Callable[[int, int], None]], Iterator[TuneResult | None]],
+          budget: int, counts: tuple[int, ...] | None, seed: int, write: bool) -> int:
+    """The `search`, told its progress, shown as settings tried, games played out of the
+    budget and time left at most (a search often ends before its budget); each mission's
+    report as it ends. The worst exit code (_report)."""
+    tried = 0
+
+    def settings() -> str:
+        return f"{tried} setting(s) tried"
+
+    with Progress(budget * len(subjects), "Tuning", detail=settings, unit="games") as bar:
+        def told(new: int, played: int) -> None:
+            nonlocal tried
+            tried += new
+            bar.update(played)
+
+        return _report(subjects, search(told), counts, seed, write)
 
 
 def _check_budget(subjects: list[Source], counts: tuple[int, ...] | None, budget: int,
@@ -94,9 +117,10 @@ def _check_budget(subjects: list[Source], counts: tuple[int, ...] | None, budget
 
 
 def _report(subjects: list[Source], found: Iterator[TuneResult | None],
-            counts: tuple[int, ...] | None, seed: int, write: bool) -> None:
+            counts: tuple[int, ...] | None, seed: int, write: bool) -> int:
     """Each mission's report as its search ends (its file changed if asked), a campaign's
-    summary; the worst exit code of what failed when some mission does not get its stars."""
+    summary; the worst exit code of what failed when some mission does not get its stars
+    (0: every one does)."""
     from synergy_forge.authoring.edit import edit_mission
     from synergy_forge.reporting.tune import campaign_summary, mission_report
 
@@ -118,5 +142,4 @@ def _report(subjects: list[Source], found: Iterator[TuneResult | None],
         click.echo(("\n" if number else "") + report)
     if len(subjects) > 1:
         click.echo(campaign_summary(lines, short, failed))
-    if worst:
-        raise click.exceptions.Exit(worst)
+    return worst

@@ -1,16 +1,19 @@
-// The seat page: draws the seat's view (docs/table.md) with textContent only (no text ever
-// becomes HTML), sends a tapped choice, and redraws on every view the server pushes (server-sent
-// events; the browser reconnects by itself, and the view is asked again on return).
+// The seat page, and the spectators' (/watch/TOKEN: the same page without a hand): draws the
+// view (docs/table.md) with textContent only (no text ever becomes HTML), sends a tapped
+// choice, and redraws on every view the server pushes (server-sent events; the browser
+// reconnects by itself, and the view is asked again on return).
 "use strict";
 
 const token = decodeURIComponent(location.pathname.split("/").pop());
-const api = "/api/seat/" + encodeURIComponent(token);
+const watching = location.pathname.split("/")[1] === "watch";
+const api = (watching ? "/api/watch/" : "/api/seat/") + encodeURIComponent(token);
 window.table = { updates: 0, view: null, lang: null };
 
 let words = null;
 let view = null;
 let sending = false;
 let notice = "";
+let reviewAsked = false;
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -140,7 +143,8 @@ function drawHeader() {
   const seat = view.table.seats[view.seat];
   const counters = document.getElementById("counters");
   counters.replaceChildren(
-    el("span", "you c" + view.seat, seat.symbol + " " + t("you-are", { seat: view.seat, color: colorName(view.color) })),
+    watching ? el("span", "you watching", t("watching")) :
+      el("span", "you c" + view.seat, seat.symbol + " " + t("you-are", { seat: view.seat, color: colorName(view.color) })),
     el("span", "lives", "♥ " + t("lives-left", { lives: view.table.lives, total: m.lives })),
     el("span", "rounds", "★ " + t("rounds-won", { won: view.table.rounds_won, rounds: m.rounds })),
     el("span", "round", (view.table.game > 1 ? t("game-n", { game: view.table.game }) + " · " : "") +
@@ -157,8 +161,13 @@ function drawTurn() {
   choices.replaceChildren();
   const step = view.table.step;
   document.getElementById("turn").hidden = Boolean(view.outcome);
+  const mine = watching ? null : view.table.seats[view.seat];
   if (view.outcome) {
     prompt.textContent = "";
+  } else if (watching) {
+    prompt.textContent = t("watch-turn");
+  } else if (mine.player === "bot" && view.player !== "person") {
+    prompt.textContent = t(mine.away ? "away-you" : "handed", { name: mine.bot });
   } else if (view.decision) {
     prompt.textContent = t("prompt-" + view.decision);
   } else if (view.laid) {
@@ -219,9 +228,15 @@ function drawSeats() {
   list.replaceChildren(...view.table.seats.map((s) => {
     const li = el("li", "seat c" + s.seat + (s.seat === view.seat ? " mine" : "") + (s.waiting ? " waiting" : ""));
     const who = el("p", "who");
+    const kind = s.away ? t("away-bot", { name: s.bot }) : s.seat === view.seat ? t("you") :
+      s.player === "bot" ? t("bot", { name: s.bot }) : t("person");
     who.append(el("span", "symbol", s.symbol), " ",
                el("strong", null, t("seat", { seat: s.seat }) + " · " + colorName(s.color)), " ",
-               el("span", "kind", s.seat === view.seat ? t("you") : s.player === "bot" ? t("bot", { name: s.bot }) : t("person")));
+               el("span", "kind", kind));
+    if (s.player === "person" || s.away) {
+      const here = el("span", "presence " + (s.connected ? "here" : "gone"), s.connected ? t("connected") : t("not-connected"));
+      who.append(" ", here);
+    }
     if (s.super) who.append(" ", el("span", "badge", t("super")));
     if (s.hyper) who.append(" ", el("span", "badge hyper", t("hyper")));
     if (s.waiting) who.append(" ", el("span", "state", t("choosing")));
@@ -239,6 +254,17 @@ function drawSeats() {
         c.kind === "goal" ? (goalDef(c.value).symbol || c.value) : String(c.value)));
     }
     li.append(who, cards, counts, discards);
+    const shown = view.revealed ? view.revealed.hands[s.seat] : null;
+    if (shown) {  // the game is over: every hand, for spectators
+      for (const [key, cardsOf] of [["hand-at-end", shown.hand.concat(shown.goal_hand)], ["deck-at-end", shown.deck.concat(shown.goal_deck)]]) {
+        if (!cardsOf.length) continue;
+        const row = el("div", "discards revealed");
+        row.append(el("span", "slot-label", t(key) + ":"));
+        for (const c of cardsOf) row.append(el("span", "chip c" + seatOfColor(c.color),
+          c.kind === "goal" ? (goalDef(c.value).symbol || c.value) : String(c.value)));
+        li.append(row);
+      }
+    }
     return li;
   }));
 }
@@ -337,7 +363,7 @@ function drawOutcome() {
   const box = document.getElementById("outcome");
   const outcome = view.outcome;
   box.hidden = !outcome;
-  if (!outcome) return;
+  if (!outcome) { reviewAsked = false; return; }
   box.className = "outcome " + (outcome.won ? "won" : "lost");
   const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
   box.replaceChildren(head);
@@ -347,10 +373,20 @@ function drawOutcome() {
   }
   box.append(el("p", null, t("rounds-won", { won: outcome.rounds_won, rounds: view.table.mission.rounds }) + " · " +
     t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
-  const again = el("button", "again", t("again"));
-  again.type = "button";
-  again.addEventListener("click", playAgain);
-  box.append(again);
+  // The review of the game: asked for now, so that it is ready when the link is followed.
+  const review = el("a", "review", t("review"));
+  review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(window.table.lang);
+  box.append(el("p", null), review);
+  if (!reviewAsked) {
+    reviewAsked = true;
+    fetch("/api/review/" + encodeURIComponent(token), { cache: "no-store" }).catch(() => {});
+  }
+  if (!watching) {
+    const again = el("button", "again", t("again"));
+    again.type = "button";
+    again.addEventListener("click", playAgain);
+    box.append(again);
+  }
 }
 
 async function playAgain() {
@@ -369,6 +405,7 @@ async function playAgain() {
 
 function drawStatic() {
   document.documentElement.lang = window.table.lang;
+  document.getElementById("own").hidden = watching;
   document.getElementById("hand-title").textContent = t("your-hand");
   document.getElementById("goals-title").textContent = t("your-goals");
   document.getElementById("table-title").textContent = t("table");

@@ -1,0 +1,323 @@
+"""A finished game's review (sim.review) for people and machines: read from a game log's
+records, rendered as text, JSON or an HTML page with its chart, in English or French
+(`replay LOG --review`, the table's review page, docs/table.md "The review")."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from synergy_forge.authoring.gamelog import game_from_header, log_lines, parse_record
+from synergy_forge.cardtext.i18n import Translator
+from synergy_forge.core.choices import (
+    Choice,
+    DecisionKind,
+    choice_from_json,
+    choice_json,
+    choice_text,
+)
+from synergy_forge.core.engine import Game
+from synergy_forge.fileio import open_regular
+from synergy_forge.reporting import Output
+from synergy_forge.sim.review import ROLLOUTS, Review, Reviewed, review
+
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "Review: mission {number} {title}",
+        "summary": "{players} players, {result}. Each chance is the share of {rollouts} games "
+                   "played on from that point with the expert at every seat, the cards its "
+                   "seat had not seen dealt again each time (seed {seed}).",
+        "won": "won", "lost": "lost",
+        "chart": "The table's chance of winning after each decision",
+        "costliest": "The costliest decisions",
+        "none-costly": "No decision lowered the chance by {points} points or more.",
+        "cost-line": "#{n}, round {round}, seat {seat} ({color}), {kind} {choice}: "
+                     "{before} → {after} (the expert: {expert})",
+        "n": "#", "round": "Round", "seat": "Seat", "decision": "Decision", "choice": "Choice",
+        "by": "By", "expert": "The expert", "before": "Before", "after": "After",
+        "change": "Change", "decisions": "Every decision",
+        "person": "person", "marked": "costly",
+        "first-number": "first number card", "goal": "goal card",
+        "second-number": "second number card", "take-back": "card taken back",
+        "action": "action", "super": "super card", "hyper": "hyper card",
+    },
+    "fr": {
+        "title": "Revue : mission {number} {title}",
+        "summary": "{players} joueurs, {result}. Chaque chance est la part de {rollouts} parties "
+                   "jouées à partir de ce moment avec l'expert à chaque place, les cartes que "
+                   "sa place n'avait pas vues redistribuées à chaque fois (graine {seed}).",
+        "won": "gagnée", "lost": "perdue",
+        "chart": "La chance de gagner de la table après chaque décision",
+        "costliest": "Les décisions les plus coûteuses",
+        "none-costly": "Aucune décision n'a baissé la chance de {points} points ou plus.",
+        "cost-line": "n° {n}, manche {round}, place {seat} ({color}), {kind} {choice} : "
+                     "{before} → {after} (l'expert : {expert})",
+        "n": "n°", "round": "Manche", "seat": "Place", "decision": "Décision",
+        "choice": "Choix", "by": "Par", "expert": "L'expert", "before": "Avant",
+        "after": "Après", "change": "Écart", "decisions": "Toutes les décisions",
+        "person": "personne", "marked": "coûteuse",
+        "first-number": "première carte Nombre", "goal": "carte Objectif",
+        "second-number": "seconde carte Nombre", "take-back": "carte reprise",
+        "action": "action", "super": "carte Super", "hyper": "carte Hyper",
+    },
+}
+
+
+@dataclass(frozen=True)
+class GameReview:
+    """A game's review with what its pages say about the game: the mission, the seats'
+    colours and who made each decision (the log's `by`; "" where the log does not say)."""
+
+    review: Review
+    game: Game  # as dealt
+    by: tuple[str, ...]
+
+
+def game_steps(records: Sequence[dict[str, Any]]) -> tuple[Game, list[list[Choice]], list[str]]:
+    """The game a log's records deal, its decisions grouped by step (those asked at once
+    together), and who made each. Raises ReplayError (bad header) or ValueError (decisions
+    that are not the game's): read a log with `replay` first."""
+    game = game_from_header(records[0]).game
+    playing = game.copy()
+    decisions = [r for r in records[1:] if r.get("type") == "decision"]
+    steps: list[list[Choice]] = []
+    at = 0
+    while not playing.over:
+        pending = playing.pending()
+        step = []
+        for decision in pending:
+            if at >= len(decisions):
+                raise ValueError("the log ends before the game does")
+            step.append(choice_from_json(decision.kind, decisions[at]["choice"]))
+            at += 1
+        playing.apply(step)
+        steps.append(step)
+    seated = records[0].get("bots", [])  # who played each seat, where decisions do not say
+    return game, steps, [str(r.get("by") or (seated[r["seat"]] if r["seat"] < len(seated)
+                                             else "")) for r in decisions]
+
+
+def review_records(records: Sequence[dict[str, Any]], rollouts: int = ROLLOUTS, seed: int = 0,
+                   jobs: int = 1, progress: Callable[[int, int], None] | None = None
+                   ) -> GameReview:
+    """Review the game of a finished log's records (sim.review)."""
+    game, steps, by = game_steps(records)
+    return GameReview(review(game, steps, rollouts, seed, jobs, progress), game, tuple(by))
+
+
+def review_log(path: Path, rollouts: int = ROLLOUTS, seed: int = 0, jobs: int = 1
+               ) -> GameReview:
+    """Review the game of the log at `path`, which `replay` has read without error."""
+    with open_regular(path) as stream:
+        records = [parse_record(number, line) for number, line in log_lines(stream)
+                   if line.strip()]
+    return review_records(records, rollouts, seed, jobs)
+
+
+def _percent(chance: float) -> str:
+    return f"{round(chance * 100)}%"
+
+
+def _decision_json(game: Game, item: Reviewed, by: str) -> dict[str, Any]:
+    return {"index": item.index, "round": item.round, "seat": item.seat,
+            "color": game.colors[item.seat], "by": by or None, "kind": str(item.kind),
+            "choice": choice_json(item.choice), "text": choice_text(item.choice),
+            "expert": choice_json(item.expert), "expert_text": choice_text(item.expert),
+            "win_before": round(item.win_before, 4), "win_after": round(item.win_after, 4),
+            "cost": round(item.cost, 4), "marked": item.marked}
+
+
+def review_to_json(result: GameReview) -> dict[str, Any]:
+    """The review's documented shape (docs/table.md, "The review")."""
+    game, reviewed = result.game, result.review
+    by = list(result.by) + [""] * (len(reviewed.decisions) - len(result.by))
+    return {"mission": {"id": game.mission.id, "number": game.mission.number,
+                        "title": dict(game.mission.title)},
+            "players": game.players, "won": reviewed.won, "rollouts": reviewed.rollouts,
+            "seed": reviewed.seed,
+            "decisions": [_decision_json(game, item, by[item.index])
+                          for item in reviewed.decisions]}
+
+
+def to_json(result: GameReview) -> Output:
+    return Output(json.dumps(review_to_json(result), ensure_ascii=False, indent=1) + "\n")
+
+
+class _Words:
+    def __init__(self, language: str) -> None:
+        self.language = language if language in WORDS else "en"
+        self.words = WORDS[self.language]
+        self.gettext = Translator(self.language).gettext
+
+    def __call__(self, key: str, **values: Any) -> str:
+        return self.words[key].format(**values)
+
+    def color(self, color: str) -> str:
+        return self.gettext(color)
+
+    def kind(self, kind: DecisionKind) -> str:
+        return self.words[str(kind)]
+
+    def title(self, game: Game) -> str:
+        return self("title", number=game.mission.number,
+                    title=game.mission.label(self.language))
+
+    def summary(self, result: GameReview) -> str:
+        reviewed = result.review
+        return self("summary", players=result.game.players,
+                    result=self("won" if reviewed.won else "lost"),
+                    rollouts=reviewed.rollouts, seed=reviewed.seed)
+
+    def costly(self, result: GameReview) -> list[str]:
+        game = result.game
+        marked = sorted((r for r in result.review.decisions if r.marked),
+                        key=lambda r: -r.cost)
+        return [self("cost-line", n=r.index + 1, round=r.round, seat=r.seat,
+                     color=self.color(game.colors[r.seat]), kind=self.kind(r.kind),
+                     choice=choice_text(r.choice), before=_percent(r.win_before),
+                     after=_percent(r.win_after), expert=choice_text(r.expert))
+                for r in marked]
+
+
+def text(result: GameReview, language: str = "en") -> Output:
+    """The review as lines of text: the summary, every decision, the costliest ones."""
+    say = _Words(language)
+    game = result.game
+    lines = [say.title(game), say.summary(result), ""]
+    header = (say("n"), say("round"), say("seat"), say("decision"), say("choice"), say("by"),
+              say("expert"), say("before"), say("after"))
+    rows = [header]
+    by = list(result.by) + [""] * len(result.review.decisions)
+    for r in result.review.decisions:
+        rows.append((f"{r.index + 1}{'*' if r.marked else ''}", str(r.round),
+                     f"{r.seat} {say.color(game.colors[r.seat])}", say.kind(r.kind),
+                     choice_text(r.choice),
+                     say("person") if by[r.index] == "person" else by[r.index],
+                     choice_text(r.expert), _percent(r.win_before), _percent(r.win_after)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+              for row in rows]
+    lines += ["", say("costliest") + ":"]
+    costly = say.costly(result)
+    lines += [f"  {line}" for line in costly] or \
+        [f"  {say('none-costly', points=round(_mark_from() * 100))}"]
+    return Output("\n".join(lines) + "\n")
+
+
+def _mark_from() -> float:
+    from synergy_forge.sim.review import MARK_FROM
+
+    return MARK_FROM
+
+
+#: The review page's style: the table's server serves it as a file (its CSP allows no
+#: inline style); `replay --review --html` writes it inside the page.
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1rem auto; max-width: 60rem; padding: 0 1rem;
+  color: #1d1d1f; background: #fff; line-height: 1.4; }
+h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 1.5rem; }
+.chart { width: 100%; height: auto; max-width: 60rem; }
+.chart .grid { stroke: #d0d0d0; stroke-width: 1; }
+.chart .line { fill: none; stroke: #1b5fa8; stroke-width: 2.5; }
+.chart .dot { fill: #1b5fa8; }
+.chart .marked { fill: #b3261e; }
+.chart text { font-size: 12px; fill: #333; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.9rem; }
+th, td { padding: 0.2rem 0.5rem; border-bottom: 1px solid #ddd; text-align: left;
+  white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.marked { background: #fbe9e7; font-weight: 600; }
+li.marked { color: #8c1d18; }
+"""
+
+_WIDTH, _HEIGHT, _LEFT, _BOTTOM, _TOP = 720, 240, 44, 28, 12
+
+
+def chart_svg(result: GameReview, language: str = "en") -> str:
+    """The chance after each decision as a line (0 to 100%), the marked decisions in red;
+    presentation attributes only (no style attribute: the table's CSP)."""
+    say = _Words(language)
+    decisions = result.review.decisions
+    count = max(len(decisions), 1)
+    inner_w, inner_h = _WIDTH - _LEFT - 8, _HEIGHT - _BOTTOM - _TOP
+
+    def x(i: float) -> float:
+        return _LEFT + inner_w * (i + 1) / count
+
+    def y(chance: float) -> float:
+        return _TOP + inner_h * (1 - chance)
+
+    parts = [f'<svg class="chart" viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
+             f'aria-labelledby="chart-title" xmlns="http://www.w3.org/2000/svg">',
+             f'<title id="chart-title">{escape(say("chart"))}</title>']
+    for level in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_WIDTH - 8}" y1="{y(level):.1f}" '
+                     f'y2="{y(level):.1f}"/>')
+        parts.append(f'<text x="{_LEFT - 6}" y="{y(level) + 4:.1f}" text-anchor="end">'
+                     f'{round(level * 100)}%</text>')
+    if decisions:
+        points = [(x(-1), y(decisions[0].win_before))] + \
+            [(x(r.index), y(r.win_after)) for r in decisions]
+        path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+        parts.append(f'<polyline class="line" points="{path}"/>')
+    rounds_seen = set()
+    for r in decisions:
+        if r.round not in rounds_seen:
+            rounds_seen.add(r.round)
+            parts.append(f'<text x="{x(r.index - 1) + 2:.1f}" y="{_HEIGHT - 8}">'
+                         f'{escape(say("round"))} {r.round}</text>' if r.round else "")
+        if r.marked:
+            parts.append(f'<circle class="marked" cx="{x(r.index):.1f}" '
+                         f'cy="{y(r.win_after):.1f}" r="6"><title>#{r.index + 1}: '
+                         f'{_percent(r.win_before)} → '
+                         f'{_percent(r.win_after)}</title></circle>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def html(result: GameReview, language: str = "en", stylesheet: str | None = None,
+         refresh: bool = False) -> Output:
+    """The review as a whole page: summary, chart, costliest decisions, every decision. Its
+    style inside it, or at `stylesheet` (a URL); `refresh`: the page reloads itself."""
+    say = _Words(language)
+    game = result.game
+    by = list(result.by) + [""] * len(result.review.decisions)
+    style = f'<link rel="stylesheet" href="{escape(stylesheet)}">' if stylesheet else \
+        f"<style>{STYLE}</style>"
+    rows = []
+    for r in result.review.decisions:
+        who = say("person") if by[r.index] == "person" else by[r.index]
+        marked = ' class="marked"' if r.marked else ""
+        rows.append(
+            f'<tr{marked}><td class="num">{r.index + 1}</td>'
+            f'<td class="num">{r.round}</td>'
+            f"<td>{r.seat} {escape(say.color(game.colors[r.seat]))}</td>"
+            f"<td>{escape(say.kind(r.kind))}</td><td>{escape(choice_text(r.choice))}</td>"
+            f"<td>{escape(who)}</td><td>{escape(choice_text(r.expert))}</td>"
+            f'<td class="num">{_percent(r.win_before)}</td>'
+            f'<td class="num">{_percent(r.win_after)}</td>'
+            f'<td class="num">{round(-r.cost * 100):+d}</td></tr>')
+    costly = say.costly(result)
+    listed = "".join(f'<li class="marked">{escape(line)}</li>' for line in costly) or \
+        f"<li>{escape(say('none-costly', points=round(_mark_from() * 100)))}</li>"
+    head = "".join(f"<th>{escape(say(k))}</th>" for k in (
+        "n", "round", "seat", "decision", "choice", "by", "expert", "before", "after",
+        "change"))
+    title = escape(say.title(game))
+    reload = '<meta http-equiv="refresh" content="2">' if refresh else ""
+    page = (f'<!doctype html>\n<html lang="{say.language}"><head><meta charset="utf-8">'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"{reload}"
+            f"<title>{title}</title>{style}</head><body><main>"
+            f"<h1>{title}</h1><p>{escape(say.summary(result))}</p>"
+            f"<h2>{escape(say('chart'))}</h2>{chart_svg(result, language)}"
+            f"<h2>{escape(say('costliest'))}</h2><ol>{listed}</ol>"
+            f"<h2>{escape(say('decisions'))}</h2>"
+            f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'
+            f'{"".join(rows)}</tbody></table></div></main></body></html>\n')
+    return Output(page)
