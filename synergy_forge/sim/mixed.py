@@ -262,31 +262,41 @@ def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...
     places = {j: np.searchsorted(table[0], [o.sum for o in options[j]]) for j in experts}
     novice_places = np.searchsorted(table[0], rows)
     k = len(experts)
-    # The goals met on the grid last weighed, and each position's share of them per goals:
-    # the coordinate ascent asks the same grid again and again, changing one goal at a time.
-    grids: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
+    column = {j: c for c, j in enumerate(sorted(novices))}
+    every = {j: np.arange(len(options[j])) for j in experts}
+    # A view of the grid: per expert, None (every option on its axis) or the one option
+    # weighed. The goals met on the view last weighed, each position's share of them per
+    # goals, the hands kept per view and the worths per (view, goals): the coordinate ascent
+    # asks the same views again and again, changing one goal or one seat at a time.
+    grids: dict[tuple[int | None, ...], np.ndarray] = {}
     shares: dict[tuple[int, int, int], np.ndarray] = {}
+    kepts: dict[tuple[int | None, ...], np.ndarray] = {}
+    worths: dict[tuple[Any, ...], np.ndarray] = {}
 
-    def chances(index: dict[int, Any], pick: dict[int, int], free: int | None
+    def axes(view: tuple[int | None, ...]) -> dict[int, np.ndarray]:
+        return {j: every[j] if v is None else every[j][v:v + 1]
+                for j, v in zip(experts, view, strict=True)}
+
+    def chances(view: tuple[int | None, ...], pick: dict[int, int], free: int | None
                 ) -> list[np.ndarray]:
-        """P(the seat at each position meets its goal) over the grid whose experts' axes are
-        `index` (option numbers per expert) and whose last axis is the novices' rows; goals
-        as `pick` says, and every goal of position `free` along one more axis."""
-        grid = tuple(tuple(index[j]) for j in experts)
-        met = grids.get(grid)
+        """P(the seat at each position meets its goal) over the grid `view` of the experts'
+        options, whose last axis is the novices' rows; goals as `pick` says, and every goal
+        of position `free` along one more axis."""
+        met = grids.get(view)
         if met is None:
             grids.clear()
             shares.clear()
+            index = axes(view)
             place: Any = 0
             for j in range(n):
                 if j in novices:
-                    at = novice_places[:, sorted(novices).index(j)].reshape([1] * k + [-1])
+                    at = novice_places[:, column[j]].reshape([1] * k + [-1])
                 else:
                     at = places[j][index[j]]
                     at = at.reshape([len(at) if i == experts.index(j) else 1
                                      for i in range(k)] + [1])
                 place = place * base + at
-            met = grids[grid] = table[1][:, place]
+            met = grids[view] = table[1][:, place]
 
         def share(p: int, mask: int, size: int) -> np.ndarray:
             found = shares.get((p, mask, size))
@@ -303,80 +313,116 @@ def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...
                 mask, size = bit[chosen[p][pick[p]].goal], 1
             else:
                 mask, size = sum(bit[g.goal] for g in anyof[p]), len(anyof[p])
-            found = share(p, mask, size)
-            out.append(found[..., None] if free is not None else found)
+            out.append(share(p, mask, size))
         return out
 
-    def values(index: dict[int, Any], pick: dict[int, int], free: int | None = None
+    def values(view: tuple[int | None, ...], pick: dict[int, int], free: int | None = None
                ) -> np.ndarray:
         """The worth of the experts' options (and per goal of `free`, last axis), the
         novices' rows weighed out: P(the round succeeds), plus LATER times each expert's
         hand left, the hand it keeps less what it loses when the round is won without its
         goal (R17: it takes no card back), that chance taken as P(it misses) x P(won)."""
-        met = chances(index, pick, free)
-        chance = _succeeds(met, counted, must, rules.allowed)
+        if free is None and chosen:
+            # Read off a weighing with a goal free (the ascent's, or one made here): every
+            # worth then comes out of the same sums, and the ascent's first and last
+            # weighings are the ones it makes anyway.
+            for p in chosen:
+                found = worths.get((view, p, *(-1 if q == p else g for q, g in pick.items())))
+                if found is not None:
+                    return found[..., pick[p]]
+            p = next(iter(chosen))
+            return values(view, pick, p)[..., pick[p]]
+        key = (view, free, *(-1 if p == free else g for p, g in pick.items()))
+        found = worths.get(key)
+        if found is not None:
+            return found
+        met = chances(view, pick, free)
+        chance = _succeeds(met, counted, must, rules.allowed, free)
         # P(won, j missing) is taken as P(j misses) x P(won): one DP, not one per expert.
-        later = [1] if free is not None else []  # the goals' axis, after the rows'
-        kept: Any = 0.0  # along the experts' axes only (the rows' weights sum to 1)
-        lost: Any = 0.0
+        index = axes(view)
+        lost: Any = 0.0  # along the experts' axes only (the rows' weights sum to 1)
+        lost_free: Any = 0.0  # the free position's own, along the goals' axis too
         for i, j in enumerate(experts):
-            shape = [len(index[j]) if m == i else 1 for m in range(k)]
-            kept = kept + kept_of[j][index[j]].reshape(shape + later)
             if counted[j]:
+                shape = [len(index[j]) if m == i else 1 for m in range(k)]
                 spent = kept_of[j][index[j]] - lost_of[j][index[j]]
-                lost = lost + spent.reshape([*shape, 1, *later]) * (1 - met[j])
+                if j != free:
+                    lost = lost + spent.reshape([*shape, 1]) * (1 - met[j])
+                else:  # the goals' axis, after the rows'
+                    lost_free = spent.reshape([*shape, 1, 1]) * (1 - met[j])
+        if free is not None:
+            lost = np.asarray(lost)[..., None] + lost_free
         success = chance * (1 - LATER * lost)
+        kept = kept_on(view)
         if free is None:
-            return success @ weights + LATER * kept
-        return np.einsum("...rg,r->...g", success, weights) + LATER * kept
+            found = success @ weights + LATER * kept
+        else:
+            found = np.einsum("...rg,r->...g", success, weights) + LATER * kept[..., None]
+        worths[key] = found
+        return found
 
-    def best(value: np.ndarray, index: dict[int, Any]) -> tuple[tuple[float, float],
-                                                                tuple[int, ...]]:
-        """The experts' options (numbers on `index`'s axes) with the best worth (`values`),
+    def kept_on(view: tuple[int | None, ...]) -> np.ndarray:
+        """The experts' hands kept, summed, over the grid `view` (the experts' axes)."""
+        found = kepts.get(view)
+        if found is None:
+            found = np.zeros([len(options[j]) if v is None else 1
+                              for j, v in zip(experts, view, strict=True)])
+            for i, (j, v) in enumerate(zip(experts, view, strict=True)):
+                axis = kept_of[j] if v is None else kept_of[j][v:v + 1]
+                found = found + axis.reshape([len(axis) if m == i else 1 for m in range(k)])
+            kepts[view] = found
+        return found
+
+    def best(value: np.ndarray, view: tuple[int | None, ...]
+             ) -> tuple[tuple[float, float], tuple[int, ...]]:
+        """The experts' options (places on `view`'s axes) with the best worth (`values`),
         then the best hands kept, then the first: ((worth, kept), their places on the axes)."""
-        kept: Any = 0.0
-        for i, j in enumerate(experts):
-            axis = kept_of[j][index[j]]
-            kept = kept + axis.reshape([len(axis) if m == i else 1 for m in range(k)])
-        kept = np.broadcast_to(kept, value.shape)
-        worth = value
-        top = float(worth.max())
-        flat = int(np.argmax(np.where(worth >= top - TIE, kept, -np.inf)))
-        at = tuple(int(i) for i in np.unravel_index(flat, value.shape))
-        return (round(top, 6), float(kept[at])), at
+        kept = kept_on(view)
+        top = float(value.max())
+        flat = int(np.argmax(np.where(value >= top - TIE, kept, -np.inf)))
+        at = np.unravel_index(flat, value.shape)
+        return (round(top, 6), float(kept[at])), tuple(int(i) for i in at)
 
     # Coordinate ascent: the goals position by position, and where the experts' sums are too
-    # many to weigh at once, each expert's sum too (from the hands they keep best).
-    every = {j: np.arange(len(options[j])) for j in experts}
+    # many to weigh at once, each expert's sum too (from the hands they keep best). It stops
+    # once every coordinate has been tried since the last move, or after PASSES rounds of
+    # them.
     exhaustive = int(np.prod([len(options[j]) for j in experts])) * len(rows) <= GRID_LIMIT
     choice = {j: int(np.argmax(kept_of[j])) for j in experts}
     pick = {p: 0 for p in chosen}
 
-    def now() -> dict[int, Any]:
-        return every if exhaustive else {j: np.array([choice[j]]) for j in experts}
+    def now() -> tuple[int | None, ...]:
+        return tuple(None if exhaustive else choice[j] for j in experts)
 
     score = best(values(now(), pick), now())[0]
-    for _ in range(PASSES):
+    coordinates = [*([] if exhaustive else experts), *(-1 - p for p in chosen)]
+    still = tried = 0
+    while still < len(coordinates) and tried < PASSES * len(coordinates):
+        coordinate = coordinates[tried % len(coordinates)]
+        tried += 1
         moved = False
-        for j in [] if exhaustive else experts:
-            index = {i: every[i] if i == j else np.array([choice[i]]) for i in experts}
-            trial, at = best(values(index, pick), index)
+        if coordinate >= 0:  # an expert's sum: its whole axis, the others' as chosen
+            j = coordinate
+            view = tuple(None if i == j else choice[i] for i in experts)
+            trial, at = best(values(view, pick), view)
             if trial > score:
-                score, choice[j], moved = trial, int(at[experts.index(j)]), True
-        for p in chosen:
+                score, choice[j], moved = trial, at[experts.index(j)], True
+        else:  # the goal given at position p
+            p = -1 - coordinate
             by_goal = values(now(), pick, p)
-            tops = by_goal.reshape(-1, by_goal.shape[-1]).max(axis=0)
-            for g in range(by_goal.shape[-1]):
-                if round(float(tops[g]), 6) < score[0]:
-                    continue  # below the worth already reached, whatever it keeps
-                trial = best(by_goal[..., g], now())[0]
+            # Each goal's `best`, all at once: its top worth, and the best hands kept there.
+            flat = by_goal.reshape(-1, by_goal.shape[-1])
+            tops = flat.max(axis=0)
+            kept = np.broadcast_to(kept_on(now()).reshape(-1, 1), flat.shape)
+            keeps = np.where(flat >= tops - TIE, kept, -np.inf).max(axis=0)
+            for g, (top, keep) in enumerate(zip(tops.tolist(), keeps.tolist(), strict=True)):
+                trial = (round(top, 6), keep)
                 if trial > score:
                     score, pick[p], moved = trial, g, True
-        if not moved:
-            break
+        still = 0 if moved else still + 1
     if exhaustive:
-        _, at = best(values(every, pick), every)
-        choice = {j: int(at[i]) for i, j in enumerate(experts)}
+        _, at = best(values(now(), pick), now())
+        choice = {j: at[i] for i, j in enumerate(experts)}
     out: list[tuple[NumberCard, GoalCard | None, NumberCard] | None] = [None] * n
     for j in experts:
         option = options[j][choice[j]]
@@ -396,27 +442,49 @@ def _share(met: np.ndarray, mask: int, size: int) -> np.ndarray:
 
 
 def _succeeds(chances: list[np.ndarray], counted: list[bool], must: set[int],
-              allowed: int) -> np.ndarray:
+              allowed: int, free: int | None = None) -> np.ndarray:
     """P(at most `allowed` counted seats miss their goal and the `must` seats meet theirs),
-    each seat meeting its goal independently with its chance (R16)."""
-    seats = [p for p in range(len(chances)) if counted[p]]
-    shape = np.broadcast_shapes(*(chances[p].shape for p in seats))
-    out = np.ones(shape, dtype=np.float32)
+    each seat meeting its goal independently with its chance (R16). With `free`, that
+    position's chances have one more axis (a goal each) and so has the answer: the others
+    are tallied once, and the answer is linear in the free position's chance."""
+    if free is not None and not counted[free]:
+        return _succeeds(chances, counted, must, allowed)[..., None]
+    seats = [p for p in range(len(chances)) if counted[p] and p != free]
+    out: Any = np.float32(1.0)
     for p in seats:
         if p in must:
             out = out * chances[p]
-    free = [p for p in seats if p not in must]
-    if allowed >= len(free):
-        return out
-    # P(exactly c misses so far), one row per c <= allowed.
-    exactly = np.zeros((allowed + 1, *shape), dtype=np.float32)
+    others = [p for p in seats if p not in must]
+    if free is None or free in must:
+        if allowed < len(others):
+            out = out * sum(_exactly(chances, others, allowed), np.float32(0.0))
+        return out if free is None else out[..., None] * chances[free]
+    # P(at most `allowed` misses) = P(others: at most allowed - 1) + met x P(exactly allowed)
+    exactly = _exactly(chances, others, allowed)
+    below = sum(exactly[:allowed], np.float32(0.0))
+    at = exactly[allowed] if allowed < len(exactly) else np.float32(0.0)
+    return np.asarray(out * below)[..., None] + np.asarray(out * at)[..., None] * chances[free]
+
+
+def _exactly(chances: list[np.ndarray], seats: list[int], most: int) -> list[Any]:
+    """Per c <= `most` (and c <= how many `seats`), P(exactly c of `seats` miss their goal),
+    each independently."""
+    if most == 0:  # every one met: the product
+        met_all: Any = np.float32(1.0)
+        for p in seats:
+            met_all = met_all * chances[p]
+        return [met_all]
+    most = min(most, len(seats))
+    shape = np.broadcast_shapes(*(chances[p].shape for p in seats)) if seats else ()
+    # P(exactly c misses so far), one row per c <= most.
+    exactly = np.zeros((most + 1, *shape), dtype=np.float32)
     exactly[0] = 1.0
-    for p in free:
+    for p in seats:
         met = chances[p]
         missed = exactly[:-1] * (np.float32(1) - met)
         exactly *= met
         exactly[1:] += missed
-    return out * exactly.sum(axis=0)
+    return list(exactly)
 
 
 def _met_table(model: MissionModel, rulebook: Rulebook, universe: tuple[str, ...], n: int,
