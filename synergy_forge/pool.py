@@ -113,6 +113,19 @@ def ignore_interrupt() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+#: How much lower than the command's a background worker's priority is (nice), so that what
+#: a person waits for (a saved file on the studio's page) is not slowed by it.
+BACKGROUND = 10
+
+
+def in_background() -> None:
+    """In a worker process doing background work (the studio's estimates): Ctrl-C left to the
+    parent, as `ignore_interrupt`, and a lower priority than the command's own process."""
+    ignore_interrupt()
+    with contextlib.suppress(OSError, AttributeError):  # not permitted, or not POSIX
+        os.nice(BACKGROUND)
+
+
 @contextlib.contextmanager
 def _interrupt_blocked() -> Iterator[None]:
     """Workers started in here inherit SIGINT blocked, so that a Ctrl-C between their start and

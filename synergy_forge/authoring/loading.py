@@ -6,11 +6,12 @@ Every problem becomes a Diagnostic; nothing here raises on bad input.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from synergy_forge.authoring.definitions import (
     definition_from,
@@ -37,6 +38,9 @@ from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.core.cards import DEFAULT_COLORS, GOAL_IDS, Action, Order
 from synergy_forge.core.mission import Campaign, Mission, median_stars
 from synergy_forge.core.rules import ActionText, Definition, Rulebook
+
+if TYPE_CHECKING:
+    from synergy_forge.authoring.kept import Kept
 
 CAMPAIGN_FILE = "campaign.yaml"
 
@@ -147,6 +151,14 @@ class CampaignResult:
     #: the folders its patterns name, whose files it reads (workspace.Workspace.sources
     #: adds the layout's folders)
     pattern_folders: list[Path] = field(default_factory=list)
+    #: what earlier readings of the folder gave (read_campaign's `kept`)
+    kept: Kept | None = field(default=None, repr=False, compare=False)
+
+    def document(self, path: Path) -> Document:
+        """One of the campaign's files parsed (InvalidInput when it cannot be)."""
+        if self.kept is not None:
+            return self.kept.document(path, display(path))
+        return read_document(path, display(path))
     #: the missions with errors as their cards would print them (card_stand_in), for the
     #: cards' fit check
     stand_ins: list[Mission] = field(default_factory=list)
@@ -156,7 +168,7 @@ class CampaignResult:
         self.files += 1
         self.paths.add(path.resolve())
         try:
-            return read_document(path, display(path))
+            return self.document(path)
         except InvalidInput as exc:
             self.diagnostics += exc.diagnostics
             return None
@@ -215,10 +227,12 @@ class Reading(Enum):
         return self in (Reading.WHOLE, Reading.CONTEXT)
 
 
-def read_campaign(folder: Path, reading: Reading = Reading.WHOLE) -> CampaignResult:
+def read_campaign(folder: Path, reading: Reading = Reading.WHOLE,
+                  kept: Kept | None = None) -> CampaignResult:
     """Read and check a campaign folder: campaign.yaml, its own goals and challenges, and (as
-    `reading` says) its missions."""
-    result = CampaignResult(None)
+    `reading` says) its missions; with `kept`, only the files that changed since the readings
+    it kept are parsed and checked again."""
+    result = CampaignResult(None, kept=kept)
     doc = _read_campaign_file(folder, result, reading)
     if doc is None:
         return result
@@ -257,7 +271,7 @@ def _read_campaign_file(folder: Path, result: CampaignResult, reading: Reading
     """campaign.yaml, its fields that passed the schema only; None when nothing more can be
     read (the file has errors and no mission is to be read, or it is not a mapping)."""
     try:
-        doc = read_document(folder / CAMPAIGN_FILE, display(folder / CAMPAIGN_FILE))
+        doc = result.document(folder / CAMPAIGN_FILE)
     except InvalidInput as exc:
         result.diagnostics += exc.diagnostics
         return None
@@ -284,8 +298,14 @@ def _read_definitions(doc: Document, folder: Path, result: CampaignResult,
         result.diagnostics += found
         for path in paths:
             sub = result.read(path)
-            definition = None if sub is None else \
-                _read_definition(sub, kind, result, languages, thorough)
+            definition = None
+            if sub is not None:
+                read = partial(_read_definition, sub, kind, languages, thorough)
+                definition, found, broken = read() if result.kept is None else \
+                    result.kept.keep(("definition", sub.file, sub.text, kind, languages,
+                                      thorough), read)
+                result.diagnostics += found
+                result.broken.update(b for b in broken if b[0] not in result.broken)
             if sub is None or definition is None:
                 continue
             if definition.id in builtin.goals or definition.id in builtin.challenges:
@@ -302,24 +322,26 @@ def _read_definitions(doc: Document, folder: Path, result: CampaignResult,
     return own
 
 
-def _read_definition(sub: Document, kind: str, result: CampaignResult,
-                     languages: tuple[str, ...], thorough: bool) -> Definition | None:
-    """One goal or challenge file, its findings added to `result`; None when it has errors."""
+def _read_definition(sub: Document, kind: str, languages: tuple[str, ...], thorough: bool
+                     ) -> tuple[Definition | None, list[Diagnostic],
+                                list[tuple[tuple[str, str], str]]]:
+    """One goal or challenge file: its definition (None when it has errors), its findings,
+    and the entry of CampaignResult.broken it makes."""
     definition, found = definition_from(sub, kind, thorough=thorough)
-    result.diagnostics += found
+    broken = []
     if definition is None:
         # Missions naming it hear that it has an error, not that it does not exist.
         given = sub.data.get("id") if isinstance(sub.data, dict) else None
         first = errors(found)[0] if errors(found) else None
         if isinstance(given, str) and first is not None:
-            result.broken.setdefault((kind, given), f"{first.file}:{first.line}")
+            broken.append(((kind, given), f"{first.file}:{first.line}"))
         if thorough:  # its texts' checks, on the fields that passed
-            result.diagnostics += _broken_definition_texts(sub, kind, languages)
-        return None
+            found = found + _broken_definition_texts(sub, kind, languages)
+        return None, found, broken
     if thorough:  # a context's definitions are not the file being checked: their print
         # checks (the fonts' metrics, 70 ms) would only be thrown away
-        result.diagnostics += definition_diagnostics(sub, languages)
-    return definition
+        found = found + definition_diagnostics(sub, languages)
+    return definition, found, broken
 
 
 def _read_missions(doc: Document, folder: Path, result: CampaignResult, rulebook: Rulebook,
@@ -336,7 +358,8 @@ def _read_missions(doc: Document, folder: Path, result: CampaignResult, rulebook
             index.numbered = False
             continue
         result.documents[sub.file] = sub
-        mission, found = check_mission(sub, rulebook, languages, result.broken)
+        mission, found = result.kept.mission(sub, rulebook, languages, result.broken) \
+            if result.kept is not None else check_mission(sub, rulebook, languages, result.broken)
         result.diagnostics += found
         if mission is not None:
             missions.append(mission)
@@ -534,10 +557,19 @@ def overfull_mission_cards(result: CampaignResult, card: CardSize = POKER) -> li
     if result.usable is not None:  # the missions without error, whatever the other files have
         from synergy_forge.cardtext.mission import mission_card_findings  # the fonts: 70 ms
 
+        kept = result.kept
         # and those with errors, as their cards would print them
-        cards = replace(result.usable, missions=result.usable.missions +
-                        tuple(result.stand_ins))
-        for finding in mission_card_findings(cards, card):
+        campaign = replace(result.usable, missions=result.usable.missions +
+                           tuple(result.stand_ins))
+        layouts = None
+        if kept is not None:  # each mission's layout by what it is made from
+            rules = kept.rulebook(campaign.rulebook), repr(sorted(campaign.actions.items()))
+
+            def layouts(mission: Mission, language: str,
+                        compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+                return kept.keep(("layout", repr(mission), *rules, language, card), compute)
+
+        for finding in mission_card_findings(campaign, card, layouts):
             doc = result.documents.get(finding.source)
             if doc is not None:
                 found.append(doc.diagnostic(finding.field, finding.message, finding.check,

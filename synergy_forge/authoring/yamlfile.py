@@ -67,6 +67,12 @@ def _error(file: str, line: int, column: int, message: str, check: str = "yaml")
 def read_document(path: Path, display: str | None = None) -> Document:
     """Read and parse `path`. Raises InvalidInput with a located diagnostic on any problem."""
     name = display or str(path)
+    return parse_document(read_bytes(path, name), name)
+
+
+def read_bytes(path: Path, name: str) -> bytes:
+    """The bytes of `path` (a regular file of at most MAX_BYTES), as `read_document` reads
+    them. Raises InvalidInput, at `name`, when it cannot."""
     try:
         with open_regular(path) as handle:
             raw = handle.read(MAX_BYTES + 1)
@@ -76,7 +82,7 @@ def read_document(path: Path, display: str | None = None) -> Document:
         raise _error(name, 1, 1, f"cannot read the file: {exc.strerror}", "file") from None
     if len(raw) > MAX_BYTES:
         raise _error(name, 1, 1, f"the file is larger than {MAX_BYTES // 1024 // 1024} MiB", "file")
-    return parse_document(raw, name)
+    return raw
 
 
 #: Bidirectional controls and the other invisible formatting characters (Unicode's Cf, but

@@ -8,7 +8,9 @@ that what is checked is what prints.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from synergy_forge.cardtext.fonts import MM_PER_PT, fit, font, lines_needed
@@ -189,32 +191,53 @@ def campaign_rules_pt(campaign: Campaign, translator: Translator,
     return _campaign_sizes(campaign, translator, card)[0]
 
 
-def _campaign_sizes(campaign: Campaign, translator: Translator, card: CardSize
+def _campaign_sizes(campaign: Campaign, translator: Translator, card: CardSize,
+                    layout: Callable[[Mission], dict[str, Any]] | None = None
                     ) -> tuple[float, dict[int, float]]:
     """(the campaign's rules size, each mission's own limit: its rules' fit and its title's
-    one-line size, whichever is smaller), the missions that cannot fit left out."""
+    one-line size, whichever is smaller), the missions that cannot fit left out. `layout`:
+    a mission's own layout in `translator`'s language, where the caller keeps them."""
     largest = card_boxes(card)["mission-rules"].pt
     limits: dict[int, float] = {}
     for mission in campaign.missions:
-        layout = mission_layout(mission, campaign, translator, card)
-        if layout["own"] is not None and layout["title_pt"] is not None:
-            limits[mission.number] = min(layout["own"], layout["title_pt"])
+        own = layout(mission) if layout is not None else \
+            mission_layout(mission, campaign, translator, card)
+        if own["own"] is not None and own["title_pt"] is not None:
+            limits[mission.number] = min(own["own"], own["title_pt"])
     size = min([largest, *limits.values()])
     return max(size, RULES_MIN_PT), limits
 
 
-def mission_card_findings(campaign: Campaign, card: CardSize = POKER) -> list[CardFinding]:
+#: How a caller that keeps results from one reading to the next (authoring.kept.Kept)
+#: gives a mission's own layout in a language (mission_layout without the campaign's rules
+#: size): from what it kept, or by calling the function it is given.
+Layouts = Callable[[Mission, str, Callable[[], dict[str, Any]]], dict[str, Any]]
+
+
+def mission_card_findings(campaign: Campaign, card: CardSize = POKER,
+                          layouts: Layouts | None = None) -> list[CardFinding]:
     """Each mission card whose rules block does not fit, in each language, at the mission's
     field that makes it long; and, a warning, the one mission whose card alone sets every
     card's rules text smaller than the others would allow (campaign_rules_pt). Computed from
     the fonts' metrics: no rendering."""
+    translators = {language: Translator(language) for language in campaign.languages}
+
+    def layout(mission: Mission, language: str) -> dict[str, Any]:
+        def compute() -> dict[str, Any]:
+            return mission_layout(mission, campaign, translators[language], card)
+
+        return compute() if layouts is None else layouts(mission, language, compute)
+
+    # A card that cannot fit is reported below: its error comes first, before any size's.
+    unfit = any(not layout(m, language)["fits"]
+                for m in campaign.missions for language in campaign.languages)
     found: list[CardFinding] = []
     for language in campaign.languages:
-        translator = Translator(language)
-        size, limits = _campaign_sizes(campaign, translator, card)
-        if any(not mission_layout(m, campaign, Translator(other), card)["fits"]
-               for m in campaign.missions for other in campaign.languages):
-            limits = {}  # a card that cannot fit is reported below: its error comes first
+        translator = translators[language]
+        size, limits = _campaign_sizes(campaign, translator, card,
+                                       partial(layout, language=language))
+        if unfit:
+            limits = {}
         lowest = sorted(limits.values())
         # Said where it matters: the cards' text near the smallest a seat reads, and one card
         # alone holding the others a point or more below what they would take.
@@ -229,7 +252,7 @@ def mission_card_findings(campaign: Campaign, card: CardSize = POKER) -> list[Ca
                 f"card to {size:g} pt: without it they would be {lowest[1]:g} pt (shorten its "
                 "rules, its title or its flavour text)"), "mission.rules-size", warning=True))
         for mission in campaign.missions:
-            if mission_layout(mission, campaign, translator, card)["fits"]:
+            if layout(mission, language)["fits"]:
                 continue
             field = next((f for f in ("challenges", "actions") if getattr(mission, f)), "id")
             texts = {c: translator.text(campaign.rulebook.challenge(c).text)

@@ -1,7 +1,7 @@
 """The build: every document of the kit for every language, drawn in pieces on worker processes.
 
 Every document is drawn in pieces (eight card faces, a group's sheet frames, or the whole
-document), each in a worker process (`render_piece`), cached in OUT/.cache (printing/store.py),
+document), each in a worker process (printing/piece.py), cached in OUT/.cache (printing/store.py),
 then assembled into the outputs: PDFs merged, sheets imposed from the frames and the cards'
 own pages (printing/pdf.py), PNGs and the Tabletop Simulator export placed. Every file is
 written atomically to a path inside the output folder, one build at a time
@@ -29,7 +29,7 @@ from synergy_forge.core.mission import Campaign
 from synergy_forge.fileio import open_beneath, read_regular, write_beneath
 from synergy_forge.pool import run_units
 from synergy_forge.printing.components import check as check_components
-from synergy_forge.printing.draw import PNG_DPI, RenderContext, draw, page_images, png_bytes
+from synergy_forge.printing.draw import RenderContext
 from synergy_forge.printing.html import (
     environment,
     face_documents,
@@ -43,6 +43,7 @@ from synergy_forge.printing.kit import Face, build_kit
 from synergy_forge.printing.manifest import SHOPS
 from synergy_forge.printing.output import TEMP_DIR, check_output_folder, forget, inside, locked
 from synergy_forge.printing.pdf import Placed, impose, merge
+from synergy_forge.printing.piece import render_piece
 from synergy_forge.printing.store import (
     CACHE_DIR,
     RENDER_VERSION,
@@ -55,6 +56,7 @@ from synergy_forge.printing.store import (
     sheets_listed,
     whole,
 )
+from synergy_forge.printing.workers import WarmWorkers
 
 #: How far inside its trim a back's panel starts, in mm (templates/kit.css .back-panel).
 BACK_FRAME = 3.0
@@ -185,44 +187,6 @@ def _compiled_templates(folder: Path, root: Path) -> Any:
     return Compiled(str(folder))
 
 
-def render_piece(context: RenderContext, html: str, key: str, cache: str,
-                 pngs: list[str | None], tts: CardSize | None, root: str) -> float:
-    """Render one piece into the cache: KEY.pdf and KEY.json (written last: its presence says
-    the PDF is whole), then for each page with a name in `pngs`, NAME.png at 300 DPI and, with
-    `tts`, NAME-tts.ppm (the card cut and shrunk for Tabletop Simulator's sheets, printing/tts.py).
-    A piece whose PDF is cached already is only rasterised. Runs in a worker process, with
-    that worker's own `context`; every file is written inside `root` (the output folder)
-    through fileio.write_beneath."""
-    started = time.perf_counter()
-    out = Path(root)
-    folder = Path(cache)
-    if entry(folder, key) is not None:
-        pdf = read_regular(folder / f"{key}.pdf")
-    else:
-        drawn = draw(html, context)
-        pdf = drawn.pdf
-        write_beneath(out, folder / f"{key}.pdf", pdf, durable=False)
-        meta = {"pages": drawn.pages, "overflows": drawn.overflows, "refused": drawn.refused,
-                "bytes": len(pdf), "dated_fonts": drawn.dated_fonts}
-        write_beneath(out, folder / f"{key}.json", json.dumps(meta), durable=False)
-    wanted = [index for index, name in enumerate(pngs) if name]
-    if wanted:
-        from synergy_forge.printing.tts import ppm_bytes, shrink
-
-        for index, image in page_images(pdf, PNG_DPI, wanted):
-            name = pngs[index]
-            # A face asked for its TTS image alone (a kit built before without --tts, or
-            # seeded from one) keeps its whole PNG: the same bytes, as its key is the same,
-            # and encoding it again would cost more than the rest of the piece.
-            if not whole(folder / f"{name}.png"):
-                write_beneath(out, folder / f"{name}.png", png_bytes(image, PNG_DPI, 6),
-                              durable=False)
-            if tts is not None:
-                write_beneath(out, folder / f"{name}-tts.ppm", ppm_bytes(shrink(tts, image)),
-                              durable=False)
-    return time.perf_counter() - started
-
-
 @dataclass
 class Built:
     """What a build wrote, the files of an earlier build it removed (output.forget), and how
@@ -239,8 +203,9 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
           cache: bool = True, workers: Any = None, sources: Collection[Path] = ()) -> Built:
     """Render every document for every language, on `jobs` processes (default: all cores),
     started from the multiprocessing context `workers` (printing.workers.prepare_workers; by
-    default they fork from this process). The files an earlier build of these languages
-    wrote into `out_dir` that this one did not are removed (output.forget).
+    default they fork from this process), or on the workers `workers` keeps from one build to
+    the next (printing.workers.WarmWorkers, `build --watch`). The files an earlier build of
+    these languages wrote into `out_dir` that this one did not are removed (output.forget).
 
     Incremental: each piece (eight card faces, a group's sheet frames, a whole document) is
     kept in OUT/.cache/ under the hash of its final HTML, the assets and the options, and
@@ -264,16 +229,18 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
         os.close(open_beneath(root, store))  # made, below OUT, without following a link
         # WeasyPrint's fonts go to a private folder of this user's, not into OUT: a folder
         # of OUT swapped for a link would lead its writes anywhere.
-        fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
-        context = RenderContext(fonts)
+        warm = isinstance(workers, WarmWorkers)  # its render context is its own, kept
+        fonts = None if warm else tempfile.mkdtemp(prefix="synergy-forge-build-")
+        context = workers.render if warm else RenderContext(fonts)
         try:
             results, drew, pieces = _build(campaign, root, languages, options, jobs,
                                            progress, store, context, workers)
             written = [path for r in results for path in (r.path, *r.pngs)]
             return Built(results, forget(root, languages, written), drew, pieces)
         finally:
-            context.release()
-            shutil.rmtree(fonts, ignore_errors=True)
+            if fonts is not None:
+                context.release()
+                shutil.rmtree(fonts, ignore_errors=True)
             shutil.rmtree(temp, ignore_errors=True)  # refuses a link: never follows one
 
 
@@ -348,10 +315,14 @@ def _build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opt
     for index in order:
         if not waiting[index]:
             finish(index)
-    workers = workers if jobs != 1 else None
-    if todo and workers is None:
-        import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
-    for number, took in run_units(render_piece, context, todo, jobs, workers):
+    if isinstance(workers, WarmWorkers):
+        drawn = workers.run(todo)
+    else:
+        workers = workers if jobs != 1 else None
+        if todo and workers is None:
+            import weasyprint  # noqa: F401 - loaded once here: forked workers start with it
+        drawn = run_units(render_piece, context, todo, jobs, workers)
+    for number, took in drawn:
         for index in owners[todo[number][1]]:
             seconds[index] += took
             waiting[index] -= 1

@@ -50,3 +50,45 @@ def prepare_workers() -> Any:
             for fd in (*saved, null):
                 os.close(fd)
     return context
+
+
+class WarmWorkers:
+    """A build's workers kept from one build to the next (`build --watch`): the processes, each
+    with WeasyPrint's fonts loaded and the kit's stylesheet parsed, and this process's own
+    render context, so that a rebuild after a save pays only for the pieces that changed. Use
+    it as a context manager: on leaving, the workers end and the fonts' folder is removed."""
+
+    def __init__(self, context: Any, jobs: int | None) -> None:
+        """`context`: what `prepare_workers` returned (None: workers fork from this process);
+        `jobs`: processes at most (None: every core; 1: the pieces are drawn in this one)."""
+        import multiprocessing
+        import tempfile
+
+        from synergy_forge.pool import Pool, workers_for
+        from synergy_forge.printing.draw import RenderContext
+        from synergy_forge.printing.piece import render_piece
+
+        self._fonts = tempfile.mkdtemp(prefix="synergy-forge-build-")
+        self.render = RenderContext(self._fonts)
+        workers = workers_for(jobs, os.cpu_count() or 1)
+        if workers > 1 and context is None:
+            # Not forked from a build: they would hold its open files after it, the lock on
+            # --out among them, and the next build would find --out locked.
+            context = multiprocessing.get_context("spawn")
+        self._pool = Pool(render_piece, self.render, workers, context if workers > 1 else None)
+
+    def run(self, units: Any) -> Any:
+        """`render_piece(render, *unit)` for every unit, as pool.Pool.run yields them."""
+        return self._pool.run(units)
+
+    def __enter__(self) -> WarmWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import shutil
+
+        try:
+            self._pool.__exit__(*exc)
+        finally:
+            self.render.release()
+            shutil.rmtree(self._fonts, ignore_errors=True)

@@ -27,7 +27,7 @@ is a pure function of public facts: what it remembers, the mission model (sim.mo
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 from math import comb
 from typing import Any
@@ -289,17 +289,10 @@ def card3_chances(model: MissionModel, obs: Observation) -> tuple[dict[int, floa
 def _card3(model: MissionModel, obs: Observation,
            policy: Opening) -> tuple[dict[int, float], ...] | None:
     n, colors = obs.players, obs.colors
-    rulebook, challenges = obs.rulebook, obs.mission.challenges
     placed = obs.placed
-    goals = tuple(g.goal for g in placed.goals)
-    allowed = obs.mission.failures_allowed(n) + placed.extra_failures
-    pairs = model.pairs(rulebook, challenges)
+    pairs = model.pairs(obs.rulebook, obs.mission.challenges)
     direction = pairs.plan.direction
-    # The unseen cards of each colour (for a seat that did not follow the opening).
-    unseen = {color: Counter(_EACH_VALUE) for color in colors}
-    for card in chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds):
-        if isinstance(card, NumberCard) and card.color in unseen:
-            unseen[card.color][card.value] -= 1
+    unseen = unseen_numbers(obs)  # for a seat that did not follow the opening
     legal: list[dict[int, int]] = []  # per seat: card value -> its sum, for legal cards
     uniform: list[Support] = []
     deals: list[list[tuple[frozenset[int], int | None, float]]] = []
@@ -308,18 +301,12 @@ def _card3(model: MissionModel, obs: Observation,
         if first is None or first.color != colors[j]:
             return None
         pool = unseen[colors[j]]
-        sums: dict[int, int] = {}
-        for value in sorted(v for v, k in pool.items() if k > 0):
-            total, broken = pairs[first, NumberCard(value, colors[j]), placed.deltas[j]]
-            if not broken:
-                sums[value] = total
-        weights: dict[int, float] = {}
-        for value, total in sums.items():
-            weights[total] = weights.get(total, 0.0) + pool[value]
-        if not weights:
+        found = legal_sums(pool, colors[j], first, placed.deltas[j],
+                           lambda *cards_and_delta: pairs[cards_and_delta])
+        if found is None:
             return None
-        legal.append(sums)
-        uniform.append(Support.of(weights))
+        legal.append(found[0])
+        uniform.append(found[1])
         goal = placed.goals[(j + direction) % n]
         shown = policy.shown(j, first.value, goal.goal) if goal is not None else None
         if shown:
@@ -330,18 +317,13 @@ def _card3(model: MissionModel, obs: Observation,
             deals.append([(frozenset(v for (v, _), k in zip(items, held, strict=True) if k),
                            None, ways) for held, ways in dealt(model, items, size)])
 
-    def chances(j: int, supports: list[Support]) -> dict[int, float]:
-        return success_chances(model, rulebook, goals, placed.ignored, allowed,
-                               obs.super_seat, obs.hyper_seat, j, supports, uniform[j].sums,
-                               remember=False)
-
     def played(j: int, chance: dict[int, float] | None) -> Support | None:
         """Seat j's sum when each hand plays its planned card (`chance` None: where the plan
         is kept and legal; else by the uniform blueprint) or its best card by `chance`."""
         sums = legal[j]
         axis = uniform[j].sums
         weights = dict.fromkeys(axis, 0.0)
-        fallback = chance if chance is not None else chances(j, uniform)
+        fallback = chance if chance is not None else seat_chances(model, obs, j, uniform, axis)
         order = sorted(sums, key=lambda v: (fallback[sums[v]], v), reverse=True)
         for held, second, ways in deals[j]:
             if chance is None and second is not None and second in held and second in sums:
@@ -353,15 +335,67 @@ def _card3(model: MissionModel, obs: Observation,
                     break
         return Support.of(weights) if any(weights.values()) else None
 
+    return search_chain(model, obs, uniform, played, lambda j: played(j, None))
+
+
+def unseen_numbers(obs: Observation) -> dict[str, Counter[int]]:
+    """Each seat colour's number cards that no one has seen: not discarded, not face up."""
+    unseen = {color: Counter(_EACH_VALUE) for color in obs.colors}
+    for card in chain(chain.from_iterable(obs.discards), obs.placed.firsts, obs.seconds):
+        if isinstance(card, NumberCard) and card.color in unseen:
+            unseen[card.color][card.value] -= 1
+    return unseen
+
+
+def legal_sums(pool: Counter[int], color: str, first: NumberCard | None, delta: int,
+               pair: Callable[[NumberCard | None, NumberCard, int], tuple[int, bool]]
+               ) -> tuple[dict[int, int], Support] | None:
+    """For each unseen card of `pool` that keeps the pair legal after `first` (`pair`: the
+    pair's sum, and whether it breaks a challenge), its sum; and those sums weighted by how
+    many such cards are unseen. None when no card is legal."""
+    sums: dict[int, int] = {}
+    for value in sorted(v for v, k in pool.items() if k > 0):
+        total, broken = pair(first, NumberCard(value, color), delta)
+        if not broken:
+            sums[value] = total
+    weights: dict[int, float] = {}
+    for value, total in sums.items():
+        weights[total] = weights.get(total, 0.0) + pool[value]
+    return (sums, Support.of(weights)) if weights else None
+
+
+def seat_chances(model: MissionModel, obs: Observation, j: int, supports: Sequence[Support],
+                 axis: Sequence[int]) -> dict[int, float]:
+    """P(the round succeeds | seat j's sum), for each sum on `axis`, the other seats' sums
+    distributed by `supports`."""
+    placed = obs.placed
+    return success_chances(model, obs.rulebook, tuple(g.goal for g in placed.goals),
+                           placed.ignored,
+                           obs.mission.failures_allowed(obs.players) + placed.extra_failures,
+                           obs.super_seat, obs.hyper_seat, j, supports, axis,
+                           remember=False)
+
+
+def search_chain(model: MissionModel, obs: Observation, uniform: Sequence[Support],
+                 played: Callable[[int, dict[int, float]], Support | None],
+                 first: Callable[[int], Support | None] | None = None
+                 ) -> tuple[dict[int, float], ...] | None:
+    """Card 3's chain of searches (SPARTA's): seat 0 best-responds to every other seat's first
+    play, seat 1 to seat 0's search and the others' first play, and so on, so that each link
+    can only raise the round's chance. `played(j, chance)`: seat j's sum when each hand it may
+    hold plays its best legal card by `chance`; `first(j)`: seat j's sum before the search
+    (None: its best card against the others' `uniform` sums). Per seat, the chances it
+    searched with; None when some seat has no legal card in any hand."""
     plays: list[Support] = []
-    for j in range(n):
-        blueprint = played(j, None)
+    for j in range(obs.players):
+        blueprint = first(j) if first is not None \
+            else played(j, seat_chances(model, obs, j, uniform, uniform[j].sums))
         if blueprint is None:
             return None
         plays.append(blueprint)
     tables = []
-    for j in range(n):
-        chance = chances(j, plays)
+    for j in range(obs.players):
+        chance = seat_chances(model, obs, j, plays, uniform[j].sums)
         tables.append(chance)
         searched = played(j, chance)
         if searched is None:

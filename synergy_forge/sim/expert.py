@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import partial
 from itertools import chain
 from typing import Any
 
@@ -46,7 +47,7 @@ from synergy_forge.core.memo import Memo
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.observation import Observation
 from synergy_forge.sim import belief
-from synergy_forge.sim.chances import Support, success_chances
+from synergy_forge.sim.chances import Support
 from synergy_forge.sim.convention import (
     RoundState,
     Rules,
@@ -185,36 +186,19 @@ def _chain(model: MissionModel, obs: Observation) -> tuple[dict[int, float], ...
     n, colors = obs.players, obs.colors
     rulebook, challenges = obs.rulebook, obs.mission.challenges
     placed = obs.placed
-    goals = tuple(g.goal for g in placed.goals)
-    allowed = obs.mission.failures_allowed(n) + placed.extra_failures
-    unseen = {color: Counter(_EACH_VALUE) for color in colors}
-    for card in chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds):
-        if isinstance(card, NumberCard) and card.color in unseen:
-            unseen[card.color][card.value] -= 1
+    unseen = belief.unseen_numbers(obs)
     legal: list[dict[int, int]] = []  # per seat: card value -> its sum, for legal cards
     uniform: list[Support] = []
     deals = []
     for j in range(n):
         pool = unseen[colors[j]]
-        sums: dict[int, int] = {}
-        for value in sorted(v for v, k in pool.items() if k > 0):
-            total, broken = model.pair_sum(rulebook, challenges, placed.firsts[j],
-                                           NumberCard(value, colors[j]), placed.deltas[j])
-            if not broken:
-                sums[value] = total
-        weights: dict[int, float] = {}
-        for value, total in sums.items():
-            weights[total] = weights.get(total, 0.0) + pool[value]
-        if not weights:
+        found = belief.legal_sums(pool, colors[j], placed.firsts[j], placed.deltas[j],
+                                  partial(model.pair_sum, rulebook, challenges))
+        if found is None:
             return None
-        legal.append(sums)
-        uniform.append(Support.of(weights))
+        legal.append(found[0])
+        uniform.append(found[1])
         deals.append(_hands_of(model, pool, obs.hand_numbers[j]))
-
-    def chances(j: int, supports: list[Support]) -> dict[int, float]:
-        return success_chances(model, rulebook, goals, placed.ignored, allowed,
-                               obs.super_seat, obs.hyper_seat, j, supports, uniform[j].sums,
-                               remember=False)
 
     def played(j: int, chance: dict[int, float]) -> Support | None:
         """The distribution of seat j's sum when it plays by `chance` from each hand."""
@@ -234,21 +218,7 @@ def _chain(model: MissionModel, obs: Observation) -> tuple[dict[int, float], ...
             # no legal card held: R9, the mission ends whatever it plays
         return Support.of(weights) if any(weights.values()) else None
 
-    plays: list[Support] = []
-    for j in range(n):
-        blueprint = played(j, chances(j, uniform))
-        if blueprint is None:
-            return None
-        plays.append(blueprint)
-    tables = []
-    for j in range(n):
-        chance = chances(j, plays)
-        tables.append(chance)
-        searched = played(j, chance)
-        if searched is None:
-            return None
-        plays[j] = searched
-    return tuple(tables)
+    return belief.search_chain(model, obs, uniform, played)
 
 
 def hidden_second(model: MissionModel, obs: Observation,

@@ -3,19 +3,23 @@ diagnostics and a difficulty estimate that grows while the page is open.
 
 Three threads share one `Studio`: the watcher reloads the campaign when a file changes and
 renders the cards that changed; the estimator plays coop games in a worker process, a batch
-at a time, for the mission and player count with the fewest games; the server reads `state()`.
+at a time, for the mission and player count with the fewest games; the server reads `state()`
+once per page and then `changes(since)`: each mission in three parts (its card, its problems,
+its estimate), each stamped with the version it last changed at, so that a page is sent and
+redraws only what changed (README.md, the studio).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import multiprocessing
 import re
 import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -24,7 +28,7 @@ from synergy_forge.authoring.diagnostics import Diagnostic, Severity
 from synergy_forge.authoring.loading import CAMPAIGN_FILE, display
 from synergy_forge.core.mission import Mission
 from synergy_forge.core.rulelang import RuleError
-from synergy_forge.pool import ignore_interrupt, stop_workers
+from synergy_forge.pool import in_background, stop_workers
 from synergy_forge.printing.kit import Face
 from synergy_forge.printing.preview import CardPreview
 from synergy_forge.sim.ladder import RUNGS, wilson
@@ -36,7 +40,8 @@ from synergy_forge.sim.playtest import (
     game_seed,
     play_tables,
 )
-from synergy_forge.workspace.snapshot import PeopleGames, Snapshot, read_snapshot
+from synergy_forge.workspace.campaign import Workspace
+from synergy_forge.workspace.snapshot import Entry, PeopleGames, Snapshot, read_snapshot
 
 #: Games per batch: small enough that a mission's first figures come within a second.
 BATCH = 20
@@ -46,6 +51,12 @@ ENOUGH = 1000
 #: The playtest command's default seed: the studio's figures are the same games.
 SEED = 1
 PREVIEW_DPI = 150
+#: A mission's parts, each drawn by its own part of the page and sent when it changed: what its
+#: heading and card show, its problems, its difficulty estimate and people's games.
+PARTS = ("card", "problems", "estimate")
+#: The campaign's own part (its name, folder and problems) and the missions' order, keyed
+#: beside the missions' parts under this file name, which no mission file has.
+CAMPAIGN = ""
 
 
 def _estimate(tallies: dict[int, LadderTally], mission: Mission) -> dict[str, Any] | None:
@@ -93,11 +104,21 @@ class Studio:
 
     def __init__(self, folder: Path, language: str | None = None, jobs: int = 1) -> None:
         self.folder = folder
+        self.workspace = Workspace(folder)
         self.language = language
         self.jobs = jobs
         self.lock = threading.Lock()
         self.changed = threading.Condition(self.lock)
+        #: grows with every change of what the page shows; `urgent`, the last one a save made
+        #: (sent at once, where the estimates' progress is paced)
         self.version = 0
+        self.urgent = 0
+        #: (file, part) -> the version it last changed at, and what it is compared by (its
+        #: JSON; an estimate's by what it is computed from, computed only when sent)
+        self._parts: dict[tuple[str, str], tuple[int, str]] = {}
+        # play key -> (batches counted, the estimate from them): computed once per batch
+        self._estimates: dict[str, tuple[int, dict[str, Any] | None]] = {}
+        self.batches: Counter[str] = Counter()  # play key -> batches counted
         self.snapshot = Snapshot(folder.name, [], [])
         #: face hash -> its PNG, and the texts on it that do not fit ("file|field")
         self.images: dict[str, tuple[bytes, list[str]]] = {}
@@ -115,7 +136,8 @@ class Studio:
 
     def reload(self) -> None:
         """Read the campaign again, render the card faces that changed, publish."""
-        snapshot = read_snapshot(self.folder, self.language)
+        self.workspace = self.workspace.again()  # the files that did not change kept
+        snapshot = read_snapshot(self.workspace, self.language)
         # A file too broken to say its number keeps its place in the list.
         before = {e.file: e for e in self.snapshot.entries}
         for entry in snapshot.entries:
@@ -123,34 +145,12 @@ class Studio:
                 entry.number = before[entry.file].number
                 entry.title = entry.title or before[entry.file].title
         snapshot.entries.sort(key=lambda e: (e.number is None, e.number or 0, e.file))
-        language = self.language or (snapshot.campaign.languages[0] if snapshot.campaign
-                                     else "en")
-        pending: dict[str, str] = {}
-        if snapshot.campaign is not None:
-            preview = self._preview
-            if preview is None or preview.translator.language != language:
-                preview = self._preview = CardPreview(snapshot.campaign, language)
-            else:
-                preview.use(snapshot.campaign)
-            cards = {face.data.id: card for card in preview.kit["missions"]
-                     for face in (card.front, card.back) if face.kind == "mission"}
-            for entry in snapshot.entries:
-                if entry.mission is None or entry.mission.id not in cards:
-                    continue
-                card = cards[entry.mission.id]
-                faces: list[Face] = [card.front, card.back]
-                if card.back.kind == "mission" and card.back.data.id == entry.mission.id:
-                    faces.reverse()  # the mission's own side first
-                hashes = []
-                for face in faces:
-                    html = preview.html("missions", face)
-                    digest = hashlib.sha256(html.encode("utf-8")).hexdigest()
-                    hashes.append(digest)
-                    pending[digest] = html
-                entry.faces = (hashes[0], hashes[1])
-        # Publish the diagnostics at once; the cards follow, each as soon as it is drawn.
+        # Published at once: the titles and problems; each card as it was until its faces are
+        # known (the kit's HTML of every face, next), then drawn.
+        for entry in snapshot.entries:
+            if entry.mission is not None and entry.file in before:
+                entry.faces = before[entry.file].faces
         with self.lock:
-            missing = [d for d in pending if d not in self.images]
             self.snapshot = snapshot
             keys = {e.play_key for e in snapshot.entries if e.play_key}
             self.tallies = {k: v for k, v in self.tallies.items() if k in keys}
@@ -159,20 +159,83 @@ class Studio:
                 if entry.play_key and entry.mission is not None:
                     self.tallies.setdefault(entry.play_key,
                                             {p: LadderTally(p) for p in entry.mission.players})
-            used = set(pending)
-            self.images = {k: v for k, v in self.images.items() if k in used}
-            self._publish()
+            self.batches = Counter({k: v for k, v in self.batches.items() if k in keys})
+            self._estimates = {k: v for k, v in self._estimates.items() if k in keys}
+            self._publish(urgent=True)
+        pending = self._faces(snapshot)
+        with self.lock:
+            for entry in snapshot.entries:
+                entry.faces = pending[1].get(entry.file)
+            missing = [d for d in pending[0] if d not in self.images]
+            self.images = {k: v for k, v in self.images.items() if k in pending[0]}
+            self._publish(urgent=True)
         for digest in missing:
             if self.stopping.is_set() or self._preview is None:
                 return
-            drawn = self._preview.render(pending[digest], PREVIEW_DPI)
+            drawn = self._preview.render(pending[0][digest], PREVIEW_DPI)
             with self.lock:
                 self.images[digest] = drawn
-                self._publish()
+                self._publish(urgent=True)
 
-    def _publish(self) -> None:
-        self.version += 1
+    def _faces(self, snapshot: Snapshot) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+        """The HTML of every mission card's faces (by the hash of it), and each mission file's
+        two faces' hashes, its own side first."""
+        language = self.language or (snapshot.campaign.languages[0] if snapshot.campaign
+                                     else "en")
+        html: dict[str, str] = {}
+        faces: dict[str, tuple[str, str]] = {}
+        if snapshot.campaign is None:
+            return html, faces
+        preview = self._preview
+        if preview is None or preview.translator.language != language:
+            preview = self._preview = CardPreview(snapshot.campaign, language)
+        else:
+            preview.use(snapshot.campaign)
+        cards = {face.data.id: card for card in preview.kit["missions"]
+                 for face in (card.front, card.back) if face.kind == "mission"}
+        for entry in snapshot.entries:
+            if entry.mission is None or entry.mission.id not in cards:
+                continue
+            card = cards[entry.mission.id]
+            sides: list[Face] = [card.front, card.back]
+            if card.back.kind == "mission" and card.back.data.id == entry.mission.id:
+                sides.reverse()  # the mission's own side first
+            hashes = []
+            for face in sides:
+                text = preview.html("missions", face)
+                digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+                hashes.append(digest)
+                html[digest] = text
+            faces[entry.file] = (hashes[0], hashes[1])
+        return html, faces
+
+    def _publish(self, urgent: bool) -> None:
+        """Stamp each part that changed with a new version and wake the pages' streams; with
+        `urgent` (a save's doing), they send it at once. Holds the lock."""
+        version = self.version + 1
+        parts: dict[tuple[str, str], tuple[int, str]] = {}
+        for key, text in self._compared():
+            known = self._parts.get(key)
+            parts[key] = known if known is not None and known[1] == text else (version, text)
+        if parts == self._parts:
+            return
+        self._parts = parts
+        self.version = version
+        if urgent:
+            self.urgent = version
         self.changed.notify_all()
+
+    def _compared(self) -> Iterator[tuple[tuple[str, str], str]]:
+        """Every part as it is compared with what was sent: its JSON; an estimate by what it
+        is computed from (its games), not computed here."""
+        yield (CAMPAIGN, "campaign"), _json(self._campaign_part())
+        yield (CAMPAIGN, "order"), _json([e.file for e in self.snapshot.entries])
+        for entry in self.snapshot.entries:
+            yield (entry.file, "card"), _json(self._card(entry))
+            yield (entry.file, "problems"), _json(self._problems(entry))
+            yield (entry.file, "estimate"), _json(
+                [entry.play_key, entry.mission is not None, self.batches[entry.play_key],
+                 entry.people and _people(entry.people)])
 
     # -- the estimator's side -------------------------------------------------------------
 
@@ -202,8 +265,10 @@ class Studio:
         # starts inherit it blocked, and ignore it once started (synergy_forge.pool).
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         context = multiprocessing.get_context("spawn")  # this process has threads: no fork
+        # The games are background work: at a lower priority than the studio's own process
+        # and the browser, a save reaches the page as fast while they are played.
         pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=context,
-                                   initializer=ignore_interrupt)
+                                   initializer=in_background)
         running: list[tuple[Future[LadderTally], str, int, int, str]] = []
         try:
             while not self.stopping.is_set():
@@ -216,12 +281,13 @@ class Studio:
                         failure = future.exception()
                         if key in self.tallies and failure is None:
                             self.tallies[key][players].add(future.result())
-                            self._publish()
+                            self.batches[key] += 1
+                            self._publish(urgent=False)
                         elif key in self.tallies and failure is not None:
                             # The same games would fail again: recorded, not retried.
                             self.failed[(key, players)] = _batch_failure(failure, players,
                                                                            source)
-                            self._publish()
+                            self._publish(urgent=False)
                     campaign = self.snapshot.campaign
                     if self.clients and campaign is not None and len(running) < self.jobs:
                         batch = self._next_batch()
@@ -245,54 +311,98 @@ class Studio:
             return drawn[0] if drawn else None
 
     def state(self) -> dict[str, Any]:
-        """Everything the page shows, as JSON data (the page escapes every text in it)."""
+        """Everything the page shows, as JSON data (the page escapes every text in it), at
+        `version`."""
         with self.lock:
-            snapshot = self.snapshot
             missions = []
-            for entry in snapshot.entries:
-                mission = entry.mission
-                diagnostics = entry.diagnostics + [
-                    self.failed[(entry.play_key, p)] for p in (mission.players if mission else ())
-                    if (entry.play_key, p) in self.failed]
-                errors = sum(d.severity is Severity.ERROR for d in diagnostics)
-                item: dict[str, Any] = {
-                    "file": entry.file, "number": entry.number, "title": entry.title,
-                    "id": mission.id if mission else None,
-                    "stars": mission.stars if mission else None,
-                    "errors": errors, "warnings": len(diagnostics) - errors,
-                    "diagnostics": [_diagnostic(d) for d in diagnostics],
-                    # What the drawn card shows overflowing, unless already a diagnostic.
-                    "overflows": [field for digest in entry.faces or () if digest in self.images
-                                  for source, _, field in (o.partition("|") for o in
-                                                           self.images[digest][1])
-                                  if source == entry.file
-                                  and not (field == "challenges" and entry.rules_located)
-                                  and not any(d.check == "text.fit"
-                                              and d.message.startswith(f"{field} ")
-                                              for d in entry.diagnostics)],
-                    "playable": mission is not None,
-                    "card": None, "estimate": None,
-                }
-                if entry.faces is not None:
-                    item["card"] = [f"/cards/{d}.png" if d in self.images else None
-                                    for d in entry.faces]
-                if mission is not None and entry.play_key in self.tallies:
-                    item["estimate"] = _estimate(self.tallies[entry.play_key], mission)
-                item["people"] = _people(entry.people) if entry.people else None
+            for entry in self.snapshot.entries:
+                item: dict[str, Any] = {"file": entry.file}
+                for part in PARTS:
+                    item.update(self._part(entry, part))
                 missions.append(item)
-            return {"version": self.version, "campaign": snapshot.name,
-                    "folder": _folder_name(self.folder), "problems": [_diagnostic(d) for d in
-                                                                      snapshot.problems],
-                    "missions": missions,
+            return {"version": self.version, **self._campaign_part(), "missions": missions,
                     # Pages open, and games asked for but not yet counted: the estimates grow
                     # only while a page is open, and stop once both are 0.
                     "pages": self.clients, "playing": sum(self.planned.values())}
 
-    def wait_for_change(self, seen: int, timeout: float) -> int:
+    def changes(self, since: int) -> dict[str, Any]:
+        """What changed after version `since`, up to `version`: the campaign's part and the
+        missions' order if they did, and each mission's parts that did (by file). Applied to
+        the state at `since` or later, it gives the state at `version`."""
+        with self.lock:
+            found: dict[str, Any] = {"version": self.version, "since": since, "missions": {}}
+            entries = {e.file: e for e in self.snapshot.entries}
+            for (file, part), (version, text) in self._parts.items():
+                if version <= since:
+                    continue
+                if file == CAMPAIGN:
+                    value = json.loads(text)
+                    found.update(value if part == "campaign" else {part: value})
+                else:
+                    found["missions"].setdefault(file, {}).update(self._part(entries[file], part))
+            return found
+
+    def _part(self, entry: Entry, part: str) -> dict[str, Any]:
+        if part == "card":
+            return self._card(entry)
+        if part == "problems":
+            return self._problems(entry)
+        mission = entry.mission
+        estimate = None
+        if mission is not None and entry.play_key in self.tallies:
+            counted = self.batches[entry.play_key]
+            cached = self._estimates.get(entry.play_key)
+            if cached is None or cached[0] != counted:
+                cached = self._estimates[entry.play_key] = \
+                    (counted, _estimate(self.tallies[entry.play_key], mission))
+            estimate = cached[1]
+        return {"playable": mission is not None, "estimate": estimate,
+                "people": _people(entry.people) if entry.people else None}
+
+    def _campaign_part(self) -> dict[str, Any]:
+        return {"campaign": self.snapshot.name, "folder": _folder_name(self.folder),
+                "problems": [_diagnostic(d) for d in self.snapshot.problems]}
+
+    def _card(self, entry: Entry) -> dict[str, Any]:
+        """What the mission's heading and card show."""
+        mission = entry.mission
+        return {"number": entry.number, "title": entry.title,
+                "id": mission.id if mission else None,
+                "stars": mission.stars if mission else None,
+                "card": None if entry.faces is None else
+                [f"/cards/{d}.png" if d in self.images else None for d in entry.faces]}
+
+    def _problems(self, entry: Entry) -> dict[str, Any]:
+        """The mission's problems: its diagnostics, and what its drawn card shows overflowing."""
+        mission = entry.mission
+        diagnostics = entry.diagnostics + [
+            self.failed[(entry.play_key, p)] for p in (mission.players if mission else ())
+            if (entry.play_key, p) in self.failed]
+        errors = sum(d.severity is Severity.ERROR for d in diagnostics)
+        return {
+            "errors": errors, "warnings": len(diagnostics) - errors,
+            "diagnostics": [_diagnostic(d) for d in diagnostics],
+            # What the drawn card shows overflowing, unless already a diagnostic.
+            "overflows": [field for digest in entry.faces or () if digest in self.images
+                          for source, _, field in (o.partition("|") for o in
+                                                   self.images[digest][1])
+                          if source == entry.file
+                          and not (field == "challenges" and entry.rules_located)
+                          and not any(d.check == "text.fit"
+                                      and d.message.startswith(f"{field} ")
+                                      for d in entry.diagnostics)]}
+
+    def wait_for_change(self, seen: int, timeout: float, urgent: bool = False) -> int:
+        """The version once it is past `seen` (with `urgent`, once a save's change is), or
+        after `timeout` seconds, or as the studio stops."""
         with self.changed:
-            self.changed.wait_for(lambda: self.version != seen or self.stopping.is_set(),
-                                  timeout)
+            self.changed.wait_for(lambda: (self.urgent if urgent else self.version) > seen
+                                  or self.stopping.is_set(), timeout)
             return self.version
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
 
 
 _ORIGIN = re.compile(r"(?s)(.+?):(\d+): (.*)")

@@ -1,9 +1,10 @@
 """The studio's web server, on the stack the web apps share (synergy_forge/web/server.py).
 
 It serves its own four assets (the page, its script, its style and its icon), the campaign's
-rendered card faces (by the hash of their HTML) and the state as JSON, pushed to the page by
-server-sent events. No other path exists: a URL is matched against fixed routes, never joined
-to a folder.
+rendered card faces (by the hash of their HTML) and the state as JSON. A page's event stream
+sends the whole state once, then what changed (`Studio.changes`): a save's change at once, the
+estimates' progress at most every PACE seconds. No other path exists: a URL is matched against
+fixed routes, never joined to a folder.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import re
 import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 
 from starlette.applications import Starlette
@@ -26,6 +28,11 @@ from synergy_forge.web import server as web
 ASSETS = web.Assets("synergy_forge.studio",
                     ("studio.js", "studio.css", "index.html", "favicon.svg"))
 CARD = re.compile(r"[0-9a-f]{64}\.png")
+#: The estimates' progress reaches a page at most this often (seconds): an estimate redrawn
+#: more often is not read, and the page and the server would spend a core on it.
+PACE = 0.3
+#: How long a stream waits for a change before it looks whether its page is still open.
+LOOK = 0.25
 
 
 def create_app(studio: Studio, hosts: list[str]) -> Starlette:
@@ -61,15 +68,34 @@ def create_app(studio: Studio, hosts: list[str]) -> Starlette:
 
 
 async def _stream(studio: Studio, request: Request) -> AsyncIterator[str]:
-    """The state once, then again after every change, while the page stays open (counted:
-    the estimates grow only while a page is open)."""
+    """The state once (event `state`), then what changed (event `change`, with the version it
+    follows: a page that does not have that version asks for the state again), while the page
+    stays open (counted: the estimates grow only while a page is open). A save's change is
+    sent at once, with whatever else changed meanwhile; the estimates' progress alone waits
+    until PACE seconds after the last event."""
     with studio.lock:
         studio.clients += 1
     try:
-        async for message in web.event_stream(
-                request, lambda seen: asyncio.to_thread(studio.wait_for_change, seen, 0.25),
-                lambda: json.dumps(studio.state()), studio.stopping.is_set):
-            yield message
+        state = studio.state()
+        seen, sent = state["version"], time.monotonic()
+        yield f"retry: {web.RECONNECT_MS}\nevent: state\ndata: {json.dumps(state)}\n\n"
+        quiet = 0.0
+        while not studio.stopping.is_set():
+            version = await asyncio.to_thread(studio.wait_for_change, seen, LOOK)
+            if await request.is_disconnected():
+                return
+            if version == seen:
+                quiet += LOOK
+                if quiet >= web.KEEPALIVE:  # said now and then, so a closed page is noticed
+                    quiet = 0.0
+                    yield ": still here\n\n"
+                continue
+            wait = sent + PACE - time.monotonic()
+            if wait > 0 and studio.urgent <= seen:
+                await asyncio.to_thread(studio.wait_for_change, seen, wait, True)
+            changes = studio.changes(seen)
+            seen, sent, quiet = changes["version"], time.monotonic(), 0.0
+            yield f"event: change\ndata: {json.dumps(changes)}\n\n"
     finally:
         with studio.lock:
             studio.clients -= 1

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from synergy_forge.authoring.diagnostics import InvalidInput
+from synergy_forge.authoring.kept import Kept
 from synergy_forge.authoring.loading import (
     CAMPAIGN_FILE,
     CampaignResult,
@@ -70,12 +71,18 @@ class Workspace:
     made once, whatever asks for it."""
 
     folder: Path
+    #: what the readings before gave, kept by a front end that reads it again after every
+    #: save (the studio, build --watch): only the files that changed are read anew
+    kept: Kept | None = field(default=None, repr=False)
     _readings: dict[Reading, CampaignResult] = field(default_factory=dict, repr=False)
     _missions: list[tuple[Path, Document | None]] | None = field(default=None, repr=False)
 
     def again(self) -> Workspace:
-        """The same folder, to be read anew (after a save)."""
-        return Workspace(self.folder)
+        """The same folder, to be read anew (after a save), with what this reading gave kept
+        for it."""
+        kept = self.kept or Kept()
+        kept.turn()
+        return Workspace(self.folder, kept)
 
     @property
     def starter(self) -> bool:
@@ -85,7 +92,7 @@ class Workspace:
     def read(self, reading: Reading = Reading.WHOLE) -> CampaignResult:
         """The campaign read for `reading` (authoring.loading.read_campaign), read once."""
         if reading not in self._readings:
-            self._readings[reading] = read_campaign(self.folder, reading)
+            self._readings[reading] = read_campaign(self.folder, reading, self.kept)
         return self._readings[reading]
 
     @property

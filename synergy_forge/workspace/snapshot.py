@@ -110,10 +110,12 @@ def read_people_games(folder: Path, campaign: Campaign) -> dict[str, PeopleGames
     return found
 
 
-def read_snapshot(folder: Path, language: str | None) -> Snapshot:
-    """The campaign with every diagnostic `validate` gives; when some files have errors, the
-    other missions are still read, each on its own, so that their cards stay on show."""
-    workspace = Workspace(folder)
+def read_snapshot(place: Path | Workspace, language: str | None) -> Snapshot:
+    """The campaign of a folder (or a workspace, which may keep what its readings before gave)
+    with every diagnostic `validate` gives; when some files have errors, the other missions
+    are still read, each on its own, so that their cards stay on show."""
+    workspace = place if isinstance(place, Workspace) else Workspace(place)
+    folder = workspace.folder
     result = workspace.read()
     rules = overfull_mission_cards(result)  # as validate: rules blocks that cannot fit
     result.diagnostics += rules
@@ -138,7 +140,8 @@ def read_snapshot(folder: Path, language: str | None) -> Snapshot:
             entry.mission = next((m for m in campaign.missions if m.source == file), None)
         else:
             doc = result.documents.get(file)  # None: it cannot be read, as said already
-            mission = check_mission(doc, base.rulebook, base.languages)[0] if doc else None
+            check = workspace.kept.mission if workspace.kept is not None else check_mission
+            mission = check(doc, base.rulebook, base.languages, {})[0] if doc else None
             if not any(d.severity is Severity.ERROR for d in found):
                 entry.mission = mission
             elif doc is not None and isinstance(doc.data, dict) and all(

@@ -4,7 +4,6 @@ round's every problem shows in one run."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
@@ -12,9 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from support.files import run
 
-from synergy_forge.cli import main
 from synergy_forge.resources import starter_campaign
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,17 +30,6 @@ def program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "synergy_forge", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
 
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """The command run in this process from `cwd` (an interpreter's start less each time),
-    with its exit code and outputs as the program's: which campaign's definitions a round is
-    read with is the same either way. (test_judge_reads_a_round_with_the_starter_campaigns_
-    own_goal_and_challenge runs the real program.)"""
-    with contextlib.chdir(cwd):
-        result = CliRunner().invoke(main, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ campaign does the same, and `schemas --update` refreshes the copy and the lines.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import subprocess
@@ -12,9 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from support.files import run
 
-from synergy_forge.cli import main
 from synergy_forge.resources import schemas_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,17 +26,6 @@ def program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "synergy_forge", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
 
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """The command run in this process from `cwd` (an interpreter's start less each time),
-    with its exit code and outputs as the program's: what the commands write and report is
-    the same either way. (test_schemas_outside_a_campaign_is_a_usage_error runs the real
-    program.)"""
-    with contextlib.chdir(cwd):
-        result = CliRunner().invoke(main, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 def schema_lines(folder: Path) -> dict[Path, Path]:

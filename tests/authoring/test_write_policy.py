@@ -5,24 +5,13 @@ relative to the campaign, so that a bare `build` works in any folder below it.""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from support.files import run
 
 from synergy_forge import fileio
-from synergy_forge.cli import main
-
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    with contextlib.chdir(cwd):
-        result = CliRunner().invoke(main, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from support.files import run
 
 from synergy_forge.cli import main
 
@@ -40,16 +41,6 @@ def synergy_forge(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "synergy_forge", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
 
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """The command run in this process from `cwd` (an interpreter's start less each time),
-    with its exit code and outputs as the program's: what it checks and says is the same
-    either way. (The workflow's own command, and pre-commit's, run the real program.)"""
-    with contextlib.chdir(cwd):
-        result = CliRunner().invoke(main, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture

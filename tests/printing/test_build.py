@@ -530,14 +530,16 @@ def test_a_png_and_tts_rebuild_rasterises_one_face_equals_the_first_build_and_le
         "en/print-and-play-en.pdf", "en/tts/starter-campaign-en-missions-faces.png",
         "en/tts/starter-campaign-en.json", "en/tts/starter-campaign-en.png"]
     rasterised: list[int] = []
-    original = render.page_images
+    from synergy_forge.printing import piece
 
-    def counting(pdf, dpi=render.PNG_DPI, pages=None):
+    original = piece.page_images
+
+    def counting(pdf, dpi=piece.PNG_DPI, pages=None):
         for index, image in original(pdf, dpi, pages):
             rasterised.append(index)
             yield index, image
 
-    monkeypatch.setattr(render, "page_images", counting)
+    monkeypatch.setattr(piece, "page_images", counting)
     mission.write_text(mission.read_text().replace("en: Other", "en: First"))
     build(tmp_path / "a", jobs=1)  # in this process, where page_images is counted
     assert rasterised == [0]  # mission 1's front, the first page of its piece
@@ -791,14 +793,14 @@ def test_ink_saver_text_on_its_light_bands_and_stripes_meets_wcag_aa(ink_saver_k
 
 
 def first_pieces(drawn: dict[str, Path]) -> Callable[..., Any]:
-    """A stand-in for printing.build.build, as print_run calls it: the first piece (eight
-    faces) of each cards document, drawn (unless OUT/.cache has it) by the build's own
-    `render_piece`, which rasterises its first face and each back among its faces, each
-    face's PNG recorded in `drawn` under its name in the kit. (Every face of a piece is a page
-    of the same size: rasterising all eight, a PNG each at 300 DPI, was most of the tgc
-    case's time.)"""
+    """A stand-in for printing.build.build, as print_run calls it: the first piece (eight faces) of
+    each cards document, drawn (unless OUT/.cache has it) by the build's own `render_piece`
+    (printing/piece.py), which rasterises its first face and each back among its faces, each face's
+    PNG recorded in `drawn` under its name in the kit. (Every face of a piece is a page of the same
+    size: rasterising all eight, a PNG each at 300 DPI, was most of the tgc case's time.)"""
     from synergy_forge.printing import build as render
     from synergy_forge.printing.draw import RenderContext
+    from synergy_forge.printing.piece import render_piece
     from synergy_forge.printing.store import CACHE_DIR
 
     def build(campaign, out_dir: Path, languages: list[str], options, *_, **__) -> Any:
@@ -813,8 +815,7 @@ def first_pieces(drawn: dict[str, Path]) -> Callable[..., Any]:
                     wanted = [name if index == 0 or face.key.startswith("back-") else None
                               for index, (face, name) in enumerate(zip(document.faces, names,
                                                                        strict=False))]
-                    render.render_piece(context, html, key, str(store), wanted, None,
-                                        str(root))
+                    render_piece(context, html, key, str(store), wanted, None, str(root))
                     for face, name in zip(document.faces, wanted, strict=False):
                         if name:
                             drawn[f"{face.key}.png"] = store / f"{name}.png"
@@ -1229,9 +1230,9 @@ def test_without_harfbuzz_subsetter_the_fonts_are_dated_and_build_says_so(tmp_pa
     subsetter, it says nothing."""
     from weasyprint.pdf import fonts
 
-    from synergy_forge.printing.build import render_piece
     from synergy_forge.printing.draw import RenderContext, draw, fonts_dated_by_fonttools
     from synergy_forge.printing.jobs import Job, Rendered
+    from synergy_forge.printing.piece import render_piece
     from synergy_forge.printing.print_run import PrintRun
     from synergy_forge.printing.store import entry
     from synergy_forge.reporting.build import text
@@ -1267,3 +1268,36 @@ def test_without_harfbuzz_subsetter_the_fonts_are_dated_and_build_says_so(tmp_pa
 
     assert report(True).startswith("warning:") and "libharfbuzz-subset0" in report(True)
     assert "libharfbuzz-subset0" not in report(False)
+
+
+def test_build_watch_s_warm_workers_draw_each_rebuild_on_the_same_processes_as_a_cold_build_does(
+        tmp_path, small_kit):
+    """build --watch keeps its workers (WarmWorkers): the fonts loaded and the stylesheet
+    parsed once, not at every save. Two saves are drawn by the same processes, which end with
+    it, and the kit is byte for byte a build's without them."""
+    import multiprocessing
+
+    from synergy_forge.printing.build import build
+    from synergy_forge.printing.jobs import Options
+    from synergy_forge.printing.workers import WarmWorkers
+    from synergy_forge.workspace.campaign import Workspace
+
+    campaign = small_campaign(tmp_path, "Same")
+    out = seeded(small_kit, tmp_path / "warm")
+    mission = campaign / "missions" / "1.yaml"
+    text = mission.read_text()
+    before = {p.pid for p in multiprocessing.active_children()}
+    drawn_by: list[set[int]] = []
+    with WarmWorkers(None, 2) as warm:
+        for title in ("First save", "Second save"):
+            mission.write_text(text.replace("en: 'Same'", f"en: '{title}'"))
+            read = Workspace(campaign).read().campaign
+            assert read is not None
+            built = build(read, out, ["en"], Options(png=False), 2, workers=warm)
+            assert built.drew == 1
+            drawn_by.append({p.pid for p in multiprocessing.active_children()} - before)
+    assert drawn_by[0] and drawn_by[1] == drawn_by[0]
+    assert {p.pid for p in multiprocessing.active_children()} - before == set()
+    assert "Second save" in text_of(out / "en" / "missions.pdf")
+    cold = build_small(tmp_path, "Same", "cold", seed=small_kit)  # the campaign as saved
+    assert kit_files(out) == kit_files(cold)

@@ -1,6 +1,6 @@
 """Writing a few files into a folder and validating them from there, as a designer would; a
-starter campaign with one mission card whose rules cannot fit; a command run in this process
-with a hang failing the test."""
+starter campaign with one mission card whose rules cannot fit; a command run in this process,
+from a folder or with a hang failing the test."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import contextlib
 import os
 import shutil
 import signal
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,3 +83,14 @@ def invoke_within(*args: Any, seconds: float = 60) -> Result:
     assert result.exception is None or isinstance(result.exception, SystemExit), \
         result.exception
     return result
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The command run in this process from `cwd` (an interpreter's start less each time),
+    with its exit code and outputs as the program's; an exception the command let out fails
+    the test (a program would have printed a traceback)."""
+    with contextlib.chdir(cwd):
+        result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)

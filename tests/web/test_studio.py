@@ -3,6 +3,7 @@ Playwright. The server runs as a subprocess on a free loopback port, as a user s
 
 from __future__ import annotations
 
+import copy
 import http.client
 import os
 import re
@@ -18,7 +19,7 @@ import pytest
 from support.browser import LAPTOP, PHONE, wait_for, wider_than_the_screen
 
 from synergy_forge.resources import starter_campaign
-from synergy_forge.studio.model import BATCH
+from synergy_forge.studio.model import BATCH, Studio
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -346,6 +347,95 @@ def test_the_studio_shows_a_mission_whose_rules_cannot_fit_as_validate_does(tmp_
     assert eight["card"] is not None and all(eight["card"])
 
 
+#: Records, in window.touched, which part of the page each change of the page's DOM was in: a
+#: mission's section ("FILE h3", "FILE cards", "FILE side", "FILE estimate") or an overview
+#: row's cell ("row I cell J").
+TOUCHED = """() => {
+    window.touched = new Set();
+    const where = (node) => {
+        const section = node.closest('section.mission');
+        if (section) {
+            const part = [...section.children].find((c) => c.contains(node));
+            return section.dataset.file.split('/').pop() + ' ' +
+                (part ? part.className || part.tagName.toLowerCase() : 'section');
+        }
+        const row = node.closest('#overview tbody tr');
+        if (row) {
+            const cell = [...row.children].findIndex((c) => c.contains(node));
+            return 'row ' + [...row.parentElement.children].indexOf(row) + ' cell ' + cell;
+        }
+        return node.closest('#missions, #overview tbody') ? 'the list itself' : null;
+    };
+    new MutationObserver((records) => {
+        for (const r of records) {
+            const found = where(r.target.nodeType === 1 ? r.target : r.target.parentElement);
+            if (found) window.touched.add(found);
+        }
+    }).observe(document.body, { subtree: true, childList: true, characterData: true,
+                                attributes: true });
+}"""
+
+
+def test_the_page_redraws_only_what_changed_and_asks_again_for_the_state_after_a_gap(
+        studio, browser):
+    server, folder = studio
+    page = browser.new_page(viewport=LAPTOP)
+    try:
+        page.goto(server.url)
+        wait_for(page, "[...document.querySelectorAll('section.mission img.face')].length === 4 "
+                       "&& [...document.querySelectorAll('img.face')].every(i => i.complete && "
+                       "i.naturalWidth > 0)")
+        page.evaluate(TOUCHED)
+
+        def touched() -> set[str]:
+            found = set(page.evaluate("[...window.touched]"))
+            page.evaluate("window.touched.clear()")
+            return found
+
+        # The estimates grow: their boxes and the overview's estimate cells, nothing else.
+        games = "window.studio.state.missions.reduce((n, m) => n + " \
+            "(m.estimate ? m.estimate.games : 0), 0)"
+        start = page.evaluate(f"[window.studio.updates, {games}]")
+        wait_for(page, f"window.studio.updates >= {start[0] + 2} && {games} > {start[1]}",
+                 timeout=120_000)
+        allowed = {"01-first-notes.yaml estimate", "02-warm-up.yaml estimate",
+                   "row 0 cell 3", "row 1 cell 3"}
+        assert touched() <= allowed
+        # A title saved: its heading, its row's name, and the card (both missions' faces are
+        # its two sides); neither mission's problems, nor the other's heading or row.
+        mission = folder / "missions" / "01-first-notes.yaml"
+        original = mission.read_text(encoding="utf-8")
+        faces = "[...document.querySelectorAll('img.face')]"
+        before = page.evaluate(f"{faces}.map(i => i.getAttribute('src'))")
+        mission.write_text(original.replace('en: "First notes"', 'en: "Quiet notes"'),
+                           encoding="utf-8")
+        wait_for(page, "document.querySelector('section.mission h3').textContent"
+                       ".includes('Quiet notes')", timeout=10_000)
+        # The first mission's side, on both missions' cards, drawn again.
+        wait_for(page, f"{faces}.every((i, n) => {before}[n] !== {before}[0] || "
+                       f"i.getAttribute('src') !== {before}[n]) && {faces}.every(i => "
+                       "i.complete && i.naturalWidth > 0 && !i.classList.contains('waiting'))",
+                 timeout=30_000)
+        found = touched()
+        assert {"01-first-notes.yaml h3", "01-first-notes.yaml cards", "row 0 cell 1",
+                "02-warm-up.yaml cards"} <= found
+        assert found <= allowed | {"01-first-notes.yaml h3", "01-first-notes.yaml cards",
+                                   "02-warm-up.yaml cards", "row 0 cell 0", "row 0 cell 1",
+                                   "row 0 cell 2"}
+        # A change that does not follow the page's version (one was missed): the page asks
+        # for the whole state, and shows it.
+        version = page.evaluate("window.studio.state.version")
+        mission.write_text(original, encoding="utf-8")
+        page.evaluate(f"window.studio.drawChange({{version: {version + 1000}, "
+                      f"since: {version + 999}, missions: {{}}}})")
+        assert page.evaluate("window.studio.fetches") == 1
+        wait_for(page, "document.querySelector('section.mission h3').textContent"
+                       ".includes('First notes')", timeout=10_000)
+        assert page.evaluate("window.studio.state.missions.length") == 2
+    finally:
+        page.close()
+
+
 def test_ctrl_c_stops_the_studio_with_exit_0_while_a_page_is_open_and_games_are_played(studio,
                                                                                       browser):
     # The module's last test: it stops the module's studio. The studio runs until Ctrl-C: that
@@ -379,3 +469,144 @@ def test_ctrl_c_stops_the_studio_with_exit_0_while_a_page_is_open_and_games_are_
     assert out == "studio stopped\n"  # after the "Studio for … at URL" line the test read
     assert "HTTP/1.1" not in out + err and "GET /" not in out + err
     page.close()
+
+
+def quiet_studio(folder: Path, monkeypatch) -> Studio:
+    """A studio of the small campaign, read, its cards not drawn (WeasyPrint): what it sends
+    is tested, not what it draws (the browser test above draws them)."""
+    from synergy_forge.studio.model import CardPreview, Studio
+
+    monkeypatch.setattr(CardPreview, "render", lambda self, html, dpi: (b"png", []))
+    studio = Studio(small_campaign(folder))
+    studio.reload()
+    return studio
+
+
+def apply(state: dict, changes: dict) -> dict:
+    """What studio.js does with a change (drawChange), on the data alone."""
+    state = copy.deepcopy(state)
+    missions = {m["file"]: m for m in state["missions"]}
+    for file, fields in changes["missions"].items():
+        missions.setdefault(file, {"file": file}).update(fields)
+    order = changes.get("order", [m["file"] for m in state["missions"]])
+    state["missions"] = [missions[file] for file in order]
+    state.update({k: changes[k] for k in ("campaign", "folder", "problems") if k in changes})
+    state["version"] = changes["version"]
+    return state
+
+
+def shown(state: dict) -> dict:
+    """A state less what the page does not show (pages open, games under way)."""
+    return {k: v for k, v in state.items() if k not in ("pages", "playing")}
+
+
+def play_a_batch(studio: Studio, index: int = 0) -> None:
+    """What the estimator does when a batch of games lands, for the mission at `index`."""
+    from synergy_forge.sim.playtest import play_tables
+
+    entry = studio.snapshot.entries[index]
+    campaign = studio.snapshot.campaign
+    assert entry.mission is not None and campaign is not None
+    tally = play_tables(entry.mission, campaign.rulebook, campaign.colors, 3, (1, 2))
+    with studio.lock:
+        studio.tallies[entry.play_key][3].add(tally)
+        studio.batches[entry.play_key] += 1
+        studio._publish(urgent=False)
+
+
+def test_a_save_sends_only_the_parts_it_changed_and_a_batch_only_its_missions_estimate(
+        tmp_path, monkeypatch):
+    studio = quiet_studio(tmp_path / "camp", monkeypatch)
+    folder = studio.folder
+    before = studio.state()
+    first, second = (m["file"] for m in before["missions"])
+    assert studio.changes(before["version"]) == \
+        {"version": before["version"], "since": before["version"], "missions": {}}
+    # A title: the card part (its heading, its card drawn again) of the mission and of the
+    # other on its card (the two are the two faces of one card), nothing else.
+    mission = folder / "missions" / "01-first-notes.yaml"
+    mission.write_text(mission.read_text(encoding="utf-8").replace(
+        'en: "First notes"', 'en: "Loud notes"'), encoding="utf-8")
+    studio.reload()
+    edited = studio.changes(before["version"])
+    assert list(edited["missions"]) == [first, second] and "order" not in edited
+    for fields in edited["missions"].values():
+        assert set(fields) == {"number", "title", "id", "stars", "card"}
+    assert edited["missions"][first]["title"] == "Loud notes"
+    assert edited["missions"][second]["title"] == before["missions"][1]["title"]
+    assert studio.urgent == studio.version == edited["version"] > before["version"]
+    assert shown(apply(before, edited)) == shown(studio.state())
+    # A batch of games of the second mission: its estimate part alone, not urgent.
+    saved = studio.state()
+    play_a_batch(studio, 1)
+    progress = studio.changes(saved["version"])
+    assert list(progress["missions"]) == [second]
+    assert set(progress["missions"][second]) == {"playable", "estimate", "people"}
+    assert progress["missions"][second]["estimate"]["games"] > 0
+    assert studio.urgent == saved["version"] < studio.version
+    assert shown(apply(saved, progress)) == shown(studio.state())
+    # Applied to any state between `since` and now, a change gives the state now: the page
+    # may hold a newer state than the change follows (asked for after a gap).
+    assert shown(apply(before, studio.changes(before["version"]))) == shown(studio.state())
+    # A mission gone, one broken: the order, and the broken one's parts.
+    (folder / "missions" / "02-warm-up.yaml").unlink()
+    mission.write_text("id: [\n", encoding="utf-8")
+    studio.reload()
+    gone = studio.changes(saved["version"])
+    assert gone["order"] == [first] and list(gone["missions"]) == [first]  # the other gone
+    assert gone["missions"][first]["card"] is None and gone["missions"][first]["errors"]
+    assert shown(apply(saved, gone)) == shown(studio.state())
+
+
+def test_the_estimates_progress_is_paced_and_a_save_goes_ahead_of_it(tmp_path, monkeypatch):
+    """A page's stream: the state, then a change; the estimates' progress alone waits for PACE
+    after the last event (set to ten minutes here), a save's change is sent at once, with the
+    progress that waited."""
+    import asyncio
+    import json
+
+    from synergy_forge.studio import server
+
+    studio = quiet_studio(tmp_path / "camp", monkeypatch)
+    monkeypatch.setattr(server, "PACE", 600.0)
+    first = studio.state()["missions"][0]["file"]
+
+    class Open:  # a page that stays open
+        async def is_disconnected(self) -> bool:
+            return False
+
+    def event(message: str) -> tuple[str, dict]:
+        name, data = re.fullmatch(r"(?:retry: \d+\n)?event: (\w+)\ndata: (.*)\n\n", message,
+                                  re.S).groups()
+        return name, json.loads(data)
+
+    def save() -> None:
+        mission = studio.folder / "missions" / "01-first-notes.yaml"
+        mission.write_text(mission.read_text(encoding="utf-8").replace(
+            'en: "First notes"', 'en: "Loud notes"'), encoding="utf-8")
+        studio.reload()
+
+    async def page() -> list[tuple[str, dict]]:
+        stream = server._stream(studio, Open())
+        received = [event(await anext(stream))]
+        assert studio.clients == 1
+        await asyncio.to_thread(play_a_batch, studio, 1)
+        await asyncio.to_thread(play_a_batch, studio, 0)
+        waiting = asyncio.ensure_future(anext(stream))
+        assert (await asyncio.wait({waiting}, timeout=2.0))[0] == set()  # paced: not sent
+        await asyncio.to_thread(save)
+        received.append(event(await asyncio.wait_for(waiting, 60)))
+        await stream.aclose()
+        return received
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    try:  # in a thread of its own: Playwright's fixtures keep a loop running in this one
+        with ThreadPoolExecutor(1) as thread:
+            (state, start), (change, changed) = thread.submit(asyncio.run, page()).result()
+    finally:
+        studio.stopping.set()
+    assert (state, change) == ("state", "change") and changed["since"] == start["version"]
+    assert changed["missions"][first]["title"] == "Loud notes"
+    assert all(fields["estimate"]["games"] for fields in changed["missions"].values())
+    assert studio.clients == 0

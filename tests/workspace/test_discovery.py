@@ -11,9 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from synergy_forge.cli import main
+from support.files import run
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -24,17 +22,6 @@ def program(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "synergy_forge", *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=300)
 
-
-def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """The command run in this process from `cwd` (an interpreter's start less each time),
-    with its exit code and outputs as the program's: which campaign it finds from its folder
-    is the same either way. (test_validate_inside_a_campaign_checks_that_campaign runs the
-    real program.)"""
-    with contextlib.chdir(cwd):
-        result = CliRunner().invoke(main, list(args))
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return subprocess.CompletedProcess(args, result.exit_code, result.stdout, result.stderr)
 
 
 @pytest.fixture(scope="module")

@@ -167,3 +167,68 @@ def test_the_registrys_folders_are_what_build_refuses_to_write_into(tmp_path):
     refused = {p.name for p in workspace.sources}
     assert refused >= {".synergy", *kinds.LAYOUT_FOLDERS}
     assert all(re.fullmatch(r"[a-z.]+", name) for name in refused)
+
+
+def _reading(result) -> tuple:
+    """A reading's outcome as a comparable value: the campaign (by its repr: rulebooks compare
+    by identity), the diagnostics, what broke."""
+    return (repr(result.campaign), sorted(result.diagnostics), sorted(result.broken.items()),
+            sorted(result.documents))
+
+
+def test_a_workspace_read_again_reads_only_what_changed_and_finds_what_a_fresh_read_finds(
+        tmp_path, monkeypatch):
+    """The studio and build --watch read their campaign again after every save through
+    Workspace.again(): a file whose bytes did not change is neither parsed nor checked again,
+    and each reading is the one a fresh Workspace gives."""
+    import shutil
+
+    from synergy_forge.authoring import kept, loading
+
+    folder = tmp_path / "camp"
+    shutil.copytree(starter_campaign(), folder)
+    for mission in sorted((folder / "missions").glob("*.yaml"))[4:]:
+        mission.unlink()
+    parsed = counting(monkeypatch, kept, "parse_document")
+    checked = counting(monkeypatch, kept, "check_mission")
+    workspace = Workspace(folder).again()
+    first = _reading(workspace.read())
+    assert len(parsed) == 4 + 3 + 1 and len(checked) == 4  # the missions, goals, campaign
+    parsed.clear(), checked.clear()
+
+    def again() -> tuple:
+        """The next reading, checked against a fresh one (whose own calls are not counted)."""
+        nonlocal workspace
+        workspace = workspace.again()
+        warm = _reading(workspace.read())
+        counts = len(parsed), len(checked)
+        assert warm == _reading(Workspace(folder).read())
+        del parsed[counts[0]:], checked[counts[1]:]
+        return warm
+
+    assert again() == first and (parsed, checked) == ([], [])
+    # One mission's title: that file alone is parsed and checked again.
+    mission = folder / "missions" / "02-warm-up.yaml"
+    text = mission.read_text(encoding="utf-8")
+    mission.write_text(text.replace('en: "Warm-up"', 'en: "Cool-down"'), encoding="utf-8")
+    assert again() != first
+    assert [d.file for d in checked] == [loading.display(mission)]
+    assert parsed == [mission.read_bytes()]  # parse_document's first argument: the bytes
+    parsed.clear(), checked.clear()
+    # A mistake in it, then mended: located as a fresh read locates it.
+    mission.write_text(text.replace("rounds: ", "rounds: [", 1), encoding="utf-8")
+    assert any(d.file.endswith("02-warm-up.yaml") for d in again()[1])
+    mission.write_text(text, encoding="utf-8")
+    assert again() == first
+    # A goal's rule changed: every mission is checked again against the new rulebook, each
+    # file parsed once still.
+    parsed.clear(), checked.clear()
+    goal = folder / "goals" / "close-call.yaml"
+    goal.write_text(re.sub(r"(?m)^rule: .*$", 'rule: "sum >= 1"', goal.read_text()),
+                    encoding="utf-8")
+    assert again()[0] != first[0]
+    assert len(checked) == 4 and parsed == [goal.read_bytes()]
+    # A goal broken: named as broken (what missions using it are told), as a fresh read does.
+    goal.write_text(re.sub(r"(?m)^rule: .*$", 'rule: "sum >>> 1"', goal.read_text()),
+                    encoding="utf-8")
+    assert [key for key, _ in again()[2]] == [("goal", "close-call")]

@@ -10,7 +10,7 @@ import click
 
 from synergy_forge.cardtext.geometry import POKER, CardSize
 from synergy_forge.errors import CheckFailed
-from synergy_forge.printing.workers import prepare_workers
+from synergy_forge.printing.workers import WarmWorkers, prepare_workers
 
 from ..output import say, show
 from ..params import CARD_SIZE
@@ -93,13 +93,14 @@ def command(campaign_dir: Path | None, lang: str, paper: str, out_dir: Path,
                       ink_saver=ink_saver, layout=sheet_layout, dtc=preset == "dtc",
                       full_bleed_backs=preset is not None, shop=preset)
 
-    def build_once() -> bool:
-        return _build_once(workspace.again(), lang, out_dir, options, jobs, not no_cache,
-                           workers)
+    def build_once(workers: Any) -> bool:
+        nonlocal workspace  # each reading after a save keeps what the one before read
+        workspace = workspace.again()
+        return _build_once(workspace, lang, out_dir, options, jobs, not no_cache, workers)
 
     if watch:
-        _watch(workspace.folder, out_dir, build_once)
-    elif not build_once():
+        _watch(workspace.folder, out_dir, build_once, WarmWorkers(workers, jobs))
+    elif not build_once(workers):
         raise CheckFailed()
 
 
@@ -166,9 +167,11 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
-    """--watch: `build_once` once the campaign folder is watched, then on every save of a
-    campaign file, until Ctrl-C (exit 0 once it watches: that is how it ends)."""
+def _watch(folder: Path, out_dir: Path, build_once: Callable[[Any], bool],
+           warm: WarmWorkers) -> None:
+    """--watch: `build_once(warm)` once the campaign folder is watched, then on every save of
+    a campaign file, until Ctrl-C (exit 0 once it watches: that is how it ends). The workers
+    are kept from one build to the next: a save costs the pieces it changed."""
     import threading
 
     from synergy_forge.workspace.watch import watch
@@ -181,8 +184,9 @@ def _watch(folder: Path, out_dir: Path, build_once: Callable[[], bool]) -> None:
         click.echo(f"watching {folder} for changes (Ctrl-C to stop)", err=True)
 
     try:
-        watch(folder, build_once, threading.Event(), ignore=(out_dir,), after=ready,
-              debounce=200)
+        with warm:
+            watch(folder, lambda: build_once(warm), threading.Event(), ignore=(out_dir,),
+                  after=ready, debounce=200)
     except KeyboardInterrupt:
         if not watching:
             raise

@@ -1,9 +1,13 @@
-// The studio page: every state pushed by the server is drawn into the page in place, with
-// textContent only (user text never becomes HTML), keeping each mission's elements (and so
-// its loaded card images and the reader's scroll position) from one state to the next.
+// The studio page. The server sends the whole state once (event "state"), then what changed
+// (event "change": the campaign's part, the missions' order, and each changed mission's parts
+// by file, with the version it follows); the page redraws only the parts of the page that show
+// a changed field, in place, with textContent only (user text never becomes HTML), keeping
+// every other element (loaded card images, the reader's scroll position) as it is. A change
+// that does not follow the version the page has makes it ask for the whole state again.
 "use strict";
 
-window.studio = { updates: 0, state: null };
+// updates: events drawn; fetches: whole states asked for after a missed change.
+window.studio = { updates: 0, fetches: 0, state: null };
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -42,23 +46,39 @@ function peopleLine(people) {
     " [" + percent(people.low) + ", " + percent(people.high) + "]";
 }
 
-function drawOverview(state) {
-  const body = document.querySelector("#overview tbody");
-  const rows = state.missions.map((m, index) => {
-    const tr = el("tr");
-    const link = el("a", null, m.title || m.file);
-    link.href = "#m-" + index;
-    const title = el("td");
-    title.append(link);
-    const estimate = el("td", m.estimate && !m.estimate.agrees ? "disagree" : null,
-                        m.playable ? estimateLine(m.estimate) : "");
-    if (m.people && m.people.games) estimate.append(el("div", "people", peopleLine(m.people)));
-    tr.append(el("td", null, m.number ?? "?"), title, el("td", null, stars(m.stars)), estimate,
-              el("td", "count" + (m.errors ? " bad" : ""), m.errors),
-              el("td", "count" + (m.warnings ? " warn" : ""), m.warnings));
-    return tr;
-  });
-  body.replaceChildren(...rows);
+// One row of the overview per mission, each cell drawn when what it shows changed.
+function missionRow() {
+  const tr = el("tr");
+  const link = el("a");
+  const title = el("td");
+  title.append(link);
+  const cells = { number: el("td"), title, link, stars: el("td"), estimate: el("td"),
+                  errors: el("td"), warnings: el("td") };
+  tr.append(cells.number, title, cells.stars, cells.estimate, cells.errors, cells.warnings);
+  tr.cells_ = cells;
+  return tr;
+}
+
+function drawRowName(tr, m) {
+  const cells = tr.cells_;
+  cells.number.textContent = m.number ?? "?";
+  cells.link.textContent = m.title || m.file;
+  cells.stars.textContent = stars(m.stars);
+}
+
+function drawRowCounts(tr, m) {
+  const cells = tr.cells_;
+  cells.errors.className = "count" + (m.errors ? " bad" : "");
+  cells.errors.textContent = m.errors;
+  cells.warnings.className = "count" + (m.warnings ? " warn" : "");
+  cells.warnings.textContent = m.warnings;
+}
+
+function drawRowEstimate(tr, m) {
+  const cell = tr.cells_.estimate;
+  cell.className = m.estimate && !m.estimate.agrees ? "disagree" : "";
+  cell.textContent = m.playable ? estimateLine(m.estimate) : "";
+  if (m.people && m.people.games) cell.append(el("div", "people", peopleLine(m.people)));
 }
 
 function cardImage(src, label) {
@@ -146,7 +166,7 @@ function drawEstimate(box, m) {
   }
 }
 
-function missionSection(m) {
+function missionSection() {
   const section = el("section", "mission");
   const heading = el("h3");
   const cards = el("div", "cards");
@@ -160,13 +180,14 @@ function missionSection(m) {
   return section;
 }
 
-function drawMission(section, m, index) {
-  const parts = section.parts;
-  section.id = "m-" + index;
-  section.dataset.file = m.file;
-  parts.heading.replaceChildren(
+function drawHeading(section, m) {
+  section.parts.heading.replaceChildren(
     el("span", "title", (m.number ?? "?") + ". " + (m.title || "(unreadable)")),
     el("span", "file", m.file));
+}
+
+function drawCards(section, m) {
+  const parts = section.parts;
   // A mission with only print errors (its rules do not fit) still has its card: show it.
   if (m.card) {
     let images = parts.cards.querySelectorAll("img.face");
@@ -181,45 +202,138 @@ function drawMission(section, m, index) {
                                              : "No card.");
     parts.cards.replaceChildren(box);
   }
+}
+
+function drawProblems(section, m) {
+  const parts = section.parts;
   parts.diagnostics.replaceChildren(...m.diagnostics.map(diagnosticItem));
   if (!m.diagnostics.length) parts.diagnostics.append(el("li", "ok", "no problem found"));
   parts.fits.replaceChildren(...m.overflows.map((what) =>
     diagnosticItem({ where: m.file, severity: "warning", message: what + " does not fit on the card",
                      check: "card.fit" })));
-  drawEstimate(parts.estimate, m);
 }
 
-const sections = new Map();
+// Each part of the page, the fields it shows, and how it is drawn: a change redraws the parts
+// that show one of its fields, and no other.
+const VIEWS = [
+  [["number", "title", "file"], (shown, m) => drawHeading(shown.section, m)],
+  [["card", "errors"], (shown, m) => drawCards(shown.section, m)],
+  [["diagnostics", "overflows", "file"], (shown, m) => drawProblems(shown.section, m)],
+  [["playable", "estimate", "people", "stars"], (shown, m) => drawEstimate(shown.section.parts.estimate, m)],
+  [["number", "title", "file", "stars"], (shown, m) => drawRowName(shown.row, m)],
+  [["errors", "warnings"], (shown, m) => drawRowCounts(shown.row, m)],
+  [["playable", "estimate", "people"], (shown, m) => drawRowEstimate(shown.row, m)],
+];
 
-function draw(state) {
-  document.getElementById("campaign").textContent = state.campaign;
-  document.getElementById("folder").textContent = state.folder;
-  const problems = document.getElementById("problems");
-  problems.hidden = state.problems.length === 0;
-  document.getElementById("problem-list").replaceChildren(...state.problems.map(diagnosticItem));
-  drawOverview(state);
-  const main = document.getElementById("missions");
-  const seen = new Set();
-  state.missions.forEach((m, index) => {
-    let section = sections.get(m.file);
-    if (!section) { section = missionSection(m); sections.set(m.file, section); }
-    seen.add(m.file);
-    drawMission(section, m, index);
-    if (main.children[index] !== section) main.insertBefore(section, main.children[index] || null);
-  });
-  for (const [file, section] of sections) {
-    if (!seen.has(file)) { section.remove(); sections.delete(file); }
+// file -> { mission: its fields as last sent, section, row, index }
+const shown = new Map();
+
+// Merge a mission's changed fields and redraw the views that show one of them (all of them
+// for a mission new to the page).
+function drawMission(file, fields) {
+  let entry = shown.get(file);
+  const fresh = !entry;
+  if (fresh) {
+    entry = { mission: { file }, section: missionSection(), row: missionRow(), index: -1 };
+    shown.set(file, entry);
   }
+  // A part is sent whole: of its fields, those whose value changed.
+  const changed = new Set(Object.keys(fields).filter(
+    (k) => fresh || JSON.stringify(entry.mission[k]) !== JSON.stringify(fields[k])));
+  Object.assign(entry.mission, fields);
+  for (const [keys, draw] of VIEWS) {
+    if (fresh || keys.some((k) => changed.has(k))) draw(entry, entry.mission);
+  }
+}
+
+// Put each mission's section and row at its place in `order`; drop those no longer there.
+function place(order) {
+  const main = document.getElementById("missions");
+  const body = document.querySelector("#overview tbody");
+  const kept = new Set(order);
+  for (const [file, entry] of shown) {
+    if (!kept.has(file)) { entry.section.remove(); entry.row.remove(); shown.delete(file); }
+  }
+  order.forEach((file, index) => {
+    const entry = shown.get(file);
+    if (entry.index !== index) {
+      entry.index = index;
+      entry.section.id = "m-" + index;
+      entry.section.dataset.file = file;
+      entry.row.cells_.link.href = "#m-" + index;
+    }
+    if (main.children[index] !== entry.section) main.insertBefore(entry.section, main.children[index] || null);
+    if (body.children[index] !== entry.row) body.insertBefore(entry.row, body.children[index] || null);
+  });
+  window.studio.state.missions = order.map((file) => shown.get(file).mission);
+}
+
+function drawCampaign(part) {
+  document.getElementById("campaign").textContent = part.campaign;
+  document.getElementById("folder").textContent = part.folder;
+  const problems = document.getElementById("problems");
+  problems.hidden = part.problems.length === 0;
+  document.getElementById("problem-list").replaceChildren(...part.problems.map(diagnosticItem));
+}
+
+function drawn(version) {
+  window.studio.state.version = version;
   window.studio.updates += 1;
-  window.studio.state = state;
   const status = document.getElementById("status");
   status.className = "status";
   status.textContent = "live: updated " + new Date().toLocaleTimeString();
 }
 
+// The whole state: every part of the page drawn again where it differs from what is shown.
+function drawState(state) {
+  window.studio.state = { version: state.version, campaign: state.campaign, folder: state.folder,
+                          problems: state.problems, missions: [] };
+  drawCampaign(state);
+  const order = state.missions.map((m) => m.file);
+  for (const m of state.missions) drawMission(m.file, m);
+  place(order);
+  drawn(state.version);
+}
+
+// While the whole state is asked for, the changes that come are kept, and applied after it
+// (those it already holds are ignored).
+let waiting = null;
+
+function fetchState() {
+  if (waiting) return;
+  waiting = [];
+  window.studio.fetches += 1;
+  fetch("/api/state").then((r) => r.json()).then(drawState).catch(() => {})
+    .finally(() => {
+      const kept = waiting;
+      waiting = null;
+      for (const change of kept) drawChange(change);
+    });
+}
+
+// A change: applied when it follows the version shown (or one before it: each of its parts is
+// as of its own version, later than the page's); older than the page, ignored; after a gap,
+// the whole state is asked for again.
+function drawChange(change) {
+  const state = window.studio.state;
+  if (waiting) { waiting.push(change); return; }
+  if (!state) return;
+  if (change.version <= state.version) return;
+  if (change.since > state.version) { fetchState(); return; }
+  if ("campaign" in change) {
+    Object.assign(state, { campaign: change.campaign, folder: change.folder, problems: change.problems });
+    drawCampaign(state);
+  }
+  for (const [file, fields] of Object.entries(change.missions)) drawMission(file, fields);
+  place(change.order || state.missions.map((m) => m.file));
+  drawn(change.version);
+}
+window.studio.drawChange = drawChange;
+
 function connect() {
   const source = new EventSource("/events");
-  source.addEventListener("state", (event) => draw(JSON.parse(event.data)));
+  source.addEventListener("state", (event) => drawState(JSON.parse(event.data)));
+  source.addEventListener("change", (event) => drawChange(JSON.parse(event.data)));
   source.onerror = () => {
     const status = document.getElementById("status");
     status.className = "status lost";
