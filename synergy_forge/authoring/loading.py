@@ -521,6 +521,8 @@ class MissionFile:
     document: Document
     #: the campaign folder it was read in, absolute; None outside any campaign
     campaign: Path | None
+    #: its campaign's name by language (what a table's page is titled with); {} outside any
+    name: Mapping[str, str] = field(default_factory=dict)
 
 
 def read_mission_file(path: Path, document: Document | None = None,
@@ -546,7 +548,8 @@ def read_mission_file(path: Path, document: Document | None = None,
     return MissionFile(mission, rulebook,
                        campaign.colors if campaign is not None else DEFAULT_COLORS,
                        dict(campaign.actions if campaign is not None and campaign.actions
-                            else standard_actions()), doc, folder)
+                            else standard_actions()), doc, folder,
+                       dict(campaign.name) if campaign is not None else {})
 
 
 def overfull_mission_cards(result: CampaignResult, card: CardSize = POKER) -> list[Diagnostic]:

@@ -63,6 +63,17 @@ class Translator:
             return typeset(message, SOURCE_LANGUAGE)
         return typeset(translated, self.language)
 
+    def pgettext(self, context: str, message: str) -> str:
+        """`message` as said in `context` (its msgctxt): one English word, two translations
+        ("Won": a mission "Gagnée", a column of games "Gagnées")."""
+        if self.language == SOURCE_LANGUAGE:
+            return typeset(message, SOURCE_LANGUAGE)
+        translated = self._catalog.get(f"{context}\x04{message}")
+        if not translated:
+            self.missing.add(message)
+            return typeset(message, SOURCE_LANGUAGE)
+        return typeset(translated, self.language)
+
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         if self.language == SOURCE_LANGUAGE:
             return typeset(singular if n == 1 else plural, SOURCE_LANGUAGE)

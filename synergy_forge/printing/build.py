@@ -41,7 +41,14 @@ from synergy_forge.printing.html import (
 from synergy_forge.printing.jobs import COMBINED, Job, Options, Overflow, Rendered, jobs_for
 from synergy_forge.printing.kit import Face, build_kit
 from synergy_forge.printing.manifest import SHOPS
-from synergy_forge.printing.output import TEMP_DIR, check_output_folder, forget, inside, locked
+from synergy_forge.printing.output import (
+    TEMP_DIR,
+    check_output_folder,
+    forget,
+    inside,
+    kit_folders,
+    locked,
+)
 from synergy_forge.printing.pdf import Placed, impose, merge
 from synergy_forge.printing.piece import render_piece
 from synergy_forge.printing.store import (
@@ -220,7 +227,7 @@ def build(campaign: Campaign, out_dir: Path, languages: list[str], options: Opti
     a crash can leave one empty, and an entry is used only when it is whole (store.entry).
     """
     check_output_folder(out_dir, Path(campaign.source).parent if campaign.source else None,
-                        sources, languages)
+                        sources, kit_folders(languages))
     with locked(out_dir):
         root = out_dir.resolve()  # the folder the user chose (it may be a link): held
         temp = root / TEMP_DIR

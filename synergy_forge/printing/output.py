@@ -26,16 +26,23 @@ class OutputFolderError(UnreadableInput):
     """--out cannot be used as it is (a usage error: nothing was written)."""
 
 
+def kit_folders(languages: Collection[str]) -> tuple[str, ...]:
+    """The folders below OUT a build writes in: OUT/<lang> for each of `languages`, the
+    cache, the build's scratch folder."""
+    return (*languages, CACHE_DIR, TEMP_DIR)
+
+
 def check_output_folder(out_dir: Path, campaign: Path | None = None,
-                        sources: Collection[Path] = (), languages: Collection[str] = ()
+                        sources: Collection[Path] = (), written: Collection[str] = ()
                         ) -> None:
     """Refuse a folder we could be tricked into writing outside of: a symbolic link anywhere
     inside it (the folder itself may be one: the user chose it). Refuse the `campaign`
     folder itself and any folder inside one of its `sources` (the folders its files are read
     from, workspace.Workspace.sources): the kit would be read back as the
     campaign's missions or schemas, and `validate` would report it. The same for each folder
-    the build writes in (OUT/<lang> for each of `languages`, the cache): a campaign in a
-    folder named `en` is not OUT/en of a build into its parent."""
+    below OUT the command writes in, `written` (relative paths: `kit_folders` for a build;
+    publish's adds the site's): a campaign in a folder named `en` is not OUT/en of a build
+    into its parent."""
     where = _resolved(out_dir)
     instead = f", e.g. {campaign / 'output'}" if campaign is not None else ""
     home = _resolved(campaign) if campaign is not None else None
@@ -43,11 +50,11 @@ def check_output_folder(out_dir: Path, campaign: Path | None = None,
         raise OutputFolderError(
             f"--out {out_dir}: the campaign folder itself, where the kit would be mixed with the "
             f"campaign's files: choose a folder for it{instead} (nothing was written)")
-    for name in (*languages, CACHE_DIR, TEMP_DIR):
-        written = _resolved(out_dir / name)
-        if home is not None and written is not None and home.is_relative_to(written):
+    for name in written:
+        inner = _resolved(out_dir / name)
+        if home is not None and inner is not None and home.is_relative_to(inner):
             raise OutputFolderError(
-                f"--out {out_dir}: the kit is written in {out_dir / name}{os.sep}, which holds "
+                f"--out {out_dir}: {out_dir / name}{os.sep} would be written, which holds "
                 f"the campaign's own files: choose a folder for it{instead} (nothing was "
                 "written)")
     for source in sources:

@@ -1,8 +1,8 @@
 """Why a mission was lost (core.referee.LossReason), in the words of every report: the one
 table of them. Words for people live here, in reporting, rather than on the enum in core: core
 is the game's vocabulary (the reason's value is its code in logs and JSON), and its wording is
-a report's, as the rest of each report's sentences are (the table's words in French are
-table.words')."""
+a report's, as the rest of each report's sentences are (in French from the kit's catalog,
+for the table: reporting.words)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,12 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from synergy_forge.core.referee import LossReason
+from synergy_forge.reporting.words import ENGLISH, Words
+
+
+def N_(message: str) -> str:
+    """A message for the catalog (its extraction finds N_): said later, through gettext."""
+    return message
 
 
 class LossWords(NamedTuple):
@@ -21,13 +27,13 @@ class LossWords(NamedTuple):
 
 
 LOSS_WORDS: Mapping[LossReason, LossWords] = MappingProxyType({
-    LossReason.LIVES: LossWords("lives", "the last life was lost"),  # R21
-    LossReason.HYPER: LossWords("the hyper card", "the hyper card's holder missed its goal"),
+    LossReason.LIVES: LossWords("lives", N_("the last life was lost")),  # R21
+    LossReason.HYPER: LossWords("the hyper card", N_("the hyper card's holder missed its goal")),
     LossReason.CHALLENGE: LossWords("a challenge not kept",
-                                    "a player could not keep a challenge"),  # R9
+                                    N_("a player could not keep a challenge")),  # R9
     LossReason.NUMBERS: LossWords("number cards",
-                                  "a player had fewer than two number cards"),  # R21
-    LossReason.GOALS: LossWords("goal cards", "a player had no goal card left"),  # R22
+                                  N_("a player had fewer than two number cards")),  # R21
+    LossReason.GOALS: LossWords("goal cards", N_("a player had no goal card left")),  # R22
 })
 
 
@@ -35,5 +41,5 @@ def loss_label(reason: LossReason) -> str:
     return LOSS_WORDS[reason].label
 
 
-def loss_cause(reason: LossReason) -> str:
-    return LOSS_WORDS[reason].cause
+def loss_cause(reason: LossReason, tr: Words = ENGLISH) -> str:
+    return tr.gettext(LOSS_WORDS[reason].cause)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.engine import Game, RoundRecord
-from synergy_forge.reporting.explain import verdict_text
+from synergy_forge.reporting.explain import card_name, goal_name, verdict_text
+from synergy_forge.reporting.words import ENGLISH, Words
 
 
 def heading(game: Game, bots: list[str]) -> str:
@@ -28,49 +29,65 @@ def heading(game: Game, bots: list[str]) -> str:
     return "\n".join(lines)
 
 
-def describe_action(use: ActionUse) -> str:
+def describe_action(use: ActionUse, tr: Words = ENGLISH) -> str:
+    _ = tr.gettext
     card = use.card
-    taken = " and ".join(map(str, use.cards or ()))
+    taken = _(" and ").join(card_name(c, tr) for c in use.cards or ())
     first, second = use.seats or (None, None)
     what = {
-        "A": lambda: f"takes {taken} back from the discard row",
-        "B": lambda: f"swaps its first number card for {use.replacement} from its hand",
-        "C": lambda: f"takes {taken} back from the discard row",
-        "D": lambda: f"exchanges goal cards with seat {use.other}",
-        "E": lambda: f"exchanges the goal cards of seats {first} and {second}",
-        "F": lambda: f"adds 1 to seat {use.target}'s first number card",
-        "G": lambda: f"takes 1 from seat {use.target}'s first number card",
-        "H": lambda: "lets one more player miss this round",
-        "I": lambda: f"exchanges the first number cards of seats {first} and {second}",
-        "J": lambda: "is ignored this round",
+        "A": lambda: _("takes {cards} back from the discard row").format(cards=taken),
+        "B": lambda: _("swaps its first number card for {card} from its hand").format(
+            card=card_name(use.replacement, tr) if use.replacement else ""),
+        "C": lambda: _("takes {cards} back from the discard row").format(cards=taken),
+        "D": lambda: _("exchanges goal cards with seat {other}").format(other=use.other),
+        "E": lambda: _("exchanges the goal cards of seats {a} and {b}").format(a=first,
+                                                                              b=second),
+        "F": lambda: _("adds 1 to seat {target}'s first number card").format(
+            target=use.target),
+        "G": lambda: _("takes 1 from seat {target}'s first number card").format(
+            target=use.target),
+        "H": lambda: _("lets one more player miss this round"),
+        "I": lambda: _("exchanges the first number cards of seats {a} and {b}").format(
+            a=first, b=second),
+        "J": lambda: _("is ignored this round"),
     }[str(card)]()
-    return f"seat {use.seat} uses {card}: {what}"
+    return _("seat {seat} uses {card}: {what}").format(seat=use.seat, card=card, what=what)
 
 
-def round_story(game: Game, record: RoundRecord) -> str:
+def round_story(game: Game, record: RoundRecord, tr: Words = ENGLISH) -> str:
+    _ = tr.gettext
     table = record.table
-    lines = [f"Round {record.number}"]
-    plays = [f"seat {i} {table.colors[i]}: {p.first.value}, {p.goal}, {p.second.value}"
+    lines = [_("Round {round}").format(round=record.number)]
+    plays = [_("seat {seat} {color}: {first}, {goal}, {second}").format(
+                 seat=i, color=_(table.colors[i]), first=p.first.value,
+                 goal=goal_name(p.goal, game.rulebook, tr), second=p.second.value)
              for i, p in enumerate(table.plays)]
-    lines.append("  played: " + " | ".join(plays))
-    passed = _passing(game, record)
+    lines.append("  " + _("played: {plays}").format(plays=" | ".join(plays)))
+    passed = _passing(game, record, tr)
     if passed:
         lines.append(f"  {passed}")
-    lines += [f"  {describe_action(u)}" for u in table.actions]
-    body = verdict_text(record.verdict, game.rulebook).splitlines()
-    lines += [f"  {line}" for line in body if not line.startswith(("challenges:", "action "))]
-    state = "won" if record.verdict.success else "failed"
-    lines.append(f"  Round {state}: {record.lives_after} li"
-                 f"{'fe' if record.lives_after == 1 else 'ves'} left, "
-                 f"{record.rounds_won_after} of {game.mission.rounds} rounds won")
+    lines += [f"  {describe_action(u, tr)}" for u in table.actions]
+    body = verdict_text(record.verdict, game.rulebook, tr).splitlines()
+    skipped = (_("challenges: {challenges}").split("{")[0],
+               _("action {card} used by seat {seat}").split("{")[0])
+    lines += [f"  {line}" for line in body if not line.startswith(skipped)]
+    lives = tr.ngettext("{lives} life left", "{lives} lives left", record.lives_after).format(
+        lives=record.lives_after)
+    won = tr.ngettext("{won} of {rounds} round won", "{won} of {rounds} rounds won",
+                      game.mission.rounds).format(won=record.rounds_won_after,
+                                                  rounds=game.mission.rounds)
+    state = _("Round won: {lives}, {won}") if record.verdict.success else \
+        _("Round failed: {lives}, {won}")
+    lines.append("  " + state.format(lives=lives, won=won))
     return "\n".join(lines)
 
 
-def _passing(game: Game, record: RoundRecord) -> str:
+def _passing(game: Game, record: RoundRecord, tr: Words = ENGLISH) -> str:
     """Goal passing (R4) in words: the goals under "played:" are the cards as played, the
     goals scored are the ones that lie in front of each seat after passing."""
     from synergy_forge.core.rulelang import RuleKind
 
+    _ = tr.gettext
     table = record.table
     n = len(table.plays)
     for cid in table.challenges:
@@ -78,8 +95,12 @@ def _passing(game: Game, record: RoundRecord) -> str:
         if definition is None or definition.kind is not RuleKind.PASSING or \
                 not definition.direction:
             continue
-        way = "left" if definition.direction > 0 else "right"
-        now = ", ".join(f"seat {i} {table.plays[(i - definition.direction) % n].goal}"
+        now = ", ".join(_("seat {seat} {goal}").format(
+                            seat=i, goal=goal_name(table.plays[(i - definition.direction) % n].goal,
+                                               game.rulebook, tr))
                         for i in range(n))
-        return f"{cid}: every goal card passes to the {way} (R4); now {now}"
+        line = _("{challenge}: every goal card passes to the left (R4); now {now}") \
+            if definition.direction > 0 else \
+            _("{challenge}: every goal card passes to the right (R4); now {now}")
+        return line.format(challenge=goal_name(cid, game.rulebook, tr), now=now)
     return ""

@@ -20,7 +20,7 @@ from synergy_forge.sim.estimate import Estimate
 from synergy_forge.sim.ladder import RUNGS, SKILL_BANDS, TARGET, Reading, wilson
 from synergy_forge.typography import typeset
 from synergy_forge.workspace.build import KitCheck
-from synergy_forge.workspace.publish import Download, MissionEntry, Published, Site
+from synergy_forge.workspace.publish import MISSIONS, Download, MissionEntry, Published, Site
 
 #: Each language by its own name, for the language switch.
 LANGUAGE_NAMES = {"en": "English", "fr": "Français"}
@@ -36,7 +36,7 @@ def page_name(stem: str, language: str, first: str) -> str:
 
 
 def mission_stem(mission: Mission) -> str:
-    return f"missions/{mission.number:02d}-{mission.id}"
+    return f"{MISSIONS}/{mission.number:02d}-{mission.id}"
 
 
 def _skill(value: float | None) -> float | None:

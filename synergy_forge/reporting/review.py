@@ -5,13 +5,14 @@ records, rendered as text, JSON or an HTML page with its chart, in English or Fr
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from synergy_forge.authoring.gamelog import game_from_header, log_lines, parse_record
+from synergy_forge.cardtext.glossary import term
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.choices import (
     Choice,
@@ -40,7 +41,7 @@ WORDS: dict[str, dict[str, str]] = {
         "n": "#", "round": "Round", "seat": "Seat", "decision": "Decision", "choice": "Choice",
         "by": "By", "expert": "The expert", "before": "Before", "after": "After",
         "change": "Change", "decisions": "Every decision",
-        "person": "person", "marked": "costly",
+        "person": term("player", "en"), "marked": "costly",
         "first-number": "first number card", "goal": "goal card",
         "second-number": "second number card", "take-back": "card taken back",
         "action": "action", "super": "super card", "hyper": "hyper card",
@@ -59,10 +60,13 @@ WORDS: dict[str, dict[str, str]] = {
         "n": "n°", "round": "Manche", "seat": "Place", "decision": "Décision",
         "choice": "Choix", "by": "Par", "expert": "L'expert", "before": "Avant",
         "after": "Après", "change": "Écart", "decisions": "Toutes les décisions",
-        "person": "personne", "marked": "coûteuse",
-        "first-number": "première carte Nombre", "goal": "carte Objectif",
-        "second-number": "seconde carte Nombre", "take-back": "carte reprise",
-        "action": "action", "super": "carte Super", "hyper": "carte Hyper",
+        # the glossary's words: "personne" alone reads "nobody"
+        "person": term("player", "fr"), "marked": "coûteuse",
+        "first-number": "première " + term("number card", "fr"),
+        "goal": term("goal card", "fr"),
+        "second-number": "seconde " + term("number card", "fr"), "take-back": "carte reprise",
+        "action": "action", "super": term("super card", "fr"),
+        "hyper": term("hyper card", "fr"),
     },
 }
 
@@ -281,9 +285,11 @@ def chart_svg(result: GameReview, language: str = "en") -> str:
 
 
 def html(result: GameReview, language: str = "en", stylesheet: str | None = None,
-         refresh: bool = False) -> Output:
+         refresh: bool = False, campaign: Mapping[str, str] | None = None,
+         icon: str | None = None) -> Output:
     """The review as a whole page: summary, chart, costliest decisions, every decision. Its
-    style inside it, or at `stylesheet` (a URL); `refresh`: the page reloads itself."""
+    style inside it, or at `stylesheet` (a URL); `refresh`: the page reloads itself;
+    `campaign`: its name by language, in the tab's title; `icon`: the page's icon (a URL)."""
     say = _Words(language)
     game = result.game
     by = list(result.by) + [""] * len(result.review.decisions)
@@ -309,11 +315,14 @@ def html(result: GameReview, language: str = "en", stylesheet: str | None = None
         "n", "round", "seat", "decision", "choice", "by", "expert", "before", "after",
         "change"))
     title = escape(say.title(game))
-    reload = '<meta http-equiv="refresh" content="2">' if refresh else ""
+    named = (campaign or {}).get(say.language) or (campaign or {}).get("en")
+    tab = f"{title} · {escape(named)}" if named else title
+    extra = ('<meta http-equiv="refresh" content="2">' if refresh else "") + \
+        (f'<link rel="icon" href="{escape(icon)}" type="image/svg+xml">' if icon else "")
     page = (f'<!doctype html>\n<html lang="{say.language}"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"{reload}"
-            f"<title>{title}</title>{style}</head><body><main>"
+            f"{extra}"
+            f"<title>{tab}</title>{style}</head><body><main>"
             f"<h1>{title}</h1><p>{escape(say.summary(result))}</p>"
             f"<h2>{escape(say('chart'))}</h2>{chart_svg(result, language)}"
             f"<h2>{escape(say('costliest'))}</h2><ol>{listed}</ol>"

@@ -25,8 +25,7 @@ from starlette.routing import Route
 from synergy_forge.studio.model import Studio, watch
 from synergy_forge.web import server as web
 
-ASSETS = web.Assets("synergy_forge.studio",
-                    ("studio.js", "studio.css", "index.html", "favicon.svg"))
+ASSETS = web.Assets("synergy_forge.studio", ("studio.js", "studio.css", "index.html"))
 CARD = re.compile(r"[0-9a-f]{64}\.png")
 #: The estimates' progress reaches a page at most this often (seconds): an estimate redrawn
 #: more often is not read, and the page and the server would spend a core on it.
@@ -41,6 +40,8 @@ def create_app(studio: Studio, hosts: list[str]) -> Starlette:
 
     async def asset(request: Request) -> Response:
         name = request.path_params["name"]
+        if name == "favicon.svg":  # the icon the apps share (web/static)
+            return web.ICON.response(name)
         return ASSETS.response(name) if name != "index.html" else web.not_found()
 
     async def card(request: Request) -> Response:
@@ -59,12 +60,9 @@ def create_app(studio: Studio, hosts: list[str]) -> Starlette:
         return StreamingResponse(_stream(studio, request), media_type="text/event-stream",
                                  headers={"cache-control": "no-cache"})
 
-    async def icon(request: Request) -> Response:  # what browsers ask for unprompted
-        return ASSETS.response("favicon.svg")
-
     return web.create_app([Route("/", page), Route("/static/{name}", asset),
                            Route("/cards/{name}", card), Route("/api/state", state),
-                           Route("/events", events), Route("/favicon.ico", icon)], hosts)
+                           Route("/events", events), Route("/favicon.ico", web.favicon)], hosts)
 
 
 async def _stream(studio: Studio, request: Request) -> AsyncIterator[str]:

@@ -41,20 +41,21 @@ from synergy_forge.core.choices import (
 )
 from synergy_forge.core.engine import Game
 from synergy_forge.core.mission import Mission
+from synergy_forge.core.rulelang import RuleError
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
 from synergy_forge.sim.model import MissionModel
+from synergy_forge.table import pages
 from synergy_forge.table.presence import Presence
 from synergy_forge.table.review import Reviewing
 from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
 from synergy_forge.table.view import (
     PERSON,
+    RULE_FAILED,
+    broken_outcome,
     mission_card,
     mission_label,
     outcome,
-    own_view,
-    public_view,
-    revealed,
     round_summary,
 )
 from synergy_forge.web.server import Changes
@@ -109,13 +110,15 @@ class GameTable:
 
     def __init__(self, mission: Mission, rulebook: Rulebook, colors: Sequence[str],
                  players: int, seed: int, seats: Sequence[str], *,
-                 actions: Mapping[Action, ActionText] | None = None, pace: float = 1.0,
+                 actions: Mapping[Action, ActionText] | None = None,
+                 campaign: Mapping[str, str] | None = None, pace: float = 1.0,
                  on_end: Callable[[Finished], None] | None = None,
                  store: Store | None = None, options: Mapping[str, Any] | None = None,
                  stored: TableRow | None = None) -> None:
         """A new table, written to `store`; or, with `stored`, that table of `store` again
         (its links, options and who plays each seat; its last game dealt, to which
-        `take_stored` gives its decisions: `session.resume`)."""
+        `take_stored` gives its decisions: `session.resume`). `campaign` is its campaign's
+        name by language, the pages' title (kept in the options: a resumed table has it)."""
         if len(seats) != players:
             raise ValueError(f"{players} players need {players} seats, got {len(seats)}")
         self.seats = tuple(seats)
@@ -133,6 +136,7 @@ class GameTable:
         self.presence = Presence(len(seats))
         self._written = time.time()  # when the table's last use was written to the store
         self.options: dict[str, Any] = {"pace": pace, "away": None, "away_bot": AWAY_BOT,
+                                        "campaign_name": dict(campaign or {}),
                                         **(options or {})}
         number, card, header = 1, None, None
         if stored is None:
@@ -152,7 +156,8 @@ class GameTable:
             number, card, header = last.number, last.card, last.header
         game = Game(mission, players, seed, rulebook, colors, number=number)
         self._deal(game, card or mission_card(mission, players, game.allowed_failures,
-                                              rulebook, actions or {}), header)
+                                              rulebook, actions or {}, self.campaign_name),
+                   header)
 
     # -- dealing --------------------------------------------------------------------------
 
@@ -172,9 +177,13 @@ class GameTable:
         self._by: dict[int, str] = {}  # who made each of them
         self._seq = 0  # decisions taken in this game, face down ones included
         self.rounds: list[dict[str, Any]] = []
-        self._public: tuple[int, str] | None = None
+        #: the part every page shares, encoded once per change: (version, JSON text)
+        self.public_cache: tuple[int, str] | None = None
         self._told = False  # on_end called
         self.result: dict[str, Any] | None = None  # the outcome as the view gives it
+        #: a campaign rule that failed in play ("FILE:LINE: the rule … fails for …"): the
+        #: game cannot go on, and every page is told why (RuleError)
+        self.broken: str | None = None
         if self.store is not None and stored is None:
             self.store.new_game(self.id, game.number, self.recorder.records[0], card)
 
@@ -182,6 +191,11 @@ class GameTable:
     def number(self) -> int:
         """The game's number at this table: 1, then 2 after a rematch, ..."""
         return self.game.number
+
+    @property
+    def campaign_name(self) -> dict[str, str]:
+        """The campaign's name by language ({} outside a campaign): the pages' title."""
+        return dict(self.options.get("campaign_name") or {})
 
     @property
     def tokens(self) -> dict[int, str]:
@@ -202,91 +216,33 @@ class GameTable:
 
     # -- what a seat sees -----------------------------------------------------------------
 
-    def _decision(self, seat: int) -> Decision | None:
-        return next((d for d in self.game.pending() if d.seat == seat), None)
+    def pending(self) -> list[Decision]:
+        """The decisions due now: none once a rule failed (the game cannot ask them)."""
+        return [] if self.broken is not None else self.game.pending()
 
-    def _public_text(self) -> str:
-        """The part every seat and spectator sees alike, encoded once per change (lock
-        held)."""
-        version = self.changes.version
-        if self._public is None or self._public[0] != version:
-            game = self.game
-            public = public_view(game.observe(0), self._seat_states(), game.pending(),
-                                 self.chosen, self.card, self.rounds, game.outcome)
-            public["game"] = game.number
-            self._public = (version, json.dumps(public, ensure_ascii=False,
-                                                separators=(",", ":")))
-        return self._public[1]
+    @property
+    def over(self) -> bool:
+        """The game is over: played to its end, or stopped by a rule that failed."""
+        return self.game.over or self.broken is not None
 
-    def _seat_states(self) -> list[dict[str, Any]]:
-        """Per seat, who plays it and whether its person is here, as everyone sees it."""
-        states = []
-        for seat in range(self.game.players):
-            player = self.player_of(seat)
-            states.append({"player": PERSON if player == PERSON else "bot",
-                           "bot": None if player == PERSON else player,
-                           "away": seat in self.presence.away,
-                           "connected": self.presence.connected(seat)})
-        return states
+    def decision(self, seat: int) -> Decision | None:
+        return next((d for d in self.pending() if d.seat == seat), None)
 
     def view_json(self, seat: int) -> str:
-        """The seat's view (docs/table.md) as JSON text: its own part, then the public part,
-        encoded once per change for every seat."""
-        with self.lock:
-            game, version = self.game, self.changes.version
-            seen = game.observe(seat)
-            public_text = self._public_text()
-            own = own_view(seen, game.state, self.player_of(seat), self._decision(seat),
-                           self.chosen.get(seat), seat in self.chosen, self.result, version)
-        text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
-        return f'{text[:-1]},"table":{public_text}}}'
+        """The seat's view (docs/table.md) as JSON text (table.pages)."""
+        return pages.seat_json(self, seat)
 
     def view(self, seat: int) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self.view_json(seat))
         return data
 
     def watch_json(self) -> str:
-        """What a spectator sees (the seat view's shape, with no seat): during the game, only
-        what is face up for everyone; once it is over, every hand and every decision."""
-        with self.lock:
-            game, version = self.game, self.changes.version
-            public_text = self._public_text()
-            own: dict[str, Any] = {
-                "seat": None, "color": None, "symbol": None, "player": "watch", "hand": [],
-                "goal_hand": [], "decision": None, "laid": None, "legal": [],
-                "outcome": self.result, "version": version,
-                "revealed": revealed(game, self.records) if self.records is not None
-                else None}
-        text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
-        return f'{text[:-1]},"table":{public_text}}}'
+        """What a spectator sees, as JSON text (table.pages)."""
+        return pages.watch_json(self)
 
     def host_json(self, base: str) -> str:
-        """What the host sees: the table as spectators see it (no hand during the game: the
-        host often plays a seat too), every link (at `base`), who plays each seat and whether
-        its person has a page open, the limit after which a bot plays for someone away, and
-        the games played at this table so far."""
-        with self.lock:
-            game, version = self.game, self.changes.version
-            public_text = self._public_text()
-            seats = [{"seat": seat, "link": f"{base}/seat/{self.keys[seat]}",
-                      "qr": f"/api/host/{self.host}/qr/seat-{seat}.svg",
-                      "seated": self.seats[seat], "player": self.players[seat],
-                      "playing": self.player_of(seat), "away": seat in self.presence.away,
-                      "connected": self.presence.connected(seat),
-                      "pages": self.presence.streams[seat]}
-                     for seat in range(game.players)]
-            own = {
-                "host": True, "version": version, "seats": seats,
-                "watch": {"link": f"{base}/watch/{self.watch}",
-                          "qr": f"/api/host/{self.host}/qr/watch.svg"},
-                "away": {"seconds": self.options.get("away"),
-                         "bot": self.options["away_bot"]},
-                "bots": sorted(BOTS), "over": game.over, "ended": self.ended,
-                "campaign": self.options.get("campaign") is not None,
-                "outcome": self.result,
-                "games": [p._asdict() for p in self.played]}
-        text = json.dumps(own, ensure_ascii=False, separators=(",", ":"))
-        return f'{text[:-1]},"table":{public_text}}}'
+        """What the host sees, its links at `base`, as JSON text (table.pages)."""
+        return pages.host_json(self, base)
 
     # -- people at the table --------------------------------------------------------------
 
@@ -336,12 +292,12 @@ class GameTable:
             game = self.game
             if self.ended:
                 raise Refused(409, "the table has ended")
-            if game.over:
+            if self.over:
                 raise Refused(409, "the game is over")
             if self.players[seat] != PERSON:
                 raise Refused(409, f"the host has given this seat to bot {self.players[seat]}"
                               "; ask them to give it back")
-            if self._decision(seat) is None:
+            if self.decision(seat) is None:
                 raise Refused(409, "it is not your turn")
             if seat in self.chosen:
                 raise Refused(409, "you have already chosen; waiting for the other players")
@@ -361,13 +317,16 @@ class GameTable:
         first); when every pending decision has one, the engine applies them all (and checks
         each again, and the state). Called with the lock held."""
         game = self.game
-        decision = self._decision(seat)
+        decision = self.decision(seat)
         assert decision is not None
         if self.store is not None:
             self.store.add_decision(self.id, game.number, self._seq, str(state), seat,
                                     str(decision.kind), choice_json(choice), by)
         self._seq += 1
-        self._lay(seat, choice, state, by)
+        try:
+            self._lay(seat, choice, state, by)
+        except RuleError as exc:
+            self._break(exc)
         self.changes.publish()
         self._bots_due.notify_all()
 
@@ -389,6 +348,8 @@ class GameTable:
                 self.rounds.append(round_summary(game, record))
             if game.over:
                 self._finish()
+            else:
+                game.pending()  # the next step's decisions now: a rule failing there fails here
 
     def _finish(self) -> None:
         """The game is over: its log (who played each seat: who made most of its decisions),
@@ -403,6 +364,29 @@ class GameTable:
         self.last = (game.number, records)
         if self.store is not None:  # again when resuming: it may not have been written
             self.store.finish_game(self.id, game.number, outcome_record(game))
+
+    def _break(self, exc: RuleError) -> None:
+        """End the game on a campaign rule that fails in play (it passed validate's search):
+        every page says which rule, where and for what input, the terminal says it in one
+        line, and the state file keeps the game as ended (no log: the game has no end the
+        referee settled). A new deal may follow. Lock held."""
+        if self.broken is not None:
+            return
+        game = self.game
+        self.broken = str(exc)
+        self.chosen, self._by = {}, {}
+        self.result = broken_outcome(self.broken, game.rounds_won, game.lives,
+                                     len(game.history))
+        self.played.append(Played(game.number, mission_label(game.mission), self.result))
+        if self.store is not None:
+            self.store.finish_game(self.id, game.number, {
+                "type": "end", "result": "lost", "reason": RULE_FAILED, "rule": self.broken,
+                "rounds_won": game.rounds_won, "lives": game.lives,
+                "rounds_played": len(game.history)})
+            self.store.logged(self.id, game.number)
+        print(f"synergy-forge table: error: {self.broken}; the game cannot go on (every seat "
+              "was told): mend the rule, then `synergy-forge validate`", file=sys.stderr,
+              flush=True)
 
     def tell_end(self) -> None:
         """Outside the lock, after a change: the end of the game is told to `on_end` once (the
@@ -467,13 +451,13 @@ class GameTable:
             game = Game(found.mission, players, secrets.randbits(63), found.rulebook,
                         found.colors, number=self.number + 1)
             card = mission_card(found.mission, players, game.allowed_failures, found.rulebook,
-                                found.actions)
+                                found.actions, found.name or self.campaign_name)
             self._next_game(game, card)
 
     def _over_or_refuse(self) -> None:
         if self.ended:
             raise Refused(409, "the table has ended")
-        if not self.game.over:
+        if not self.over:
             raise Refused(409, "the game is not over")
 
     def _next_game(self, game: Game, card: dict[str, Any]) -> None:
@@ -532,7 +516,7 @@ class GameTable:
         return bot
 
     def _bot_decisions(self) -> list[tuple[Decision, str]]:
-        return [(d, player) for d in self.game.pending()
+        return [(d, player) for d in self.pending()
                 if (player := self.player_of(d.seat)) != PERSON and d.seat not in self.chosen]
 
     def run_bots(self) -> None:
@@ -549,7 +533,7 @@ class GameTable:
             if self.stopping.wait(float(self.options["pace"])):
                 return
             with self.lock:
-                if self.game.state != state:
+                if self.game.state != state or self.broken is not None:
                     continue
                 asked = []
                 for decision, name in self._bot_decisions():
@@ -559,15 +543,21 @@ class GameTable:
             try:
                 with _BOTS_THINKING:
                     made = [(d, name, bot.choose(seen, d)) for d, name, bot, seen in asked]
+            except RuleError as exc:  # the campaign's rule, weighed by the bot's plan
+                with self.lock:
+                    if self.game.state == state and self.broken is None:
+                        self._break(exc)
+                        self._changed()
+                continue
             except Exception as exc:  # our mistake: say so; the people's pages still work
                 print(f"synergy-forge table: internal error in a bot: {type(exc).__name__}: "
                       f"{exc}; this is a bug, please report it", file=sys.stderr)
                 return
             with self.lock:
-                if self.game.state == state:  # else the game moved on while they thought
+                if self.game.state == state and self.broken is None:  # else it moved on
                     for decision, name, choice in made:
                         # Still the bot's: not chosen meanwhile, nor given back to its person.
-                        if decision.seat not in self.chosen and \
+                        if decision.seat not in self.chosen and self.broken is None and \
                                 self.player_of(decision.seat) == name:
                             self._take(decision.seat, choice, state, name)
             self.tell_end()
@@ -587,7 +577,7 @@ class GameTable:
         ValueError for a decision the game does not ask (a file changed by hand)."""
         for row in rows:
             game = self.game
-            decision = None if game.over else self._decision(row.seat)
+            decision = None if game.over else self.decision(row.seat)
             if row.state != str(game.state) or decision is None or \
                     str(decision.kind) != row.kind or row.seat in self.chosen:
                 raise ValueError(f"decision {row.seq} ({row.state}, seat {row.seat}, "

@@ -11,7 +11,8 @@ Routes (docs/table.md), each reached only by a secret token, nothing listing the
   `…/end`; each link's QR code, `…/qr/seat-N.svg` and `…/qr/watch.svg`;
 - the review of a finished game, `/review/TOKEN` and `/api/review/TOKEN` (any of the table's
   tokens);
-- the pages' words, `/api/words`, and their scripts and styles, `/static/NAME`.
+- the pages' words, `/api/words`, their scripts and styles, `/static/NAME`, and the icon,
+  `/favicon.ico`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from functools import cache
 from html import escape
 from typing import Any
 
@@ -41,10 +43,13 @@ from synergy_forge.table.review import NoReview, review_of
 from synergy_forge.table.words import words
 from synergy_forge.web import server as web
 
-ASSETS = web.Assets("synergy_forge.table", ("index.html", "table.js", "table.css", "host.html",
-                                            "host.js"))
-#: Pages served at their own paths, not under /static/.
-PAGES = frozenset({"index.html", "host.html"})
+ASSETS = web.Assets("synergy_forge.table", ("page.js", "table.js", "table.css", "host.js"))
+#: The pages, served at their own paths (not under /static/): each is the head and header
+#: they share (static/page.html), then its own body; by name, its script and first title.
+PAGES = {"index.html": ("table.js", "Synergy table"),
+         "host.html": ("host.js", "Synergy table: host")}
+#: What the pages are made of, never served as they are.
+PAGE_PARTS = web.Assets("synergy_forge.table", ("page.html", *PAGES))
 #: A choice or a host's control is a short JSON object; anything longer is refused unread.
 MAX_BODY = 1024
 #: Requests a second per seat on average, and at once: far above what a page sends (a view
@@ -210,7 +215,10 @@ class _Link:
                 return PlainTextResponse("No such table link: check the link you were given "
                                          "(the table may also have ended or stopped).",
                                          status_code=404)
-            return found if isinstance(found, Response) else ASSETS.response(name)
+            if isinstance(found, Response):
+                return found
+            return Response(page_html(name), media_type="text/html; charset=utf-8",
+                            headers={"cache-control": "no-cache"})
 
         return page
 
@@ -272,6 +280,7 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
         Route("/host/{token}", host.page("host.html")),
         Route("/static/{name}", _asset),
         Route("/api/words", _page_words),
+        Route("/favicon.ico", web.favicon),
         Route("/api/seat/{token}", seat.api(view)),
         Route("/api/seat/{token}/choose", seat.api(_choose), methods=["POST"]),
         Route("/api/seat/{token}/again", seat.api(_again), methods=["POST"]),
@@ -292,13 +301,21 @@ def create_app(tables: Tables, hosts: list[str]) -> Starlette:
     return web.create_app(routes, hosts)
 
 
+@cache
+def page_html(name: str) -> bytes:
+    """The page `name` of PAGES: the shared head (its script, its title) and its body."""
+    script, title = PAGES[name]
+    head = PAGE_PARTS.read("page.html").replace(b"{script}", script.encode())
+    return head.replace(b"{title}", title.encode()) + PAGE_PARTS.read(name)
+
+
 async def _asset(request: Request) -> Response:
     name = request.path_params["name"]
     if name == "review.css":  # the review page's style is reporting's, as `replay` writes it
         from synergy_forge.reporting.review import STYLE
 
         return Response(STYLE, media_type="text/css", headers={"cache-control": "no-cache"})
-    return ASSETS.response(name) if name not in PAGES else web.not_found()
+    return ASSETS.response(name)
 
 
 def _language(request: Request) -> str:
@@ -341,28 +358,44 @@ def _review_page(tables: Tables) -> Callable[[Request], Awaitable[Response]]:
             return PlainTextResponse("No such table link, or the table has ended.",
                                      status_code=found.status_code)
         language = _language(request)
-        fr = language == "fr"
         try:
             job = review_of(found)
         except NoReview as exc:
             return PlainTextResponse(str(exc), status_code=409)
+        campaign = found.campaign_name
         if job.result is None:
-            said = (f"La revue est en cours : {job.done} décision(s) sur {job.total}…" if fr
-                    else f"Reviewing the game: {job.done} of {job.total} decisions…") \
-                if job.error is None else f"The review failed: {job.error}"
+            said = _reviewing(language, job.done, job.total, job.error)
+            title = campaign.get(language) or campaign.get("en") or "Synergy"
             return HTMLResponse(
                 f'<!doctype html><html lang="{language}"><head><meta charset="utf-8">'
                 '<meta name="viewport" content="width=device-width, initial-scale=1">'
                 f'{"" if job.error else "<meta http-equiv=refresh content=2>"}'
-                '<link rel="stylesheet" href="/static/review.css"><title>Synergy</title>'
-                f"</head><body><main><p role=status>{escape(said)}</p></main></body></html>",
+                f'{ICON_LINK}<link rel="stylesheet" href="/static/review.css">'
+                f"<title>{escape(title)}</title></head><body><main>"
+                f"<p role=status>{escape(said)}</p></main></body></html>",
                 headers=NO_STORE)
         from synergy_forge.reporting.review import html
 
-        return HTMLResponse(html(job.result, language, "/static/review.css").text,
-                            headers=NO_STORE)
+        return HTMLResponse(html(job.result, language, "/static/review.css", campaign=campaign,
+                                 icon="/favicon.ico").text, headers=NO_STORE)
 
     return handle
+
+
+#: The pages' icon, as the seat and host pages link it (static/page.html).
+ICON_LINK = '<link rel="icon" href="/favicon.ico" type="image/svg+xml">'
+
+
+def _reviewing(language: str, done: int, total: int, error: str | None) -> str:
+    """How far the review is, or why it failed, in the page's language."""
+    from synergy_forge.cardtext.i18n import Translator
+
+    translator = Translator(language)
+    if error is not None:
+        return translator.gettext("The review failed: {error}").format(error=error)
+    return translator.ngettext("Reviewing the game: {done} of {total} decision…",
+                               "Reviewing the game: {done} of {total} decisions…",
+                               total).format(done=done, total=total)
 
 
 def _any_link(tables: Tables, request: Request) -> GameTable | Response:

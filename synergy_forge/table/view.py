@@ -10,10 +10,13 @@ or an earlier game rather than take it for a choice of a later one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 from synergy_forge.authoring.gamelog import PERSON
+from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.actions import ActionUse
 from synergy_forge.core.cards import COLOR_SYMBOLS, Action, GoalCard, NumberCard
 from synergy_forge.core.choices import (
@@ -32,6 +35,8 @@ from synergy_forge.core.referee import LossReason
 from synergy_forge.core.rules import ActionText, Rulebook
 from synergy_forge.reporting.explain import outcome_text, verdict_to_json
 from synergy_forge.reporting.narrate import describe_action, round_story
+from synergy_forge.reporting.words import ENGLISH, Words
+from synergy_forge.table.words import LANGUAGES
 
 
 def symbol(seat: int) -> str:
@@ -47,9 +52,22 @@ def card(c: NumberCard | GoalCard | None) -> dict[str, Any] | None:
     return {"kind": "number", "color": c.color, "value": c.value}
 
 
+@cache
+def _languages() -> Mapping[str, Words]:
+    """The seat page's languages, each with the referee's words in it (English as `play`
+    says them, the others from the kit's catalog)."""
+    return MappingProxyType({language: ENGLISH if language == "en" else Translator(language)
+                             for language in LANGUAGES})
+
+
+def in_every_language(say: Callable[[Words], str]) -> dict[str, str]:
+    """{language: what `say` says in it}: the page shows its reader's."""
+    return {language: say(words) for language, words in _languages().items()}
+
+
 def action_use(use: ActionUse) -> dict[str, Any]:
     """A use of an action card for the page: the game log's shape with the page's cards, and
-    what it does in words."""
+    what it does in words (the page says it in its own, words.py)."""
     return {**use_json(use, card), "text": describe_action(use)}
 
 
@@ -75,9 +93,11 @@ def decision_item(kind: DecisionKind, choice: Choice) -> dict[str, Any]:
 
 
 def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook: Rulebook,
-                 actions: Mapping[Action, ActionText]) -> dict[str, Any]:
+                 actions: Mapping[Action, ActionText],
+                 campaign: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The mission card as printed, with every name and text in each language it has; the
-    stars and allowed failures are those of this table's player count."""
+    stars and allowed failures are those of this table's player count; `campaign` its
+    campaign's name (the page's title)."""
     def definition(kind: str, key: str) -> dict[str, Any]:
         d = rulebook.goal(key) if kind == "goal" else rulebook.challenge(key)
         data = {"id": d.id, "name": dict(d.name), "text": dict(d.text)}
@@ -92,6 +112,7 @@ def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook
 
     return {
         "id": mission.id, "number": mission.number, "title": dict(mission.title),
+        "campaign": dict(campaign or {}),
         "flavor": dict(mission.flavor), "stars": mission.stars_at(players),
         "rounds": mission.rounds,
         "lives": mission.lives, "players": players, "allowed_failures": allowed_failures,
@@ -111,7 +132,11 @@ def round_summary(game: Game, record: RoundRecord) -> dict[str, Any]:
     judged = verdict_to_json(verdict, game.rulebook)
     seats = []
     for i, (play, seat) in enumerate(zip(table.plays, judged["seats"], strict=True)):
+        # each card's value after the round's action cards (F, G: R13), that the sum adds
+        judge = verdict.seats[i]
         seats.append({"seat": i, "color": table.colors[i], "first": card(play.first),
+                      "first_effective": judge.first_effective,
+                      "second_effective": judge.second_effective,
                       "goal": play.goal, "second": card(play.second), "goal_met": seat["goal"],
                       "sum": seat["sum"], "counted": seat["counted"], "met": seat["success"],
                       "violations": seat["violations"], "explanation": seat["explanation"]})
@@ -120,7 +145,8 @@ def round_summary(game: Game, record: RoundRecord) -> dict[str, Any]:
             "lost_reasons": judged["lost_reasons"],
             "actions": [action_use(u) for u in table.actions], "seats": seats,
             "lives_after": record.lives_after, "rounds_won_after": record.rounds_won_after,
-            "text": round_story(game, record)}
+            "text": round_story(game, record),
+            "texts": in_every_language(lambda words: round_story(game, record, words))}
 
 
 def outcome(game: Game) -> dict[str, Any] | None:
@@ -135,7 +161,9 @@ def outcome(game: Game) -> dict[str, Any] | None:
     if result.reason is LossReason.CHALLENGE and unsettled:
         stuck = [seat for seat in range(game.players) if not game.second_choices(seat)]
     return {"won": result.won, "reason": str(result.reason) if result.reason else None,
-            "text": outcome_text(result), "rounds_won": result.rounds_won,
+            "text": outcome_text(result),
+            "texts": in_every_language(lambda words: outcome_text(result, words)),
+            "rounds_won": result.rounds_won,
             "lives": result.lives, "rounds_played": result.rounds_played, "stuck": stuck}
 
 
@@ -221,8 +249,26 @@ def mission_label(mission: Mission) -> dict[str, Any]:
     return {"id": mission.id, "number": mission.number, "title": dict(mission.title)}
 
 
+#: Why a game ended when a campaign rule failed in play: no LossReason, the referee did not
+#: settle it.
+RULE_FAILED = "rule-failed"
+
+
+def broken_outcome(rule: str, rounds_won: int, lives: int, rounds_played: int
+                   ) -> dict[str, Any]:
+    """The view's outcome of a game a campaign rule stopped: `rule` says which, where and for
+    what input ("FILE:LINE: the rule … fails for …", as `play` says it, in every language)."""
+    return {"won": False, "reason": RULE_FAILED, "text": rule, "rule": rule,
+            "rounds_won": rounds_won, "lives": lives, "rounds_played": rounds_played,
+            "stuck": []}
+
+
 def outcome_of_record(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The view's outcome from a game log's end record (a game finished before a restart)."""
+    """The view's outcome from a game log's end record (a game finished before a restart, or
+    stopped by a rule: its record has the rule's words)."""
+    if record.get("reason") == RULE_FAILED:
+        return broken_outcome(str(record.get("rule", "")), record["rounds_won"],
+                              record["lives"], record["rounds_played"])
     result = Outcome(record["result"] == "won",
                      LossReason(record["reason"]) if record["reason"] else None,
                      record["rounds_won"], record["lives"], record["rounds_played"])

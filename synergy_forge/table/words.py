@@ -8,8 +8,12 @@ import json
 from functools import cache
 from typing import Any
 
+from synergy_forge.cardtext.glossary import term
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import DEFAULT_COLORS
+from synergy_forge.core.referee import LossReason
+from synergy_forge.reporting.losses import loss_cause
+from synergy_forge.typography import typeset
 
 #: The kit's strings the page shows, by the page's key.
 FROM_KIT = {
@@ -28,17 +32,15 @@ OWN: dict[str, tuple[str, str]] = {
     "you-are": ("You are seat {seat} ({color})", "Vous êtes la place {seat} ({color})"),
     "seat": ("seat {seat}", "place {seat}"),
     "you": ("you", "vous"),
-    "person": ("person", "personne"),
+    # a person at the table, not a bot: the glossary's word ("personne" reads "nobody")
+    "person": (term("player", "en"), term("player", "fr")),
     "bot": ("bot {name}", "bot {name}"),
     "your-hand": ("Your hand", "Votre main"),
     "your-goals": ("Your goal cards", "Vos cartes Objectif"),
     "table": ("The table", "La table"),
     "round-n": ("Round {round}", "Manche {round}"),
     "before-round": ("Before the first round", "Avant la première manche"),
-    "rounds-won": ("{won} of {rounds} rounds won", "{won} manche(s) gagnée(s) sur {rounds}"),
-    "lives-left": ("{lives} of {total} lives", "{lives} vie(s) sur {total}"),
-    "in-hand": ("in hand: {numbers} numbers, {goals} goals",
-                "en main : {numbers} nombres, {goals} objectifs"),
+    "in-hand": ("in hand: {numbers}, {goals}", "en main : {numbers}, {goals}"),
     "in-deck": ("decks: {numbers} + {goals}", "pioches : {numbers} + {goals}"),
     "discards": ("discard row", "défausse"),
     "first": ("1st", "1re"),
@@ -47,38 +49,27 @@ OWN: dict[str, tuple[str, str]] = {
     "choosing": ("choosing…", "choisit…"),
     "waiting-for": ("Waiting for {who}", "En attente de {who}"),
     "everyone-chose": ("everyone has chosen", "tout le monde a choisi"),
-    "prompt-super": ("Give the super card to a seat", "Donnez la super carte à une place"),
-    "prompt-hyper": ("Give the hyper card to a seat", "Donnez l'hyper carte à une place"),
-    "prompt-first-number": ("Lay your first number card", "Posez votre première carte nombre"),
+    "prompt-super": ("Give the super card to a seat", "Donnez la Super Carte à une place"),
+    "prompt-hyper": ("Give the hyper card to a seat", "Donnez l'Hyper Carte à une place"),
+    "prompt-first-number": ("Lay your first number card", "Posez votre première carte numérotée"),
     "prompt-goal": ("Lay a goal card", "Posez une carte Objectif"),
     "prompt-second-number": ("Lay your second number card (only those that keep every "
                              "challenge)",
-                             "Posez votre seconde carte nombre (seules celles qui respectent "
+                             "Posez votre seconde carte numérotée (seules celles qui respectent "
                              "tous les défis)"),
     "prompt-action": ("Use an action card, or none", "Jouez une carte Action, ou aucune"),
     "prompt-take-back": ("Take one of your two number cards back into your hand",
-                         "Reprenez en main une de vos deux cartes nombre"),
+                         "Reprenez en main une de vos deux cartes numérotées"),
     "no-action": ("No action", "Aucune action"),
     "you-laid": ("You chose: {what}", "Votre choix : {what}"),
     "not-your-turn": ("Not your turn: watch the table.", "Pas votre tour : regardez la table."),
     "round-won": ("Round {round} won", "Manche {round} gagnée"),
     "round-lost": ("Round {round} failed", "Manche {round} perdue"),
-    "failures": ("{failures} missed, {allowed} allowed", "{failures} manqué(s), {allowed} permis"),
-    "after-round": ("{lives} lives left, {won} of {rounds} rounds won",
-                    "{lives} vie(s) restante(s), {won} manche(s) gagnée(s) sur {rounds}"),
-    "referee": ("The referee's words", "Les mots de l'arbitre (en anglais)"),
+    "referee": ("The referee's words", "Les mots de l'arbitre"),
     "won": ("Mission won!", "Mission gagnée !"),
     "again": ("Play again: a new deal", "Rejouer : nouvelle donne"),
     "game-n": ("game {game}", "partie {game}"),
     "lost": ("Mission lost", "Mission perdue"),
-    "lost-lives": ("the last life was lost", "la dernière vie est perdue"),
-    "lost-hyper": ("the hyper card's holder missed its goal",
-                   "le porteur de l'hyper carte a manqué son objectif"),
-    "lost-challenge": ("a player could not keep a challenge",
-                       "un joueur ne pouvait respecter un défi"),
-    "lost-numbers": ("a player had fewer than two number cards",
-                     "un joueur avait moins de deux cartes nombre"),
-    "lost-goals": ("a player had no goal card left", "un joueur n'avait plus de carte Objectif"),
     "connecting": ("connecting…", "connexion…"),
     "live": ("live", "en direct"),
     "lost-connection": ("connection lost; reconnecting…", "connexion perdue ; reconnexion…"),
@@ -87,6 +78,8 @@ OWN: dict[str, tuple[str, str]] = {
     "order-number-goal-number": ("number, goal, number", "nombre, objectif, nombre"),
     "order-goal-number-number": ("goal, number, number", "objectif, nombre, nombre"),
     "language": ("Language", "Langue"),
+    # before a definition: French sets a narrow no-break space before the colon
+    "colon": (": ", "\u202f: "),
     "history": ("Earlier rounds", "Manches précédentes"),
     "no-round-yet": ("No round played yet.", "Aucune manche jouée."),
     "no-earlier-round": ("No earlier round.", "Aucune manche avant."),
@@ -100,7 +93,7 @@ OWN: dict[str, tuple[str, str]] = {
     "action-A": ("take {cards} back from your discard row",
                  "reprendre {cards} de votre défausse"),
     "action-B": ("swap your first number card for {card} from your hand",
-                 "échanger votre première carte nombre contre {card} de votre main"),
+                 "échanger votre première carte numérotée contre {card} de votre main"),
     "action-C": ("take {cards} back from your discard row",
                  "reprendre {cards} de votre défausse"),
     "action-D": ("exchange goal cards with seat {other}",
@@ -108,18 +101,19 @@ OWN: dict[str, tuple[str, str]] = {
     "action-E": ("exchange the goal cards of seats {a} and {b}",
                  "échanger les cartes Objectif des places {a} et {b}"),
     "action-F": ("add 1 to seat {target}'s first number card",
-                 "ajouter 1 à la première carte nombre de la place {target}"),
+                 "ajouter 1 à la première carte numérotée de la place {target}"),
     "action-G": ("take 1 from seat {target}'s first number card",
-                 "retirer 1 à la première carte nombre de la place {target}"),
+                 "retirer 1 à la première carte numérotée de la place {target}"),
     "action-H": ("let one more player miss this round",
                  "permettre à un joueur de plus de manquer cette manche"),
     "action-I": ("exchange the first number cards of seats {a} and {b}",
-                 "échanger les premières cartes nombre des places {a} et {b}"),
+                 "échanger les premières cartes numérotées des places {a} et {b}"),
     "action-J": ("be ignored this round", "être ignoré(e) cette manche"),
     "used-action": ("seat {seat} used {card}: {what}", "la place {seat} a joué {card} : {what}"),
     # Who is at the table, spectators.
-    "connected": ("here", "présent"),
-    "not-connected": ("not here", "absent"),
+    # of a seat's person, whoever they are: French without a gender
+    "connected": ("here", "en ligne"),
+    "not-connected": ("not here", "hors ligne"),
     "away-bot": ("away: bot {name} plays", "absent : le bot {name} joue"),
     "handed": ("The host gave your seat to bot {name}; ask them to give it back.",
                "L'hôte a confié votre place au bot {name} ; demandez-lui de vous la rendre."),
@@ -131,7 +125,7 @@ OWN: dict[str, tuple[str, str]] = {
     "hand-at-end": ("in hand at the end", "en main à la fin"),
     "deck-at-end": ("left in the deck", "restées dans la pioche"),
     "decisions": ("Every decision", "Toutes les décisions"),
-    "by-person": ("person", "personne"),
+    "by-person": (term("player", "en"), term("player", "fr")),
     "table-ended": ("This table has ended. Thank you for playing!",
                     "Cette table est terminée. Merci d'avoir joué !"),
     "review": ("Review the game: what each decision did to the chances",
@@ -141,14 +135,13 @@ OWN: dict[str, tuple[str, str]] = {
     "host-seats": ("Seats and their links", "Les places et leurs liens"),
     "host-link-help": ("Send each link to its player only, or let them scan its code: a "
                        "seat's link is its key.",
-                       "Envoyez chaque lien à son joueur seulement, ou faites-lui scanner son "
-                       "code : le lien d'une place en est la clé."),
+                       "Envoyez chaque lien à qui joue cette place seulement, ou faites-lui "
+                       "scanner son code : le lien d'une place en est la clé."),
     "qr-of": ("QR code of the link of seat {seat}", "Code QR du lien de la place {seat}"),
     "qr-watch": ("QR code of the spectators' link", "Code QR du lien des spectateurs"),
     "played-by": ("Played by", "Jouée par"),
-    "a-person": ("its person", "sa personne"),
+    "a-person": ("its player", "son joueur ou sa joueuse"),
     "bot-name": ("bot {name}", "le bot {name}"),
-    "pages-open": ("{pages} page(s) open", "{pages} page(s) ouverte(s)"),
     "away-title": ("Someone leaves", "Quelqu'un s'en va"),
     "away-help": ("A seat whose person has had no page open for longer than this is played "
                   "by a bot until they come back.",
@@ -165,10 +158,7 @@ OWN: dict[str, tuple[str, str]] = {
                    "Quiconque a ce lien voit la table, cartes visibles seulement : aucune main "
                    "avant la fin de la partie."),
     "game-title": ("The game", "La partie"),
-    "game-on": ("Game {game}, round {round}: {lives} of {total} lives, {won} of {rounds} "
-                "rounds won",
-                "Partie {game}, manche {round} : {lives} vie(s) sur {total}, {won} manche(s) "
-                "gagnée(s) sur {rounds}"),
+    "game-on": ("Game {game}, round {round}", "Partie {game}, manche {round}"),
     "rematch-same": ("Rematch: the same deal", "Revanche : la même donne"),
     "rematch-new": ("Rematch: a new deal", "Revanche : une nouvelle donne"),
     "next-mission": ("Next mission of the campaign", "Mission suivante de la campagne"),
@@ -184,10 +174,43 @@ OWN: dict[str, tuple[str, str]] = {
     "end": ("End the table", "Fermer la table"),
     "end-sure": ("Yes, end it now", "Oui, la fermer maintenant"),
     "cancel": ("Cancel", "Annuler"),
+    "rule-failed": ("The game cannot go on: a rule of the campaign fails here",
+                    "La partie ne peut continuer : une règle de la campagne échoue ici"),
     "done": ("Done.", "Fait."),
 }
 
 LANGUAGES = ("en", "fr")
+
+
+def plurals(translator: Translator) -> dict[str, dict[str, str]]:
+    """The words that hold a count, each as its count's parameter ("count") and its forms by
+    CLDR plural category ("one", "other": the page picks with Intl.PluralRules, which agrees
+    with the catalog's Plural-Forms in English and French: French "one" is 0 and 1). The
+    forms come from the catalog through ngettext, so that extraction keeps them."""
+    n = translator.ngettext
+
+    def forms(count: str, one: str, other: str) -> dict[str, str]:
+        return {"count": count, "one": one, "other": other}
+
+    return {
+        "rounds-won": forms("rounds", n("{won} of {rounds} round won",
+                                        "{won} of {rounds} rounds won", 1),
+                            n("{won} of {rounds} round won", "{won} of {rounds} rounds won", 2)),
+        "lives-left": forms("total", n("{lives} of {total} life", "{lives} of {total} lives", 1),
+                            n("{lives} of {total} life", "{lives} of {total} lives", 2)),
+        "n-lives-left": forms("lives", n("{lives} life left", "{lives} lives left", 1),
+                              n("{lives} life left", "{lives} lives left", 2)),
+        "failures": forms("failures", n("{failures} missed, {allowed} allowed",
+                                        "{failures} missed, {allowed} allowed", 1),
+                          n("{failures} missed, {allowed} allowed",
+                            "{failures} missed, {allowed} allowed", 2)),
+        "n-numbers": forms("n", n("{n} number card", "{n} number cards", 1),
+                           n("{n} number card", "{n} number cards", 2)),
+        "n-goals": forms("n", n("{n} goal card", "{n} goal cards", 1),
+                         n("{n} goal card", "{n} goal cards", 2)),
+        "pages-open": forms("pages", n("{pages} page open", "{pages} pages open", 1),
+                            n("{pages} page open", "{pages} pages open", 2)),
+    }
 
 
 def words() -> dict[str, Any]:
@@ -204,9 +227,15 @@ def _words_json() -> str:
 def _translated() -> dict[str, Any]:
     out: dict[str, Any] = {}
     for index, language in enumerate(LANGUAGES):
-        translate = Translator(language).gettext
+        translator = Translator(language)
+        translate = translator.gettext
         table: dict[str, Any] = {key: translate(text) for key, text in FROM_KIT.items()}
-        table.update({key: texts[index] for key, texts in OWN.items()})
+        # French as the kit's catalog gives it (narrow no-break spaces before ":", "?", ...)
+        table.update({key: typeset(texts[index], language) if language == "fr" else
+                      texts[index] for key, texts in OWN.items()})
+        table.update(plurals(translator))
+        # why a mission was lost: the referee's own words (reporting.losses), translated
+        table.update({f"lost-{reason}": loss_cause(reason, translator) for reason in LossReason})
         table["colors"] = {c: translate(c) for c in DEFAULT_COLORS}
         out[language] = table
     return out

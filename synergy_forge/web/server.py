@@ -75,13 +75,28 @@ class Assets:
         self.package = package
         self.names = frozenset(names)
 
+    def read(self, name: str) -> bytes:
+        """The file `name` of the list (KeyError for another)."""
+        if name not in self.names:
+            raise KeyError(name)
+        return files(self.package).joinpath("static", name).read_bytes()
+
     def response(self, name: str) -> Response:
         """The file `name` if it is one of the list, else 404."""
         if name not in self.names:
             return not_found()
-        data = files(self.package).joinpath("static", name).read_bytes()
+        data = self.read(name)
         media = MEDIA_TYPES[name[name.rindex("."):]]
         return Response(data, media_type=media, headers={"cache-control": "no-cache"})
+
+
+#: The apps' icon (the table's and the studio's), at /favicon.ico, where browsers ask for it
+#: unprompted on every page.
+ICON = Assets("synergy_forge.web", ("favicon.svg",))
+
+
+async def favicon(request: Any) -> Response:
+    return ICON.response("favicon.svg")
 
 
 def allowed_hosts(host: str, port: int) -> list[str]:

@@ -28,6 +28,7 @@ from synergy_forge.printing.output import (
     OutputFolderError,
     check_output_folder,
     inside,
+    kit_folders,
     locked,
 )
 from synergy_forge.workspace.build import Kit, KitCheck, print_kit
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 
 #: OUT/kit: what `build --out OUT/kit` writes (PDFs, 300 DPI PNGs, its cache in kit/.cache).
 KIT = "kit"
+#: OUT/missions/: a page per mission.
+MISSIONS = "missions"
 #: OUT/cards/<lang>/<face>.png: each mission card's face at the width a page shows it.
 CARDS = "cards"
 #: OUT/.publish/: the estimates by content hash and the list of the site's files, for the
@@ -169,14 +172,22 @@ Pages = Callable[[Site], Mapping[str, bytes]]
 
 
 #: The names a site has at its top, which a folder of someone else's may have too.
-SITE_NAMES = ("index.html", "campaign.json", "site.css", "site.js", "missions", CARDS)
+SITE_NAMES = ("index.html", "campaign.json", "site.css", "site.js", MISSIONS, CARDS)
 
 
-def check_site_folder(check: KitCheck, out_dir: Path) -> None:
+def site_folders(languages: Sequence[str]) -> tuple[str, ...]:
+    """The folders below OUT a publish writes in: its own, and the kit's below OUT/kit."""
+    return (STATE, MISSIONS, CARDS, *(f"{CARDS}/{language}" for language in languages), KIT,
+            *(f"{KIT}/{name}" for name in kit_folders(languages)))
+
+
+def check_site_folder(check: KitCheck, out_dir: Path, languages: Sequence[str]) -> None:
     """--out as `build --out` takes it (printing.output.check_output_folder): not the
-    campaign folder, not a folder it reads files from, no link inside; and not a website
-    that no publish made (its index.html would be replaced). Before any work."""
-    check_output_folder(out_dir, check.workspace.folder, check.workspace.sources)
+    campaign folder, not a folder it reads files from, none of the folders the site is
+    written in (`site_folders`) holding the campaign, no link inside; and not a website that
+    no publish made (its index.html would be replaced). Before any work."""
+    check_output_folder(out_dir, check.workspace.folder, check.workspace.sources,
+                        site_folders(languages))
     if (out_dir / STATE / WRITTEN_FILE).is_file():
         return  # an earlier publish's: its files are the ones it replaces
     found = sorted(name for name in SITE_NAMES if os.path.lexists(out_dir / name))
@@ -213,7 +224,7 @@ def publish(check: KitCheck, out_dir: Path, settings: Settings, pages: Pages, *,
 
     campaign = check.campaign
     assert campaign is not None  # a campaign with errors publishes nothing
-    check_site_folder(check, out_dir)
+    check_site_folder(check, out_dir, settings.languages)
     # People's logs are replayed first: one the engine disagrees with stops before any work.
     read = people_logs(people, check.workspace.folder, lambda _: None) if people else None
     with locked(out_dir):

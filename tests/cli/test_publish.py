@@ -309,3 +309,28 @@ def test_out_follows_the_builds_rules(tmp_path: Path):
     assert result.exit_code == 2, result.output
     assert "holds index.html, which synergy-forge publish did not write there" in result.output
     assert os.listdir(tmp_path / "web") == ["index.html"]
+
+
+@pytest.mark.parametrize("inner", ["cards/en", "kit/en", "missions"])
+def test_no_folder_the_site_is_written_in_holds_the_campaign(tmp_path: Path, inner: str):
+    """`publish --out site` of a campaign kept in site/cards/en/ (where the English card
+    images go), site/kit/en/ (the English kit) or site/missions/ (the missions' pages) would
+    write among its files: refused before any work and anything is written, as `build`
+    refuses OUT/<lang> (one policy, printing.output.check_output_folder). The site is one an
+    earlier publish made, whose own folders it may write over."""
+    import synergy_forge.workspace.publish as site_module
+
+    out = tmp_path / "site"
+    camp = campaign(out / inner)
+    (out / ".publish").mkdir()
+    (out / ".publish" / "written.json").write_text("[]", encoding="utf-8")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)
+        patch.setattr(site_module, "print_kit",
+                      lambda *args, **kwargs: pytest.fail("the kit was built inside the campaign"))
+        result = CliRunner().invoke(main, ["publish", str(camp), "--out", "site", "--lang", "en",
+                                           "--games", GAMES, "--jobs", "1"])
+    assert result.exit_code == 2, result.output
+    assert "holds the campaign's own files" in result.output
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before

@@ -73,14 +73,18 @@ def test_every_mission_card_prints_its_rules_at_8_pt_and_nothing_under_6_pt(kit,
         assert head.startswith(str(mission.number)), (index, head)  # the card is this mission's
         assert min(size for _, size in on_card) >= 5.99, mission.number
         small = Counter(char for char, size in on_card if size < 7.99)
-        allowed = Counter(typeset(translator.text(mission.flavor) + labels + "3/4/5",
+        # stars per player count, a line a count in the head at 6 to 7 pt (docs/printing.md)
+        by_count = "".join(_("{players}p").format(players=n) + "★" * stars
+                           for n, stars in mission.stars_per_count.items())
+        allowed = Counter(typeset(translator.text(mission.flavor) + labels + "3/4/5" + by_count,
                                   language).replace(" ", "").replace("\u00a0", "")
                           .replace("\u202f", ""))
         assert not small - allowed, (mission.number, small - allowed)
         assert sum(size >= 7.99 for _, size in on_card) > 60, mission.number  # the rules
         # The stats' labels and the player-count key at 7 pt (issue 44), the flavour at 6.5
         flavour = set(typeset(translator.text(mission.flavor), language))
-        assert all(size >= 6.99 for char, size in on_card if char not in flavour), \
+        stars = set(by_count) if mission.stars_per_count else set()
+        assert all(size >= 6.99 for char, size in on_card if char not in flavour | stars), \
             (mission.number, sorted({(c, round(z, 1)) for c, z in on_card if z < 6.99}))
 
 

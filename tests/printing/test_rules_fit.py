@@ -58,7 +58,8 @@ def rules_blocks(campaign: Campaign, count: int, seed: int = 17) -> list[Mission
         missions.append(replace(
             source, id=f"generated-{n}", number=n + 1, challenges=tuple(dict.fromkeys(taken)),
             goals=tuple(deck), actions=tuple(actions), hand_goals=min(7, len(deck)) - n % 2,
-            hand_numbers=10 - n % 3, super=n % 3 == 1, hyper=n % 3 == 2))
+            hand_numbers=10 - n % 3, super=n % 3 == 1, hyper=n % 3 == 2,
+            stars_per_count={}))  # the head one line high: the rules block is measured
     missions.append(replace(
         sources[0], id="odd-one-out", number=count + 1, challenges=("odd-sum",),
         goals=("close-call", "equal", "unique", "second-highest", "second-lowest"),

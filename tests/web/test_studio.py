@@ -73,6 +73,8 @@ def small_campaign(folder: Path) -> Path:
                               r"players: [3]\nallowed_failures: {3: \1}",
                               path.read_text(encoding="utf-8"))
         assert found == 1, path
+        # stars per player count (the starter's Warm-up) at its one count
+        text = re.sub(r"(?m)^stars: \{3: (\d+),.*\}$", r"stars: \1", text)
         path.write_text(text, encoding="utf-8")
     return folder
 
@@ -121,6 +123,8 @@ def test_cards_diagnostics_live_updates_without_reload_and_only_the_changed_esti
     page = browser.new_page(viewport=LAPTOP)
     page.goto(server.url)
     wait_for(page, "document.querySelectorAll('section.mission').length === 2")
+    # Titled with the campaign's name, not its folder's (issue 43).
+    assert page.title() == "Starter campaign · synergy-forge studio", page.title()
     # Both faces of every card drawn (PNG loaded), and no problem listed.
     wait_for(page, "[...document.querySelectorAll('section.mission img.face')].length === 4 && "
                    "[...document.querySelectorAll('img.face')].every(i => i.complete && "

@@ -69,8 +69,8 @@ def command(campaign_dir: Path | None, out_dir: Path, lang: str, games: int, see
     show(render("publish-check", "text", check))
     if check.campaign is None or check.cards:
         raise CheckFailed()
-    check_site_folder(check, out_dir)
     languages = _languages(check.campaign, lang)
+    check_site_folder(check, out_dir, languages)
     settings = Settings(languages, Options(paper, POKER, tts=tts, tts_url_base=tts_url_base),
                         games, seed, jobs)
 

@@ -123,7 +123,7 @@ def _open(store: Store, state: Path, idle: float | None, wanted: Wanted | None) 
 def _stopped(opened: Opened, state: Path) -> None:
     """The server stopped: where each unfinished game is kept."""
     for table in opened.tables:
-        if not table.ended and not table.game.over:
+        if not table.ended and not table.over:
             click.echo(f"table stopped in round {table.game.round_number} of mission "
                        f"{table.game.mission.number}: kept in {state}; `synergy-forge table` "
                        "started again resumes it")
@@ -149,7 +149,8 @@ def _wanted(chosen: MissionToPlay, player_count: int | None, humans: int | None,
                "review_rollouts": review_rollouts}
     return Wanted(found.mission.id, tuple(seats), lambda store: GameTable(
         found.mission, found.rulebook, found.colors, players, dealt, seats,
-        actions=dict(found.actions), pace=pace, on_end=_save, store=store, options=options))
+        actions=dict(found.actions), campaign=found.name, pace=pace, on_end=_save, store=store,
+        options=options))
 
 
 def _default_state(chosen: MissionToPlay | None) -> Path:

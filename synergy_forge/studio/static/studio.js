@@ -31,12 +31,17 @@ function skillText(skill) {
   return skill === null ? "needs more skill than the expert's" : "needs skill " + skill.toFixed(2);
 }
 
+// "1 game", "2 games": English plural rules (the studio speaks English).
+function games(n) {
+  return n + (new Intl.PluralRules("en").select(n) === "one" ? " game" : " games");
+}
+
 function estimateLine(estimate) {
   if (!estimate) return "playing…";
   const apart = estimate.players.filter((p) => p.apart)
     .map((p) => p.players + "p " + p.stars).join(", ");
-  return estimate.stars + " (" + skillText(estimate.skill) + ", " + estimate.games +
-    " games)" + (apart ? "; " + apart : "");
+  return estimate.stars + " (" + skillText(estimate.skill) + ", " + games(estimate.games) +
+    ")" + (apart ? "; " + apart : "");
 }
 
 // Games people played at the table (logged in the campaign's games/), beside the bots' estimate.
@@ -98,12 +103,12 @@ function drawPeople(box, people) {
   if (!people) return;
   box.append(el("h4", null, "Played by people (games/)"));
   if (people.games) {
-    box.append(el("p", "people", people.wins + " of " + people.games + " games won: win rate " +
+    box.append(el("p", "people", people.wins + " of " + games(people.games) + " won: win rate " +
                   percent(people.rate) + ", 95% interval [" + percent(people.low) + ", " +
                   percent(people.high) + "]"));
   }
   if (people.earlier) {
-    box.append(el("p", "people earlier", people.earlier + " game(s) on an earlier version of " +
+    box.append(el("p", "people earlier", games(people.earlier) + " on an earlier version of " +
                   "this mission's rules, not counted"));
   }
 }
@@ -120,7 +125,7 @@ function drawEstimate(box, m) {
                   skillText(e.skill) + " (win rate at skill " + e.rungs.map(
                     (r) => r.skill + ": " + percent(r.rate)).join(", ") +
                   "); the experts win " + percent(e.rate) + ", 95% interval [" +
-                  percent(e.low) + ", " + percent(e.high) + "]; " + e.games + " games in all" +
+                  percent(e.low) + ", " + percent(e.high) + "]; " + games(e.games) + " in all" +
                   (e.done ? " (done)" : ""));
   if (e.limited_by_bot) {
     line.append(el("div", "disagree", "Limited by the bot: the expert plays this mission " +
@@ -161,7 +166,7 @@ function drawEstimate(box, m) {
   if (e.losses.length) {
     box.append(el("h4", null, "Why games are lost"));
     const list = el("ul");
-    for (const loss of e.losses) list.append(el("li", null, loss.reason + ": " + loss.games + " games"));
+    for (const loss of e.losses) list.append(el("li", null, loss.reason + ": " + games(loss.games)));
     box.append(list);
   }
 }
@@ -270,6 +275,7 @@ function place(order) {
 
 function drawCampaign(part) {
   document.getElementById("campaign").textContent = part.campaign;
+  document.title = part.campaign + " · synergy-forge studio";  // the campaign's name, not its folder's
   document.getElementById("folder").textContent = part.folder;
   const problems = document.getElementById("problems");
   problems.hidden = part.problems.length === 0;

@@ -5,37 +5,12 @@
 
 const token = decodeURIComponent(location.pathname.split("/").pop());
 const api = "/api/host/" + encodeURIComponent(token);
-window.host = { updates: 0, view: null, lang: null };
+window.host = { updates: 0, view: null };
 
-let words = null;
 let view = null;
 let notice = "";
 let ending = false;  // the end button asked "are you sure?"
 let busy = false;
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function t(key, params) {
-  const table = words ? (words[window.host.lang] || words.en) : null;
-  let text = table && table[key] !== undefined ? table[key] : key;
-  for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
-  return text;
-}
-
-function localized(map) {
-  if (!map) return "";
-  return map[window.host.lang] || map.en || Object.values(map)[0] || "";
-}
-
-function colorName(color) {
-  const table = words ? (words[window.host.lang] || words.en) : null;
-  return table && table.colors[color] ? table.colors[color] : color;
-}
 
 function button(text, onClick, key, className) {
   const b = el("button", "control" + (className ? " " + className : ""), text);
@@ -71,14 +46,19 @@ function drawGame() {
   const m = table.mission;
   const title = t("mission-title", { number: m.number, title: localized(m.title) });
   document.getElementById("title").textContent = t("host-title", { title });
-  document.title = t("host-title", { title }) + " · " + t("page-title");
+  setTitle(t("host-title", { title }), m);
   const state = document.getElementById("game-state");
   if (view.outcome) {
-    state.textContent = (view.outcome.won ? "★ " + t("won") : t("lost") + (view.outcome.reason ? ": " + t("lost-" + view.outcome.reason) : "")) +
-      " · " + t("game-n", { game: table.game });
+    const o = view.outcome;
+    // A rule that failed: which, where and for what input, as every seat sees it.
+    const failed = o.reason === "rule-failed";
+    state.textContent = (o.won ? "★ " + t("won") : failed ? t("rule-failed") :
+      t("lost") + (o.reason ? t("colon") + t("lost-" + o.reason) : "")) + " · " + t("game-n", { game: table.game });
+    if (failed) state.append(el("pre", "rule", o.rule));
   } else {
-    state.textContent = t("game-on", { game: table.game, round: table.round, lives: table.lives,
-      total: m.lives, won: table.rounds_won, rounds: m.rounds });
+    state.textContent = t("game-on", { game: table.game, round: table.round }) + t("colon") +
+      t("lives-left", { lives: table.lives, total: m.lives }) + ", " +
+      t("rounds-won", { won: table.rounds_won, rounds: m.rounds });
   }
   document.getElementById("notice").textContent = notice;
   const controls = document.getElementById("game-controls");
@@ -188,12 +168,13 @@ function drawEvening() {
   none.hidden = view.games.length > 0;
   list.hidden = !view.games.length;
   list.replaceChildren(...view.games.map((g, i) => {
-    const result = g.outcome.won ? "★ " + t("won") : t("lost");
+    const result = g.outcome.won ? "★ " + t("won") : g.outcome.reason === "rule-failed" ? t("rule-failed") : t("lost");
     const item = el("li", null, t("game-result", { game: g.number, number: g.mission.number,
       title: localized(g.mission.title), result }));
-    if (i === view.games.length - 1) {  // the review is of the last game finished
+    // The review is of the last game the referee settled (a rule that failed settled none).
+    if (i === view.games.length - 1 && g.outcome.reason !== "rule-failed") {
       const review = el("a", "review", t("review"));
-      review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(window.host.lang);
+      review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(page.lang);
       item.append(" · ", review);
     }
     return item;
@@ -213,10 +194,8 @@ function drawEnd() {
 }
 
 function drawStatic() {
-  document.documentElement.lang = window.host.lang;
+  drawLanguage();
   document.getElementById("game-title").textContent = t("game-title");
-  document.getElementById("lang-group").setAttribute("aria-label", t("language"));
-  for (const b of document.querySelectorAll(".lang button")) b.setAttribute("aria-pressed", String(b.dataset.lang === window.host.lang));
 }
 
 function draw(data) {
@@ -224,7 +203,7 @@ function draw(data) {
     if (view && data.version < view.version) return;
     view = data;
   }
-  if (!view || !words) return;
+  if (!view || !page.words) return;
   // Keyboard use: the focus stays on the same control across a redraw.
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.focus : null;
   drawStatic();
@@ -238,13 +217,6 @@ function draw(data) {
   if (again) again.focus();
   window.host.updates += 1;
   window.host.view = view;
-}
-
-function setStatus(key, className) {
-  const status = document.getElementById("status");
-  status.className = "status " + (className || "");
-  status.textContent = t(key);
-  status.dataset.key = key;
 }
 
 function ended() {
@@ -281,21 +253,7 @@ function connect() {
 }
 
 async function start() {
-  let lang = null;
-  try { lang = localStorage.getItem("synergy-table-lang"); } catch (error) { /* private mode */ }
-  const asked = new URLSearchParams(location.search).get("lang");
-  window.host.lang = asked || lang || ((navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en");
-  for (const b of document.querySelectorAll(".lang button")) {
-    b.addEventListener("click", () => {
-      window.host.lang = b.dataset.lang;
-      try { localStorage.setItem("synergy-table-lang", b.dataset.lang); } catch (error) { /* private mode */ }
-      const status = document.getElementById("status");
-      if (status.dataset.key) status.textContent = t(status.dataset.key);
-      draw(null);
-    });
-  }
-  words = await (await fetch("/api/words")).json();
-  if (!words[window.host.lang]) window.host.lang = "en";
+  await startLanguage(() => draw(null));
   setStatus("connecting");
   if (await refresh()) connect();
   document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });

@@ -7,37 +7,12 @@
 const token = decodeURIComponent(location.pathname.split("/").pop());
 const watching = location.pathname.split("/")[1] === "watch";
 const api = (watching ? "/api/watch/" : "/api/seat/") + encodeURIComponent(token);
-window.table = { updates: 0, view: null, lang: null };
+window.table = { updates: 0, view: null };
 
-let words = null;
 let view = null;
 let sending = false;
 let notice = "";
 let reviewAsked = false;
-
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
-function t(key, params) {
-  const table = words ? (words[window.table.lang] || words.en) : null;
-  let text = table && table[key] !== undefined ? table[key] : key;
-  for (const [name, value] of Object.entries(params || {})) text = text.split("{" + name + "}").join(String(value));
-  return text;
-}
-
-function localized(map) {
-  if (!map) return "";
-  return map[window.table.lang] || map.en || Object.values(map)[0] || "";
-}
-
-function colorName(color) {
-  const table = words ? (words[window.table.lang] || words.en) : null;
-  return table && table.colors[color] ? table.colors[color] : color;
-}
 
 // -- cards ------------------------------------------------------------------------------------
 
@@ -139,7 +114,7 @@ function drawHeader() {
   const m = view.table.mission;
   const title = t("mission-title", { number: m.number, title: localized(m.title) });
   document.getElementById("title").textContent = title;
-  document.title = title + " · " + t("page-title");
+  setTitle(title, m);
   const seat = view.table.seats[view.seat];
   const counters = document.getElementById("counters");
   counters.replaceChildren(
@@ -187,7 +162,7 @@ function drawTurn() {
       choices.append(choiceButton(item, seat.symbol + " " + t("give-to", { seat: item.seat }) +
                                   " (" + colorName(seat.color) + ")"));
     } else if (item.kind === "action") {
-      const text = item.action ? actionName(item.action.card) + ": " + actionText(item.action) : t("no-action");
+      const text = item.action ? actionName(item.action.card) + t("colon") + actionText(item.action) : t("no-action");
       choices.append(choiceButton(item, text));
     } else if (item.kind === "take-back") {
       choices.append(choiceButton(item, cardFace(item.card, "span"), cardText(item.card)));
@@ -197,7 +172,7 @@ function drawTurn() {
 
 function laidText(item) {
   if (item.card) return cardText(item.card);
-  if (item.kind === "action") return item.action ? actionName(item.action.card) + ": " + actionText(item.action) : t("no-action");
+  if (item.kind === "action") return item.action ? actionName(item.action.card) + t("colon") + actionText(item.action) : t("no-action");
   if (item.seat !== undefined) return t("give-to", { seat: item.seat });
   return "";
 }
@@ -246,10 +221,12 @@ function drawSeats() {
     const first = slot(s.table.first, t("first"));
     if (delta) first.append(el("span", "delta", delta));
     cards.append(first, slot(s.table.goal, t("goal")), slot(s.table.second, t("second")));
-    const counts = el("p", "counts", t("in-hand", s.hand) + " · " + t("in-deck", s.deck));
+    const counts = el("p", "counts", t("in-hand", { numbers: t("n-numbers", { n: s.hand.numbers }),
+                                                  goals: t("n-goals", { n: s.hand.goals }) }) +
+      " · " + t("in-deck", s.deck));
     const discards = el("div", "discards");
     if (s.discards.length) {
-      discards.append(el("span", "slot-label", t("discards") + ":"));
+      discards.append(el("span", "slot-label", t("discards") + t("colon").trimEnd()));
       for (const c of s.discards) discards.append(el("span", "chip c" + seatOfColor(c.color),
         c.kind === "goal" ? (goalDef(c.value).symbol || c.value) : String(c.value)));
     }
@@ -259,7 +236,7 @@ function drawSeats() {
       for (const [key, cardsOf] of [["hand-at-end", shown.hand.concat(shown.goal_hand)], ["deck-at-end", shown.deck.concat(shown.goal_deck)]]) {
         if (!cardsOf.length) continue;
         const row = el("div", "discards revealed");
-        row.append(el("span", "slot-label", t(key) + ":"));
+        row.append(el("span", "slot-label", t(key) + t("colon").trimEnd()));
         for (const c of cardsOf) row.append(el("span", "chip c" + seatOfColor(c.color),
           c.kind === "goal" ? (goalDef(c.value).symbol || c.value) : String(c.value)));
         li.append(row);
@@ -286,7 +263,7 @@ function drawMission() {
     facts.append(el("dt", null, t("challenges")));
     for (const c of m.challenges) {
       const dd = el("dd");
-      dd.append(el("strong", null, localized(c.name)), el("span", null, ": " + localized(c.text)));
+      dd.append(el("strong", null, localized(c.name)), el("span", null, t("colon") + localized(c.text)));
       facts.append(dd);
     }
   }
@@ -295,7 +272,7 @@ function drawMission() {
     const used = new Set(view.table.actions_available);
     for (const a of m.actions) {
       const dd = el("dd", used.has(a.card) ? null : "used");
-      dd.append(el("strong", null, a.card + " " + localized(a.name)), el("span", null, ": " + localized(a.text)));
+      dd.append(el("strong", null, a.card + " " + localized(a.name)), el("span", null, t("colon") + localized(a.text)));
       facts.append(dd);
     }
   }
@@ -309,11 +286,20 @@ function drawMission() {
   facts.append(goals);
 }
 
+// A seat's two number cards as the referee added them: an action card's change to a card
+// beside its printed value, "(1+1) + 4", so that the sum shown agrees with them.
+function arithmetic(s) {
+  const term = (printed, effective) => effective === undefined || effective === printed ? String(printed)
+    : "(" + printed + (effective > printed ? "+" : "−") + Math.abs(effective - printed) + ")";
+  return term(s.first.value, s.first_effective) + " + " + term(s.second.value, s.second_effective);
+}
+
 function roundSection(r) {
   const part = el("section", "round-played " + (r.success ? "won" : "failed"));
   part.append(el("h3", null, (r.success ? "✔ " : "✘ ") + t(r.success ? "round-won" : "round-lost", { round: r.round })));
   part.append(el("p", null, t("failures", { failures: r.failures, allowed: r.allowed_failures }) + " · " +
-    t("after-round", { lives: r.lives_after, won: r.rounds_won_after, rounds: view.table.mission.rounds })));
+    t("n-lives-left", { lives: r.lives_after }) + ", " +
+    t("rounds-won", { won: r.rounds_won_after, rounds: view.table.mission.rounds })));
   for (const a of r.actions) part.append(el("p", "action", t("used-action", { seat: a.seat, card: actionName(a.card), what: actionText(a) })));
   const table = el("table");
   const head = el("tr");
@@ -326,7 +312,7 @@ function roundSection(r) {
     if (!s.counted) result += " · " + t("ignored");
     for (const v of s.violations) result += " · " + t("breaks", { what: v });
     tr.append(el("td", null, view.table.seats[s.seat].symbol + " " + s.seat),
-              el("td", null, s.first.value + " + " + s.second.value),
+              el("td", null, arithmetic(s)),
               el("td", null, (goal.symbol || "") + " " + localized(goal.name)),
               el("td", null, s.sum), el("td", s.met ? "met" : "missed", result));
     table.append(tr);
@@ -337,7 +323,7 @@ function roundSection(r) {
   box.append(table);
   part.append(box);
   const details = el("details");
-  details.append(el("summary", null, t("referee")), el("pre", null, r.text));
+  details.append(el("summary", null, t("referee")), el("pre", null, localized(r.texts) || r.text));
   part.append(details);
   return part;
 }
@@ -365,6 +351,12 @@ function drawOutcome() {
   box.hidden = !outcome;
   if (!outcome) { reviewAsked = false; return; }
   box.className = "outcome " + (outcome.won ? "won" : "lost");
+  if (outcome.reason === "rule-failed") {
+    // A campaign rule failed in play: which rule, where, for what input (as text, never HTML).
+    box.replaceChildren(el("h2", null, t("rule-failed")), el("pre", "rule", outcome.rule));
+    if (!watching) box.append(againButton());
+    return;
+  }
   const head = el("h2", null, outcome.won ? "★ " + t("won") + " ★" : t("lost"));
   box.replaceChildren(head);
   if (!outcome.won && outcome.reason) {
@@ -375,18 +367,20 @@ function drawOutcome() {
     t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
   // The review of the game: asked for now, so that it is ready when the link is followed.
   const review = el("a", "review", t("review"));
-  review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(window.table.lang);
+  review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(page.lang);
   box.append(el("p", null), review);
   if (!reviewAsked) {
     reviewAsked = true;
     fetch("/api/review/" + encodeURIComponent(token), { cache: "no-store" }).catch(() => {});
   }
-  if (!watching) {
-    const again = el("button", "again", t("again"));
-    again.type = "button";
-    again.addEventListener("click", playAgain);
-    box.append(again);
-  }
+  if (!watching) box.append(againButton());
+}
+
+function againButton() {
+  const again = el("button", "again", t("again"));
+  again.type = "button";
+  again.addEventListener("click", playAgain);
+  return again;
 }
 
 async function playAgain() {
@@ -404,16 +398,12 @@ async function playAgain() {
 }
 
 function drawStatic() {
-  document.documentElement.lang = window.table.lang;
+  drawLanguage();
   document.getElementById("own").hidden = watching;
   document.getElementById("hand-title").textContent = t("your-hand");
   document.getElementById("goals-title").textContent = t("your-goals");
   document.getElementById("table-title").textContent = t("table");
   document.getElementById("history-title").textContent = t("history");
-  document.getElementById("lang-group").setAttribute("aria-label", t("language"));
-  for (const button of document.querySelectorAll(".lang button")) {
-    button.setAttribute("aria-pressed", String(button.dataset.lang === window.table.lang));
-  }
 }
 
 function draw(data) {
@@ -421,7 +411,7 @@ function draw(data) {
     if (view && data.version < view.version) return;  // an older view arrived late
     view = data;
   }
-  if (!view || !words) return;
+  if (!view || !page.words) return;
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.choice : null;
   drawStatic();
   drawHeader();
@@ -437,13 +427,6 @@ function draw(data) {
   if (again) again.focus();
   window.table.updates += 1;
   window.table.view = view;
-}
-
-function setStatus(key, className) {
-  const status = document.getElementById("status");
-  status.className = "status " + (className || "");
-  status.textContent = t(key);
-  status.dataset.key = key;
 }
 
 function unknownSeat() {
@@ -477,25 +460,8 @@ function connect() {
   };
 }
 
-function chooseLanguage(lang) {
-  window.table.lang = lang;
-  try { localStorage.setItem("synergy-table-lang", lang); } catch (error) { /* private mode */ }
-  const status = document.getElementById("status");
-  if (status.dataset.key) status.textContent = t(status.dataset.key);
-  drawStatic();
-  draw(null);
-}
-
 async function start() {
-  let lang = null;
-  try { lang = localStorage.getItem("synergy-table-lang"); } catch (error) { /* private mode */ }
-  const asked = new URLSearchParams(location.search).get("lang");
-  window.table.lang = asked || lang || ((navigator.language || "en").toLowerCase().startsWith("fr") ? "fr" : "en");
-  for (const button of document.querySelectorAll(".lang button")) {
-    button.addEventListener("click", () => chooseLanguage(button.dataset.lang));
-  }
-  words = await (await fetch("/api/words")).json();
-  if (!words[window.table.lang]) window.table.lang = "en";
+  await startLanguage(() => { drawStatic(); draw(null); });
   setStatus("connecting");
   drawStatic();
   if (await refresh()) connect();
