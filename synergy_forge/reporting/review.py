@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from synergy_forge.authoring.gamelog import game_from_header, log_lines, parse_record
 from synergy_forge.cardtext.glossary import term
@@ -24,14 +24,25 @@ from synergy_forge.core.choices import (
 from synergy_forge.core.engine import Game
 from synergy_forge.fileio import open_regular
 from synergy_forge.reporting import Output
-from synergy_forge.sim.review import ROLLOUTS, Review, Reviewed, review
+from synergy_forge.sim.review import (
+    ROLLOUTS,
+    Memos,
+    Review,
+    Reviewed,
+    assembled,
+    ended,
+    positions,
+    review,
+    review_position,
+)
 
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         "title": "Review: mission {number} {title}",
-        "summary": "{players} players, {result}. Each chance is the share of {rollouts} games "
-                   "played on from that point with the expert at every seat, the cards its "
-                   "seat had not seen dealt again each time (seed {seed}).",
+        "summary": "{players} players, {result}. Each chance is the share of games won among "
+                   "those played on from that point with the expert at every seat, the cards "
+                   "its seat had not seen dealt again each time: at most {rollouts}, fewer "
+                   "once its standard error (±) is {points} points or less (seed {seed}).",
         "won": "won", "lost": "lost",
         "chart": "The table's chance of winning after each decision",
         "costliest": "The costliest decisions",
@@ -48,9 +59,11 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "fr": {
         "title": "Revue : mission {number} {title}",
-        "summary": "{players} joueurs, {result}. Chaque chance est la part de {rollouts} parties "
-                   "jouées à partir de ce moment avec l'expert à chaque place, les cartes que "
-                   "sa place n'avait pas vues redistribuées à chaque fois (graine {seed}).",
+        "summary": "{players} joueurs, {result}. Chaque chance est la part des parties gagnées "
+                   "parmi celles jouées à partir de ce moment avec l'expert à chaque place, les "
+                   "cartes que sa place n'avait pas vues redistribuées à chaque fois : au plus "
+                   "{rollouts}, moins dès que son erreur type (±) est de {points} points ou "
+                   "moins (graine {seed}).",
         "won": "gagnée", "lost": "perdue",
         "chart": "La chance de gagner de la table après chaque décision",
         "costliest": "Les décisions les plus coûteuses",
@@ -81,17 +94,22 @@ class GameReview:
     by: tuple[str, ...]
 
 
-def game_steps(records: Sequence[dict[str, Any]]) -> tuple[Game, list[list[Choice]], list[str]]:
+def game_steps(records: Sequence[dict[str, Any]], ends: bool = True, game: Game | None = None
+               ) -> tuple[Game, list[list[Choice]], list[str]]:
     """The game a log's records deal, its decisions grouped by step (those asked at once
     together), and who made each. Raises ReplayError (bad header) or ValueError (decisions
-    that are not the game's): read a log with `replay` first."""
-    game = game_from_header(records[0]).game
+    that are not the game's, or, with `ends`, that do not end it: read a log with `replay`
+    first). Without `ends`: the steps so far of a game being played, a step not yet
+    complete left out. `game`: the game the header deals, when already set up."""
+    game = game_from_header(records[0]).game if game is None else game
     playing = game.copy()
     decisions = [r for r in records[1:] if r.get("type") == "decision"]
     steps: list[list[Choice]] = []
     at = 0
     while not playing.over:
         pending = playing.pending()
+        if not ends and at + len(pending) > len(decisions):
+            break
         step = []
         for decision in pending:
             if at >= len(decisions):
@@ -102,7 +120,7 @@ def game_steps(records: Sequence[dict[str, Any]]) -> tuple[Game, list[list[Choic
         steps.append(step)
     seated = records[0].get("bots", [])  # who played each seat, where decisions do not say
     return game, steps, [str(r.get("by") or (seated[r["seat"]] if r["seat"] < len(seated)
-                                             else "")) for r in decisions]
+                                             else "")) for r in decisions[:at]]
 
 
 def review_records(records: Sequence[dict[str, Any]], rollouts: int = ROLLOUTS, seed: int = 0,
@@ -111,6 +129,66 @@ def review_records(records: Sequence[dict[str, Any]], rollouts: int = ROLLOUTS, 
     """Review the game of a finished log's records (sim.review)."""
     game, steps, by = game_steps(records)
     return GameReview(review(game, steps, rollouts, seed, jobs, progress), game, tuple(by))
+
+
+def reviewed_records(records: Sequence[dict[str, Any]], reviewed: Sequence[Reviewed],
+                     rollouts: int, seed: int) -> GameReview:
+    """The review of a finished log's game from its decisions reviewed one by one (a table's,
+    during play: `review_decision`)."""
+    game, steps, by = game_steps(records)
+    return GameReview(assembled(reviewed, rollouts, seed, ended(game, steps).won), game,
+                      tuple(by))
+
+
+def review_decision(records: Sequence[dict[str, Any]], index: int, rollouts: int, seed: int,
+                    memos: Memos | None = None, game: Game | None = None) -> Reviewed:
+    """Decision `index` of the log's game (finished or not: its steps so far) reviewed, as
+    the whole game's review has it (`game`: the game its header deals, when set up)."""
+    game, steps, _ = game_steps(records, ends=False, game=game)
+    return review_position(positions(game, steps, ends=False)[index], rollouts, seed, memos)
+
+
+def reviewed_json(item: Reviewed) -> dict[str, Any]:
+    """A decision reviewed, as a JSON value (kept in a table's state file)."""
+    return {"index": item.index, "round": item.round, "seat": item.seat,
+            "kind": str(item.kind), "choice": choice_json(item.choice),
+            "expert": choice_json(item.expert), "win_before": item.win_before,
+            "win_after": item.win_after, "rollouts": item.rollouts,
+            "se_before": item.se_before, "se_after": item.se_after, "se_cost": item.se_cost}
+
+
+def reviewed_from_json(data: dict[str, Any]) -> Reviewed:
+    kind = DecisionKind(data["kind"])
+    return Reviewed(int(data["index"]), int(data["round"]), int(data["seat"]), kind,
+                    choice_from_json(kind, data["choice"]),
+                    choice_from_json(kind, data["expert"]), float(data["win_before"]),
+                    float(data["win_after"]), int(data["rollouts"]), float(data["se_before"]),
+                    float(data["se_after"]), float(data["se_cost"]))
+
+
+def work(tasks: IO[str], answers: IO[str]) -> None:
+    """A reviewing process's loop (table/review.py starts it): per line of `tasks`, `{"log":
+    RECORDS, "index": I, "rollouts": R, "seed": S}`, the line `{"reviewed": …}` (or
+    `{"error": …}`) on `answers`, until `tasks` ends. The memos of the last few games' bots
+    are kept from one task to the next (a game's header read once: its rulebook is the same
+    object, which the memos' keys hold)."""
+    games: dict[str, tuple[Game, Memos]] = {}
+    for line in tasks:
+        try:
+            task = json.loads(line)
+            header = json.dumps(task["log"][0], sort_keys=True)
+            if header not in games:
+                while len(games) >= 4:
+                    del games[next(iter(games))]
+                games[header] = (game_from_header(task["log"][0]).game, Memos.new())
+            game, memos = games[header]
+            item = review_decision(task["log"], task["index"], task["rollouts"], task["seed"],
+                                   memos, game)
+            answer: dict[str, Any] = {"reviewed": reviewed_json(item)}
+        except Exception as exc:  # said to the table, which says it on its terminal
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        answers.write(json.dumps(answer) + "\n")
+        answers.flush()
 
 
 def review_log(path: Path, rollouts: int = ROLLOUTS, seed: int = 0, jobs: int = 1
@@ -126,13 +204,20 @@ def _percent(chance: float) -> str:
     return f"{round(chance * 100)}%"
 
 
+def _chance(chance: float, error: float) -> str:
+    """A chance with its standard error, in points: `82% ±4`."""
+    return f"{_percent(chance)} ±{round(error * 100)}"
+
+
 def _decision_json(game: Game, item: Reviewed, by: str) -> dict[str, Any]:
     return {"index": item.index, "round": item.round, "seat": item.seat,
             "color": game.colors[item.seat], "by": by or None, "kind": str(item.kind),
             "choice": choice_json(item.choice), "text": choice_text(item.choice),
             "expert": choice_json(item.expert), "expert_text": choice_text(item.expert),
             "win_before": round(item.win_before, 4), "win_after": round(item.win_after, 4),
-            "cost": round(item.cost, 4), "marked": item.marked}
+            "cost": round(item.cost, 4), "rollouts": item.rollouts,
+            "se_before": round(item.se_before, 4), "se_after": round(item.se_after, 4),
+            "se_cost": round(item.se_cost, 4), "marked": item.marked}
 
 
 def review_to_json(result: GameReview) -> dict[str, Any]:
@@ -142,7 +227,7 @@ def review_to_json(result: GameReview) -> dict[str, Any]:
     return {"mission": {"id": game.mission.id, "number": game.mission.number,
                         "title": dict(game.mission.title)},
             "players": game.players, "won": reviewed.won, "rollouts": reviewed.rollouts,
-            "seed": reviewed.seed,
+            "precision": reviewed.precision, "seed": reviewed.seed,
             "decisions": [_decision_json(game, item, by[item.index])
                           for item in reviewed.decisions]}
 
@@ -151,10 +236,17 @@ def to_json(result: GameReview) -> Output:
     return Output(json.dumps(review_to_json(result), ensure_ascii=False, indent=1) + "\n")
 
 
+def review_words(language: str) -> dict[str, str]:
+    """The review's words in `language` (English for any other): the table serves them with
+    its pages' words (`GET /api/words`, under "review-page"), and its review page is drawn with
+    those."""
+    return dict(WORDS[language if language in WORDS else "en"])
+
+
 class _Words:
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, words: dict[str, str] | None = None) -> None:
         self.language = language if language in WORDS else "en"
-        self.words = WORDS[self.language]
+        self.words = words if words is not None else WORDS[self.language]
         self.gettext = Translator(self.language).gettext
 
     def __call__(self, key: str, **values: Any) -> str:
@@ -174,7 +266,8 @@ class _Words:
         reviewed = result.review
         return self("summary", players=result.game.players,
                     result=self("won" if reviewed.won else "lost"),
-                    rollouts=reviewed.rollouts, seed=reviewed.seed)
+                    rollouts=reviewed.rollouts, seed=reviewed.seed,
+                    points=round(reviewed.precision * 100))
 
     def costly(self, result: GameReview) -> list[str]:
         game = result.game
@@ -201,7 +294,8 @@ def text(result: GameReview, language: str = "en") -> Output:
                      f"{r.seat} {say.color(game.colors[r.seat])}", say.kind(r.kind),
                      choice_text(r.choice),
                      say("person") if by[r.index] == "person" else by[r.index],
-                     choice_text(r.expert), _percent(r.win_before), _percent(r.win_after)))
+                     choice_text(r.expert), _chance(r.win_before, r.se_before),
+                     _chance(r.win_after, r.se_after)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
               for row in rows]
@@ -242,10 +336,11 @@ li.marked { color: #8c1d18; }
 _WIDTH, _HEIGHT, _LEFT, _BOTTOM, _TOP = 720, 240, 44, 28, 12
 
 
-def chart_svg(result: GameReview, language: str = "en") -> str:
+def chart_svg(result: GameReview, language: str = "en",
+              words: dict[str, str] | None = None) -> str:
     """The chance after each decision as a line (0 to 100%), the marked decisions in red;
     presentation attributes only (no style attribute: the table's CSP)."""
-    say = _Words(language)
+    say = _Words(language, words)
     decisions = result.review.decisions
     count = max(len(decisions), 1)
     inner_w, inner_h = _WIDTH - _LEFT - 8, _HEIGHT - _BOTTOM - _TOP
@@ -286,11 +381,12 @@ def chart_svg(result: GameReview, language: str = "en") -> str:
 
 def html(result: GameReview, language: str = "en", stylesheet: str | None = None,
          refresh: bool = False, campaign: Mapping[str, str] | None = None,
-         icon: str | None = None) -> Output:
+         icon: str | None = None, words: dict[str, str] | None = None) -> Output:
     """The review as a whole page: summary, chart, costliest decisions, every decision. Its
     style inside it, or at `stylesheet` (a URL); `refresh`: the page reloads itself;
-    `campaign`: its name by language, in the tab's title; `icon`: the page's icon (a URL)."""
-    say = _Words(language)
+    `campaign`: its name by language, in the tab's title; `icon`: the page's icon (a URL);
+    `words`: the review's words in `language` as the caller has them (the table's)."""
+    say = _Words(language, words)
     game = result.game
     by = list(result.by) + [""] * len(result.review.decisions)
     style = f'<link rel="stylesheet" href="{escape(stylesheet)}">' if stylesheet else \
@@ -305,9 +401,9 @@ def html(result: GameReview, language: str = "en", stylesheet: str | None = None
             f"<td>{r.seat} {escape(say.color(game.colors[r.seat]))}</td>"
             f"<td>{escape(say.kind(r.kind))}</td><td>{escape(choice_text(r.choice))}</td>"
             f"<td>{escape(who)}</td><td>{escape(choice_text(r.expert))}</td>"
-            f'<td class="num">{_percent(r.win_before)}</td>'
-            f'<td class="num">{_percent(r.win_after)}</td>'
-            f'<td class="num">{round(-r.cost * 100):+d}</td></tr>')
+            f'<td class="num">{_chance(r.win_before, r.se_before)}</td>'
+            f'<td class="num">{_chance(r.win_after, r.se_after)}</td>'
+            f'<td class="num">{round(-r.cost * 100):+d} ±{round(r.se_cost * 100)}</td></tr>')
     costly = say.costly(result)
     listed = "".join(f'<li class="marked">{escape(line)}</li>' for line in costly) or \
         f"<li>{escape(say('none-costly', points=round(_mark_from() * 100)))}</li>"
@@ -324,7 +420,7 @@ def html(result: GameReview, language: str = "en", stylesheet: str | None = None
             f"{extra}"
             f"<title>{tab}</title>{style}</head><body><main>"
             f"<h1>{title}</h1><p>{escape(say.summary(result))}</p>"
-            f"<h2>{escape(say('chart'))}</h2>{chart_svg(result, language)}"
+            f"<h2>{escape(say('chart'))}</h2>{chart_svg(result, language, words)}"
             f"<h2>{escape(say('costliest'))}</h2><ol>{listed}</ol>"
             f"<h2>{escape(say('decisions'))}</h2>"
             f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'

@@ -14,10 +14,18 @@ did, not the luck of the deals; a choice the expert would have made changes noth
 The other seats' choices of a step everyone makes at once are not known to the seat: in the
 rollouts they are the expert's, in every world. Deterministic for a seed: each rollout's world
 and bots come from the seed, the decision's index and the rollout's.
+
+Rollouts are played in tens until each chance's standard error is at most `PRECISION` (or
+`rollouts` are played): a game already won or lost stops after twenty, an open one plays them
+all; each decision says how many it played and its chances' standard errors. Every rollout of
+a review shares one mission model (sim.model: memos of public facts only, so sharing changes
+no choice, only the time), and a decision's review needs nothing of the decisions after it, so
+a table reviews each step while the game goes on (table/review.py).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -27,15 +35,22 @@ from typing import NamedTuple, TypeVar
 from synergy_forge.core.cards import GoalCard, NumberCard
 from synergy_forge.core.choices import Choice, Decision, DecisionKind
 from synergy_forge.core.engine import Game
+from synergy_forge.core.records import Outcome
 from synergy_forge.pool import run_units
 from synergy_forge.sim.bots import SeatMemories, make_bot
 from synergy_forge.sim.model import MissionModel
 
 _Card = TypeVar("_Card", NumberCard, GoalCard)
 
-#: Rollouts per chance unless told: a chance's standard error is at most 0.05; the difference
-#: made by a choice, played over the same worlds, is closer than that.
+#: Rollouts per chance at most, unless told: a chance's standard error is then at most 0.05;
+#: the difference made by a choice, played over the same worlds, is closer than that.
 ROLLOUTS = 100
+#: Rollouts are played BATCH at a time until both chances' standard errors are at most
+#: PRECISION (0: always `rollouts`); at least MIN_ROLLOUTS, so that a chance of 0 or 1 is seen
+#: in enough worlds to be believed.
+BATCH = 10
+PRECISION = 0.05
+MIN_ROLLOUTS = 20
 #: How many of the costliest decisions are marked, and the least a mark costs.
 MARKED = 3
 MARK_FROM = 0.10
@@ -56,6 +71,10 @@ class Reviewed:
     expert: Choice  # what the expert would have chosen there
     win_before: float
     win_after: float
+    rollouts: int  # played for each chance
+    se_before: float  # each chance's standard error, and that of the choice's cost
+    se_after: float
+    se_cost: float
     marked: bool = False
 
     @property
@@ -65,12 +84,14 @@ class Reviewed:
 
 @dataclass(frozen=True)
 class Review:
-    """Every decision of a game reviewed, in the order they were made."""
+    """Every decision of a game reviewed, in the order they were made (`rollouts`: at most,
+    per chance; `precision`: the standard error at which a decision stops sooner)."""
 
     decisions: tuple[Reviewed, ...]
     rollouts: int
     seed: int
     won: bool
+    precision: float = PRECISION
 
 
 class _Known:
@@ -128,11 +149,22 @@ def _shuffled(cards: Sequence[_Card], rng: random.Random) -> tuple[_Card, ...]:
     return tuple(order)
 
 
-def _play_on(game: Game, made: dict[int, Choice], seed: int, memories: SeatMemories) -> bool:
+class Memos(NamedTuple):
+    """What the bots of a review's rollouts remember (sim.bots, sim.model): caches only, shared
+    by every rollout, so the same choices come sooner."""
+
+    memories: SeatMemories
+    model: MissionModel
+
+    @classmethod
+    def new(cls) -> Memos:
+        return cls(SeatMemories(), MissionModel())
+
+
+def _play_on(game: Game, made: dict[int, Choice], seed: int, memos: Memos) -> bool:
     """Play `game` to its end with the expert at every seat, the pending decisions of the
     seats in `made` taken as it says; whether the table won."""
-    model = MissionModel()  # one for every seat of the rollout
-    bots = [make_bot(REVIEW_BOT, seed, s, memories=memories, model=model)
+    bots = [make_bot(REVIEW_BOT, seed, s, memories=memos.memories, model=memos.model)
             for s in range(game.players)]
     while not game.over:
         game.apply([made[d.seat] if d.seat in made else
@@ -142,26 +174,58 @@ def _play_on(game: Game, made: dict[int, Choice], seed: int, memories: SeatMemor
     return game.outcome.won
 
 
+class Chances(NamedTuple):
+    """A decision's rollouts: the expert's choice, how many were played, and the games won
+    with the expert's choice and with the seat's, and where only one of them won."""
+
+    expert: Choice
+    played: int
+    won_before: int
+    won_after: int
+    split: int  # rollouts where one choice won and the other lost
+
+    def standard_errors(self) -> tuple[float, float, float]:
+        """Of each chance (its games won plus one in its games plus two, so that a chance of
+        0 or 1 still has an interval: Agresti-Coull's centre), and of the cost (paired)."""
+        n = max(self.played, 1)
+        before, after = ((won + 1) / (n + 2) for won in (self.won_before, self.won_after))
+        cost = (self.won_before - self.won_after) / n
+        return (math.sqrt(before * (1 - before) / n), math.sqrt(after * (1 - after) / n),
+                math.sqrt(max(self.split / n - cost * cost, 0.0) / n))
+
+
 def chances(game: Game, decision: Decision, choice: Choice, laid: dict[int, Choice],
-            known: _Known, rollouts: int, seed: int, memories: SeatMemories
-            ) -> tuple[Choice, float, float]:
-    """The expert's choice for `decision` in `game`, and the table's chance of winning with it
-    and with `choice`, the choices `laid` before it in this step as they were, as
-    `decision`'s seat could know them (the module's docstring)."""
+            known: _Known, rollouts: int, seed: int, memos: Memos,
+            precision: float = PRECISION) -> Chances:
+    """The expert's choice for `decision` in `game`, and the games won over the rollouts with
+    it and with `choice`, the choices `laid` before it in this step as they were, as
+    `decision`'s seat could know them (the module's docstring): BATCH rollouts at a time
+    until both chances' standard errors are at most `precision`, at most `rollouts`."""
     seat = decision.seat
-    expert = make_bot(REVIEW_BOT, seed, seat).choose(game.observe(seat), decision)
-    won_before = won_after = 0
-    for n in range(rollouts):
-        rng = random.Random(f"{seed}:{n}")
-        there = world(game, seat, known, laid, rng)
-        if there.over:  # a world where another seat has no legal second card (R9)
-            continue
-        bots_seed = rng.getrandbits(63)
-        before = _play_on(there.copy(), {**laid, seat: expert}, bots_seed, memories)
-        won_before += before
-        won_after += before if choice == expert else \
-            _play_on(there, {**laid, seat: choice}, bots_seed, memories)
-    return expert, won_before / rollouts, won_after / rollouts
+    expert = make_bot(REVIEW_BOT, seed, seat, memories=memos.memories,
+                      model=memos.model).choose(game.observe(seat), decision)
+    found = Chances(expert, 0, 0, 0, 0)
+    while found.played < rollouts:
+        won_before = won_after = split = 0
+        batch = range(found.played, min(found.played + BATCH, rollouts))
+        for n in batch:
+            rng = random.Random(f"{seed}:{n}")
+            there = world(game, seat, known, laid, rng)
+            if there.over:  # a world where another seat has no legal second card (R9): lost
+                continue
+            bots_seed = rng.getrandbits(63)
+            before = _play_on(there.copy(), {**laid, seat: expert}, bots_seed, memos)
+            after = before if choice == expert else \
+                _play_on(there, {**laid, seat: choice}, bots_seed, memos)
+            won_before += before
+            won_after += after
+            split += before != after
+        found = Chances(expert, found.played + len(batch), found.won_before + won_before,
+                        found.won_after + won_after, found.split + split)
+        if found.played >= MIN_ROLLOUTS and \
+                max(found.standard_errors()[:2]) <= precision:
+            break
+    return found
 
 
 class Position(NamedTuple):
@@ -176,11 +240,13 @@ class Position(NamedTuple):
     known: _Known
 
 
-def positions(game: Game, steps: Sequence[Sequence[Choice]]) -> list[Position]:
+def positions(game: Game, steps: Sequence[Sequence[Choice]], ends: bool = True
+              ) -> list[Position]:
     """Every decision of the game dealt as `game` (not yet played) and played by `steps`: per
     step, the choices of its pending decisions in order (a game log's decisions). Raises
     ValueError when a step's choices are not the game's decisions' (a log replays before it
-    is reviewed), or the game does not end with them."""
+    is reviewed), or, with `ends`, the game does not end with them (without: the steps of a
+    game still being played)."""
     game = game.copy()
     known = _Known(game.players)
     found: list[Position] = []
@@ -195,34 +261,37 @@ def positions(game: Game, steps: Sequence[Sequence[Choice]]) -> list[Position]:
         was, game = game, game.copy()
         game.apply(list(step))
         known = known.after(was, game)
-    if not game.over:
+    if ends and not game.over:
         raise ValueError("the game does not end with these decisions")
     return found
 
 
 def review_position(position: Position, rollouts: int, seed: int,
-                    memories: SeatMemories | None = None) -> Reviewed:
+                    memos: Memos | None = None, precision: float = PRECISION) -> Reviewed:
     """One decision reviewed (unmarked)."""
     game, decision = position.game, position.decision
-    expert, before, after = chances(game, decision, position.choice, position.laid,
-                                    position.known, rollouts, _seed(seed, position.at),
-                                    memories or SeatMemories())
+    found = chances(game, decision, position.choice, position.laid, position.known, rollouts,
+                    _seed(seed, position.at), memos or Memos.new(), precision)
+    n = max(found.played, 1)
+    se_before, se_after, se_cost = found.standard_errors()
     return Reviewed(position.at, game.round_number, decision.seat, decision.kind,
-                    position.choice, expert, before, after)
+                    position.choice, found.expert, found.won_before / n, found.won_after / n,
+                    found.played, se_before, se_after, se_cost)
 
 
-def _review_share(shared: tuple[Game, Sequence[Sequence[Choice]], int, int], first: int,
-                  every: int) -> list[Reviewed]:
+def _review_share(shared: tuple[Game, Sequence[Sequence[Choice]], int, int, float],
+                  first: int, every: int) -> list[Reviewed]:
     """A worker's share of a review: every `every`-th decision from `first`."""
-    game, steps, rollouts, seed = shared
-    memories = SeatMemories()
-    return [review_position(p, rollouts, seed, memories)
+    game, steps, rollouts, seed, precision = shared
+    memos = Memos.new()
+    return [review_position(p, rollouts, seed, memos, precision)
             for p in positions(game, steps)[first::every]]
 
 
 def review(game: Game, steps: Sequence[Sequence[Choice]], rollouts: int = ROLLOUTS,
            seed: int = 0, jobs: int = 1,
-           progress: Callable[[int, int], None] | None = None) -> Review:
+           progress: Callable[[int, int], None] | None = None,
+           precision: float = PRECISION) -> Review:
     """Review the game dealt as `game` and played by `steps` (see `positions`), on `jobs`
     processes (forked: a rulebook's native rules do not pickle); the same for a seed
     whatever `jobs`. `progress(done, total)` is told as decisions are reviewed."""
@@ -230,31 +299,45 @@ def review(game: Game, steps: Sequence[Sequence[Choice]], rollouts: int = ROLLOU
     total = len(found)
     reviewed: list[Reviewed] = []
     if jobs <= 1:
-        memories = SeatMemories()
+        memos = Memos.new()
         for position in found:
-            reviewed.append(review_position(position, rollouts, seed, memories))
+            reviewed.append(review_position(position, rollouts, seed, memos, precision))
             if progress is not None:
                 progress(len(reviewed), total)
     else:
         shares = min(total, 4 * jobs)  # interleaved: early decisions cost the most
-        for _, share in run_units(_review_share, (game, list(map(list, steps)), rollouts, seed),
+        for _, share in run_units(_review_share,
+                                  (game, list(map(list, steps)), rollouts, seed, precision),
                                   [(first, shares) for first in range(shares)], jobs):
             reviewed += share
             if progress is not None:
                 progress(len(reviewed), total)
         reviewed.sort(key=lambda r: r.index)
+    return assembled(reviewed, rollouts, seed, ended(game, steps).won, precision)
+
+
+def ended(game: Game, steps: Sequence[Sequence[Choice]]) -> Outcome:
+    """The outcome of the game dealt as `game` and played by `steps` (which end it)."""
     end = game.copy()
     for step in steps:
         end.apply(list(step))
     assert end.outcome is not None  # positions() checked it ends
-    return Review(_marked(reviewed), rollouts, seed, end.outcome.won)
+    return end.outcome
+
+
+def assembled(reviewed: Sequence[Reviewed], rollouts: int, seed: int, won: bool,
+              precision: float = PRECISION) -> Review:
+    """Every decision of a game, reviewed one by one (in any order, on any process), as
+    the game's review: in order, the costliest marked."""
+    ordered = sorted(reviewed, key=lambda r: r.index)
+    return Review(_marked(ordered), rollouts, seed, won, precision)
 
 
 def _seed(seed: int, index: int) -> int:
     return random.Random(f"review:{seed}:{index}").getrandbits(63)
 
 
-def _marked(reviewed: list[Reviewed]) -> tuple[Reviewed, ...]:
+def _marked(reviewed: Sequence[Reviewed]) -> tuple[Reviewed, ...]:
     """The MARKED costliest decisions marked, those that cost at least MARK_FROM."""
     costly = sorted((r for r in reviewed if r.cost >= MARK_FROM - 1e-9),
                     key=lambda r: (-r.cost, r.index))[:MARKED]

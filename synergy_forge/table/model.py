@@ -47,8 +47,8 @@ from synergy_forge.sim.bots import BOTS, Bot, SeatMemories, make_bot, view_for
 from synergy_forge.sim.model import MissionModel
 from synergy_forge.table import pages
 from synergy_forge.table.presence import Presence
-from synergy_forge.table.review import Reviewing
-from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow
+from synergy_forge.table.review import REVIEWER, Reviewing, new_review
+from synergy_forge.table.store import DecisionRow, SeatRow, Store, TableRow, new_token
 from synergy_forge.table.view import (
     PERSON,
     RULE_FAILED,
@@ -97,11 +97,6 @@ class Played(NamedTuple):
     outcome: dict[str, Any]
 
 
-def _token() -> str:
-    """A secret link's token: 192 random bits (`secrets`), unguessable."""
-    return secrets.token_urlsafe(24)
-
-
 class GameTable:
     """Missions played by people and bots, one game after another, at the same seats.
 
@@ -131,7 +126,7 @@ class GameTable:
         self.stopping = threading.Event()
         self.ended = False
         self.played: list[Played] = []
-        self.reviewing: Reviewing | None = None  # of the last finished game, once asked for
+        self.reviewing: Reviewing | None = None  # of the last finished game
         self.last: tuple[int, list[dict[str, Any]]] | None = None  # that game: number, log
         self.presence = Presence(len(seats))
         self._written = time.time()  # when the table's last use was written to the store
@@ -140,8 +135,8 @@ class GameTable:
                                         **(options or {})}
         number, card, header = 1, None, None
         if stored is None:
-            self.keys = {seat: _token() for seat in range(players)}  # every seat's secret
-            self.host, self.watch = _token(), _token()
+            self.keys = {seat: new_token() for seat in range(players)}  # every seat's secret
+            self.host, self.watch = new_token(), new_token()
             self.players = list(self.seats)
             self.id = 0 if store is None else store.new_table(
                 self.host, self.watch, self.options,
@@ -186,6 +181,7 @@ class GameTable:
         self.broken: str | None = None
         if self.store is not None and stored is None:
             self.store.new_game(self.id, game.number, self.recorder.records[0], card)
+        self.review = new_review(game.number, self.options, self.store, self.id)  # in play
 
     @property
     def number(self) -> int:
@@ -350,6 +346,7 @@ class GameTable:
                 self._finish()
             else:
                 game.pending()  # the next step's decisions now: a rule failing there fails here
+            REVIEWER.played(self.review, self.recorder.records, game.over)
 
     def _finish(self) -> None:
         """The game is over: its log (who played each seat: who made most of its decisions),
@@ -362,6 +359,8 @@ class GameTable:
         assert result is not None
         self.played.append(Played(game.number, mission_label(game.mission), result))
         self.last = (game.number, records)
+        REVIEWER.forget(self.reviewing)  # an earlier game's, no longer reachable
+        self.reviewing = self.review
         if self.store is not None:  # again when resuming: it may not have been written
             self.store.finish_game(self.id, game.number, outcome_record(game))
 
@@ -504,6 +503,7 @@ class GameTable:
             self.ended = True
             if self.store is not None:
                 self.store.end_table(self.id)
+            REVIEWER.forget(self.review, self.reviewing)
         self.stop()
 
     # -- bots -----------------------------------------------------------------------------

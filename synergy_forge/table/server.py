@@ -358,6 +358,7 @@ def _review_page(tables: Tables) -> Callable[[Request], Awaitable[Response]]:
             return PlainTextResponse("No such table link, or the table has ended.",
                                      status_code=found.status_code)
         language = _language(request)
+        served = words()[language]  # the words the table serves (/api/words)
         try:
             job = review_of(found)
         except NoReview as exc:
@@ -377,7 +378,8 @@ def _review_page(tables: Tables) -> Callable[[Request], Awaitable[Response]]:
         from synergy_forge.reporting.review import html
 
         return HTMLResponse(html(job.result, language, "/static/review.css", campaign=campaign,
-                                 icon="/favicon.ico").text, headers=NO_STORE)
+                                 icon="/favicon.ico", words=served["review-page"]).text,
+                            headers=NO_STORE)
 
     return handle
 

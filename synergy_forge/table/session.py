@@ -65,7 +65,9 @@ def open_tables(store: Store, idle: float | None, on_end: Callable[[Finished], N
         if last.result is not None:  # its game was over: nothing to resume, but its log
             if not last.logged:
                 with contextlib.suppress(ValueError, KeyError, SynergyForgeError):
-                    resume(store, row, on_end).tell_end()
+                    done = resume(store, row, on_end)
+                    done.tell_end()
+                    done.end()  # nobody can reach it: its review is not made
             store.end_table(row.id)
             continue
         if idle is not None and now - row.touched > idle:

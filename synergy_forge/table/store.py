@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import sqlite3
 import threading
 import time
@@ -72,6 +73,19 @@ MIGRATIONS: tuple[str, ...] = (
         by TEXT NOT NULL,
         made REAL NOT NULL,
         PRIMARY KEY (table_id, game, seq),
+        FOREIGN KEY (table_id, game) REFERENCES games(table_id, number)
+    );
+    """,
+    # 2: each decision of a game reviewed while it is played (table/review.py), kept so that
+    # a restart does not review it again: the review's settings, its reviewed decision.
+    """
+    CREATE TABLE reviews (
+        table_id INTEGER NOT NULL,
+        game INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        settings TEXT NOT NULL,
+        reviewed TEXT NOT NULL,
+        PRIMARY KEY (table_id, game, idx),
         FOREIGN KEY (table_id, game) REFERENCES games(table_id, number)
     );
     """,
@@ -250,6 +264,13 @@ class Store:
             db.execute("UPDATE tables SET touched = max(touched, ?) WHERE id = ?",
                        (when, table_id))
 
+    def add_review(self, table_id: int, game: int, index: int, settings: str,
+                   reviewed: dict[str, Any]) -> None:
+        """A decision reviewed, with the review's `settings` (its rollouts and seed)."""
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO reviews VALUES (?,?,?,?,?)",
+                       (table_id, game, index, settings, _dump(reviewed)))
+
     def end_table(self, table_id: int) -> None:
         with self._transaction() as db:
             db.execute("UPDATE tables SET ended = ? WHERE id = ? AND ended IS NULL",
@@ -283,6 +304,19 @@ class Store:
                     for seq, state, seat, kind, choice, by in self._db.execute(
                         "SELECT seq, state, seat, kind, choice, by FROM decisions "
                         "WHERE table_id = ? AND game = ? ORDER BY seq", (table_id, game))]
+
+
+    def reviews(self, table_id: int, game: int, settings: str) -> list[dict[str, Any]]:
+        """The game's decisions reviewed with these `settings`, in order."""
+        with self._lock:
+            return [json.loads(reviewed) for (reviewed,) in self._db.execute(
+                "SELECT reviewed FROM reviews WHERE table_id = ? AND game = ? AND settings = ? "
+                "ORDER BY idx", (table_id, game, settings))]
+
+
+def new_token() -> str:
+    """A secret link's token: 192 random bits (`secrets`), unguessable."""
+    return secrets.token_urlsafe(24)
 
 
 def _dump(value: Any) -> str:

@@ -13,6 +13,7 @@ from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import DEFAULT_COLORS
 from synergy_forge.core.referee import LossReason
 from synergy_forge.reporting.losses import loss_cause
+from synergy_forge.reporting.review import review_words
 from synergy_forge.typography import typeset
 
 #: The kit's strings the page shows, by the page's key.
@@ -214,8 +215,8 @@ def plurals(translator: Translator) -> dict[str, dict[str, str]]:
 
 
 def words() -> dict[str, Any]:
-    """{language: {key: text}}, with the colour names under "colors": a copy of its own for
-    each caller (translated once per process)."""
+    """{language: {key: text}}, with the colour names under "colors" and the review page's
+    words under "review-page": a copy of its own for each caller (translated once per process)."""
     return json.loads(_words_json())
 
 
@@ -237,5 +238,6 @@ def _translated() -> dict[str, Any]:
         # why a mission was lost: the referee's own words (reporting.losses), translated
         table.update({f"lost-{reason}": loss_cause(reason, translator) for reason in LossReason})
         table["colors"] = {c: translate(c) for c in DEFAULT_COLORS}
+        table["review-page"] = review_words(language)  # the review page's (server.py draws it)
         out[language] = table
     return out

@@ -1,5 +1,6 @@
 """The review of a finished game (sim/review.py): each decision's chance of winning before and
-after it, as its seat could know it, by rollouts with the expert at every seat.
+after it, as its seat could know it, by rollouts with the expert at every seat, in tens until
+its standard error is small enough; the same made step by step during play.
 
 The worlds a seat cannot tell apart keep everything it saw (its hands, every card face up,
 the cards that came to a hand in view, R17) and deal the rest again; the chances they give
@@ -10,19 +11,36 @@ make costs nothing; the review is the same for a seed whatever the number of pro
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from synergy_forge.authoring.gamelog import Recorder
 from synergy_forge.authoring.loading import read_mission_file
 from synergy_forge.core.cards import NumberCard
 from synergy_forge.core.choices import DecisionKind
 from synergy_forge.core.engine import Game
+from synergy_forge.reporting.review import (
+    review_decision,
+    review_records,
+    reviewed_from_json,
+    reviewed_json,
+    reviewed_records,
+)
 from synergy_forge.sim.bots import make_bot
 from synergy_forge.sim.play import play
-from synergy_forge.sim.review import positions, review, review_position, world
+from synergy_forge.sim.review import (
+    MIN_ROLLOUTS,
+    PRECISION,
+    Memos,
+    positions,
+    review,
+    review_position,
+    world,
+)
 
 #: A deck mission (R2: hands of 4 of 10 cards) of one round and one life, which the expert
 #: wins about 60% of the time at 3 players: written for this check, tuned by nobody.
@@ -146,3 +164,45 @@ def test_the_same_review_for_a_seed_whatever_the_processes(tmp_path):
     alone = review(game, steps, rollouts=3, seed=7)
     assert review(game, steps, rollouts=3, seed=7, jobs=2) == alone
     assert review(game, steps, rollouts=3, seed=8) != alone
+
+
+def test_a_decided_chance_stops_early_an_open_one_plays_every_rollout(tmp_path):
+    """Rollouts come in tens until each chance's standard error is at most PRECISION: a
+    chance of 0 or 1 after MIN_ROLLOUTS stops there, with an interval still above 0;
+    precision 0 plays every rollout; the figures of the first rollouts do not change."""
+    found = _mission(tmp_path, LONGER)
+    game, steps = _played(found, 8, bots="random")
+    found_positions = positions(game, steps)
+    last = review_position(found_positions[-1], rollouts=60, seed=1)
+    assert last.win_after in (0.0, 1.0) and last.rollouts == MIN_ROLLOUTS
+    assert 0 < last.se_after <= PRECISION
+    first = found_positions[0]
+    every = review_position(first, rollouts=60, seed=1, precision=0)
+    assert every.rollouts == 60
+    sooner = review_position(first, rollouts=60, seed=1)
+    assert sooner.rollouts in range(MIN_ROLLOUTS, 61, 10)
+    assert max(sooner.se_before, sooner.se_after) <= PRECISION or sooner.rollouts == 60
+    capped = review_position(first, rollouts=sooner.rollouts, seed=1, precision=0)
+    assert (capped.win_before, capped.win_after) == (sooner.win_before, sooner.win_after)
+
+
+def test_a_game_reviewed_step_by_step_while_played_is_its_whole_review(tmp_path):
+    """What a table does during play (table/review.py): each decision reviewed from the log as
+    it stood after its step, assembled at the end, is the review of the finished log."""
+    found = _mission(tmp_path, LONGER)
+    game, steps = _played(found, 8)
+    recorder = Recorder(game, ["coop"] * 3)
+    playing, made, reviewed = game.copy(), 0, []
+    memos = Memos.new()
+    for step in steps:
+        for decision, choice in zip(playing.pending(), step, strict=True):
+            recorder(playing, decision, choice)
+        playing.apply(step)
+        so_far = [dict(r) for r in recorder.records]  # the table's log after the step
+        for index in range(made, len(so_far) - 1):
+            data = reviewed_json(review_decision(so_far, index, 6, 0, memos))
+            reviewed.append(reviewed_from_json(json.loads(json.dumps(data))))
+        made = len(so_far) - 1
+    records = recorder.finish(playing)
+    stepwise, whole = reviewed_records(records, reviewed, 6, 0), review_records(records, 6, 0)
+    assert stepwise.review == whole.review and stepwise.by == whole.by

@@ -66,6 +66,10 @@ class TableProcess:
         if "--state" not in args and not default_state:
             state = Path(tempfile.mkdtemp(prefix="table-state-")) / "tables.sqlite3"
             args = (*args, "--state", str(state))
+        # Each game is reviewed while it is played (table/review.py): with few rollouts, so
+        # that the suite's tables do not share its cores with a hundred games per decision.
+        if "--review-rollouts" not in args:
+            args = (*args, "--review-rollouts", "4")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "synergy_forge", "table", *args, "--port", str(port),
              "--no-browser"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -270,3 +270,94 @@ def test_one_person_with_two_bots_finishes_through_a_lost_network_and_a_wrong_li
     finally:
         context.close()
         table.stop()
+
+
+#: The focused element, whether its outline can be seen (a ring of 2 px or more), and what it is.
+FOCUS = ("(() => { const e = document.activeElement; const s = getComputedStyle(e);"
+         " return {tag: e.tagName.toLowerCase(), id: e.id, choice: e.dataset.choice || null,"
+         " cls: typeof e.className === 'string' ? e.className : '',"
+         " ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2,"
+         " version: window.table.view.version,"
+         " over: Boolean(window.table.view.outcome),"
+         " mine: window.table.view.legal.length > 0 &&"
+         " !document.body.classList.contains('sending')}; })()")
+
+
+def test_a_seat_played_from_start_to_end_by_keyboard_alone(browser):
+    """Tab to a card, Enter or Space to play it, every focus visible; after a choice the focus
+    stays where the play is (the next choice, else the prompt), so the next turn needs no trip
+    back through the page; at the end, Tab reaches the review's link and Play again, and Enter
+    deals again. Mission 22: the super card, goal and number cards, actions, take-backs."""
+    table = TableProcess("22", "--humans", "1", "--pace", "0", "--seed", "3")
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = open_seat(context, table.links[0])
+        page.locator("body").focus()
+        keys, choices, tabs_at_turn = ["Enter", "Space"], 0, []
+        deadline = time.monotonic() + 180
+        while True:
+            assert time.monotonic() < deadline, "the game did not end"
+            seen = state(page, FOCUS)
+            if seen["over"]:
+                break
+            if not seen["mine"]:  # not our turn, or our last choice is still being sent
+                time.sleep(0.05)
+                continue
+            tabs = 0
+            while not seen["choice"]:  # Tab on to a choice (past the prompt, if it has the focus)
+                page.keyboard.press("Tab")
+                tabs += 1
+                seen = state(page, FOCUS)
+                assert tabs < 30, f"no choice is reachable with Tab: {seen}"
+            tabs_at_turn.append(tabs)
+            assert seen["ring"], f"the focus cannot be seen on {seen}"
+            page.keyboard.press(keys[choices % 2])
+            choices += 1
+            wait_for(page, f"window.table.view.version > {seen['version']}", timeout=10_000)
+        assert choices >= 8
+        # The first choice needs a few Tabs from the top of the page; after that, the focus
+        # is already on a choice or on the prompt, one Tab before the first card.
+        assert max(tabs_at_turn[1:]) <= 1, tabs_at_turn
+        found = []
+        for _ in range(30):  # on to the review's link and Play again, each focus visible
+            page.keyboard.press("Tab")
+            seen = state(page, FOCUS)
+            if (seen["tag"] == "a" and "review" in seen["cls"]) or "again" in seen["cls"]:
+                assert seen["ring"], seen
+                found.append(seen["tag"])
+            if "again" in seen["cls"]:
+                break
+        assert found == ["a", "button"], found
+        page.keyboard.press("Enter")
+        wait_for(page, "window.table.view.table.game === 2 && !window.table.view.outcome")
+    finally:
+        context.close()
+        table.stop()
+
+
+def test_the_host_deals_the_same_cards_again_from_the_host_page(browser):
+    """A rematch with the same deal, clicked on the host's page: every seat's cards are the
+    first game's, at the same links."""
+    from support.tables import game_table, people, played, serving
+
+    table = game_table("5", people(3), seed=61)
+    first = {seat: table.view(seat)["hand"] for seat in range(3)}
+    goals = {seat: table.view(seat)["goal_hand"] for seat in range(3)}
+    played(table)
+    with serving(table) as (client, _):
+        base = f"http://127.0.0.1:{client.port}"
+        context = browser.new_context(viewport=LAPTOP)
+        try:
+            host = context.new_page()
+            host.goto(f"{base}/host/{table.host}")
+            wait_for(host, "window.host && window.host.view && window.host.view.over")
+            host.get_by_role("button", name="Rematch: the same deal").click()
+            wait_for(host, "window.host.view.table.game === 2 && !window.host.view.over")
+            seat = open_seat(context, f"{base}/seat/{table.keys[1]}")
+            shown = json.loads(state(seat, "JSON.stringify(window.table.view.hand)"))
+            assert shown == first[1]
+            assert seat.locator("#hand .card").count() == len(first[1])
+        finally:
+            context.close()
+        assert {s: client.view(table.keys[s])[1]["hand"] for s in range(3)} == first
+        assert {s: client.view(table.keys[s])[1]["goal_hand"] for s in range(3)} == goals

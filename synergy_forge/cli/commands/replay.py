@@ -20,7 +20,8 @@ from ..params import SEED, report_format
               "review\").")
 @report_format("review", help="With --review: text, json, or html (a page with its chart).")
 @click.option("--rollouts", type=click.IntRange(1, 10000), default=100, show_default=True,
-              help="With --review: games played on from each decision, per chance.")
+              help="With --review: games played on from each decision, per chance, at most "
+              "(fewer once a chance's standard error is 5 points or less).")
 @click.option("--seed", type=SEED, default=0, show_default=True,
               help="With --review: the seed of the review's deals and bots.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,

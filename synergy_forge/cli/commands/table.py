@@ -55,8 +55,8 @@ DEFAULT_PORT = 8766
 @click.option("--pace", type=click.FloatRange(0, 60), default=1.5, show_default=True,
               help="Seconds a bot waits before each of its choices, so people can follow.")
 @click.option("--review-rollouts", type=click.IntRange(0, 10000), default=100,
-              show_default=True, help="Games played on from each decision, per chance, in "
-              "a finished game's review (0: no review).")
+              show_default=True, help="Games played on from each decision, per chance at "
+              "most, in a game's review, made while it is played (0: no review).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; 0.0.0.0 lets phones on your network join.")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True,

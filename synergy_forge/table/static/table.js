@@ -12,7 +12,6 @@ window.table = { updates: 0, view: null };
 let view = null;
 let sending = false;
 let notice = "";
-let reviewAsked = false;
 
 // -- cards ------------------------------------------------------------------------------------
 
@@ -349,7 +348,7 @@ function drawOutcome() {
   const box = document.getElementById("outcome");
   const outcome = view.outcome;
   box.hidden = !outcome;
-  if (!outcome) { reviewAsked = false; return; }
+  if (!outcome) return;
   box.className = "outcome " + (outcome.won ? "won" : "lost");
   if (outcome.reason === "rule-failed") {
     // A campaign rule failed in play: which rule, where, for what input (as text, never HTML).
@@ -365,14 +364,10 @@ function drawOutcome() {
   }
   box.append(el("p", null, t("rounds-won", { won: outcome.rounds_won, rounds: view.table.mission.rounds }) + " · " +
     t("lives-left", { lives: outcome.lives, total: view.table.mission.lives })));
-  // The review of the game: asked for now, so that it is ready when the link is followed.
+  // The review of the game (made while it was played: ready now, or in a few seconds).
   const review = el("a", "review", t("review"));
   review.href = "/review/" + encodeURIComponent(token) + "?lang=" + encodeURIComponent(page.lang);
   box.append(el("p", null), review);
-  if (!reviewAsked) {
-    reviewAsked = true;
-    fetch("/api/review/" + encodeURIComponent(token), { cache: "no-store" }).catch(() => {});
-  }
   if (!watching) box.append(againButton());
 }
 
@@ -412,7 +407,10 @@ function draw(data) {
     view = data;
   }
   if (!view || !page.words) return;
-  const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.choice : null;
+  const active = document.activeElement;
+  const focused = active && active.dataset ? active.dataset.choice : null;
+  // Played by keyboard: a choice had the focus, or the prompt that stood in for one.
+  const keyboard = Boolean(focused) || (active && active.id === "prompt");
   drawStatic();
   drawHeader();
   drawOutcome();
@@ -422,9 +420,12 @@ function draw(data) {
   drawSeats();
   drawMission();
   drawHistory();
-  // Keyboard play: keep the focus on the same choice, or on the first choice when it is our turn.
+  // Keyboard play: keep the focus on the same choice; when it is gone (chosen, or the step
+  // moved on), on the first choice now, else on the prompt, so that the next Tab or the next
+  // turn starts where the play is, not at the top of the page.
   const again = focused ? document.querySelector('[data-choice="' + CSS.escape(focused) + '"]') : null;
   if (again) again.focus();
+  else if (keyboard) (document.querySelector("button.choice") || document.getElementById("prompt")).focus();
   window.table.updates += 1;
   window.table.view = view;
 }
