@@ -315,7 +315,7 @@ def _mark_from() -> float:
 #: The review page's style: the table's server serves it as a file (its CSP allows no
 #: inline style); `replay --review --html` writes it inside the page.
 STYLE = """
-body { font-family: system-ui, sans-serif; margin: 1rem auto; max-width: 60rem; padding: 0 1rem;
+body { font-family: system-ui, sans-serif; margin: 1rem auto; max-width: 72rem; padding: 0 1rem;
   color: #1d1d1f; background: #fff; line-height: 1.4; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 1.5rem; }
 .chart { width: 100%; height: auto; max-width: 60rem; }
