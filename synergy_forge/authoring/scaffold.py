@@ -150,7 +150,7 @@ def mission_text(path: Path, mission_id: str, number: int = 1,
 id: {mission_id}                 # lower-case letters, digits and hyphens; unique in a campaign
 number: {number}                         # position in the campaign, from 1
 title: {text(*_title(mission_id, path))}
-stars: 3                          # printed difficulty 1 to 5; or per count: {{3: 3, 4: 4, 5: 3}}
+stars: 2                          # printed difficulty 1 to 5; or per count: {{3: 3, 4: 4, 5: 3}}
 players: [3, 4, 5]                # the player counts it is made for
 rounds: 2                         # successful rounds needed to win (at most 7)
 lives: 3                          # failed rounds the group can afford

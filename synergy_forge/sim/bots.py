@@ -25,6 +25,7 @@ from synergy_forge.core.observation import Observation, Omniscient
 from synergy_forge.sim.coop import CoopBot
 from synergy_forge.sim.expert import ExpertBot
 from synergy_forge.sim.greedy import MEMORY_SIZE, GreedyBot, ScoreMemory
+from synergy_forge.sim.mixed import MixedExpertBot
 from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.novice import NoviceBot
 from synergy_forge.sim.oracle import OracleBot
@@ -60,7 +61,7 @@ class RandomBot:
 
 
 BOTS: dict[str, type] = {"random": RandomBot, "novice": NoviceBot, "greedy": GreedyBot,
-                         "coop": CoopBot, "expert": ExpertBot, "oracle": OracleBot}
+                         "coop": CoopBot, "expert": MixedExpertBot, "oracle": OracleBot}
 
 class SeatMemories:
     """The memory of the bot of each kind at each seat, owned by whoever plays several games

@@ -93,6 +93,14 @@ class MissionModel:
         #: its arrays are only read
         self.met_stacks: Memo[tuple[Any, ...], list[np.ndarray]] = Memo(8)
 
+        # -- the expert seated beside novices (sim.mixed) ----------------------------------
+        #: a round's reply to the novices, per public facts (every expert of the table asks
+        #: the same; where goals are in decks, the asking seat's own goal hand too)
+        self.mixed_replies: Memo[tuple[Any, ...], Any] = Memo(4096)
+        #: per (rulebook, goals, players, ignored seats): the sums covered, and per seat and
+        #: table of those sums the goals met there as bits (its arrays are only read)
+        self.mixed_met: Memo[tuple[Any, ...], tuple[tuple[int, ...], np.ndarray]] = Memo(8)
+
         # -- the table convention (sim.convention) ----------------------------------------
         #: the plan of a round, per (rules, round state)
         self.round_plans: Memo[tuple[Any, ...], Any] = Memo(4096)

@@ -29,6 +29,10 @@ def play(game: Game, bot_names: Sequence[str], *,
     model = MissionModel() if model is None else model  # one for every seat of the game
     bots: list[Bot] = [make_bot(name, game.seed, seat, memories=memories, model=model)
                        for seat, name in enumerate(bot_names)]
+    for bot in bots:  # who sits where is public at a table (sim.mixed)
+        seated = getattr(bot, "seated", None)
+        if seated is not None:
+            seated(tuple(bot_names))
     # What each bot is shown (as bots.view_for says), decided once: its seat's observation, nothing
     # (the random bot reads nothing), or everything (the oracle's cheat).
     sees = [getattr(bot, "sees", SEES_SEAT) for bot in bots]

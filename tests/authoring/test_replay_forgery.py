@@ -270,7 +270,7 @@ def test_a_log_of_a_mission_only_re_rated_re_titled_or_reordered_is_confirmed(tm
     shutil.copytree(starter_campaign(), campaign)
     mission = campaign / "missions" / "21-close-calls.yaml"
     text = mission.read_text(encoding="utf-8")
-    for old, new in [("stars: 4", "stars: 2"), ('{en: "Close calls"', '{en: "Near misses"'),
+    for old, new in [("stars: 3", "stars: 5"), ('{en: "Close calls"', '{en: "Near misses"'),
                      ("goals: [one-higher, one-lower, equal, close-call,",
                       "goals: [close-call, equal, one-lower, one-higher,"),
                      ("rounds: 4\nlives: 3", "lives: 3  # harder?\nrounds: 4")]:

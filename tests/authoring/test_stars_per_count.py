@@ -168,9 +168,9 @@ def test_the_game_log_keeps_the_stars_per_count_and_replays(rulebook):
 def test_new_mission_names_the_per_count_form_and_both_forms_validate(tmp_path):
     text = mission_text(tmp_path / "m.yaml", "fresh")
     [line] = [line for line in text.splitlines() if line.startswith("stars:")]
-    assert line.startswith("stars: 3 ") and "{3: 3, 4: 4, 5: 3}" in line
+    assert line.startswith("stars: 2 ") and "{3: 3, 4: 4, 5: 3}" in line
     assert found(tmp_path, text) == []
-    per_count = text.replace("stars: 3 ", "stars: {3: 3, 4: 4, 5: 3} ", 1)
+    per_count = text.replace("stars: 2 ", "stars: {3: 3, 4: 4, 5: 3} ", 1)
     assert found(tmp_path / "other", per_count) == []
 
 

@@ -173,10 +173,13 @@ def test_the_bundled_campaign_is_clean_and_complete():
     for m in campaign.missions:
         assert set(m.title) == {"en", "fr"} and set(m.flavor) == {"en", "fr"}
     # Stars follow the playtester's estimates (docs/difficulty.md), so single missions may dip,
-    # but the campaign climbs: each third is harder on average than the one before.
+    # even the last (Full synergy: 4 stars, its range 0.74-0.79 of skill, once experts answer
+    # novices), but the campaign climbs: each third is harder on average than the one before,
+    # and the hardest missions close it.
     stars = [m.stars for m in campaign.missions]
     thirds = [sum(stars[i:i + 10]) / 10 for i in (0, 10, 20)]
-    assert min(stars[:10]) == min(stars) and stars[-1] == 5 and thirds == sorted(thirds)
+    assert min(stars[:10]) == min(stars) and max(stars[-3:]) == max(stars) == 5
+    assert thirds == sorted(thirds)
     first_super = min(m.number for m in campaign.missions if m.super)
     first_hyper = min(m.number for m in campaign.missions if m.hyper)
     first_action = min(m.number for m in campaign.missions if m.actions)
@@ -367,8 +370,8 @@ def test_new_files_pass_validate_and_playtest_check_with_the_default_games(tmp_p
     played = run("playtest", str(camp / "missions" / "02-second.yaml"), "--check", "--jobs",
                  "1")
     assert played.exit_code == 0, played.output
-    assert "declared 3★): 3 stars" in played.output or "between 3 and" in played.output \
-        or "and 3 stars" in played.output
+    assert "declared 2★): 2 stars" in played.output or "between 2 and" in played.output \
+        or "and 2 stars" in played.output
 
 
 def test_a_value_no_alternative_takes_is_described_by_the_kinds_it_may_be(tmp_path):

@@ -13,6 +13,7 @@ import random
 from dataclasses import replace
 from itertools import chain
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,6 +30,7 @@ from synergy_forge.sim import expert as expert_module
 from synergy_forge.sim.bots import BOTS, make_bot
 from synergy_forge.sim.convention import RoundState, Rules, best_action, hand_value, plan_round
 from synergy_forge.sim.expert import ExpertBot, counts_every_hand, public_hands
+from synergy_forge.sim.mixed import MixedExpertBot, reply
 from synergy_forge.sim.model import MissionModel
 from synergy_forge.sim.novice import NoviceBot
 from synergy_forge.sim.play import play
@@ -83,23 +85,38 @@ GOALS_HIDDEN = Mission(id="goals-hidden", number=1, title={"en": "Goals hidden"}
                        challenges=("low-to-high", "goals-right"))
 
 
-@pytest.mark.parametrize(("number", "bot"), [
-    (5, "expert"), (25, "expert"), (5, "novice"), (0, "expert"), ("short-fuse", "expert"),
-    ("narrow-passage", "expert"), ("late-goals", "expert"), ("spare-parts", "expert"),
-    ("goals-in-the-deck", "expert")])
-def test_the_expert_reads_nothing_hidden(campaign, number, bot):
+#: A mixed table of the skill ladder: seat 1 an expert beside novices (sim.mixed).
+MIXED = ("novice", "expert", "expert", "novice")
+
+
+def _seated(name: str, seed: int, seat: int, seating: tuple[str, ...] | None) -> Any:
+    """The bot `name` at `seat`, told who sits where (as sim.play tells it) when seated."""
+    bot = make_bot(name, seed, seat)
+    if seating is not None and hasattr(bot, "seated"):
+        bot.seated(seating)
+    return bot
+
+
+@pytest.mark.parametrize(("number", "bot", "seating"), [
+    (5, "expert", None), (25, "expert", None), (5, "novice", None), (0, "expert", None),
+    ("short-fuse", "expert", None), ("narrow-passage", "expert", None),
+    ("late-goals", "expert", None), ("spare-parts", "expert", None),
+    ("goals-in-the-deck", "expert", None), (0, "expert", MIXED), (25, "expert", MIXED)])
+def test_the_expert_reads_nothing_hidden(campaign, number, bot, seating):
     # Deck missions: other seats' hands are one of many deals. At every decision of seat 1, a
     # twin game dealt differently where seat 1 cannot see gets the same choice. The novice,
-    # the ladder's other player, is held to the same.
+    # the ladder's other player, is held to the same, and so is the expert seated beside
+    # novices, which answers them (sim.mixed: number hands counted, goals in decks).
     if isinstance(number, str):
         mission = _hidden(number)
     else:
         mission = campaign.mission(number) if number else GOALS_HIDDEN
     rng = random.Random(7)
-    checked = differed = opened = 0
+    checked = differed = opened = answered = 0
     for seed in range(4):
         game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
-        bots = [make_bot(bot, seed, s) for s in range(4)]
+        names = seating or (bot,) * 4
+        bots = [_seated(names[s], seed, s, seating) for s in range(4)]
         while not game.over:
             decisions = game.pending()
             for d in decisions:
@@ -110,17 +127,23 @@ def test_the_expert_reads_nothing_hidden(campaign, number, bot):
                 differed += any(sorted(a) != sorted(b) for a, b in chain(
                     zip(twin.hands, game.hands, strict=True),
                     zip(twin.goal_hands, game.goal_hands, strict=True)))
-                here = make_bot(bot, seed, 1).choose(game.observe(1), d)
-                there = make_bot(bot, seed, 1).choose(twin.observe(1), d)
+                here = _seated(bot, seed, 1, seating).choose(game.observe(1), d)
+                there = _seated(bot, seed, 1, seating).choose(twin.observe(1), d)
                 assert here == there
                 checked += 1
                 # The opening's paths (card 1, the goal) and card 3 over its posterior.
                 opened += d.kind is not DecisionKind.TAKE_BACK and \
                     belief.opening(MissionModel(), game.observe(1)) is not None
+                if seating:
+                    answered += reply(MissionModel(), game.observe(1),
+                                      frozenset({0, 3})) is not None
             game.apply([bots[d.seat].choose(game.observe(d.seat), d) for d in decisions])
     assert checked > 20 and differed > 10
     if bot == "expert" and (number in (5, 25) or isinstance(number, str)):
         assert opened > 10
+    # The expert beside novices answers them wherever number hands are counted (mission 25's
+    # once its decks are drawn), and is held to the same.
+    assert answered > 20 if seating else answered == 0
 
 
 class _Recorder:
@@ -135,22 +158,25 @@ class _Recorder:
         return getattr(self._observation, name)
 
 
-@pytest.mark.parametrize("number", [5, 18, 30, "short-fuse", "narrow-passage", "late-goals",
-                                    "spare-parts"])
-def test_the_expert_reads_only_what_its_docstring_says(campaign, number):
+@pytest.mark.parametrize(("number", "seating"), [
+    (5, None), (18, None), (30, None), ("short-fuse", None), ("narrow-passage", None),
+    ("late-goals", None), ("spare-parts", None), (18, MIXED), (30, MIXED)])
+def test_the_expert_reads_only_what_its_docstring_says(campaign, number, seating):
     mission = _hidden(number) if isinstance(number, str) else campaign.mission(number)
     read: set[str] = set()
+    names = seating or ("expert",) * 4
     for seed in range(3):
         game = Game(mission, 4, seed, campaign.rulebook, campaign.colors)
-        recording = [make_bot("expert", seed, s) for s in range(4)]
-        plain = [make_bot("expert", seed, s) for s in range(4)]
+        recording = [_seated(names[s], seed, s, seating) for s in range(4)]
+        plain = [_seated(names[s], seed, s, seating) for s in range(4)]
         while not game.over:
             choices = []
             for d in game.pending():
                 proxy = _Recorder(game.observe(d.seat))
                 choice = recording[d.seat].choose(proxy, d)  # type: ignore[arg-type]
                 assert choice == plain[d.seat].choose(game.observe(d.seat), d)
-                read |= proxy.read
+                if names[d.seat] == "expert":  # (the novices' seats: the novice's own test)
+                    read |= proxy.read
                 choices.append(choice)
             game.apply(choices)
     fields = set(Observation._fields) | {"table", "deltas", "hand_sizes", "deck_sizes"}
@@ -202,7 +228,8 @@ def test_same_seeds_same_games(campaign):
 
 
 def test_the_expert_and_the_novice_are_registered():
-    assert BOTS["expert"] is ExpertBot and isinstance(make_bot("expert", 3, 1), ExpertBot)
+    # The expert seated beside novices answers them (sim.mixed); alone, it is the expert.
+    assert BOTS["expert"] is MixedExpertBot and issubclass(MixedExpertBot, ExpertBot)
     assert isinstance(make_bot("novice", 3, 1), NoviceBot)
 
 

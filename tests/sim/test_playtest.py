@@ -123,8 +123,8 @@ def test_json_report_and_check(tmp_path):
 @pytest.mark.slow
 def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
     campaign = read_campaign(starter_campaign()).campaign
-    wrong = replace(campaign.mission(1), stars=1)
-    # 10 games a table to start: a 3-star mission (3 or 4 stars at 4 players) is far from 1,
+    wrong = replace(campaign.mission(24), stars=1)
+    # 10 games a table to start: a 4-star mission (4 stars at every count) is far from 1,
     # even on so few.
     cells = run([Playable(wrong, campaign.rulebook, campaign.colors)], ["expert", "oracle"],
                 [4], games=10, seed=1, jobs=1)
@@ -133,15 +133,15 @@ def test_check_fails_a_mission_whose_stars_disagree(tmp_path):
     assert found[0].fails_check
     # The same mission as a user's file: `--check` exits 1 and says which mission fails,
     # while without --check the same report exits 0.
-    source = (starter_campaign() / "missions" / "01-first-notes.yaml").read_text()
-    assert "\nstars: 3\n" in source
-    wrong_file = tmp_path / "01-first-notes.yaml"
-    wrong_file.write_text(source.replace("\nstars: 3\n", "\nstars: 1\n"))
+    source = (starter_campaign() / "missions" / "24-crossed-wires.yaml").read_text()
+    assert "\nstars: 4\n" in source
+    wrong_file = tmp_path / "24-crossed-wires.yaml"
+    wrong_file.write_text(source.replace("\nstars: 4\n", "\nstars: 1\n"))
     args = ["playtest", str(wrong_file), "--games", "10", "--players", "4", "--jobs", "1"]
     checked = CliRunner().invoke(main, [*args, "--check"])
     assert checked.exit_code == 1, checked.output
     assert "declared 1 star, estimated" in checked.output
-    assert "playtest --check: 1 mission(s) fail: 1 first-notes" in checked.output
+    assert "playtest --check: 1 mission(s) fail: 24 crossed-wires" in checked.output
     assert CliRunner().invoke(main, args).exit_code == 0
     missing = CliRunner().invoke(main, [*args[:1], str(wrong_file.with_name("none.yaml"))])
     assert missing.exit_code == 2  # no such file: a usage error
