@@ -179,26 +179,42 @@ def pair_options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...]
 def _seat_options(model: MissionModel, rules: Rules, hand: tuple[NumberCard, ...],
                   first: NumberCard | None, delta: int) -> tuple[_Option, ...]:
     by_sum: dict[int, _Option] = {}
-    rulebook, challenges = rules.rulebook, rules.challenges
+    pairs = model.pairs(rules.rulebook, rules.challenges)
+    # The hands left are the hand less one card or two, each left by several pairs: each is
+    # valued once here (`hand_value`'s own memo costs a sort and a hash a look-up).
+    less: dict[tuple[NumberCard, ...], float] = {}
+
+    def worth_less(*cards: NumberCard) -> float:
+        """The value of `hand` less one copy of each of `cards` (in order)."""
+        found = less.get(cards)
+        if found is None:
+            left = list(hand)
+            for card in cards:
+                left.remove(card)
+            found = less[cards] = hand_value(model, rules, left)
+        return found
+
     firsts = [first] if first is not None else sorted(set(hand))
     for f in firsts:
         rest = list(hand)
         if first is None:
             rest.remove(f)
         for s in sorted(set(rest)):
-            total, broken = model.pair_sum(rulebook, challenges, f, s, delta if first else 0)
+            total, broken = pairs[f, s, delta if first else 0]
             if broken:
                 continue
-            left = list(rest)
-            left.remove(s)
             if rules.last_round:
                 kept = lost = 0.0
-            else:
+            elif first is None:
                 # R17: a seat that meets its goal takes one of its two cards back; the plan
                 # keeps the better one (as the take-back will).
-                kept = max(hand_value(model, rules, [*left, f]),
-                           hand_value(model, rules, [*left, s]))
-                lost = hand_value(model, rules, left)
+                kept = max(worth_less(s), worth_less(f))
+                lost = worth_less(*((f, s) if f <= s else (s, f)))
+            else:  # the first card lies on the table: the hand holds only s of the two
+                left = list(rest)
+                left.remove(s)
+                kept = max(hand_value(model, rules, [*left, f]), worth_less())
+                lost = worth_less(s)
             option = by_sum.get(total)
             if option is None or kept > option.kept:
                 by_sum[total] = _Option(f, s, total, kept, lost)

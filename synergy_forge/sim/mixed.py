@@ -72,6 +72,8 @@ TABLE_LIMIT = 2_000_000
 _UNKNOWN: Any = object()
 #: How many bits are set in a byte: of a set of goals, how many are met.
 _ONES = np.array([bin(b).count("1") for b in range(256)], dtype=np.float32)
+#: Every byte: `_share` of it is a look-up table of the share met per byte of goals met.
+_BYTES = np.arange(256, dtype=np.uint8)
 #: The fixed draws of the novices' sample: per draw, per seat, a uniform number (stratified:
 #: each seat's SAMPLE numbers fall one in each SAMPLE-th of [0, 1)).
 _DRAWS = np.array([[(k + 0.5) / SAMPLE for k in random.Random(seat).sample(range(SAMPLE), SAMPLE)]
@@ -166,6 +168,7 @@ def novice_sums(model: MissionModel, rulebook: Rulebook, challenges: tuple[str, 
                 delta: int) -> dict[int, float]:
     """A novice's sum and its chance: its first card as it lies (else any card of its hand
     with a legal card 3, as sim.novice picks), then any legal card 3, each equally likely."""
+    pairs = model.pairs(rulebook, challenges)
     shares = []
     for f in [first] if first is not None else sorted(set(hand)):
         rest = list(hand)
@@ -173,8 +176,7 @@ def novice_sums(model: MissionModel, rulebook: Rulebook, challenges: tuple[str, 
             rest.remove(f)
         sums = []
         for s in sorted(set(rest)):
-            total, broken = model.pair_sum(rulebook, challenges, f, s,
-                                     delta if first is not None else 0)
+            total, broken = pairs[f, s, delta if first is not None else 0]
             if not broken:
                 sums.append(total)
         if sums:
@@ -184,6 +186,27 @@ def novice_sums(model: MissionModel, rulebook: Rulebook, challenges: tuple[str, 
         for total in sums:
             out[total] = out.get(total, 0.0) + 1.0 / (len(sums) * len(shares))
     return out
+
+
+def _novices(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...], ...],
+             firsts: tuple[NumberCard | None, ...], deltas: tuple[int, ...],
+             novices: frozenset[int]) -> tuple[np.ndarray, np.ndarray, set[int]] | None:
+    """The novices' joint sums and their chances (`_joint`) and every sum among them; None
+    when a novice has no legal pair. Remembered: a round's replies ask it again and again."""
+    seats = sorted(novices)
+    key = (rules.rulebook, rules.challenges, tuple((hands[j], firsts[j], deltas[j])
+                                                   for j in seats))
+    found = model.mixed_novices.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        spread = [novice_sums(model, rules.rulebook, rules.challenges, hands[j], firsts[j],
+                              deltas[j]) for j in seats]
+        if all(spread):
+            rows, weights = _joint(spread)
+            found = (rows, weights, {int(v) for v in np.unique(rows)})
+        else:
+            found = None
+        model.mixed_novices.remember(key, found)
+    return found
 
 
 def _joint(sums: list[dict[int, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -217,11 +240,10 @@ def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...
     options = {j: tuple(o for o in pair_options(model, rules, hands[j], firsts[j], deltas[j])
                         if j not in settled or (o.first, o.second) == settled[j])
                for j in experts}
-    spread = [novice_sums(model, rulebook, rules.challenges, hands[j], firsts[j], deltas[j])
-              for j in sorted(novices)]
-    if not all(options.values()) or not all(spread):
+    joint = _novices(model, rules, hands, firsts, deltas, novices)
+    if not all(options.values()) or joint is None:
         return None  # a seat has no legal pair: the mission is lost whatever is played
-    rows, weights = _joint(spread)
+    rows, weights, novice_totals = joint
     # Which goal may lie at each position: the one lying there, a goal an expert chooses, or
     # any of the owner's (R4: the owner of position p plays the goal that lands there).
     ease = goal_ease(model, rules)
@@ -248,8 +270,7 @@ def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...
     if any(grid_rules(model, rulebook).get(g) is None for g in universe):
         return None
     table = _met_table(model, rulebook, universe, n, ignored,
-                       {o.sum for found in options.values() for o in found} |
-                       {int(v) for v in np.unique(rows)})
+                       {o.sum for found in options.values() for o in found} | novice_totals)
     if table is None:
         return None
     bit = {g: 1 << k for k, g in enumerate(universe)}
@@ -257,13 +278,21 @@ def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...
     must = {s for s in (rules.super_seat, rules.hyper_seat) if s is not None}
     kept_of = {j: np.array([o.kept for o in options[j]]) for j in experts}
     lost_of = {j: np.array([o.lost for o in options[j]]) for j in experts}
-    # Each seat's sums as places in the table of goals met (base: the sums it covers).
+    # Each seat's sums as places in the table of goals met (base: the sums it covers), the
+    # place of a table being sum(seat j's place x base ** (n - 1 - j)) (`_met_table`).
     base = len(table[0])
-    places = {j: np.searchsorted(table[0], [o.sum for o in options[j]]) for j in experts}
-    novice_places = np.searchsorted(table[0], rows)
+    weight = [base ** (n - 1 - j) for j in range(n)]
+    places = {j: np.searchsorted(table[0], [o.sum for o in options[j]]) * weight[j]
+              for j in experts}
     k = len(experts)
-    column = {j: c for c, j in enumerate(sorted(novices))}
+    # The novices' part of every table's place, along the rows' axis (after the experts').
+    novice_place: Any = 0
+    for c, j in enumerate(sorted(novices)):
+        novice_place = novice_place + np.searchsorted(table[0], rows[:, c]) * weight[j]
+    novice_place = np.asarray(novice_place).reshape([1] * k + [-1])
     every = {j: np.arange(len(options[j])) for j in experts}
+    # Of the goals that may lie at a position not chosen, which (bits) and how many.
+    anyof_mask = {p: (sum(bit[g.goal] for g in cards), len(cards)) for p, cards in anyof.items()}
     # A view of the grid: per expert, None (every option on its axis) or the one option
     # weighed. The goals met on the view last weighed, each position's share of them per
     # goals, the hands kept per view and the worths per (view, goals): the coordinate ascent
@@ -272,10 +301,18 @@ def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...
     shares: dict[tuple[int, int, int], np.ndarray] = {}
     kepts: dict[tuple[int | None, ...], np.ndarray] = {}
     worths: dict[tuple[Any, ...], np.ndarray] = {}
+    # Per (goals as bits, how many): the share met of each byte of goals met (`_share`).
+    lookups: dict[tuple[int, int], np.ndarray] = {}
 
     def axes(view: tuple[int | None, ...]) -> dict[int, np.ndarray]:
         return {j: every[j] if v is None else every[j][v:v + 1]
                 for j, v in zip(experts, view, strict=True)}
+
+    def lookup(mask: int, size: int) -> np.ndarray:
+        found = lookups.get((mask, size))
+        if found is None:
+            found = lookups[(mask, size)] = _share(_BYTES, mask, size)
+        return found
 
     def chances(view: tuple[int | None, ...], pick: dict[int, int], free: int | None
                 ) -> list[np.ndarray]:
@@ -288,31 +325,32 @@ def _reply(model: MissionModel, rules: Rules, hands: tuple[tuple[NumberCard, ...
             shares.clear()
             index = axes(view)
             place: Any = 0
-            for j in range(n):
-                if j in novices:
-                    at = novice_places[:, column[j]].reshape([1] * k + [-1])
-                else:
-                    at = places[j][index[j]]
-                    at = at.reshape([len(at) if i == experts.index(j) else 1
-                                     for i in range(k)] + [1])
-                place = place * base + at
-            met = grids[view] = table[1][:, place]
+            for i, j in enumerate(experts):
+                at = places[j][index[j]]
+                place = place + at.reshape([len(at) if m == i else 1 for m in range(k)] + [1])
+            met = grids[view] = table[1][:, place + novice_place]
+        small = met.dtype == np.uint8  # a byte per table: each share is a look-up
 
         def share(p: int, mask: int, size: int) -> np.ndarray:
             found = shares.get((p, mask, size))
             if found is None:
-                found = shares[(p, mask, size)] = _share(met[p], mask, size)
+                found = shares[(p, mask, size)] = \
+                    lookup(mask, size)[met[p]] if small else _share(met[p], mask, size)
             return found
 
         out = []
         for p in range(n):
             if p == free:
-                out.append(np.stack([share(p, bit[g.goal], 1) for g in chosen[p]], -1))
+                if small:  # every goal's share at once, along the last axis
+                    every_goal = np.stack([lookup(bit[g.goal], 1) for g in chosen[p]], -1)
+                    out.append(every_goal[met[p]])
+                else:
+                    out.append(np.stack([share(p, bit[g.goal], 1) for g in chosen[p]], -1))
                 continue
             if p in chosen:
                 mask, size = bit[chosen[p][pick[p]].goal], 1
             else:
-                mask, size = sum(bit[g.goal] for g in anyof[p]), len(anyof[p])
+                mask, size = anyof_mask[p]
             out.append(share(p, mask, size))
         return out
 
@@ -474,12 +512,18 @@ def _exactly(chances: list[np.ndarray], seats: list[int], most: int) -> list[Any
         for p in seats:
             met_all = met_all * chances[p]
         return [met_all]
+    if not seats:
+        return [np.float32(1.0)]
     most = min(most, len(seats))
-    shape = np.broadcast_shapes(*(chances[p].shape for p in seats)) if seats else ()
-    # P(exactly c misses so far), one row per c <= most.
+    shapes = {chances[p].shape for p in seats}
+    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*shapes)
+    # P(exactly c misses so far), one row per c <= most: after the first seat, its chance
+    # to meet and to miss.
     exactly = np.zeros((most + 1, *shape), dtype=np.float32)
-    exactly[0] = 1.0
-    for p in seats:
+    first = chances[seats[0]]
+    exactly[0] = first
+    exactly[1] = np.float32(1) - first
+    for p in seats[1:]:
         met = chances[p]
         missed = exactly[:-1] * (np.float32(1) - met)
         exactly *= met

@@ -97,6 +97,9 @@ class MissionModel:
         #: a round's reply to the novices, per public facts (every expert of the table asks
         #: the same; where goals are in decks, the asking seat's own goal hand too)
         self.mixed_replies: Memo[tuple[Any, ...], Any] = Memo(4096)
+        #: the novices' joint sums and their chances, per the novices' hands and first cards
+        #: (its arrays are only read)
+        self.mixed_novices: Memo[tuple[Any, ...], Any] = Memo(4096)
         #: per (rulebook, goals, players, ignored seats): the sums covered, and per seat and
         #: table of those sums the goals met there as bits (its arrays are only read)
         self.mixed_met: Memo[tuple[Any, ...], tuple[tuple[int, ...], np.ndarray]] = Memo(8)
