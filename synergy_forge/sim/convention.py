@@ -22,9 +22,10 @@ model it is handed (sim.model).
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import combinations, product
+from itertools import product
 from operator import getitem
 from typing import Any, NamedTuple
 
@@ -103,15 +104,20 @@ def hand_value(model: MissionModel, rules: Rules, hand: Sequence[NumberCard]) ->
     found = model.hand_values.get(key)
     if found is not None:
         return found
-    cards = key[2]
+    # Every ordered pair of two of its cards: a card's copies are the same card, so each pair
+    # of cards is asked once and counted as often as the hand holds it.
+    copies = Counter(key[2])
+    sum_of = model.pairs(rules.rulebook, rules.challenges)
     sums: set[int] = set()
     pairs = 0
-    for i, j in combinations(range(len(cards)), 2):
-        for a, b in ((cards[i], cards[j]), (cards[j], cards[i])):
-            total, broken = model.pair_sum(rules.rulebook, rules.challenges, a, b)
-            if not broken:
-                sums.add(total)
-                pairs += 1
+    for a, ways_a in copies.items():
+        for b, ways_b in copies.items():
+            ways = ways_a * (ways_b - 1 if a == b else ways_b)
+            if ways:
+                total, broken = sum_of[a, b, 0]
+                if not broken:
+                    sums.add(total)
+                    pairs += ways
     value = DEAD_HAND if not pairs else len(sums) + 0.02 * pairs
     return model.hand_values.remember(key, value)
 
