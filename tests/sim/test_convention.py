@@ -165,3 +165,62 @@ def test_an_action_the_plan_tries_lays_the_round_out_as_the_engine_plays_it():
                         assert sorted(after.hands[seat]) == sorted(twin.hands[seat]), use
                 game.apply([rng.choice(d.choices) for d in decisions])
     assert tried == set(Action)
+
+
+def _reference_hand_value(model, rules, hand):
+    """A hand's value (`convention.hand_value`) as defined: over every ordered pair of two of
+    its cards (a card held twice makes its pair with itself twice over)."""
+    sums, pairs = set(), 0
+    for i, a in enumerate(hand):
+        for j, b in enumerate(hand):
+            if i != j:
+                total, broken = model.pair_sum(rules.rulebook, rules.challenges, a, b)
+                if not broken:
+                    sums.add(total)
+                    pairs += 1
+    return convention.DEAD_HAND if not pairs else len(sums) + 0.02 * pairs
+
+
+def _reference_options(model, rules, hand, first, delta):
+    """A seat's options (`convention.pair_options`) as defined: per sum, the pair that keeps
+    the best hand, each hand left valued afresh."""
+    by_sum = {}
+    for f in [first] if first is not None else sorted(set(hand)):
+        rest = list(hand)
+        if first is None:
+            rest.remove(f)
+        for s in sorted(set(rest)):
+            total, broken = model.pair_sum(rules.rulebook, rules.challenges, f, s,
+                                           delta if first else 0)
+            if broken:
+                continue
+            left = list(rest)
+            left.remove(s)
+            kept = lost = 0.0
+            if not rules.last_round:
+                kept = max(_reference_hand_value(model, rules, [*left, f]),
+                           _reference_hand_value(model, rules, [*left, s]))
+                lost = _reference_hand_value(model, rules, left)
+            if total not in by_sum or kept > by_sum[total].kept:
+                by_sum[total] = convention._Option(f, s, total, kept, lost)
+    return tuple(by_sum[t] for t in sorted(by_sum))
+
+
+@pytest.mark.parametrize("challenges", [(), ("maximum-7",), ("no-doubles", "even")])
+def test_hand_values_and_options_are_those_of_every_pair_of_cards(rulebook, challenges):
+    """A hand's value counts each pair of cards once per way the hand holds it, and a seat's
+    options value each hand left once: the same numbers as pair by pair (R9, R17)."""
+    rng = random.Random(7)
+    cards = [NumberCard(v, c) for v in (1, 2, 3, 4, 5) for c in ("red", "red", "blue")]
+    model = MissionModel()
+    for last_round in (False, True):
+        rules = convention.Rules(rulebook, challenges, ("equal",), 3, 1, 0, None, None,
+                                 last_round)
+        for _ in range(60):
+            hand = tuple(sorted(rng.sample(cards, rng.randint(0, 8))))
+            assert convention.hand_value(model, rules, hand) == \
+                _reference_hand_value(model, rules, hand)
+            first = rng.choice([None, None, rng.choice(cards)])
+            delta = rng.choice([0, 0, 1, -1]) if first is not None else 0
+            assert convention._seat_options(model, rules, hand, first, delta) == \
+                _reference_options(model, rules, hand, first, delta)
