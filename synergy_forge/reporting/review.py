@@ -356,6 +356,7 @@ table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { padding: 0.2rem 0.5rem; border-bottom: 1px solid #ddd; text-align: left;
   white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.choice { white-space: normal; min-width: 11rem; max-width: 18rem; }
 tr.marked { background: #fbe9e7; font-weight: 600; }
 li.marked { color: #8c1d18; }
 """
@@ -456,8 +457,9 @@ def html(result: GameReview, language: str = "en", stylesheet: str | None = None
             f'<tr{marked}><td class="num">{r.index + 1}</td>'
             f'<td class="num">{r.round}</td>'
             f"<td>{r.seat} {escape(say.color(game.colors[r.seat]))}</td>"
-            f"<td>{escape(say.kind(r.kind))}</td><td>{escape(say.choice(game, r.choice))}</td>"
-            f"<td>{escape(who)}</td><td>{escape(say.choice(game, r.expert))}</td>"
+            f"<td>{escape(say.kind(r.kind))}</td>"
+            f'<td class="choice">{escape(say.choice(game, r.choice))}</td>'
+            f'<td>{escape(who)}</td><td class="choice">{escape(say.choice(game, r.expert))}</td>'
             f'<td class="num">{say.chance(r.win_before, r.se_before)}</td>'
             f'<td class="num">{say.chance(r.win_after, r.se_after)}</td>'
             f'<td class="num">{round(-r.cost * 100):+d} ±{round(r.se_cost * 100)}</td></tr>')
