@@ -134,7 +134,7 @@ def test_the_pages_share_their_helpers_rather_than_repeat_them():
     static = files("synergy_forge.table").joinpath("static")
     for name in ("table.js", "host.js"):
         script = static.joinpath(name).read_text(encoding="utf-8")
-        for helper in ("el", "t", "localized", "colorName", "setStatus"):
+        for helper in ("el", "t", "localized", "colorName", "setStatus", "refresh", "connect"):
             assert f"function {helper}(" not in script, (name, helper)
 
 

@@ -220,43 +220,14 @@ function draw(data) {
 }
 
 function ended() {
-  if (source) source.close();
+  disconnect();
   document.querySelector("main").replaceChildren(el("p", "unknown", t("table-ended")));
   setStatus("table-ended", "lost");
 }
 
-async function refresh() {
-  try {
-    const response = await fetch(api, { cache: "no-store" });
-    if (response.status === 404) {
-      document.querySelector("main").replaceChildren(el("p", "unknown", t("unknown-seat")));
-      setStatus("unknown-seat", "lost");
-      return false;
-    }
-    if (response.ok) draw(await response.json());
-    return true;
-  } catch (error) {
-    return true;
-  }
-}
-
-let source = null;
-
-function connect() {
-  if (source) source.close();
-  source = new EventSource(api + "/events");
-  source.addEventListener("view", (event) => { setStatus("live", "live"); draw(JSON.parse(event.data)); });
-  source.onerror = async () => {
-    setStatus("lost-connection", "lost");
-    if (source.readyState === EventSource.CLOSED && await refresh()) setTimeout(connect, 2000);
-  };
-}
-
 async function start() {
   await startLanguage(() => draw(null));
-  setStatus("connecting");
-  if (await refresh()) connect();
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+  await follow(api, draw);
 }
 
 start();

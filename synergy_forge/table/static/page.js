@@ -1,6 +1,7 @@
 // What the table's pages share (the seat and spectators' page, table.js; the host's,
 // host.js; loaded before either): the page's language and its words (/api/words, with
-// plurals), elements built with textContent only (no text ever becomes HTML), the status line.
+// plurals), elements built with textContent only (no text ever becomes HTML), the status line,
+// and the view kept up to date (asked, then pushed: server-sent events).
 "use strict";
 
 const page = { lang: "en", words: null };
@@ -78,4 +79,53 @@ async function startLanguage(redraw) {
   }
   page.words = await (await fetch("/api/words")).json();
   if (!page.words[page.lang]) page.lang = "en";
+}
+
+// -- the view, asked and pushed -------------------------------------------------------------
+
+const live = { api: null, draw: null, source: null };
+
+// The view asked once (after a refused choice, back to the tab): false when the link is no
+// table's any more (404: ended, stopped, or wrong), which the page then says.
+async function refresh() {
+  try {
+    const response = await fetch(live.api, { cache: "no-store" });
+    if (response.status === 404) {
+      document.querySelector("main").replaceChildren(el("p", "unknown", t("unknown-seat")));
+      setStatus("unknown-seat", "lost");
+      return false;
+    }
+    if (response.ok) live.draw(await response.json());
+    return true;
+  } catch (error) {
+    return true;
+  }
+}
+
+// The view pushed after every change; the browser reconnects by itself, except when the
+// stream was refused for good: then, if the link still answers, again in 2 s.
+function connect() {
+  disconnect();
+  const source = live.source = new EventSource(live.api + "/events");
+  source.addEventListener("view", (event) => { setStatus("live", "live"); live.draw(JSON.parse(event.data)); });
+  source.onerror = async () => {
+    setStatus("lost-connection", "lost");
+    if (source.readyState === EventSource.CLOSED && await refresh()) setTimeout(connect, 2000);
+  };
+}
+
+function disconnect() {
+  if (live.source) live.source.close();
+  live.source = null;
+}
+
+// Follow the view at `api` (GET it, `api`/events pushes it), each one drawn by `draw`; asked
+// again on return to the tab, and when the network is back.
+async function follow(api, draw) {
+  live.api = api;
+  live.draw = draw;
+  setStatus("connecting");
+  if (await refresh()) connect();
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
+  window.addEventListener("online", () => { if (live.source) { refresh(); connect(); } });
 }

@@ -430,45 +430,10 @@ function draw(data) {
   window.table.view = view;
 }
 
-function unknownSeat() {
-  document.querySelector("main").replaceChildren(el("p", "unknown", t("unknown-seat")));
-  setStatus("unknown-seat", "lost");
-}
-
-async function refresh() {
-  try {
-    const response = await fetch(api, { cache: "no-store" });
-    if (response.status === 404 || response.status === 403) { unknownSeat(); return false; }
-    if (response.ok) draw(await response.json());
-    return true;
-  } catch (error) {
-    return true;
-  }
-}
-
-let source = null;
-
-function connect() {
-  if (source) source.close();
-  source = new EventSource(api + "/events");
-  source.addEventListener("view", (event) => { setStatus("live", "live"); draw(JSON.parse(event.data)); });
-  source.onerror = async () => {
-    setStatus("lost-connection", "lost");
-    if (source.readyState === EventSource.CLOSED) {
-      // Refused for good (the browser does not retry): is the seat still there?
-      if (await refresh()) setTimeout(connect, 2000);
-    }
-  };
-}
-
 async function start() {
   await startLanguage(() => { drawStatic(); draw(null); });
-  setStatus("connecting");
   drawStatic();
-  if (await refresh()) connect();
-  // Back to the tab, or the network back: ask for the view at once.
-  document.addEventListener("visibilitychange", () => { if (!document.hidden) refresh(); });
-  window.addEventListener("online", () => { refresh(); connect(); });
+  await follow(api, draw);
 }
 
 start();
