@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from synergy_forge.sim.chances import Support
     from synergy_forge.sim.grid import GridRule
-    from synergy_forge.sim.policy import Opening
+    from synergy_forge.sim.policy import MetGrid, Opening
 
 
 class MissionModel:
@@ -89,9 +89,9 @@ class MissionModel:
         #: the chain of card-3 searches over the opening's posterior, per public facts
         self.posterior_chains: Memo[tuple[Any, ...],
                                     tuple[dict[int, float], ...] | None] = Memo(1024)
-        #: where each goal is met on a grid of sums, per (rulebook, goals, the grid's axes);
-        #: its arrays are only read
-        self.met_stacks: Memo[tuple[Any, ...], list[np.ndarray]] = Memo(8)
+        #: where each goal is met on a grid of sums, per (rulebook, goals, player count): on
+        #: the widest grid asked about, cut for each round (its arrays are only read)
+        self.met_grids: Memo[tuple[Any, ...], MetGrid] = Memo(8)
 
         # -- the expert seated beside novices (sim.mixed) ----------------------------------
         #: a round's reply to the novices, per public facts (every expert of the table asks

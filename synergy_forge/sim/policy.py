@@ -11,6 +11,7 @@ function of its arguments; what it remembers, the mission model (sim.model) hold
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -18,18 +19,20 @@ import numpy as np
 from synergy_forge.core.cards import NUMBER_VALUES
 from synergy_forge.sim.chances import Grid, grid_rules
 from synergy_forge.sim.convention import Rules, goal_ease
+from synergy_forge.sim.grid import NotOnGrid, Unsettled
 from synergy_forge.sim.model import MissionModel
 
 #: What one unit of a hand's value for later rounds (`convention.hand_value`) is worth, in
 #: chance that this round succeeds: a hand left with no legal pair costs the whole round.
 LATER = 0.01
 #: At most this many passes of the chain of best responses round the table (it stops sooner
-#: when a pass changes no seat's play: each seat's play is then a best response to the others'):
+#: once each seat's play is a best response to the others' as they stand):
 #: for the opening, and for the reply (on a smaller grid: each seat's card 1 is known).
 PASSES = 4
 REPLY_PASSES = 2
 
 _EACH_VALUE = Counter(NUMBER_VALUES)
+_VALUES = sorted(_EACH_VALUE)
 #: A type: (per value 1..5, how many the hand holds; the distinct goals it holds).
 Type = tuple[tuple[int, ...], tuple[str, ...]]
 
@@ -71,15 +74,21 @@ class Opening:
             goals, rows = self.plays[seat]
             hs = np.arange(rows.shape[0])[:, None]
             firsts = solver.firsts[seat][hs, rows]
-            seconds = solver.seconds[seat][hs, rows]
-            ways = solver.type_ways[seat]
-            values = sorted(_EACH_VALUE)
-            for h, g in zip(*np.nonzero((goals == k) & (firsts == first)), strict=True):
-                held = list(solver.number_types[seat][h])
-                held[values.index(first)] -= 1
-                kept = frozenset(v for v, c in zip(values, held, strict=True) if c)
-                at = (kept, int(seconds[h, g]))
-                out[at] = out.get(at, 0.0) + float(ways[h, g])
+            hands, goal_hands = np.nonzero((goals == k) & (firsts == first))
+            # Each type as one number (the values left after card 1 as bits, the second
+            # value), and the ways of each such number added in the types' order.
+            left = solver.counts[seat][hands]
+            left[:, _VALUES.index(first)] -= 1
+            kept = (left > 0) @ (1 << np.arange(len(_VALUES)))
+            step = _VALUES[-1] + 1
+            seconds = solver.seconds[seat][hands, rows[hands, goal_hands]]
+            pairs, at, inverse = np.unique(kept * step + seconds, return_index=True,
+                                           return_inverse=True)
+            ways = np.bincount(inverse, solver.type_ways[seat][hands, goal_hands], len(pairs))
+            for u in np.argsort(at):  # in the order each first appears
+                bits, second = divmod(int(pairs[u]), step)
+                held = frozenset(v for b, v in enumerate(_VALUES) if bits >> b & 1)
+                out[held, second] = float(ways[u])
         self._shown[key] = out
         return out
 
@@ -107,8 +116,19 @@ class Solver:
         self.owner = [0] * n
         for j, p in enumerate(self.pos):
             self.owner[p] = j
-        self.met = _met_stacks(model, rules.rulebook, universe, tuple(axes),
-                               remember=type_ways is None)
+        self.met = met_grid(model, rules.rulebook, universe, tuple(axes))
+        # Where each seat's sums lie on the met grid's axes.
+        self.at = [np.searchsorted(wide, a) for a, wide in zip(axes, self.met.axes, strict=True)]
+        # Per seat p, per table of the grid: where its set of goals met lies in `met_chance`'s
+        # table (per sum of the owner of p's goal, per set).
+        kinds = cut(self.met.kinds, self.at, lead=1)
+        self.kinds = []
+        for p in range(n):
+            o = self.owner[p]
+            along = [1] * n
+            along[o] = self.shape[o]
+            self.kinds.append(np.arange(self.shape[o]).reshape(along) * len(self.met.sets[p])
+                              + kinds[p])
         if rules.last_round:
             self.cost = np.zeros(len(universe))
         else:  # spend the hard goals, keep the easy ones for later (as the plan does)
@@ -119,28 +139,34 @@ class Solver:
         # has (a padding row points at a sum row of -inf), and its goal hands as masks.
         self.rows, self.later, self.loss, self.firsts, self.seconds = [], [], [], [], []
         self.number_types, self.number_ways, self.number_index = [], [], []
+        self.counts: list[np.ndarray] = []  # per seat, its number types as (type, value)
         self.masks, self.goal_ways, self.goal_index_of = [], [], []
         for j in range(n):
             index = {x: k for k, x in enumerate(axes[j])}
-            width = max(len(found) for _, _, found in seat_options[j])
-            size = len(seat_options[j])
+            counts = [len(found) for _, _, found in seat_options[j]]
+            size, width = len(counts), max(counts)
+            every = [o for _, _, found in seat_options[j] for o in found]
+            # Each option's (hand, row) in the padded arrays.
+            at = (np.repeat(np.arange(size), counts),
+                  np.arange(len(every)) - np.repeat(np.cumsum(counts) - counts, counts))
             rows = np.full((size, width), len(axes[j]))
+            rows[at] = [index[o.sum] for o in every]
+            kept = np.array([o.kept for o in every], dtype=float)
             later = np.zeros((size, width))
+            later[at] = LATER * kept
             loss = np.zeros((size, width))
+            loss[at] = LATER * (kept - np.array([o.lost for o in every], dtype=float))
             firsts = np.zeros((size, width), dtype=np.int64)
+            firsts[at] = [o.first.value for o in every]
             seconds = np.zeros((size, width), dtype=np.int64)
-            for h, (_, _, found) in enumerate(seat_options[j]):
-                for r, o in enumerate(found):
-                    rows[h, r] = index[o.sum]
-                    later[h, r] = LATER * o.kept
-                    loss[h, r] = LATER * (o.kept - o.lost)
-                    firsts[h, r], seconds[h, r] = o.first.value, o.second.value
+            seconds[at] = [o.second.value for o in every]
             self.rows.append(rows)
             self.later.append(later)
             self.loss.append(loss)
             self.firsts.append(firsts)
             self.seconds.append(seconds)
             self.number_types.append([held for held, _, _ in seat_options[j]])
+            self.counts.append(np.array(self.number_types[j], dtype=np.int64))
             self.number_ways.append(np.array([float(w) for _, w, _ in seat_options[j]]))
             self.number_index.append({held: h for h, (held, _, _) in enumerate(seat_options[j])})
             masks = np.zeros((len(goal_types[j]), len(universe)), dtype=bool)
@@ -169,9 +195,13 @@ class Solver:
         o = self.owner[p]
         marginal = weights.sum(axis=1, keepdims=True)
         given = np.divide(weights, marginal, out=np.zeros_like(weights), where=marginal > 0)
-        view = [1] * (self.n + 1)
-        view[0], view[o + 1] = len(self.universe), self.shape[o]
-        return (given.T.reshape(view) * self.met[p]).sum(axis=0)
+        # Per owner's sum and set of goals met there, the chance its goal is one of them (added
+        # goal by goal, as a sum over the goal axis adds), then read off at every table.
+        sets = self.met.sets[p]
+        chance = np.zeros((self.shape[o], len(sets)))
+        for k in range(len(self.universe)):
+            chance += given[:, k, None] * sets[:, k]
+        return chance.ravel().take(self.kinds[p])
 
     def table(self, i: int, chances: list[np.ndarray],
               weights: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -190,15 +220,6 @@ class Solver:
         kept = [np.arange(self.shape[j]) if j == i else np.flatnonzero(marginals[j])
                 for j in range(n)]
         shape = tuple(len(k) for k in kept)
-        # The axes to cut, the most cut first (each cut copies what is left).
-        cuts = sorted((j for j in range(n) if shape[j] < self.shape[j]),
-                      key=lambda j: shape[j] / self.shape[j])
-
-        def cut(array: np.ndarray, lead: int = 0) -> np.ndarray:
-            for j in cuts:
-                array = array.take(kept[j], axis=j + lead)
-            return array
-
         def view(j: int, array: np.ndarray) -> np.ndarray:
             """`array` (along seat j's kept sums) shaped to broadcast on the grid."""
             shape_of = [1] * n
@@ -213,7 +234,7 @@ class Solver:
         for p in range(n):
             if p in apart:
                 continue
-            m = cut(chances[p])
+            m = cut(chances[p], kept)
             if p in musts:
                 ways = [w * m for w in ways]
             else:
@@ -232,7 +253,7 @@ class Solver:
             lost = zero if mine in musts else within(1)
             won_x, won_y, miss_x, miss_y = lost, within(0), lost, zero
         else:
-            m = cut(chances[i])
+            m = cut(chances[i], kept)
             i_misses = zero if i in musts else (1.0 - m)
             won_y = m * within(0) + i_misses * within(1)
             won_x = zero if mine in musts else m * within(1) + i_misses * within(2)
@@ -245,7 +266,7 @@ class Solver:
                 marginal = marginals[j][kept[j]]
                 others = others * view(j, marginal / marginal.sum())
         axes = tuple(j for j in range(n) if j != i)
-        met = cut(self.met[mine], lead=1)
+        met = cut(self.met.stacks[mine], [self.at[j][kept[j]] for j in range(n)], lead=1)
 
         def chance(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             base = (x * others).sum(axis=axes)
@@ -284,37 +305,77 @@ class Solver:
         weights = [self.blueprint(j) for j in range(n)]
         chances = [self.met_chance(p, weights[self.owner[p]]) for p in range(n)]
         plays: list[tuple[np.ndarray, np.ndarray]] = [(np.empty(0), np.empty(0))] * n
-        for _ in range(PASSES if passes is None else passes):
-            changed = False
-            for i in range(n):
-                weights[i], play = self.respond(i, self.table(i, chances, weights))
-                chances[self.pos[i]] = self.met_chance(self.pos[i], weights[i])
-                changed = changed or plays[i][0].shape != play[0].shape or not (
-                    np.array_equal(plays[i][0], play[0]) and np.array_equal(plays[i][1], play[1]))
-                plays[i] = play
-            if not changed:
+        steady = 0  # the latest answers in a row that changed no seat's play
+        for step in range((PASSES if passes is None else passes) * n):
+            # A seat's answer reads only the others' plays: once none has changed since its
+            # last answer, every seat would answer as it did.
+            if steady == n - 1:
                 break
+            i = step % n
+            weights[i], play = self.respond(i, self.table(i, chances, weights))
+            chances[self.pos[i]] = self.met_chance(self.pos[i], weights[i])
+            same = plays[i][0].shape == play[0].shape and np.array_equal(plays[i][0], play[0]) \
+                and np.array_equal(plays[i][1], play[1])
+            plays[i] = play
+            steady = steady + 1 if same else 0
         chance = float((self.table(0, chances, weights)[0] * weights[0]).sum() / weights[0].sum())
-        self.met = []  # the grids (megabytes at 5 players) are not needed to play the policy
+        # Its grids (megabytes at 5 players) are not needed to play the policy.
+        del self.met, self.kinds
         return Opening(self, plays, chance)
 
 
-def _met_stacks(model: MissionModel, rulebook: Any, universe: tuple[str, ...],
-                axes: tuple[tuple[int, ...], ...], remember: bool) -> list[np.ndarray]:
-    """Per seat p, per goal of `universe`, where that goal in front of p is met (R10) over the
-    grid of `axes`: an array (goal, *grid) of 0.0 and 1.0. Remembered where asked (an
-    opening's grid comes back round after round; a reply's, fixed by the cards shown, rarely)."""
-    key = (rulebook, universe, axes)
-    found = model.met_stacks.get(key)
-    if found is not None:
-        return found
-    n = len(axes)
-    shape = tuple(len(a) for a in axes)
-    stacks = [np.empty((len(universe), *shape)) for _ in range(n)]
-    for k, g in enumerate(universe):
-        grid = Grid(grid_rules(model, rulebook), (g,) * n, frozenset(), axes)
+class MetGrid:
+    """Where each goal of `universe` in front of each seat is met (R10), over a grid of sums
+    (`axes`): `stacks[p]`, per seat p, is (goal, *grid) of booleans. The same as sets:
+    `sets[p]` (set, goal) holds each set of goals met somewhere, and `kinds[p]`, per table of
+    the grid, the row of `sets[p]` met there. Raises Unsettled (or NotOnGrid) as `Grid` does."""
+
+    def __init__(self, model: MissionModel, rulebook: Any, universe: tuple[str, ...],
+                 axes: tuple[tuple[int, ...], ...]) -> None:
+        n = len(axes)
+        self.axes = axes
+        self.stacks = np.empty((n, len(universe), *(len(a) for a in axes)), dtype=bool)
+        for k, g in enumerate(universe):
+            grid = Grid(grid_rules(model, rulebook), (g,) * n, frozenset(), axes)
+            for p in range(n):
+                self.stacks[p, k] = grid.met(p)
+        bits = 1 << np.arange(len(universe), dtype=np.int64)
+        self.sets, kinds = [], []
         for p in range(n):
-            stacks[p][k] = grid.met(p)
-    return model.met_stacks.remember(key, stacks) if remember else stacks
+            codes = np.tensordot(bits, self.stacks[p], axes=1)
+            found, kind = np.unique(codes.ravel(), return_inverse=True)
+            self.sets.append(((found[:, None] & bits) > 0).astype(float))
+            kinds.append(kind.reshape(codes.shape).astype(np.min_scalar_type(len(found))))
+        self.kinds = np.stack(kinds)
+
+    def covers(self, axes: tuple[tuple[int, ...], ...]) -> bool:
+        return all(set(a) <= set(mine) for a, mine in zip(axes, self.axes, strict=True))
 
 
+def cut(array: np.ndarray, positions: Sequence[np.ndarray], lead: int = 0) -> np.ndarray:
+    """`array`, whose axes from `lead` on are one per seat, at `positions` along each seat's
+    axis: the axes that shrink most are cut first (each cut copies what is left)."""
+    lengths = array.shape[lead:]
+    for j in sorted((j for j, at in enumerate(positions) if len(at) < lengths[j]),
+                    key=lambda j: len(positions[j]) / lengths[j]):
+        array = array.take(positions[j], axis=j + lead)
+    return array
+
+
+def met_grid(model: MissionModel, rulebook: Any, universe: tuple[str, ...],
+             axes: tuple[tuple[int, ...], ...]) -> MetGrid:
+    """A MetGrid whose axes hold `axes`: one kept per rulebook, goals and player count, widened
+    to every grid asked about so far (each round's grid is a little different, and working one
+    out runs every goal's rule over it). A rule reads only a table's sums, so each table's
+    answer is the same on any grid that holds it. Where a goal's rule cannot run on the wider
+    grid, the MetGrid of `axes` alone, so that only these tables may leave it unsettled."""
+    key = (rulebook, universe, len(axes))
+    wide = model.met_grids.get(key)
+    if wide is None or not wide.covers(axes):
+        union = axes if wide is None else tuple(tuple(sorted({*a, *mine}))
+                                                for a, mine in zip(axes, wide.axes, strict=True))
+        try:
+            wide = model.met_grids.remember(key, MetGrid(model, rulebook, universe, union))
+        except (Unsettled, NotOnGrid):
+            return MetGrid(model, rulebook, universe, axes)
+    return wide
