@@ -112,25 +112,35 @@ def public_hands(model: MissionModel, obs: Observation
     # Every card face up, counted at once (cards are tuples: hashed in C).
     seen = Counter(chain(chain.from_iterable(obs.discards), placed.firsts, obs.seconds,
                          placed.goals))
-    distinct_goals = sorted(set(mission.goals))
-    goal_copies = Counter(mission.goals)
     hands, goal_hands = [], []
     for seat in range(n):
-        color = colors[seat]
+        numbers, goals = _colour_cards(model, mission.goals, colors[seat])
         hand: list[NumberCard] = []
-        for value, copies in _EACH_VALUE.items():
-            card = NumberCard(value, color)
+        for card, copies in numbers:
             hand += [card] * (copies - seen[card])
         goal_hand: list[GoalCard] = []
-        for goal in distinct_goals:
-            card_g = GoalCard(goal, color)
-            goal_hand += [card_g] * (goal_copies[goal] - seen[card_g])
+        for card_g, copies in goals:
+            goal_hand += [card_g] * (copies - seen[card_g])
         if len(hand) != obs.hand_numbers[seat] or \
                 len(goal_hand) != obs.hand_goals[seat] + obs.deck_goals[seat]:
             return model.counted.remember(key, None)
         hands.append(tuple(hand))
         goal_hands.append(tuple(goal_hand))
     return model.counted.remember(key, (tuple(hands), tuple(goal_hands), goals_known))
+
+
+def _colour_cards(model: MissionModel, goals: tuple[str, ...], color: str
+                  ) -> tuple[tuple[tuple[NumberCard, int], ...], tuple[tuple[GoalCard, int], ...]]:
+    """A colour's number cards and goal cards (`goals`: the mission's), each with its copies,
+    in the order a counted hand lists them; made once, asked at every count."""
+    key = (goals, color)
+    found = model.colour_cards.get(key)
+    if found is None:
+        copies = Counter(goals)
+        found = model.colour_cards.remember(key, (
+            tuple((NumberCard(value, color), k) for value, k in _EACH_VALUE.items()),
+            tuple((GoalCard(goal, color), copies[goal]) for goal in sorted(copies))))
+    return found
 
 
 def round_state(obs: Observation, hands: tuple[tuple[NumberCard, ...], ...],

@@ -76,6 +76,8 @@ class MissionModel:
         # -- the expert (sim.expert) ------------------------------------------------------
         #: every seat's hands as counted from the cards face up, per public facts
         self.counted: Memo[tuple[Any, ...], Any] = Memo(4096)
+        #: a colour's number and goal cards with their copies, per (mission's goals, colour)
+        self.colour_cards: Memo[tuple[Any, ...], Any] = Memo(256)
         #: the chain of card-3 searches of a round, per public facts
         self.chains: Memo[tuple[Any, ...], Any] = Memo(1024)
 
