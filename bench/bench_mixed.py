@@ -1,0 +1,114 @@
+"""The ladder's mixed tables (experts beside novices): CPU seconds per checkout, and whether
+they play alike.
+
+    nice -n 10 .venv/bin/python bench/bench_mixed.py [--games 20] [--checkout DIR …]
+        [--repeats 1] [--untuned]
+
+Every starter mission at every player count, every mixed table of the ladder (1..n-1 experts,
+novices in the other seats), on the deals `playtest --seed 1` plays, one mission model per
+mission and player count as the ladder keeps it; with --untuned, also the missions drawn at
+random in tests/sim/test_difficulty.py. Each checkout's code runs in a child process of this
+interpreter with that checkout first on the path, the checkouts one after the other, their
+order turned round at each repeat; a child's figure is its process's CPU time of the starter's
+tables, not wall time. Prints each checkout's CPU seconds (each run and the fewest) and, per
+table, whether its Tally and every decision of its games (a digest of each choice in order)
+equal the first checkout's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Plays the tables in the child: argv is (root, games, "untuned" or "").
+CHILD = r"""
+import hashlib, json, sys, time
+from pathlib import Path
+from synergy_forge.authoring.definitions import standard_rulebook
+from synergy_forge.authoring.loading import read_campaign
+from synergy_forge.sim import tables
+from synergy_forge.sim.model import MissionModel
+from synergy_forge.sim.tables import game_seed, play_batch
+
+root, games, untuned = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "untuned"
+plain_play = tables.play
+digest = None
+
+def play(game, seats, **kwargs):
+    def seen(game, decision, choice):
+        digest.update(repr((decision.seat, choice)).encode())
+    return plain_play(game, seats, on_decision=seen, **kwargs)
+
+tables.play = play
+campaign = read_campaign(root / "missions" / "starter").campaign
+sets = [("starter", m, campaign.rulebook, campaign.colors) for m in campaign.missions]
+if untuned:
+    sys.path.insert(0, str(root))
+    from tests.sim.test_difficulty import COLORS, MISSIONS
+    sets += [("untuned", m, standard_rulebook(native=True), COLORS) for m in MISSIONS]
+out = {"cpu": 0.0, "tables": {}}
+for source, m, rulebook, colors in sets:
+    start = time.process_time()
+    for p in m.players:
+        model = MissionModel()
+        seeds = [game_seed(1, m.id, p, i) for i in range(games)]
+        for experts in range(1, p):
+            digest = hashlib.sha256()
+            t = play_batch(m, rulebook, colors, p, "expert", seeds, experts=experts,
+                           model=model)
+            out["tables"][f"{source}:{m.number} p{p} {experts} experts"] = {
+                "wins": t.wins, "rounds_won": t.rounds_won, "lives_lost": t.lives_lost,
+                "losses": {str(k): v for k, v in sorted(t.losses.items(), key=str)},
+                "goals_met": dict(sorted(t.goals_met.items())),
+                "goals_played": dict(sorted(t.goals_played.items())),
+                "decisions": digest.hexdigest()[:16]}
+    if source == "starter":
+        out["cpu"] += time.process_time() - start
+print(json.dumps(out))
+"""
+
+
+def run(checkout: Path, games: int, untuned: bool) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    found = subprocess.run([sys.executable, "-c", CHILD, str(checkout), str(games),
+                            "untuned" if untuned else ""],
+                           capture_output=True, text=True, check=True, env=env, cwd=checkout)
+    return json.loads(found.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--checkout", type=Path, action="append", default=[])
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--untuned", action="store_true",
+                        help="also the missions drawn in tests/sim/test_difficulty.py")
+    args = parser.parse_args()
+    checkouts = [c.resolve() for c in args.checkout] or [ROOT]
+    cpu: dict[Path, list[float]] = {c: [] for c in checkouts}
+    played: dict[Path, dict[str, dict]] = {}
+    for repeat in range(args.repeats):
+        for checkout in checkouts if repeat % 2 == 0 else checkouts[::-1]:
+            found = run(checkout, args.games, args.untuned)
+            cpu[checkout].append(found["cpu"])
+            print(f"{checkout}: {found['cpu']:7.1f} CPU s", flush=True)
+            if played.setdefault(checkout, found["tables"]) != found["tables"]:
+                print(f"{checkout}: a repeat played differently", flush=True)
+    for checkout in checkouts:
+        runs = ", ".join(f"{x:.1f}" for x in cpu[checkout])
+        print(f"{checkout}: fewest {min(cpu[checkout]):.1f} CPU s (runs {runs})")
+    first = played[checkouts[0]]
+    for checkout in checkouts[1:]:
+        differ = [k for k in first if first[k] != played[checkout].get(k)]
+        print(f"{checkout}: {len(first) - len(differ)} of {len(first)} tables equal"
+              + "".join(f"\n  differs: {k}" for k in differ))
+
+
+if __name__ == "__main__":
+    main()
