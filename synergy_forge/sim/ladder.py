@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -186,6 +186,27 @@ class Curve:
         """W(skill)'s 95% interval."""
         return _bounds(*self.parts(skill))
 
+    def variance(self, skill: float) -> float:
+        """The variance of W(skill) from the played tables (as `parts`)."""
+        return self.parts(skill)[1]
+
+    def least_variance(self, skill: float, left: Mapping[int, int]) -> float:
+        """The least variance of W(skill) that the games `left` (per player count) could
+        leave, however they were spread over this count's tables; 0 while a table that counts
+        there is not played (nothing bounds it yet). With a_k = w_k^2 p_k (1 - p_k) it is
+        (sum of sqrt(a_k))^2 over all the games, Agresti-Coull's added ones included
+        (Cauchy-Schwarz)."""
+        z2 = Z95 * Z95
+        roots = total = 0.0
+        for k, w in enumerate(weights(self.players, skill)):
+            if not self.games[k]:
+                if w:
+                    return 0.0
+                continue
+            roots += w * math.sqrt(self._variance[k] * (self.games[k] + z2))
+            total += self.games[k] + z2
+        return roots * roots / (total + left.get(self.players, 0))
+
     def table_spread(self, experts: int) -> float:
         """The variance of one game's result at that table, p(1 - p) (0.25 unplayed)."""
         g, w = self.games[experts], self.wins[experts]
@@ -231,6 +252,17 @@ class PooledCurve:
         parts = [c.parts(skill) for c in self.curves]
         return _bounds(sum(p[0] for p in parts) / m, sum(p[1] for p in parts) / (m * m),
                        sum(p[2] for p in parts) / m, sum(p[3] for p in parts) / m)
+
+
+    def variance(self, skill: float) -> float:
+        """The variance of W(skill) from the played tables (as `Curve.parts`)."""
+        m = len(self.curves)
+        return sum(c.parts(skill)[1] for c in self.curves) / (m * m)
+
+    def least_variance(self, skill: float, left: Mapping[int, int]) -> float:
+        """As Curve's: each count's games left at its own tables."""
+        m = len(self.curves)
+        return sum(c.least_variance(skill, left) for c in self.curves) / (m * m)
 
 
 def _adjusted(wins: float, games: int) -> float:

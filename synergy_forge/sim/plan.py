@@ -8,11 +8,21 @@ their cost, until it lies in one band or the player count's games are spent.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 from synergy_forge.core.mission import Mission
-from synergy_forge.sim.ladder import Curve, PooledCurve, Reading, read, weights
+from synergy_forge.sim.ladder import (
+    TARGET,
+    Z95,
+    AnyCurve,
+    Curve,
+    PooledCurve,
+    Reading,
+    read,
+    weights,
+)
 from synergy_forge.sim.tables import CEILING_BOT, Table, Tally
 
 #: What a game costs at each kind of table, roughly, in games of the mixed tables: novices
@@ -21,6 +31,36 @@ from synergy_forge.sim.tables import CEILING_BOT, Table, Tally
 NOVICE_COST, EXPERT_COST, MIXED_COST = 0.2, 0.3, 1.0
 #: A mission and player count's games at most, in multiples of `--games`.
 BUDGET = 3
+#: A rating whose games left would settle it with less than this chance gets no more.
+FUTILE = 0.1
+
+
+def hopeless(reading: Reading, curve: AnyCurve, left: Mapping[int, int]) -> bool:
+    """Whether the games left would take some band edge out of a rating's range with less
+    than a FUTILE chance (the mission sits on the edge; its games go elsewhere).
+
+    At an edge the rate now differs from the target by d, with variance v; the games `left`
+    (per player count) leave a variance of at least v_end (`least_variance`), and the rate
+    they end with is taken as normal around the rate now, with variance v - v_end
+    (conditional power). The edge leaves the range when that rate lies beyond Z95 sqrt(v_end)
+    of the target."""
+    if reading.skill_low is None or reading.skill_high is None:
+        return False
+    for edge in reading.edges:
+        d = curve.rate(edge) - TARGET
+        end = curve.least_variance(edge, left)
+        if not end:  # a table that counts there is not played yet
+            return False
+        drift = math.sqrt(max(0.0, curve.variance(edge) - end))
+        half = Z95 * math.sqrt(end)
+        if not drift:
+            chance = float(abs(d) > half)
+        else:
+            normal = NormalDist(d, drift)
+            chance = normal.cdf(-half) + 1 - normal.cdf(half)
+        if chance < FUTILE:
+            return True
+    return False
 
 
 def cost(players: int, experts: int) -> float:
@@ -70,10 +110,11 @@ class LadderPlan:
         return PooledCurve([self.curve(c) for c in self.counts])
 
     def readings(self) -> list[tuple[Reading, Callable[[int, int, float], float]]]:
-        """The ratings to settle, each with the weight of a table's rate in its variance at
-        a skill: the pooled rating, and each player count's where the mission declares
-        them (`playtest --check` compares each)."""
+        """The ratings to settle that the games left can still settle, each with the weight
+        of a table's rate in its variance at a skill: the pooled rating, and each player
+        count's where the mission declares them (`playtest --check` compares each)."""
         m = len(self.counts)
+        left = {c: max(0, self.cap - self.spent(c)) for c in self.counts}
 
         def pooled(c: int, k: int, s: float) -> float:
             return (weights(c, s)[k] / m) ** 2
@@ -81,11 +122,12 @@ class LadderPlan:
         def alone(only: int) -> Callable[[int, int, float], float]:
             return lambda c, k, s: weights(c, s)[k] ** 2 if c == only else 0.0
 
-        out: list[tuple[Reading, Callable[[int, int, float], float]]] = [
-            (read(self.pooled()), pooled)]
+        rated: list[tuple[AnyCurve, Callable[[int, int, float], float]]] = [
+            (self.pooled(), pooled)]
         if self.mission.stars_per_count:
-            out += [(read(self.curve(count)), alone(count)) for count in self.counts]
-        return out
+            rated += [(self.curve(count), alone(count)) for count in self.counts]
+        return [(reading, weight) for curve, weight in rated
+                if not hopeless(reading := read(curve), curve, left)]
 
     def settled(self) -> bool:
         return all(reading.decisive for reading, _ in self.readings())

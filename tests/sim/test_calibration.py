@@ -138,7 +138,7 @@ def test_people_who_keep_losing_where_even_novices_win_contradict_the_ladder(tmp
         header = json.loads(lines[0])
         header["bots"] = ["person"] * 3
         path.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
-    args = ["playtest", str(camp), "--human", str(folder), "--games", "10", "--jobs", "1"]
+    args = ["playtest", str(camp), "--human", str(folder), "--games", "20", "--jobs", "1"]
     result = CliRunner().invoke(main, [*args, "--json"])
     assert result.exit_code == 0, result.output
     people = json.loads(result.stdout)["people"]
