@@ -2,7 +2,8 @@
 the layers below: a round's verdict explained (`explain`), a game narrated (`narrate`), why a
 mission was lost (`losses`), in English or a table seat's language (`words`), validation
 reports (`validation`), playtest reports (`playtest`), people's games (`people`), a finished
-game's `review`, what `build` wrote (`build`), what `tune` found (`tune`), a campaign's
+game's `review`, a choice in a person's words as the table names it (`choicewords`), what
+`build` wrote (`build`), what `tune` found (`tune`), a campaign's
 website (`publish`). `formats.REPORTERS` holds every
 reporter by result kind and format name; the CLI's `--format` choices come from it.
 JSON follows one convention: a value that owns its documented shape has `to_json()`

@@ -11,9 +11,11 @@ from html import escape
 from pathlib import Path
 from typing import IO, Any
 
+from synergy_forge.authoring.definitions import standard_actions
 from synergy_forge.authoring.gamelog import game_from_header, log_lines, parse_record
 from synergy_forge.cardtext.glossary import term
 from synergy_forge.cardtext.i18n import Translator
+from synergy_forge.core.cards import Action
 from synergy_forge.core.choices import (
     Choice,
     DecisionKind,
@@ -22,8 +24,10 @@ from synergy_forge.core.choices import (
     choice_text,
 )
 from synergy_forge.core.engine import Game
+from synergy_forge.core.rules import ActionText
 from synergy_forge.fileio import open_regular
 from synergy_forge.reporting import Output
+from synergy_forge.reporting.choicewords import CHOICE_WORDS, say_choice
 from synergy_forge.sim.review import (
     ROLLOUTS,
     Memos,
@@ -35,8 +39,11 @@ from synergy_forge.sim.review import (
     review,
     review_position,
 )
+from synergy_forge.typography import NBSP, typeset
 
-WORDS: dict[str, dict[str, str]] = {
+#: The review's own words (French typeset below, as the table's are), and a choice's
+#: (reporting.choicewords: a card or an action named as the seat page names it).
+_OWN: dict[str, dict[str, str]] = {
     "en": {
         "title": "Review: mission {number} {title}",
         "summary": "{players} players, {result}. Each chance is the share of games won among "
@@ -49,9 +56,9 @@ WORDS: dict[str, dict[str, str]] = {
         "none-costly": "No decision lowered the chance by {points} points or more.",
         "cost-line": "#{n}, round {round}, seat {seat} ({color}), {kind} {choice}: "
                      "{before} → {after} (the expert: {expert})",
-        "n": "#", "round": "Round", "seat": "Seat", "decision": "Decision", "choice": "Choice",
-        "by": "By", "expert": "The expert", "before": "Before", "after": "After",
-        "change": "Change", "decisions": "Every decision",
+        "n": "#", "round": "Round", "seat-column": "Seat", "decision": "Decision",
+        "choice": "Choice", "by": "By", "expert": "The expert", "before": "Before",
+        "after": "After", "change": "Change", "decisions": "Every decision",
         "person": term("player", "en"), "marked": "costly",
         "first-number": "first number card", "goal": "goal card",
         "second-number": "second number card", "take-back": "card taken back",
@@ -70,7 +77,7 @@ WORDS: dict[str, dict[str, str]] = {
         "none-costly": "Aucune décision n'a baissé la chance de {points} points ou plus.",
         "cost-line": "n° {n}, manche {round}, place {seat} ({color}), {kind} {choice} : "
                      "{before} → {after} (l'expert : {expert})",
-        "n": "n°", "round": "Manche", "seat": "Place", "decision": "Décision",
+        "n": "n°", "round": "Manche", "seat-column": "Place", "decision": "Décision",
         "choice": "Choix", "by": "Par", "expert": "L'expert", "before": "Avant",
         "after": "Après", "change": "Écart", "decisions": "Toutes les décisions",
         # the glossary's words: "personne" alone reads "nobody"
@@ -82,6 +89,12 @@ WORDS: dict[str, dict[str, str]] = {
         "hyper": term("hyper card", "fr"),
     },
 }
+
+WORDS: dict[str, dict[str, str]] = {
+    language: {key: typeset(text, language) if language == "fr" else text
+               for key, text in ({**own, **{k: v[index] for k, v in CHOICE_WORDS.items()}}
+                                 ).items()}
+    for index, (language, own) in enumerate(_OWN.items())}
 
 
 @dataclass(frozen=True)
@@ -200,15 +213,6 @@ def review_log(path: Path, rollouts: int = ROLLOUTS, seed: int = 0, jobs: int = 
     return review_records(records, rollouts, seed, jobs)
 
 
-def _percent(chance: float) -> str:
-    return f"{round(chance * 100)}%"
-
-
-def _chance(chance: float, error: float) -> str:
-    """A chance with its standard error, in points: `82% ±4`."""
-    return f"{_percent(chance)} ±{round(error * 100)}"
-
-
 def _decision_json(game: Game, item: Reviewed, by: str) -> dict[str, Any]:
     return {"index": item.index, "round": item.round, "seat": item.seat,
             "color": game.colors[item.seat], "by": by or None, "kind": str(item.kind),
@@ -244,10 +248,15 @@ def review_words(language: str) -> dict[str, str]:
 
 
 class _Words:
-    def __init__(self, language: str, words: dict[str, str] | None = None) -> None:
+    """The review's words in one language (the table's, when it gives them), and its figures
+    and choices said in them."""
+
+    def __init__(self, language: str, words: dict[str, str] | None = None,
+                 actions: Mapping[Action, ActionText] | None = None) -> None:
         self.language = language if language in WORDS else "en"
         self.words = words if words is not None else WORDS[self.language]
         self.gettext = Translator(self.language).gettext
+        self.actions = standard_actions() if actions is None else actions
 
     def __call__(self, key: str, **values: Any) -> str:
         return self.words[key].format(**values)
@@ -257,6 +266,19 @@ class _Words:
 
     def kind(self, kind: DecisionKind) -> str:
         return self.words[str(kind)]
+
+    def choice(self, game: Game, choice: Choice) -> str:
+        """A card or an action as the seat page names it (not the notation: the JSON's)."""
+        return say_choice(choice, self.words, self.color, self.language, game.rulebook,
+                          self.actions)
+
+    def percent(self, chance: float) -> str:
+        """`82%`; in French `82 %`, a no-break space before the sign."""
+        return f"{round(chance * 100)}{NBSP if self.language == 'fr' else ''}%"
+
+    def chance(self, chance: float, error: float) -> str:
+        """A chance with its standard error, in points: `82% ±4`."""
+        return f"{self.percent(chance)} ±{round(error * 100)}"
 
     def title(self, game: Game) -> str:
         return self("title", number=game.mission.number,
@@ -275,31 +297,33 @@ class _Words:
                         key=lambda r: -r.cost)
         return [self("cost-line", n=r.index + 1, round=r.round, seat=r.seat,
                      color=self.color(game.colors[r.seat]), kind=self.kind(r.kind),
-                     choice=choice_text(r.choice), before=_percent(r.win_before),
-                     after=_percent(r.win_after), expert=choice_text(r.expert))
+                     choice=self.choice(game, r.choice), before=self.percent(r.win_before),
+                     after=self.percent(r.win_after), expert=self.choice(game, r.expert))
                 for r in marked]
 
 
-def text(result: GameReview, language: str = "en") -> Output:
-    """The review as lines of text: the summary, every decision, the costliest ones."""
-    say = _Words(language)
+def text(result: GameReview, language: str = "en",
+         actions: Mapping[Action, ActionText] | None = None) -> Output:
+    """The review as lines of text: the summary, every decision, the costliest ones; cards
+    and actions named in `language` (action cards by `actions`' names: the campaign's)."""
+    say = _Words(language, actions=actions)
     game = result.game
     lines = [say.title(game), say.summary(result), ""]
-    header = (say("n"), say("round"), say("seat"), say("decision"), say("choice"), say("by"),
-              say("expert"), say("before"), say("after"))
+    header = (say("n"), say("round"), say("seat-column"), say("decision"), say("choice"),
+              say("by"), say("expert"), say("before"), say("after"))
     rows = [header]
     by = list(result.by) + [""] * len(result.review.decisions)
     for r in result.review.decisions:
         rows.append((f"{r.index + 1}{'*' if r.marked else ''}", str(r.round),
                      f"{r.seat} {say.color(game.colors[r.seat])}", say.kind(r.kind),
-                     choice_text(r.choice),
+                     say.choice(game, r.choice),
                      say("person") if by[r.index] == "person" else by[r.index],
-                     choice_text(r.expert), _chance(r.win_before, r.se_before),
-                     _chance(r.win_after, r.se_after)))
+                     say.choice(game, r.expert), say.chance(r.win_before, r.se_before),
+                     say.chance(r.win_after, r.se_after)))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
               for row in rows]
-    lines += ["", say("costliest") + ":"]
+    lines += ["", say("costliest") + say("colon").rstrip()]
     costly = say.costly(result)
     lines += [f"  {line}" for line in costly] or \
         [f"  {say('none-costly', points=round(_mark_from() * 100))}"]
@@ -319,6 +343,9 @@ body { font-family: system-ui, sans-serif; margin: 1rem auto; max-width: 72rem; 
   color: #1d1d1f; background: #fff; line-height: 1.4; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 1.5rem; }
 .chart { width: 100%; height: auto; max-width: 60rem; }
+.chart.narrow { display: none; }
+@media (max-width: 40rem) { .chart.wide { display: none; } .chart.narrow { display: block; } }
+@media (min-width: 40.01rem) and (max-width: 48rem) { .chart.wide text { font-size: 14px; } }
 .chart .grid { stroke: #d0d0d0; stroke-width: 1; }
 .chart .line { fill: none; stroke: #1b5fa8; stroke-width: 2.5; }
 .chart .dot { fill: #1b5fa8; }
@@ -329,64 +356,95 @@ table { border-collapse: collapse; font-size: 0.9rem; }
 th, td { padding: 0.2rem 0.5rem; border-bottom: 1px solid #ddd; text-align: left;
   white-space: nowrap; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.choice { white-space: normal; min-width: 11rem; max-width: 18rem; }
 tr.marked { background: #fbe9e7; font-weight: 600; }
 li.marked { color: #8c1d18; }
 """
 
-_WIDTH, _HEIGHT, _LEFT, _BOTTOM, _TOP = 720, 240, 44, 28, 12
+@dataclass(frozen=True)
+class _Frame:
+    """A chart's drawing box, in its own units; the page shows the one that fits its width, so
+    that its labels (12 units) are 12 CSS pixels or more on a phone as on a laptop."""
+
+    name: str
+    width: int
+    height: int
+    left: int
+    bottom: int
+    top: int = 12
+    right: int = 8
+    #: every round's label says "Round N" (else N, "Round" once, under the percentages)
+    words_each_round: bool = True
+
+
+#: A laptop's or a tablet's chart (up to 60rem wide), and a phone's (up to 40rem: STYLE).
+_FRAMES = (_Frame("wide", 720, 240, 44, 28), _Frame("narrow", 340, 200, 56, 28,
+                                                    words_each_round=False))
+#: The width of a label's character, in the chart's units, at most (12-unit text).
+_CHAR = 7.5
 
 
 def chart_svg(result: GameReview, language: str = "en",
-              words: dict[str, str] | None = None) -> str:
-    """The chance after each decision as a line (0 to 100%), the marked decisions in red;
-    presentation attributes only (no style attribute: the table's CSP)."""
+              words: dict[str, str] | None = None, frame: _Frame = _FRAMES[0]) -> str:
+    """The chance after each decision as a line (0 to 100%), the marked decisions in red,
+    drawn in `frame`; presentation attributes only (no style attribute: the table's CSP)."""
     say = _Words(language, words)
     decisions = result.review.decisions
     count = max(len(decisions), 1)
-    inner_w, inner_h = _WIDTH - _LEFT - 8, _HEIGHT - _BOTTOM - _TOP
+    right = frame.width - frame.right
+    inner_w, inner_h = right - frame.left, frame.height - frame.bottom - frame.top
 
     def x(i: float) -> float:
-        return _LEFT + inner_w * (i + 1) / count
+        return frame.left + inner_w * (i + 1) / count
 
     def y(chance: float) -> float:
-        return _TOP + inner_h * (1 - chance)
+        return frame.top + inner_h * (1 - chance)
 
-    parts = [f'<svg class="chart" viewBox="0 0 {_WIDTH} {_HEIGHT}" role="img" '
-             f'aria-labelledby="chart-title" xmlns="http://www.w3.org/2000/svg">',
-             f'<title id="chart-title">{escape(say("chart"))}</title>']
+    title = f"chart-title-{frame.name}"
+    parts = [f'<svg class="chart {frame.name}" viewBox="0 0 {frame.width} {frame.height}" '
+             f'role="img" aria-labelledby="{title}" xmlns="http://www.w3.org/2000/svg">',
+             f'<title id="{title}">{escape(say("chart"))}</title>']
     for level in (0, 0.25, 0.5, 0.75, 1):
-        parts.append(f'<line class="grid" x1="{_LEFT}" x2="{_WIDTH - 8}" y1="{y(level):.1f}" '
+        parts.append(f'<line class="grid" x1="{frame.left}" x2="{right}" y1="{y(level):.1f}" '
                      f'y2="{y(level):.1f}"/>')
-        parts.append(f'<text x="{_LEFT - 6}" y="{y(level) + 4:.1f}" text-anchor="end">'
-                     f'{round(level * 100)}%</text>')
+        parts.append(f'<text x="{frame.left - 6}" y="{y(level) + 4:.1f}" text-anchor="end">'
+                     f'{say.percent(level)}</text>')
     if decisions:
         points = [(x(-1), y(decisions[0].win_before))] + \
             [(x(r.index), y(r.win_after)) for r in decisions]
         path = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
         parts.append(f'<polyline class="line" points="{path}"/>')
-    rounds_seen = set()
+    if not frame.words_each_round:
+        parts.append(f'<text x="{frame.left - 6}" y="{frame.height - 8}" text-anchor="end">'
+                     f'{escape(say("round"))}</text>')
+    labelled_to = 0.0  # where the last round's label ends: the next one starts after it
     for r in decisions:
-        if r.round not in rounds_seen:
-            rounds_seen.add(r.round)
-            parts.append(f'<text x="{x(r.index - 1) + 2:.1f}" y="{_HEIGHT - 8}">'
-                         f'{escape(say("round"))} {r.round}</text>' if r.round else "")
+        if r.round and (r.index == 0 or decisions[r.index - 1].round != r.round):
+            label = f"{say('round')} {r.round}" if frame.words_each_round else str(r.round)
+            at = x(r.index - 1) + 2
+            if at >= labelled_to and at + len(label) * _CHAR <= frame.width:
+                parts.append(f'<text x="{at:.1f}" y="{frame.height - 8}">'
+                             f"{escape(label)}</text>")
+                labelled_to = at + len(label) * _CHAR + 6
         if r.marked:
             parts.append(f'<circle class="marked" cx="{x(r.index):.1f}" '
                          f'cy="{y(r.win_after):.1f}" r="6"><title>#{r.index + 1}: '
-                         f'{_percent(r.win_before)} → '
-                         f'{_percent(r.win_after)}</title></circle>')
+                         f'{say.percent(r.win_before)} → '
+                         f'{say.percent(r.win_after)}</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
 
 
 def html(result: GameReview, language: str = "en", stylesheet: str | None = None,
          refresh: bool = False, campaign: Mapping[str, str] | None = None,
-         icon: str | None = None, words: dict[str, str] | None = None) -> Output:
+         icon: str | None = None, words: dict[str, str] | None = None,
+         actions: Mapping[Action, ActionText] | None = None) -> Output:
     """The review as a whole page: summary, chart, costliest decisions, every decision. Its
     style inside it, or at `stylesheet` (a URL); `refresh`: the page reloads itself;
     `campaign`: its name by language, in the tab's title; `icon`: the page's icon (a URL);
-    `words`: the review's words in `language` as the caller has them (the table's)."""
-    say = _Words(language, words)
+    `words`: the review's words in `language` as the caller has them (the table's);
+    `actions`: the action cards' printed names (the campaign's; else the standard ones)."""
+    say = _Words(language, words, actions)
     game = result.game
     by = list(result.by) + [""] * len(result.review.decisions)
     style = f'<link rel="stylesheet" href="{escape(stylesheet)}">' if stylesheet else \
@@ -399,16 +457,17 @@ def html(result: GameReview, language: str = "en", stylesheet: str | None = None
             f'<tr{marked}><td class="num">{r.index + 1}</td>'
             f'<td class="num">{r.round}</td>'
             f"<td>{r.seat} {escape(say.color(game.colors[r.seat]))}</td>"
-            f"<td>{escape(say.kind(r.kind))}</td><td>{escape(choice_text(r.choice))}</td>"
-            f"<td>{escape(who)}</td><td>{escape(choice_text(r.expert))}</td>"
-            f'<td class="num">{_chance(r.win_before, r.se_before)}</td>'
-            f'<td class="num">{_chance(r.win_after, r.se_after)}</td>'
+            f"<td>{escape(say.kind(r.kind))}</td>"
+            f'<td class="choice">{escape(say.choice(game, r.choice))}</td>'
+            f'<td>{escape(who)}</td><td class="choice">{escape(say.choice(game, r.expert))}</td>'
+            f'<td class="num">{say.chance(r.win_before, r.se_before)}</td>'
+            f'<td class="num">{say.chance(r.win_after, r.se_after)}</td>'
             f'<td class="num">{round(-r.cost * 100):+d} ±{round(r.se_cost * 100)}</td></tr>')
     costly = say.costly(result)
     listed = "".join(f'<li class="marked">{escape(line)}</li>' for line in costly) or \
         f"<li>{escape(say('none-costly', points=round(_mark_from() * 100)))}</li>"
     head = "".join(f"<th>{escape(say(k))}</th>" for k in (
-        "n", "round", "seat", "decision", "choice", "by", "expert", "before", "after",
+        "n", "round", "seat-column", "decision", "choice", "by", "expert", "before", "after",
         "change"))
     title = escape(say.title(game))
     named = (campaign or {}).get(say.language) or (campaign or {}).get("en")
@@ -420,7 +479,8 @@ def html(result: GameReview, language: str = "en", stylesheet: str | None = None
             f"{extra}"
             f"<title>{tab}</title>{style}</head><body><main>"
             f"<h1>{title}</h1><p>{escape(say.summary(result))}</p>"
-            f"<h2>{escape(say('chart'))}</h2>{chart_svg(result, language, words)}"
+            f"<h2>{escape(say('chart'))}</h2>"
+            f'{"".join(chart_svg(result, language, words, frame) for frame in _FRAMES)}'
             f"<h2>{escape(say('costliest'))}</h2><ol>{listed}</ol>"
             f"<h2>{escape(say('decisions'))}</h2>"
             f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>'

@@ -56,6 +56,7 @@ from synergy_forge.table.view import (
     mission_card,
     mission_label,
     outcome,
+    printed_actions,
     round_summary,
 )
 from synergy_forge.web.server import Changes
@@ -181,7 +182,8 @@ class GameTable:
         self.broken: str | None = None
         if self.store is not None and stored is None:
             self.store.new_game(self.id, game.number, self.recorder.records[0], card)
-        self.review = new_review(game.number, self.options, self.store, self.id)  # in play
+        self.review = new_review(game.number, self.options, self.store, self.id,
+                                 printed_actions(card))  # in play
 
     @property
     def number(self) -> int:

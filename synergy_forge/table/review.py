@@ -19,10 +19,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from synergy_forge.core.cards import Action
+from synergy_forge.core.rules import ActionText
 from synergy_forge.reporting.review import GameReview, reviewed_from_json, reviewed_records
 from synergy_forge.sim.review import PRECISION, Reviewed
 
@@ -43,11 +45,14 @@ class NoReview(Exception):
 class Reviewing:
     """The review of one game of a table: its log so far, its decisions reviewed, and once the
     game is over and every decision reviewed, the result (a GameReview), or why it failed;
-    `seconds`: from the game's end to the review ready."""
+    `seconds`: from the game's end to the review ready; `actions`: the action cards as its
+    mission card printed them (its page names them so)."""
 
     def __init__(self, number: int, rollouts: int,
-                 on_reviewed: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_reviewed: Callable[[dict[str, Any]], None] | None = None,
+                 actions: Mapping[Action, ActionText] | None = None) -> None:
         self.number, self.rollouts, self.seed = number, rollouts, SEED
+        self.actions = actions
         self.on_reviewed = on_reviewed
         self.records: list[dict[str, Any]] = []
         self.reviewed: dict[int, Reviewed] = {}
@@ -209,15 +214,16 @@ REVIEWER = Reviewer()
 atexit.register(REVIEWER.stop)
 
 
-def new_review(number: int, options: dict[str, Any], store: Store | None, table: int
-               ) -> Reviewing | None:
+def new_review(number: int, options: dict[str, Any], store: Store | None, table: int,
+               actions: Mapping[Action, ActionText] | None = None) -> Reviewing | None:
     """The review of game `number` of table `table` with these `options` (None: reviews are
     off, `review_rollouts` 0 or not given), with the decisions of it that `store` already
-    holds, each one reviewed from now on written there."""
+    holds, each one reviewed from now on written there; `actions`: its mission's action
+    cards as printed."""
     rollouts = int(options.get("review_rollouts", 0))
     if rollouts <= 0:
         return None
-    job = Reviewing(number, rollouts)
+    job = Reviewing(number, rollouts, actions=actions)
     if store is not None:
         for data in store.reviews(table, number, job.settings):
             item = reviewed_from_json(data)

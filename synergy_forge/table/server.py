@@ -378,7 +378,8 @@ def _review_page(tables: Tables) -> Callable[[Request], Awaitable[Response]]:
         from synergy_forge.reporting.review import html
 
         return HTMLResponse(html(job.result, language, "/static/review.css", campaign=campaign,
-                                 icon="/favicon.ico", words=served["review-page"]).text,
+                                 icon="/favicon.ico", words=served["review-page"],
+                                 actions=job.actions).text,
                             headers=NO_STORE)
 
     return handle

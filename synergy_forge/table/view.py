@@ -125,6 +125,13 @@ def mission_card(mission: Mission, players: int, allowed_failures: int, rulebook
     }
 
 
+def printed_actions(card: Mapping[str, Any]) -> dict[Action, ActionText]:
+    """The action cards of a mission card (`mission_card`) as printed: its review names them
+    as its pages do."""
+    return {Action(a["card"]): ActionText(Action(a["card"]), a["name"], a["text"])
+            for a in card["actions"]}
+
+
 def round_summary(game: Game, record: RoundRecord) -> dict[str, Any]:
     """A settled round: the cards each seat laid, the referee's verdict seat by seat and in
     its own words (`reporting.narrate`), and the lives and rounds after it."""

@@ -12,6 +12,7 @@ from synergy_forge.cardtext.glossary import term
 from synergy_forge.cardtext.i18n import Translator
 from synergy_forge.core.cards import DEFAULT_COLORS
 from synergy_forge.core.referee import LossReason
+from synergy_forge.reporting.choicewords import CHOICE_WORDS
 from synergy_forge.reporting.losses import loss_cause
 from synergy_forge.reporting.review import review_words
 from synergy_forge.typography import typeset
@@ -27,11 +28,12 @@ FROM_KIT = {
     "starting-hand": "Starting hand",
 }
 
-#: The table's own strings: English, French.
+#: The table's own strings: English, French; a choice's words are the review's too
+#: (reporting.choicewords: a card or an action named alike on both pages).
 OWN: dict[str, tuple[str, str]] = {
+    **CHOICE_WORDS,
     "page-title": ("Synergy table", "Table Synergy"),
     "you-are": ("You are seat {seat} ({color})", "Vous êtes la place {seat} ({color})"),
-    "seat": ("seat {seat}", "place {seat}"),
     "you": ("you", "vous"),
     # a person at the table, not a bot: the glossary's word ("personne" reads "nobody")
     "person": (term("player", "en"), term("player", "fr")),
@@ -61,7 +63,6 @@ OWN: dict[str, tuple[str, str]] = {
     "prompt-action": ("Use an action card, or none", "Jouez une carte Action, ou aucune"),
     "prompt-take-back": ("Take one of your two number cards back into your hand",
                          "Reprenez en main une de vos deux cartes numérotées"),
-    "no-action": ("No action", "Aucune action"),
     "you-laid": ("You chose: {what}", "Votre choix : {what}"),
     "not-your-turn": ("Not your turn: watch the table.", "Pas votre tour : regardez la table."),
     "round-won": ("Round {round} won", "Manche {round} gagnée"),
@@ -79,8 +80,6 @@ OWN: dict[str, tuple[str, str]] = {
     "order-number-goal-number": ("number, goal, number", "nombre, objectif, nombre"),
     "order-goal-number-number": ("goal, number, number", "objectif, nombre, nombre"),
     "language": ("Language", "Langue"),
-    # before a definition: French sets a narrow no-break space before the colon
-    "colon": (": ", "\u202f: "),
     "history": ("Earlier rounds", "Manches précédentes"),
     "no-round-yet": ("No round played yet.", "Aucune manche jouée."),
     "no-earlier-round": ("No earlier round.", "Aucune manche avant."),
@@ -91,25 +90,6 @@ OWN: dict[str, tuple[str, str]] = {
                      "is wrong.",
                      "Ce lien n'est pas valide : la table est fermée ou arrêtée, ou le lien "
                      "est erroné."),
-    "action-A": ("take {cards} back from your discard row",
-                 "reprendre {cards} de votre défausse"),
-    "action-B": ("swap your first number card for {card} from your hand",
-                 "échanger votre première carte numérotée contre {card} de votre main"),
-    "action-C": ("take {cards} back from your discard row",
-                 "reprendre {cards} de votre défausse"),
-    "action-D": ("exchange goal cards with seat {other}",
-                 "échanger vos cartes Objectif avec la place {other}"),
-    "action-E": ("exchange the goal cards of seats {a} and {b}",
-                 "échanger les cartes Objectif des places {a} et {b}"),
-    "action-F": ("add 1 to seat {target}'s first number card",
-                 "ajouter 1 à la première carte numérotée de la place {target}"),
-    "action-G": ("take 1 from seat {target}'s first number card",
-                 "retirer 1 à la première carte numérotée de la place {target}"),
-    "action-H": ("let one more player miss this round",
-                 "permettre à un joueur de plus de manquer cette manche"),
-    "action-I": ("exchange the first number cards of seats {a} and {b}",
-                 "échanger les premières cartes numérotées des places {a} et {b}"),
-    "action-J": ("be ignored this round", "être ignoré(e) cette manche"),
     "used-action": ("seat {seat} used {card}: {what}", "la place {seat} a joué {card} : {what}"),
     # Who is at the table, spectators.
     # of a seat's person, whoever they are: French without a gender

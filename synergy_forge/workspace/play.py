@@ -24,7 +24,11 @@ from synergy_forge.workspace.campaign import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from synergy_forge.authoring.gamelog import Replayed
+    from synergy_forge.core.cards import Action
+    from synergy_forge.core.rules import ActionText
 
     # The playtester (the bots, numpy, the executors) is imported by the commands that play,
     # in `sources`: `validate` and `judge` read their inputs here and play no game.
@@ -173,10 +177,12 @@ def playables(paths: tuple[Path, ...], say: Say) -> list[Playable]:
 
 @dataclass(frozen=True)
 class Replay:
-    """A game log replayed against the campaign it was checked with, named in `label`."""
+    """A game log replayed against the campaign it was checked with, named in `label`, and
+    that campaign's action cards as printed (a review names them so)."""
 
     replayed: Replayed
     label: str
+    actions: Mapping[Action, ActionText]
 
 
 def replay(log: Path, campaign: Path | None, say: Say) -> Replay:
@@ -191,4 +197,4 @@ def replay(log: Path, campaign: Path | None, say: Say) -> Replay:
         raise InvalidInput(errors(result.diagnostics))
     label = "the starter campaign" if workspace.starter else \
         f"campaign {display(workspace.folder)}"
-    return Replay(replay_file(log, result.campaign, label), label)
+    return Replay(replay_file(log, result.campaign, label), label, result.campaign.actions)

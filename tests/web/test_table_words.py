@@ -209,3 +209,31 @@ def test_the_seat_watch_and_host_pages_speak_french_with_the_campaign_s_name(bro
                 f"{base}/favicon.ico"
     finally:
         context.close()
+
+
+def _strings(value) -> list[str]:
+    """Every text of a nested words table (a word with a count: each of its forms)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for key, inner in value.items() if key != "count" for s in _strings(inner)]
+    return []
+
+
+#: A colon, semicolon, exclamation or question mark after a plain space (which may break the
+#: line before it) or after no space at all; 10:30 and https:// are no punctuation.
+_PLAIN_BEFORE_HIGH = re.compile(r"(?:^|[^\u202f\u00a0])[;:!?](?![\d/])")
+
+
+def test_the_table_s_french_has_a_no_break_space_before_high_punctuation():
+    """The review page's own French ("Revue : mission", "l'expert : ...") had plain spaces
+    before its colons, where the rest of the table sets a narrow no-break space (typeset)."""
+    from synergy_forge.table.server import _reviewing
+
+    assert _PLAIN_BEFORE_HIGH.search("Revue : mission") and \
+        _PLAIN_BEFORE_HIGH.search("Revue: mission") and \
+        not _PLAIN_BEFORE_HIGH.search("Revue\u202f: à 10:30, https://x")
+    french = _strings(words()["fr"])
+    assert len(french) > 150 and "review-page" in words()["fr"]
+    french += [_reviewing("fr", 3, 5, None), _reviewing("fr", 3, 5, "E")]
+    assert [text for text in french if _PLAIN_BEFORE_HIGH.search(text)] == []

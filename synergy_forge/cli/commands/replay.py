@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..params import SEED, report_format
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from synergy_forge.core.cards import Action
+    from synergy_forge.core.rules import ActionText
 
 
 @click.command("replay")
@@ -61,15 +68,18 @@ def command(log_file: Path, campaign_dir: Path | None, review: bool, fmt: str, r
     click.echo(f"{log_file}: replayed {outcome.rounds_played} round(s): {outcome_text(outcome)} "
                f"(same outcome as recorded; {checked})", err=review)
     if review:
-        _review(log_file, fmt, rollouts, seed, jobs, lang)
+        _review(log_file, fmt, rollouts, seed, jobs, lang, done.actions)
 
 
-def _review(log_file: Path, fmt: str, rollouts: int, seed: int, jobs: int, lang: str) -> None:
-    """The review of the replayed log, on stdout in `fmt`."""
+def _review(log_file: Path, fmt: str, rollouts: int, seed: int, jobs: int, lang: str,
+            actions: Mapping[Action, ActionText]) -> None:
+    """The review of the replayed log, on stdout in `fmt` (cards and actions named in `lang`,
+    but in JSON: its notation)."""
     from synergy_forge.reporting.formats import render
     from synergy_forge.reporting.review import review_log
 
     from ..output import show
 
     reviewed = review_log(log_file, rollouts, seed, jobs)
-    show(render("review", fmt, reviewed, **({} if fmt == "json" else {"language": lang})))
+    show(render("review", fmt, reviewed,
+                **({} if fmt == "json" else {"language": lang, "actions": actions})))
