@@ -345,7 +345,7 @@ h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 1.5rem; }
 .chart { width: 100%; height: auto; max-width: 60rem; }
 .chart.narrow { display: none; }
 @media (max-width: 40rem) { .chart.wide { display: none; } .chart.narrow { display: block; } }
-@media (min-width: 40.01rem) and (max-width: 48rem) { .chart.wide text { font-size: 14px; } }
+@media (min-width: 40rem) and (max-width: 48rem) { .chart.wide text { font-size: 14px; } }
 .chart .grid { stroke: #d0d0d0; stroke-width: 1; }
 .chart .line { fill: none; stroke: #1b5fa8; stroke-width: 2.5; }
 .chart .dot { fill: #1b5fa8; }
@@ -380,8 +380,9 @@ class _Frame:
 #: A laptop's or a tablet's chart (up to 60rem wide), and a phone's (up to 40rem: STYLE).
 _FRAMES = (_Frame("wide", 720, 240, 44, 28), _Frame("narrow", 340, 200, 56, 28,
                                                     words_each_round=False))
-#: The width of a label's character, in the chart's units, at most (12-unit text).
-_CHAR = 7.5
+#: The width of a label's character, in the chart's units, at most (text of 14 units, a
+#: small tablet's: STYLE), so that no two rounds' labels overlap.
+_CHAR = 8.5
 
 
 def chart_svg(result: GameReview, language: str = "en",

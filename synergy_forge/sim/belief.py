@@ -165,14 +165,14 @@ def _reply(model: MissionModel, policy: Opening, colors: tuple[str, ...], goal_f
             if not posterior.any():  # it left the opening: any hand holding that card
                 posterior = ways * np.array([c[at] > 0 for c in held])[:, None]
             per_hand, kept_rows = [], []
-            for h, counts in enumerate(held):
-                if not posterior[h].any():
-                    continue
+            cards = [NumberCard(v, colors[j]) for v in values]
+            for h in np.flatnonzero(posterior.any(axis=1)).tolist():
+                counts = held[h]
                 left = list(counts)
                 left[at] -= 1
-                hand = tuple(NumberCard(v, colors[j]) for v, c in zip(values, left, strict=True)
+                hand = tuple(card for card, c in zip(cards, left, strict=True)
                              for _ in range(c))
-                found = pair_options(model, rules, hand, NumberCard(f, colors[j]), 0)
+                found = pair_options(model, rules, hand, cards[at], 0)
                 if found:  # else no legal card 3 (R9): the mission is lost
                     per_hand.append((counts, 0, found))
                     kept_rows.append(h)
@@ -223,9 +223,9 @@ def _opening(model: MissionModel, rules: Rules, colors: tuple[str, ...],
     for j in range(n):
         color = colors[j]
         per_hand = []
+        cards = [NumberCard(v, color) for v in values]
         for held, ways in number_types[j]:
-            hand = tuple(NumberCard(v, color) for v, k in zip(values, held, strict=True)
-                         for _ in range(k))
+            hand = tuple(card for card, k in zip(cards, held, strict=True) for _ in range(k))
             found = pair_options(model, rules, hand, None, 0)
             if found:  # else no legal pair (R9): the mission is lost whatever is played
                 per_hand.append((held, ways, found))

@@ -170,8 +170,10 @@ class Solver:
             self.number_ways.append(np.array([float(w) for _, w, _ in seat_options[j]]))
             self.number_index.append({held: h for h, (held, _, _) in enumerate(seat_options[j])})
             masks = np.zeros((len(goal_types[j]), len(universe)), dtype=bool)
-            for g, (held, _) in enumerate(goal_types[j]):
-                masks[g, [self.goal_at[x] for x in held]] = True
+            held_goals = [(g, self.goal_at[x]) for g, (held, _) in enumerate(goal_types[j])
+                          for x in held]
+            if held_goals:
+                masks[tuple(np.array(held_goals).T)] = True
             self.masks.append(masks)
             self.goal_ways.append(np.array([float(w) for _, w in goal_types[j]]))
             self.goal_index_of.append({held: g for g, (held, _) in enumerate(goal_types[j])})
@@ -192,16 +194,12 @@ class Solver:
     def met_chance(self, p: int, weights: np.ndarray) -> np.ndarray:
         """Where the goal in front of seat p is met, as a chance over the grid, when its owner
         plays by `weights` (over its sums and goals)."""
-        o = self.owner[p]
         marginal = weights.sum(axis=1, keepdims=True)
         given = np.divide(weights, marginal, out=np.zeros_like(weights), where=marginal > 0)
         # Per owner's sum and set of goals met there, the chance its goal is one of them (added
         # goal by goal, as a sum over the goal axis adds), then read off at every table.
-        sets = self.met.sets[p]
-        chance = np.zeros((self.shape[o], len(sets)))
-        for k in range(len(self.universe)):
-            chance += given[:, k, None] * sets[:, k]
-        return chance.ravel().take(self.kinds[p])
+        terms = given[:, :, None] * self.met.sets[p].T  # (owner's sum, goal, set)
+        return terms.cumsum(axis=1)[:, -1].ravel().take(self.kinds[p])
 
     def table(self, i: int, chances: list[np.ndarray],
               weights: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -260,7 +258,7 @@ class Solver:
             miss_y = i_misses * within(1)
             miss_x = zero if mine in musts else i_misses * within(2)
         # The others' sums weighed in, then summed out (all but seat i's axis).
-        others = np.ones(shape)
+        others: Any = 1.0  # of length 1 along seat i's axis: it broadcasts there
         for j in range(n):
             if j != i:
                 marginal = marginals[j][kept[j]]
@@ -294,8 +292,9 @@ class Solver:
         value = scores.max(axis=1) - self.cost  # (hand, goal)
         masked = np.where(self.masks[i][None, :, :], value[:, None, :], -np.inf)
         goal = masked.argmax(axis=2)  # (hand, goal hand)
-        row = np.take_along_axis(best, goal, axis=1)
-        sums = np.take_along_axis(rows, row, axis=1)
+        hands = np.arange(rows.shape[0])[:, None]
+        row = best[hands, goal]
+        sums = rows[hands, row]
         weights = np.zeros_like(table)
         np.add.at(weights, (sums, goal), self.type_ways[i])
         return weights, (goal, row)
