@@ -289,7 +289,7 @@ def text(result: PlaytestResult) -> Output:
     if STAR_BOT in result.bots:
         parts.append(f"the skill ladder: tables of experts and novices, {result.games} games "
                      "per mission and player count to start, more where a rating straddles "
-                     "two bands")
+                     "two bands and they can settle it")
     if others:
         parts.append(f"{', '.join(others)}: {result.games} games per mission and player count")
     lines = ["; ".join(parts) + f"; seed {result.seed}"]
