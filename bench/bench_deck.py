@@ -16,34 +16,20 @@ every decision of its games (a digest of each choice in order) equal the first c
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tablecheck import report_equal, run_child
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Plays the tables in the child: argv is (root, games, missions as "source:number,…" or "").
+#: Plays the tables in the child (after tablecheck.PRELUDE): argv is (root, games,
+#: missions as "source:number,…" or "").
 CHILD = r"""
-import hashlib, json, sys, time
-from pathlib import Path
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.sim import tables
-from synergy_forge.sim.model import MissionModel
-from synergy_forge.sim.tables import CEILING_BOT, ceiling_needed, game_seed, play_batch
+from synergy_forge.sim.tables import CEILING_BOT, ceiling_needed
 
 root, games, wanted = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 wanted = {tuple(w.split(":")) for w in wanted.split(",") if w}
-plain_play = tables.play
-digest = None
-
-def play(game, seats, **kwargs):
-    def seen(game, decision, choice):
-        digest.update(repr((decision.seat, choice)).encode())
-    return plain_play(game, seats, on_decision=seen, **kwargs)
-
-tables.play = play
 out = {"missions": {}, "tables": {}}
 sources = {"starter": root / "missions" / "starter", "hidden": root / "bench" / "hidden"}
 for source, folder in sources.items():
@@ -64,22 +50,14 @@ for source, folder in sources.items():
                 else:
                     t = play_batch(m, campaign.rulebook, campaign.colors, p, "expert", seeds,
                                    experts=table, model=model)
-                out["tables"][f"{name} p{p} {table}"] = {
-                    "wins": t.wins, "rounds_won": t.rounds_won, "lives_lost": t.lives_lost,
-                    "losses": {str(k): v for k, v in sorted(t.losses.items(), key=str)},
-                    "goals_met": dict(sorted(t.goals_met.items())),
-                    "goals_played": dict(sorted(t.goals_played.items())),
-                    "decisions": digest.hexdigest()[:16]}
+                out["tables"][f"{name} p{p} {table}"] = record(t)
         out["missions"][name] = time.process_time() - start
 print(json.dumps(out))
 """
 
 
 def run(checkout: Path, games: int, missions: str) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    found = subprocess.run([sys.executable, "-c", CHILD, str(checkout), str(games), missions],
-                           capture_output=True, text=True, check=True, env=env, cwd=checkout)
-    return json.loads(found.stdout.strip().splitlines()[-1])
+    return run_child(CHILD, checkout, str(games), missions)
 
 
 def main() -> None:
@@ -106,11 +84,7 @@ def main() -> None:
     for name in [*names, "total"]:
         row = [sum(cpu[c].values()) if name == "total" else cpu[c][name] for c in checkouts]
         print(f"{name:14}" + "".join(f"{x:26.2f}" for x in row))
-    first = played[checkouts[0]]
-    for checkout in checkouts[1:]:
-        differ = [k for k in first if first[k] != played[checkout].get(k)]
-        print(f"{checkout}: {len(first) - len(differ)} of {len(first)} tables equal"
-              + "".join(f"\n  differs: {k}" for k in differ))
+    report_equal(played, checkouts)
 
 
 if __name__ == "__main__":

@@ -20,38 +20,22 @@ on the host then weighs on both alike.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
+
+from tablecheck import report_equal, run_child
 
 from synergy_forge.authoring.loading import read_campaign
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Plays the tables in the child: argv is (root, games, "untuned" or "", a starter mission's
-#: number or "" for all).
+#: Plays the tables in the child (after tablecheck.PRELUDE): argv is (root, games, "untuned"
+#: or "", a starter mission's number or "" for all).
 CHILD = r"""
-import hashlib, json, sys, time
-from pathlib import Path
 from synergy_forge.authoring.definitions import standard_rulebook
 from synergy_forge.authoring.loading import read_campaign
-from synergy_forge.sim import tables
-from synergy_forge.sim.model import MissionModel
-from synergy_forge.sim.tables import game_seed, play_batch
 
 root, games, untuned = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "untuned"
 only = sys.argv[4]
-plain_play = tables.play
-digest = None
-
-def play(game, seats, **kwargs):
-    def seen(game, decision, choice):
-        digest.update(repr((decision.seat, choice)).encode())
-    return plain_play(game, seats, on_decision=seen, **kwargs)
-
-tables.play = play
 campaign = read_campaign(root / "missions" / "starter").campaign
 sets = [("starter", m, campaign.rulebook, campaign.colors) for m in campaign.missions
         if not only or str(m.number) == only]
@@ -69,12 +53,7 @@ for source, m, rulebook, colors in sets:
             digest = hashlib.sha256()
             t = play_batch(m, rulebook, colors, p, "expert", seeds, experts=experts,
                            model=model)
-            out["tables"][f"{source}:{m.number} p{p} {experts} experts"] = {
-                "wins": t.wins, "rounds_won": t.rounds_won, "lives_lost": t.lives_lost,
-                "losses": {str(k): v for k, v in sorted(t.losses.items(), key=str)},
-                "goals_met": dict(sorted(t.goals_met.items())),
-                "goals_played": dict(sorted(t.goals_played.items())),
-                "decisions": digest.hexdigest()[:16]}
+            out["tables"][f"{source}:{m.number} p{p} {experts} experts"] = record(t)
     if source == "starter":
         out["cpu"] += time.process_time() - start
 print(json.dumps(out))
@@ -82,11 +61,7 @@ print(json.dumps(out))
 
 
 def run(checkout: Path, games: int, untuned: bool, only: str = "") -> dict:
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    found = subprocess.run([sys.executable, "-c", CHILD, str(checkout), str(games),
-                            "untuned" if untuned else "", only],
-                           capture_output=True, text=True, check=True, env=env, cwd=checkout)
-    return json.loads(found.stdout.strip().splitlines()[-1])
+    return run_child(CHILD, checkout, str(games), "untuned" if untuned else "", only)
 
 
 def main() -> None:
@@ -127,11 +102,7 @@ def main() -> None:
     for checkout in checkouts:
         runs = ", ".join(f"{x:.1f}" for x in cpu[checkout])
         print(f"{checkout}: fewest {min(cpu[checkout]):.1f} CPU s (runs {runs})")
-    first = played[checkouts[0]]
-    for checkout in checkouts[1:]:
-        differ = [k for k in first if first[k] != played[checkout].get(k)]
-        print(f"{checkout}: {len(first) - len(differ)} of {len(first)} tables equal"
-              + "".join(f"\n  differs: {k}" for k in differ))
+    report_equal(played, checkouts)
 
 
 if __name__ == "__main__":
